@@ -1,0 +1,103 @@
+/// The error every GraphQLite layer throws: a code to act on, a message for people, and the context
+/// (SQL, table, column, operation, HTTP status) the failure happened in.
+///
+/// ```swift
+/// do {
+///     try db.execute("DELETE FROM Nope")
+/// } catch let error as GQLError where error.code == .sqlite {
+///     print(error.message, error.sql ?? "")
+/// }
+/// // or match the code directly:
+/// catch GQLError.Code.unknownTable { ... }
+/// ```
+public struct GQLError: Error, Sendable, Hashable {
+    /// What went wrong, as a value a caller can branch on.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// Text that is not valid JSON.
+        public static let invalidJSON = Code("invalidJSON")
+        /// A value that cannot be stored or sent (NaN, infinity, an unsupported type).
+        public static let invalidValue = Code("invalidValue")
+        /// An argument the caller passed is not usable (empty name, missing key, bad option).
+        public static let invalidArgument = Code("invalidArgument")
+        /// A value could not be encoded into a row or a request.
+        public static let encoding = Code("encoding")
+        /// A row or a response could not be decoded into the requested type.
+        public static let decoding = Code("decoding")
+        /// SQLite refused a statement; `sqliteCode`, `sql` and the message say why.
+        public static let sqlite = Code("sqlite")
+        /// A table name that is neither registered nor present in the database file.
+        public static let unknownTable = Code("unknownTable")
+        /// An observer condition that SQLite cannot compile.
+        public static let invalidCondition = Code("invalidCondition")
+        /// The row to update does not exist; nothing was written.
+        public static let notFound = Code("notFound")
+        /// A type or table without a usable primary key.
+        public static let missingPrimaryKey = Code("missingPrimaryKey")
+        /// The database file was written by a newer schema version than the code knows.
+        public static let downgradeAttempt = Code("downgradeAttempt")
+        /// A migration step threw; the file stays at the previous version.
+        public static let migrationFailed = Code("migrationFailed")
+        /// A write was started from inside another write on the same database; use the transaction.
+        public static let nestedWrite = Code("nestedWrite")
+        /// The database or connection was closed.
+        public static let closed = Code("closed")
+        /// A file or directory could not be created or opened.
+        public static let io = Code("io")
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A sentence for people: what failed and where.
+    public var message: String
+    /// The SQL statement involved, if any.
+    public var sql: String?
+    /// The table involved, if any.
+    public var table: String?
+    /// The column involved, if any.
+    public var column: String?
+    /// The operation involved (a verb such as `insert`, a migration step, a GraphQL operation name).
+    public var operation: String?
+    /// The HTTP status involved, if any.
+    public var httpStatus: Int?
+    /// SQLite's extended result code, for `.sqlite` errors.
+    public var sqliteCode: Int32?
+
+    /// Creates an error.
+    public init(
+        _ code: Code, _ message: String, sql: String? = nil, table: String? = nil, column: String? = nil,
+        operation: String? = nil, httpStatus: Int? = nil, sqliteCode: Int32? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+        self.table = table
+        self.column = column
+        self.operation = operation
+        self.httpStatus = httpStatus
+        self.sqliteCode = sqliteCode
+    }
+}
+
+extension GQLError: CustomStringConvertible {
+    public var description: String {
+        var text = "GQLError.\(code): \(message)"
+        if let operation { text += " [operation: \(operation)]" }
+        if let table { text += " [table: \(table)]" }
+        if let column { text += " [column: \(column)]" }
+        if let httpStatus { text += " [HTTP \(httpStatus)]" }
+        if let sqliteCode { text += " [SQLite code \(sqliteCode)]" }
+        if let sql { text += " [SQL: \(sql)]" }
+        return text
+    }
+}
+
+extension GQLError.Code {
+    /// Lets `catch GQLError.Code.unknownTable { }` match a thrown ``GQLError`` by its code.
+    public static func ~= (code: GQLError.Code, error: any Error) -> Bool {
+        (error as? GQLError)?.code == code
+    }
+}

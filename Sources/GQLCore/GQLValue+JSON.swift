@@ -1,0 +1,147 @@
+import Foundation
+
+extension GQLValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? container.decode(Int64.self) {
+            self = .int(i)
+        } else if let d = try? container.decode(Double.self) {
+            self = .double(d)
+        } else if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? container.decode([GQLValue].self) {
+            self = .array(a)
+        } else if let o = try? container.decode([String: GQLValue].self) {
+            self = .object(o)
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "not a JSON value")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let b): try container.encode(b)
+        case .int(let i): try container.encode(i)
+        case .double(let d):
+            guard d.isFinite else {
+                throw EncodingError.invalidValue(
+                    d, .init(codingPath: encoder.codingPath, debugDescription: "JSON has no \(d)"))
+            }
+            try container.encode(d)
+        case .string(let s): try container.encode(s)
+        case .data(let d): try container.encode(d.base64EncodedString())
+        case .array(let a): try container.encode(a)
+        case .object(let o): try container.encode(o)
+        }
+    }
+}
+
+extension GQLValue {
+    /// Parses JSON text.
+    ///
+    /// ```swift
+    /// let value = try GQLValue(json: #"{"id": 1, "tags": ["a"]}"#)
+    /// ```
+    /// - Throws: ``GQLError`` with code `.invalidJSON` naming the position of the fault.
+    public init(json text: String) throws {
+        try self.init(json: Data(text.utf8))
+    }
+
+    /// Parses JSON bytes. Numbers without a fraction or exponent that fit in `Int64` become `.int`.
+    public init(json data: Data) throws {
+        var parser = JSONParser(bytes: [UInt8](data))
+        self = try parser.parseDocument()
+    }
+
+    /// The value as JSON text.
+    ///
+    /// - Parameter pretty: indent and put each member on its own line.
+    /// - Throws: ``GQLError`` `.invalidValue` for a NaN or infinite double, which JSON cannot hold.
+    public func jsonString(pretty: Bool = false) throws -> String {
+        var out = ""
+        try JSONWriter(pretty: pretty).write(self, into: &out, indent: 0)
+        return out
+    }
+
+    /// The value as UTF-8 JSON bytes.
+    public func jsonData(pretty: Bool = false) throws -> Data {
+        Data(try jsonString(pretty: pretty).utf8)
+    }
+}
+
+/// Writes ``GQLValue`` as JSON text; object keys sorted so output is stable.
+struct JSONWriter {
+    var pretty: Bool
+
+    func write(_ value: GQLValue, into out: inout String, indent: Int) throws {
+        switch value {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .double(let d):
+            guard d.isFinite else {
+                throw GQLError(.invalidValue, "JSON cannot represent the number \(d)")
+            }
+            if d.rounded() == d && abs(d) < 1e15 {
+                out += String(Int64(d)) + ".0"
+            } else {
+                out += "\(d)"
+            }
+        case .string(let s): Self.quote(s, into: &out)
+        case .data(let d): Self.quote(d.base64EncodedString(), into: &out)
+        case .array(let a):
+            if a.isEmpty { out += "[]"; return }
+            out += "["
+            for (n, element) in a.enumerated() {
+                if n > 0 { out += "," }
+                newline(&out, indent + 1)
+                try write(element, into: &out, indent: indent + 1)
+            }
+            newline(&out, indent)
+            out += "]"
+        case .object(let o):
+            if o.isEmpty { out += "{}"; return }
+            out += "{"
+            for (n, key) in o.keys.sorted().enumerated() {
+                if n > 0 { out += "," }
+                newline(&out, indent + 1)
+                Self.quote(key, into: &out)
+                out += pretty ? ": " : ":"
+                try write(o[key] ?? .null, into: &out, indent: indent + 1)
+            }
+            newline(&out, indent)
+            out += "}"
+        }
+    }
+
+    private func newline(_ out: inout String, _ indent: Int) {
+        guard pretty else { return }
+        out += "\n"
+        out += String(repeating: "  ", count: indent)
+    }
+
+    static func quote(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

@@ -1,0 +1,33 @@
+import Dispatch
+import GQLCore
+
+extension GQLDatabase {
+    /// Runs `body` in one write transaction without blocking the caller's thread.
+    ///
+    /// ```swift
+    /// try await db.write { tx in try user.insert(tx) }
+    /// ```
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (GQLTransaction) throws -> T) async throws -> T {
+        try await offload { try self.write(body) }
+    }
+
+    /// Runs `body` in one read transaction without blocking the caller's thread.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (GQLTransaction) throws -> T) async throws -> T {
+        try await offload { try self.read(body) }
+    }
+
+    /// Runs raw SQL without blocking the caller's thread.
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: GQLArguments = GQLArguments()) async throws -> Int {
+        try await offload { try self.execute(sql, arguments) }
+    }
+
+    private func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try work() })
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+extension GQLDatabase {
+    /// How a database opens its connections.
+    ///
+    /// ```swift
+    /// var configuration = GQLDatabase.Configuration()
+    /// configuration.maximumReaders = 8
+    /// let db = try GQLDatabase(path: "app.sqlite", configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// SQLite's `synchronous` setting for the writer connection.
+        public enum Synchronous: String, Sendable {
+            /// Durable against power loss; the slowest.
+            case full = "FULL"
+            /// With WAL: durable against crashes of the app, may lose the last commits on power loss.
+            case normal = "NORMAL"
+            /// No syncs at all; for tests and throwaway data.
+            case off = "OFF"
+        }
+
+        /// The most reader connections kept open at once. Reads wait when all are busy. Default 4.
+        public var maximumReaders = 4
+        /// How long a connection waits for a lock held by another process, in milliseconds. Default 5 s.
+        public var busyTimeoutMilliseconds = 5_000
+        /// The writer's `synchronous` mode. Default `.normal`, which WAL makes crash-safe.
+        public var synchronous = Synchronous.normal
+        /// Whether SQLite enforces `FOREIGN KEY` clauses. Default `true`.
+        public var foreignKeys = true
+
+        public init() {}
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import GQLCore
+import Synchronization
+
+/// A local SQLite database of plain Codable objects.
+///
+/// One writer connection serializes every write; a small pool of reader connections reads in parallel
+/// (WAL mode). Every read sees every write that returned before it began. A database may be used from
+/// any thread or task; the synchronous and `async` forms of its methods share their names.
+///
+/// ```swift
+/// let db = try GQLDatabase()                        // database.sqlite in the app-data directory
+/// let db = try GQLDatabase(file: "db.sqlite")       // same directory, other name
+/// let db = try GQLDatabase(path: "yourpath/db.sqlite")
+/// try db.write { tx in
+///     try user.insert(tx)
+///     try order.insert(tx)
+/// }
+/// ```
+public final class GQLDatabase: Sendable {
+    /// The database file's path.
+    public let path: String
+    /// The configuration the database was opened with.
+    public let configuration: Configuration
+
+    let writer: Writer
+    let readers: ReaderPool?
+    let registry = SchemaRegistry()
+    let observers = ObserverCenter()
+
+    /// Opens (creating if needed) `database.sqlite` in the platform's app-data directory:
+    /// `$XDG_DATA_HOME/<executable>/` (or `~/.local/share/<executable>/`) on Linux,
+    /// `Application Support/<bundle id or executable>/` on Apple platforms.
+    public convenience init(configuration: Configuration = Configuration()) throws {
+        try self.init(file: "database.sqlite", configuration: configuration)
+    }
+
+    /// Opens (creating if needed) the file named `file` in the platform's app-data directory.
+    public convenience init(file: String, configuration: Configuration = Configuration()) throws {
+        guard !file.isEmpty, !file.contains("/") else {
+            throw GQLError(.invalidArgument, "'\(file)' is not a file name; use GQLDatabase(path:) for paths")
+        }
+        let directory = try Self.defaultDirectory()
+        try self.init(path: directory.appendingPathComponent(file).path, configuration: configuration)
+    }
+
+    /// Opens (creating if needed) the database at `path`; missing directories are created.
+    /// `":memory:"` opens a private in-memory database (reads then share the writer connection).
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        guard !path.isEmpty else { throw GQLError(.invalidArgument, "the database path is empty") }
+        self.configuration = configuration
+        let inMemory = path == ":memory:"
+        if !inMemory {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw GQLError(.io, "cannot create the directory \(directory.path): \(error.localizedDescription)")
+            }
+        }
+        self.path = path
+        writer = Writer(connection: try Connection(path: path, reader: false, configuration: configuration))
+        if inMemory {
+            readers = nil
+        } else {
+            readers = ReaderPool(maximum: configuration.maximumReaders) {
+                try Connection(path: path, reader: true, configuration: configuration)
+            }
+        }
+        ObserverCenter.install(on: writer)
+        let observers = self.observers
+        writer.committed = { events in observers.deliver(events) }
+    }
+
+    /// The directory new databases go to by default, created if needed.
+    public static func defaultDirectory() throws -> URL {
+        let fileManager = FileManager.default
+        let name = ProcessInfo.processInfo.processName.isEmpty ? "GraphQLite" : ProcessInfo.processInfo.processName
+        #if canImport(Darwin)
+            let base = try fileManager.url(
+                for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+            let directory = base.appendingPathComponent(Bundle.main.bundleIdentifier ?? name, isDirectory: true)
+        #else
+            let environment = ProcessInfo.processInfo.environment
+            let base: URL
+            if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+                base = URL(fileURLWithPath: xdg, isDirectory: true)
+            } else {
+                base = fileManager.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+            }
+            let directory = base.appendingPathComponent(name, isDirectory: true)
+        #endif
+        do {
+            try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw GQLError(.io, "cannot create the directory \(directory.path): \(error.localizedDescription)")
+        }
+        return directory
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// Observers hear about the changes after the commit, never about a rolled-back write.
+    /// ```swift
+    /// try db.write { tx in
+    ///     try user.insert(tx)
+    ///     try User.updateAll(tx, ["approved": true], "age > ?", [40])
+    /// }
+    /// ```
+    /// - Throws: ``GQLError`` `.nestedWrite` when called from inside another write on this database.
+    @discardableResult
+    public func write<T>(_ body: (GQLTransaction) throws -> T) throws -> T {
+        var created: [(ObjectIdentifier?, TableSchema)] = []
+        let result = try writer.write(transaction: true) { connection in
+            let tx = GQLTransaction(database: self, connection: connection, writes: true)
+            defer {
+                tx.end()
+                created = tx.pendingSchemas
+            }
+            return try body(tx)
+        }
+        registry.commit(created)
+        return result
+    }
+
+    /// Runs `body` in one read transaction: every read inside sees the same snapshot.
+    ///
+    /// ```swift
+    /// let (users, count) = try db.read { tx in (try User.fetchAll(tx), try User.count(tx)) }
+    /// ```
+    public func read<T>(_ body: (GQLTransaction) throws -> T) throws -> T {
+        try withReader { connection in
+            try connection.cached("BEGIN DEFERRED").runOnce()
+            defer { try? connection.cached("COMMIT").runOnce() }
+            let tx = GQLTransaction(database: self, connection: connection, writes: false)
+            defer { tx.end() }
+            return try body(tx)
+        }
+    }
+
+    /// Runs raw SQL (one or more statements) on the writer and returns the changes of the last one.
+    ///
+    /// ```swift
+    /// try db.execute("DELETE FROM User WHERE age = 42;")
+    /// try db.execute("UPDATE User SET age = ? WHERE userId = ?", [43, 1001])
+    /// ```
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: GQLArguments = GQLArguments()) throws -> Int {
+        defer { schemaMayHaveChanged() }
+        return try writer.write(transaction: false) { try $0.execute(sql, arguments) }
+    }
+
+    /// Returns once every observer callback for the writes committed so far has run.
+    ///
+    /// ```swift
+    /// try user.insert(db)
+    /// await db.observersIdle()    // the insert's callbacks have run
+    /// ```
+    public func observersIdle() async {
+        await observers.drain()
+    }
+
+    // MARK: Internals shared by the verbs
+
+    func withReader<T>(_ body: (Connection) throws -> T) throws -> T {
+        if let readers { return try readers.read(body) }
+        return try writer.write(transaction: false, body)
+    }
+
+    /// Forgets which tables are known to exist, after raw SQL that may have changed the schema.
+    func schemaMayHaveChanged() {
+        registry.forgetInstalled()
+    }
+}

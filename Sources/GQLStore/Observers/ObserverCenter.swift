@@ -1,0 +1,173 @@
+import CSQLite
+import Dispatch
+import Foundation
+import GQLCore
+import Synchronization
+
+/// One change reported by an observer's trigger.
+struct ObserverEvent: Sendable {
+    var observer: Int
+    var type: GQLObserverType
+    var key: GQLValue
+}
+
+/// The observers of one database: their triggers on the writer connection, and the serial queue that
+/// calls them back after each commit, in commit order.
+final class ObserverCenter: Sendable {
+    final class Entry: Sendable {
+        let id: Int
+        let table: String
+        let primaryKey: String
+        let types: GQLObserverType
+        let condition: String?
+        let callback: @Sendable (GQLObserverType, GQLValue) -> Void
+        let active = Atomic<Bool>(true)
+
+        init(
+            id: Int, table: String, primaryKey: String, types: GQLObserverType, condition: String?,
+            callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
+        ) {
+            self.id = id
+            self.table = table
+            self.primaryKey = primaryKey
+            self.types = types
+            self.condition = condition
+            self.callback = callback
+        }
+    }
+
+    static let functionName = "gql_observer_event"
+    private let entries = Mutex<[Int: Entry]>([:])
+    private let nextID = Atomic<Int>(1)
+    private let queue = DispatchQueue(label: "GraphQLite.GQLStore.observers")
+
+    /// Registers the SQL function the triggers call; the events go to `writer.pending`.
+    static func install(on writer: Writer) {
+        let context = Unmanaged.passUnretained(writer).toOpaque()
+        sqlite3_create_function_v2(
+            writer.connection.handle, functionName, 3, SQLITE_UTF8, context,
+            { context, count, arguments in
+                guard let context, count == 3, let arguments,
+                    let idArg = arguments[0], let typeArg = arguments[1], let keyArg = arguments[2]
+                else { return }
+                let writer = Unmanaged<Writer>.fromOpaque(UnsafeRawPointer(sqlite3_user_data(context)))
+                    .takeUnretainedValue()
+                let event = ObserverEvent(
+                    observer: Int(sqlite3_value_int64(idArg)),
+                    type: GQLObserverType(rawValue: Int(sqlite3_value_int64(typeArg))),
+                    key: sqliteValue(keyArg))
+                writer.pending.append(event)
+            }, nil, nil, nil)
+    }
+
+    /// Adds an observer and creates its triggers with `connection` (the writer's, lock held).
+    func add(
+        table: TableSchema, types: GQLObserverType, condition: String?, connection: Connection,
+        callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
+    ) throws -> Int {
+        guard !types.isEmpty else {
+            throw GQLError(.invalidArgument, "an observer needs at least one of .insert, .update, .delete", table: table.name)
+        }
+        let condition = condition.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+        if let condition {
+            // Compiling a SELECT over the table aliased OBJ checks syntax and column names now.
+            do {
+                _ = try connection.prepare("SELECT 1 FROM main.\(table.quotedName) AS OBJ WHERE (\(condition)) LIMIT 0")
+            } catch let error as GQLError {
+                throw GQLError(
+                    .invalidCondition, "the observer condition '\(condition)' is not valid: \(error.message)",
+                    sql: condition, table: table.name)
+            }
+        }
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let entry = Entry(
+            id: id, table: table.name, primaryKey: table.primaryKey, types: types, condition: condition,
+            callback: callback)
+        do {
+            try createTriggers(entry, connection)
+        } catch let error as GQLError {
+            dropTriggers(id, connection)
+            throw GQLError(
+                .invalidCondition, "cannot observe \(table.name): \(error.message)", sql: condition, table: table.name)
+        }
+        entries.withLock { $0[id] = entry }
+        return id
+    }
+
+    /// Stops deliveries at once and drops the triggers with `connection` (the writer's, lock held).
+    func remove(_ id: Int, connection: Connection) {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: id) }) else { return }
+        entry.active.store(false, ordering: .relaxed)
+        dropTriggers(id, connection)
+    }
+
+    /// Recreates the triggers of every observer of `table`, after the table was dropped and created again.
+    func reinstall(table: String, connection: Connection) throws {
+        let observers = entries.withLock { $0.values.filter { $0.table == table } }
+        for entry in observers.sorted(by: { $0.id < $1.id }) {
+            dropTriggers(entry.id, connection)
+            try createTriggers(entry, connection)
+        }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+
+    /// Queues the events of one commit for delivery.
+    func deliver(_ events: [ObserverEvent]) {
+        let snapshot = entries.withLock { $0 }
+        queue.async {
+            for event in events {
+                guard let entry = snapshot[event.observer], entry.active.load(ordering: .relaxed) else { continue }
+                entry.callback(event.type, event.key)
+            }
+        }
+    }
+
+    /// Returns once every event committed so far has been delivered.
+    func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { continuation.resume() }
+        }
+    }
+
+    // MARK: Triggers
+
+    private static let kinds: [(GQLObserverType, String, String)] = [
+        (.insert, "INSERT", "NEW"), (.update, "UPDATE", "NEW"), (.delete, "DELETE", "OLD"),
+    ]
+
+    private func createTriggers(_ entry: Entry, _ connection: Connection) throws {
+        for (type, event, row) in Self.kinds where entry.types.contains(type) {
+            let when = entry.condition.map { " WHEN (" + ConditionRewriter.rewrite($0, row: row) + ")" } ?? ""
+            let sql = """
+                CREATE TEMP TRIGGER "gql_observer_\(entry.id)_\(event.lowercased())" AFTER \(event) \
+                ON main.\(entry.table.quotedIdentifier) FOR EACH ROW\(when) BEGIN \
+                SELECT \(Self.functionName)(\(entry.id), \(type.rawValue), \(row).\(entry.primaryKey.quotedIdentifier)); END
+                """
+            try connection.execute(sql)
+        }
+    }
+
+    private func dropTriggers(_ id: Int, _ connection: Connection) {
+        for (_, event, _) in Self.kinds {
+            _ = try? connection.execute("DROP TRIGGER IF EXISTS temp.\"gql_observer_\(id)_\(event.lowercased())\"")
+        }
+    }
+}
+
+/// The value of an SQL function argument.
+func sqliteValue(_ value: OpaquePointer) -> GQLValue {
+    switch sqlite3_value_type(value) {
+    case SQLITE_INTEGER: return .int(sqlite3_value_int64(value))
+    case SQLITE_FLOAT: return .double(sqlite3_value_double(value))
+    case SQLITE_TEXT:
+        guard let text = sqlite3_value_text(value) else { return .string("") }
+        let count = Int(sqlite3_value_bytes(value))
+        return .string(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+    case SQLITE_BLOB:
+        let count = Int(sqlite3_value_bytes(value))
+        guard count > 0, let bytes = sqlite3_value_blob(value) else { return .data(Data()) }
+        return .data(Data(bytes: bytes, count: count))
+    default: return .null
+    }
+}

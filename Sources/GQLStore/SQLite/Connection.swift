@@ -1,0 +1,175 @@
+import CSQLite
+import Foundation
+import GQLCore
+
+/// SQLite's "copy this buffer now" destructor; a macro in C, so it is rebuilt here.
+let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// One SQLite connection with a prepared-statement cache.
+///
+/// Not thread-safe: a connection is only used by the holder of its lock (the writer) or by the task that
+/// checked it out of the reader pool.
+final class Connection {
+    let handle: OpaquePointer
+    let path: String
+    let isReader: Bool
+    private var cache: [String: Statement] = [:]
+    /// Called when a statement starts and when it fails, so the observer buffer can forget the events
+    /// of a statement SQLite undid.
+    var statementStarted: (() -> Void)?
+    var statementFailed: (() -> Void)?
+    private static let log = GQLDebug.logger("GQLStore")
+
+    init(path: String, reader: Bool, configuration: GQLDatabase.Configuration) throws {
+        self.path = path
+        self.isReader = reader
+        var db: OpaquePointer?
+        let flags =
+            (reader ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw GQLError(
+                .io, "cannot open database at \(path): \(message)", operation: "open", sqliteCode: rc)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, Int32(clamping: configuration.busyTimeoutMilliseconds))
+        do {
+            if !reader {
+                try execute("PRAGMA journal_mode = WAL")
+                try execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+            }
+            try execute("PRAGMA foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")")
+        } catch {
+            sqlite3_close_v2(db)
+            throw error
+        }
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// A prepared statement for `sql`, reused across calls. The statement is reset and unbound.
+    func cached(_ sql: String) throws -> Statement {
+        if let statement = cache[sql] {
+            return statement
+        }
+        let statement = try prepare(sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Prepares exactly one statement.
+    func prepare(_ sql: String) throws -> Statement {
+        var stmt: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        var extra = false
+        let rc = sql.withCString { start -> Int32 in
+            let rc = sqlite3_prepare_v3(handle, start, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, &tail)
+            if var p = tail {
+                while p.pointee != 0 {
+                    let c = UInt8(bitPattern: p.pointee)
+                    if c != 0x20 && c != 0x09 && c != 0x0A && c != 0x0D && c != UInt8(ascii: ";") {
+                        extra = true
+                        break
+                    }
+                    p += 1
+                }
+            }
+            return rc
+        }
+        guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
+        if extra {
+            sqlite3_finalize(stmt)
+            throw GQLError(.invalidArgument, "expected one SQL statement, found more text after it", sql: sql)
+        }
+        guard let stmt else {
+            throw GQLError(.invalidArgument, "the SQL text holds no statement", sql: sql)
+        }
+        return Statement(stmt, connection: self, sql: sql)
+    }
+
+    /// Runs every statement of `sql` in order, discarding rows. Returns the changes of the last statement.
+    @discardableResult
+    func execute(_ sql: String, _ arguments: GQLArguments = GQLArguments()) throws -> Int {
+        var remaining = Substring(sql)
+        var changes = 0
+        var ranOne = false
+        while true {
+            let trimmed = remaining.drop(while: { $0.isWhitespace || $0 == ";" })
+            if trimmed.isEmpty { break }
+            var stmt: OpaquePointer?
+            var consumed = 0
+            let text = String(trimmed)
+            let rc = text.withCString { start -> Int32 in
+                var tail: UnsafePointer<CChar>?
+                let rc = sqlite3_prepare_v2(handle, start, -1, &stmt, &tail)
+                if let tail { consumed = start.distance(to: tail) }
+                return rc
+            }
+            guard rc == SQLITE_OK else { throw error(rc, sql: text) }
+            let utf8 = text.utf8
+            let statementText = String(decoding: utf8.prefix(consumed), as: UTF8.self)
+            remaining = Substring(String(decoding: utf8.dropFirst(consumed), as: UTF8.self))
+            guard let stmt else { continue }  // comment only
+            let statement = Statement(stmt, connection: self, sql: statementText)
+            if !ranOne { try statement.bind(arguments) }
+            ranOne = true
+            while try statement.step() {}
+            changes = Int(sqlite3_changes(handle))
+        }
+        Self.log.debug("executed \(sql)")
+        return changes
+    }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// A ``GQLError`` from SQLite's current error state.
+    func error(_ rc: Int32, sql: String?, table: String? = nil) -> GQLError {
+        let message = String(cString: sqlite3_errmsg(handle))
+        Self.log.error("SQLite error \(rc): \(message)")
+        return GQLError(
+            .sqlite, "SQLite error \(rc): \(message)", sql: sql, table: table,
+            sqliteCode: sqlite3_extended_errcode(handle))
+    }
+
+    /// Rows of an arbitrary query as dictionaries.
+    func rows(_ sql: String, _ arguments: GQLArguments) throws -> [GQLValues] {
+        let statement = try cached(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        var rows: [GQLValues] = []
+        while try statement.step() { rows.append(statement.row()) }
+        return rows
+    }
+
+    /// The first column of the first row, or `nil` when there is no row.
+    func scalar(_ sql: String, _ arguments: GQLArguments = GQLArguments()) throws -> GQLValue? {
+        let statement = try cached(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        return try statement.step() ? statement.value(at: 0) : nil
+    }
+}
+
+extension Connection {
+    /// Runs a cached write statement with `values` bound in order.
+    @inline(__always)
+    func run(_ sql: String, _ values: [GQLValue], table: String) throws {
+        let statement = try cached(sql)
+        defer { statement.reset() }
+        for (i, value) in values.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
+        do {
+            while try statement.step() {}
+        } catch var error as GQLError {
+            error.table = error.table ?? table
+            throw error
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import CSQLite
+import Foundation
+import GQLCore
+
+/// A prepared statement. Owned by its ``Connection`` and used only by whoever holds that connection.
+final class Statement {
+    let stmt: OpaquePointer
+    unowned let connection: Connection
+    let sql: String
+    private var names: [String: Int32]?
+    private var started = false
+
+    init(_ stmt: OpaquePointer, connection: Connection, sql: String) {
+        self.stmt = stmt
+        self.connection = connection
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(stmt) }
+
+    var columnCount: Int32 { sqlite3_column_count(stmt) }
+
+    func columnName(_ index: Int32) -> String { String(cString: sqlite3_column_name(stmt, index)) }
+
+    /// Column index by result-column name, built once per statement.
+    func columnIndex(_ name: String) -> Int32? {
+        if let names { return names[name] }
+        var map: [String: Int32] = [:]
+        for i in 0..<columnCount where map[columnName(i)] == nil { map[columnName(i)] = i }
+        names = map
+        return map[name]
+    }
+
+    /// Advances to the next row; `false` when done. Throws SQLite's error with this statement's SQL.
+    @inline(__always)
+    func step() throws -> Bool {
+        if !started {
+            started = true
+            connection.statementStarted?()
+        }
+        let rc = sqlite3_step(stmt)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let error = connection.error(rc, sql: sql)
+        started = false
+        sqlite3_reset(stmt)
+        connection.statementFailed?()
+        throw error
+    }
+
+    /// Ends the statement's read or write and forgets its bindings, so a reader's snapshot is released.
+    @inline(__always)
+    func reset() {
+        started = false
+        sqlite3_reset(stmt)
+        sqlite3_clear_bindings(stmt)
+    }
+
+    // MARK: Binding
+
+    func bind(_ arguments: GQLArguments) throws {
+        let count = Int(sqlite3_bind_parameter_count(stmt))
+        if arguments.named.isEmpty {
+            guard arguments.positional.count == count else {
+                throw GQLError(
+                    .invalidArgument,
+                    "the SQL has \(count) parameter(s) but \(arguments.positional.count) argument(s) were given",
+                    sql: sql)
+            }
+            for (i, value) in arguments.positional.enumerated() { try bind(value, at: Int32(i + 1)) }
+            return
+        }
+        guard arguments.positional.isEmpty else {
+            throw GQLError(.invalidArgument, "pass either positional or named arguments, not both", sql: sql)
+        }
+        try bindNamed(arguments.named)
+    }
+
+    var parameterCount: Int32 { sqlite3_bind_parameter_count(stmt) }
+
+    /// Binds named parameters (`:name`, `@name`, `$name`; keys with or without the prefix), starting after
+    /// the first `skipping` parameters.
+    func bindNamed(_ named: [String: GQLValue], skipping: Int = 0) throws {
+        let count = Int(parameterCount)
+        var used = Set<String>()
+        for index in stride(from: skipping + 1, through: count, by: 1) {
+            guard let cName = sqlite3_bind_parameter_name(stmt, Int32(index)) else {
+                throw GQLError(
+                    .invalidArgument, "parameter \(index) is a '?': pass positional arguments", sql: sql)
+            }
+            let name = String(cString: cName)
+            let bare = String(name.dropFirst())
+            if let value = named[name] {
+                used.insert(name)
+                try bind(value, at: Int32(index))
+            } else if let value = named[bare] {
+                used.insert(bare)
+                try bind(value, at: Int32(index))
+            } else {
+                throw GQLError(.invalidArgument, "no value for the SQL parameter \(name)", sql: sql)
+            }
+        }
+        let extra = named.keys.filter { !used.contains($0) }.sorted()
+        if !extra.isEmpty {
+            throw GQLError(
+                .invalidArgument, "the SQL has no parameter named \(extra.joined(separator: ", "))", sql: sql)
+        }
+    }
+
+    @inline(__always)
+    func bind(_ value: GQLValue, at index: Int32) throws {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(stmt, index)
+        case .bool(let b): rc = sqlite3_bind_int64(stmt, index, b ? 1 : 0)
+        case .int(let i): rc = sqlite3_bind_int64(stmt, index, i)
+        case .double(let d):
+            guard d.isFinite else {
+                throw GQLError(.invalidValue, "cannot store the number \(d) (parameter \(index))", sql: sql)
+            }
+            rc = sqlite3_bind_double(stmt, index, d)
+        case .string(let s):
+            var s = s
+            rc = s.withUTF8 { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars in
+                    // A NULL pointer would bind SQL NULL; an empty string needs a real (empty) buffer.
+                    guard let base = chars.baseAddress else {
+                        return sqlite3_bind_text(stmt, index, "", 0, SQLITE_TRANSIENT)
+                    }
+                    return sqlite3_bind_text(stmt, index, base, Int32(chars.count), SQLITE_TRANSIENT)
+                }
+            }
+        case .data(let d):
+            rc = d.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress, buffer.count > 0 else {
+                    return sqlite3_bind_zeroblob(stmt, index, 0)
+                }
+                return sqlite3_bind_blob(stmt, index, base, Int32(buffer.count), SQLITE_TRANSIENT)
+            }
+        case .array, .object:
+            let text = try value.jsonString()
+            rc = sqlite3_bind_text(stmt, index, text, -1, SQLITE_TRANSIENT)
+        }
+        guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+    }
+
+    // MARK: Reading
+
+    @inline(__always)
+    func type(at index: Int32) -> Int32 { sqlite3_column_type(stmt, index) }
+
+    func value(at index: Int32) -> GQLValue {
+        switch sqlite3_column_type(stmt, index) {
+        case SQLITE_INTEGER: return .int(sqlite3_column_int64(stmt, index))
+        case SQLITE_FLOAT: return .double(sqlite3_column_double(stmt, index))
+        case SQLITE_TEXT: return .string(text(at: index))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(stmt, index))
+            guard count > 0, let bytes = sqlite3_column_blob(stmt, index) else { return .data(Data()) }
+            return .data(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    @inline(__always)
+    func text(at index: Int32) -> String {
+        guard let chars = sqlite3_column_text(stmt, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(stmt, index))
+        return String(decoding: UnsafeBufferPointer(start: chars, count: count), as: UTF8.self)
+    }
+
+    /// The current row as a dictionary of column name to value.
+    func row() -> GQLValues {
+        var row = GQLValues(minimumCapacity: Int(columnCount))
+        for i in 0..<columnCount { row[columnName(i)] = value(at: i) }
+        return row
+    }
+}

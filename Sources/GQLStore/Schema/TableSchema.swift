@@ -1,0 +1,156 @@
+import Foundation
+import GQLCore
+
+/// The table behind a registered type (or found in the file): its columns, key and the SQL of each verb.
+struct TableSchema: Sendable {
+    /// What a column holds, which decides its declared SQL type and how values are read back.
+    enum Kind: String, Sendable {
+        case bool, integer, real, text, date, blob, json
+        /// Unknown until a value arrives (a `nil` optional of a custom type): no type affinity.
+        case any
+
+        var declaredType: String {
+            switch self {
+            case .bool, .integer: "INTEGER"
+            case .real: "REAL"
+            case .text, .date, .json: "TEXT"
+            case .blob: "BLOB"
+            case .any: ""
+            }
+        }
+    }
+
+    struct Column: Sendable, Hashable {
+        var name: String
+        var kind: Kind
+        var nullable: Bool
+        /// The value of the type's default `init()`, used as the DEFAULT when the column is added later.
+        var defaultValue: GQLValue
+    }
+
+    let name: String
+    let columns: [Column]
+    let primaryKey: String
+    let primaryKeyIndex: Int
+    let columnIndex: [String: Int]
+
+    // The SQL of each verb, built once.
+    let quotedName: String
+    let selectList: String
+    let insertSQL: String
+    let upsertSQL: String
+    let updateSQL: String
+    let deleteSQL: String
+    let selectByKeySQL: String
+    let checkByKeySQL: String
+
+    /// - Parameter primaryKey: the key column; `nil` for a table found in a file without one, which is then
+    ///   addressed by its `rowid`.
+    init(name: String, columns: [Column], primaryKey: String?) throws {
+        let keyIndex: Int
+        if let primaryKey {
+            guard let index = columns.firstIndex(where: { $0.name == primaryKey }) else {
+                throw GQLError(
+                    .missingPrimaryKey,
+                    "\(name).primaryKey() is '\(primaryKey)', which is not a stored property of \(name)",
+                    table: name)
+            }
+            keyIndex = index
+        } else {
+            keyIndex = -1
+        }
+        let primaryKey = primaryKey ?? "rowid"
+        self.name = name
+        self.columns = columns
+        self.primaryKey = primaryKey
+        self.primaryKeyIndex = keyIndex
+        var index: [String: Int] = [:]
+        for (i, column) in columns.enumerated() { index[column.name] = i }
+        self.columnIndex = index
+
+        let q = name.quotedIdentifier
+        let names = columns.map(\.name.quotedIdentifier)
+        let key = primaryKey.quotedIdentifier
+        let others = columns.enumerated().filter { $0.offset != keyIndex }.map { $0.element.name.quotedIdentifier }
+        quotedName = q
+        selectList = names.joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        insertSQL = "INSERT INTO \(q) (\(selectList)) VALUES (\(placeholders))"
+        let upsertSet =
+            others.isEmpty
+            ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        upsertSQL = insertSQL + " ON CONFLICT(\(key)) DO \(upsertSet)"
+        // Every column is bound in schema order; the key appears in SET too (a no-op) so the encoder's
+        // positions are the same as for INSERT, and the key is bound once more at the end for WHERE.
+        updateSQL =
+            "UPDATE \(q) SET " + names.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE \(key) = ?"
+        deleteSQL = "DELETE FROM \(q) WHERE \(key) = ?"
+        selectByKeySQL = "SELECT \(selectList) FROM \(q) WHERE \(key) = ?"
+        checkByKeySQL = "SELECT EXISTS(SELECT 1 FROM \(q) WHERE \(key) = ?)"
+    }
+
+    /// `CREATE TABLE IF NOT EXISTS` with every column.
+    var createSQL: String {
+        let defs = columns.map { column -> String in
+            var def = column.definition
+            if column.name == primaryKey { def += " PRIMARY KEY" }
+            return def
+        }
+        return "CREATE TABLE IF NOT EXISTS \(quotedName) (\(defs.joined(separator: ", ")))"
+    }
+
+    /// A SELECT of every column with an optional condition, order, limit and offset.
+    func selectSQL(_ condition: String?, order: String?, limit: Int?, offset: Int?) -> String {
+        var sql = "SELECT \(selectList) FROM \(quotedName)"
+        sql.appendClauses(condition, order: order, limit: limit, offset: offset)
+        return sql
+    }
+}
+
+extension TableSchema.Column {
+    /// The column's definition as CREATE TABLE and ALTER TABLE ADD COLUMN write it.
+    var definition: String {
+        var def = name.quotedIdentifier
+        let type = kind.declaredType
+        if !type.isEmpty { def += " " + type }
+        if !nullable {
+            def += " NOT NULL"
+            if let literal = defaultValue.sqlLiteral { def += " DEFAULT " + literal }
+        }
+        return def
+    }
+}
+
+extension String {
+    /// The string as an SQL identifier in double quotes, inner quotes doubled.
+    var quotedIdentifier: String { "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    mutating func appendClauses(_ condition: String?, order: String?, limit: Int?, offset: Int?) {
+        if let condition, !condition.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            self += " WHERE " + condition
+        }
+        if let order, !order.isEmpty { self += " ORDER BY " + order }
+        if let limit {
+            self += " LIMIT \(limit)"
+        } else if offset != nil {
+            self += " LIMIT -1"
+        }
+        if let offset { self += " OFFSET \(offset)" }
+    }
+}
+
+extension GQLValue {
+    /// The value as an SQL literal for a DEFAULT clause; `nil` when it has none.
+    var sqlLiteral: String? {
+        switch self {
+        case .null: return "NULL"
+        case .bool(let b): return b ? "1" : "0"
+        case .int(let i): return String(i)
+        case .double(let d): return d.isFinite ? "\(d)" : nil
+        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .data(let d): return "X'" + d.map { String(format: "%02X", $0) }.joined() + "'"
+        case .array, .object:
+            return (try? jsonString()).map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+        }
+    }
+}

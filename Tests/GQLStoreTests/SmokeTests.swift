@@ -1,0 +1,43 @@
+import Foundation
+import GQLStore
+import Testing
+
+@Suite struct SmokeTests {
+    @Test func insertFetchUpdateDelete() throws {
+        let temp = try TempDatabase()
+        let db = temp.db
+        var user = makeUser(1001, "John Smith", age: 42)
+        try user.insert(db)
+        #expect(try User.fetchOne(db, key: 1001) == user)
+        user.age = 43
+        try user.update(db)
+        #expect(try User.fetchOne(db, key: 1001)?.age == 43)
+        #expect(try User.count(db, "age > 40") == 1)
+        let rows = try db.fetchAll("User", "age > ?", [40])
+        #expect(rows.first?["approved"] == false)
+        #expect(rows.first?["nickname"] == .null)
+        try User.updateAll(db, ["approved": true], "age >= ? AND age <= ?", [40, 50])
+        #expect(try User.fetchOne(db, key: 1001)?.approved == true)
+        #expect(try user.delete(db))
+        #expect(try User.check(db, key: 1001) == false)
+    }
+
+    @Test func observerDeliversAfterCommit() async throws {
+        let temp = try TempDatabase()
+        let db = temp.db
+        let changes = User.observe(db, [.insert, .update, .delete], "OBJ.age > 40")
+        try makeUser(1, age: 50).insert(db)
+        try makeUser(2, age: 20).insert(db)
+        _ = try? await db.write { tx in
+            try makeUser(3, age: 60).insert(tx)
+            throw CancellationError()
+        }
+        try User.deleteOne(db, key: 1)
+        var seen: [GQLChange] = []
+        for try await change in changes {
+            seen.append(change)
+            if seen.count == 2 { break }
+        }
+        #expect(seen == [GQLChange(type: .insert, key: 1), GQLChange(type: .delete, key: 1)])
+    }
+}
