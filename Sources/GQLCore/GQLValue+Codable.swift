@@ -29,8 +29,14 @@ extension GQLValue {
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            return try GQLDate.date(from: text)
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            do {
+                return try GQLDate.date(from: text)
+            } catch let error as GQLError {
+                // Rethrown as a DecodingError so the caller gets `.decoding` and the path of the bad date.
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: error.message)
+            }
         }
         do {
             return try decoder.decode(T.self, from: jsonData())

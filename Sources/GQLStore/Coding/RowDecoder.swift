@@ -46,7 +46,8 @@ final class RowDecoder: Decoder {
         if found.isNull {
             message = "column '\(key.stringValue)' of \(schema.name) is NULL, but \(type) is not optional"
         } else {
-            message = "column '\(key.stringValue)' of \(schema.name): expected \(type), found \(found.storedDescription)"
+            message =
+                "column '\(key.stringValue)' of \(schema.name): expected \(type), found \(found.storedDescription)"
         }
         if let detail { message += " (\(detail))" }
         return GQLError(.decoding, message, table: schema.name, column: key.stringValue)

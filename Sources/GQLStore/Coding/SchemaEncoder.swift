@@ -24,7 +24,8 @@ final class SchemaEncoder: Encoder {
             throw GQLError(.encoding, "\(name) cannot be stored: \(problem)", table: name)
         }
         guard encoder.sawKeyed, !encoder.columns.isEmpty else {
-            throw GQLError(.encoding, "\(name) must encode as a keyed container with at least one property", table: name)
+            throw GQLError(
+                .encoding, "\(name) must encode as a keyed container with at least one property", table: name)
         }
         return try TableSchema(name: name, columns: encoder.columns, primaryKey: T.primaryKey())
     }
@@ -38,7 +39,9 @@ final class SchemaEncoder: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if sawKeyed || !codingPath.isEmpty { problem = "it uses nested keyed containers; give the nested part a Codable type of its own" }
+        if sawKeyed || !codingPath.isEmpty {
+            problem = "it uses nested keyed containers; give the nested part a Codable type of its own"
+        }
         sawKeyed = true
         return KeyedEncodingContainer(SchemaKeyedContainer<Key>(encoder: self))
     }
@@ -59,20 +62,48 @@ private struct SchemaKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { encoder.record(key, .any, nullable: true, .null) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.record(key, .bool, nullable: false, .bool(value)) }
-    mutating func encode(_ value: String, forKey key: Key) throws { encoder.record(key, .text, nullable: false, .string(value)) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { encoder.record(key, .real, nullable: false, .double(value)) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { encoder.record(key, .real, nullable: false, .double(Double(value))) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.record(key, .integer, nullable: false, value.gqlValue) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { encoder.record(key, .integer, nullable: false, value.gqlValue) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { encoder.record(key, .integer, nullable: false, value.gqlValue) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { encoder.record(key, .integer, nullable: false, value.gqlValue) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { encoder.record(key, .integer, nullable: false, value.gqlValue) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { encoder.record(key, .integer, nullable: false, value.gqlValue) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { encoder.record(key, .integer, nullable: false, value.gqlValue) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { encoder.record(key, .integer, nullable: false, value.gqlValue) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { encoder.record(key, .integer, nullable: false, value.gqlValue) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { encoder.record(key, .integer, nullable: false, value.gqlValue) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        encoder.record(key, .bool, nullable: false, .bool(value))
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        encoder.record(key, .text, nullable: false, .string(value))
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        encoder.record(key, .real, nullable: false, .double(value))
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        encoder.record(key, .real, nullable: false, .double(Double(value)))
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        encoder.record(key, .integer, nullable: false, value.gqlValue)
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        encoder.record(key, .integer, nullable: false, value.gqlValue)
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        encoder.record(key, .integer, nullable: false, value.gqlValue)
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        encoder.record(key, .integer, nullable: false, value.gqlValue)
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        encoder.record(key, .integer, nullable: false, value.gqlValue)
+    }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        encoder.record(key, .integer, nullable: false, value.gqlValue)
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        encoder.record(key, .integer, nullable: false, value.gqlValue)
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        encoder.record(key, .integer, nullable: false, value.gqlValue)
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        encoder.record(key, .integer, nullable: false, value.gqlValue)
+    }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        encoder.record(key, .integer, nullable: false, value.gqlValue)
+    }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let (kind, defaultValue) = try ColumnValue.kind(of: value)
         encoder.record(key, kind, nullable: kind == .any, defaultValue)

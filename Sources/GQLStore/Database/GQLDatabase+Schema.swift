@@ -82,7 +82,9 @@ extension GQLDatabase {
     }
 
     /// The columns of a table as the file has them; empty when there is no such table.
-    static func columns(of table: String, _ connection: Connection) throws -> [(name: String, type: String, notNull: Bool, pk: Int)] {
+    static func columns(of table: String, _ connection: Connection) throws -> [(
+        name: String, type: String, notNull: Bool, pk: Int
+    )] {
         try connection.rows("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?, 'main')", [table]).map {
             (
                 $0["name"]?.stringValue ?? "", $0["type"]?.stringValue ?? "",
@@ -126,7 +128,8 @@ extension GQLDatabaseContext {
         let schema = try TableSchema(
             name: name,
             columns: columns.map {
-                TableSchema.Column(name: $0.name, kind: .init(declaredType: $0.type), nullable: !$0.notNull, defaultValue: .null)
+                TableSchema.Column(
+                    name: $0.name, kind: .init(declaredType: $0.type), nullable: !$0.notNull, defaultValue: .null)
             },
             primaryKey: key)
         if transaction == nil { registry.rememberIntrospected(schema) }

@@ -13,7 +13,8 @@ extension GQLDatabaseContext {
     public func insert(_ table: String, _ values: [String: any GQLValueConvertible]) throws {
         let schema = try tableSchema(named: table)
         let (names, bound) = try columnValues(schema, values, operation: "insert")
-        let sql = "INSERT INTO \(schema.quotedName) (\(names.map(\.quotedIdentifier).joined(separator: ", "))) VALUES (\(placeholders(names.count)))"
+        let sql =
+            "INSERT INTO \(schema.quotedName) (\(names.map(\.quotedIdentifier).joined(separator: ", "))) VALUES (\(placeholders(names.count)))"
         try withWriteConnection { try $0.run(sql, bound, table: table) }
     }
 
@@ -26,7 +27,8 @@ extension GQLDatabaseContext {
         var rest = values
         rest[schema.primaryKey] = nil
         guard !rest.isEmpty else { return }
-        let changed = try updateRows(schema, try inputs(schema, rest), "\(schema.primaryKey.quotedIdentifier) = ?", [key])
+        let changed = try updateRows(
+            schema, try inputs(schema, rest), "\(schema.primaryKey.quotedIdentifier) = ?", [key])
         guard changed > 0 else {
             throw GQLError(
                 .notFound, "no \(table) has \(schema.primaryKey) = \(key)", table: table, operation: "update")
@@ -56,7 +58,9 @@ extension GQLDatabaseContext {
     /// The row with primary key `key`, or `nil`.
     public func fetchOne(_ table: String, key: some GQLValueConvertible) throws -> GQLValues? {
         let schema = try tableSchema(named: table)
-        return try fetchRows(schema, "\(schema.primaryKey.quotedIdentifier) = ?", [key], order: nil, limit: 1, offset: nil).first
+        return try fetchRows(
+            schema, "\(schema.primaryKey.quotedIdentifier) = ?", [key], order: nil, limit: 1, offset: nil
+        ).first
     }
 
     /// The first row that matches `condition` in `order`, or `nil`.
@@ -76,7 +80,9 @@ extension GQLDatabaseContext {
     }
 
     /// The number of rows that match `condition`.
-    public func count(_ table: String, _ condition: String? = nil, _ arguments: GQLArguments = GQLArguments()) throws -> Int {
+    public func count(_ table: String, _ condition: String? = nil, _ arguments: GQLArguments = GQLArguments()) throws
+        -> Int
+    {
         try countRows(try tableSchema(named: table), condition, arguments)
     }
 
@@ -87,7 +93,9 @@ extension GQLDatabaseContext {
     }
 
     /// Whether any row matches `condition`.
-    public func check(_ table: String, _ condition: String? = nil, _ arguments: GQLArguments = GQLArguments()) throws -> Bool {
+    public func check(_ table: String, _ condition: String? = nil, _ arguments: GQLArguments = GQLArguments()) throws
+        -> Bool
+    {
         try checkRows(try tableSchema(named: table), condition, arguments)
     }
 
@@ -103,14 +111,19 @@ extension GQLDatabaseContext {
 
     /// Sets `values` on the row with primary key `key`; returns whether it existed.
     @discardableResult
-    public func updateOne(_ table: String, _ values: [String: any GQLValueConvertible], key: some GQLValueConvertible) throws -> Bool {
+    public func updateOne(_ table: String, _ values: [String: any GQLValueConvertible], key: some GQLValueConvertible)
+        throws -> Bool
+    {
         let schema = try tableSchema(named: table)
-        return try updateRows(schema, try inputs(schema, values), "\(schema.primaryKey.quotedIdentifier) = ?", [key]) > 0
+        return try updateRows(schema, try inputs(schema, values), "\(schema.primaryKey.quotedIdentifier) = ?", [key])
+            > 0
     }
 
     /// Deletes every row that matches `condition`; returns the number deleted.
     @discardableResult
-    public func deleteAll(_ table: String, _ condition: String? = nil, _ arguments: GQLArguments = GQLArguments()) throws -> Int {
+    public func deleteAll(_ table: String, _ condition: String? = nil, _ arguments: GQLArguments = GQLArguments())
+        throws -> Int
+    {
         try deleteRows(try tableSchema(named: table), condition, arguments)
     }
 
@@ -137,8 +150,10 @@ extension GQLDatabaseContext {
         _ = try keyValue(schema, values, operation: "insertUpdate")
         let (names, bound) = try columnValues(schema, values, operation: "insertUpdate")
         let others = names.filter { $0 != schema.primaryKey }.map(\.quotedIdentifier)
-        let action = others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let sql = "INSERT INTO \(schema.quotedName) (\(names.map(\.quotedIdentifier).joined(separator: ", "))) VALUES (\(placeholders(names.count))) ON CONFLICT(\(schema.primaryKey.quotedIdentifier)) DO \(action)"
+        let action =
+            others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let sql =
+            "INSERT INTO \(schema.quotedName) (\(names.map(\.quotedIdentifier).joined(separator: ", "))) VALUES (\(placeholders(names.count))) ON CONFLICT(\(schema.primaryKey.quotedIdentifier)) DO \(action)"
         try withWriteConnection { try $0.run(sql, bound, table: table) }
     }
 
@@ -146,10 +161,13 @@ extension GQLDatabaseContext {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
-    private func keyValue(_ schema: TableSchema, _ values: [String: any GQLValueConvertible], operation: String) throws -> GQLValue {
+    private func keyValue(_ schema: TableSchema, _ values: [String: any GQLValueConvertible], operation: String) throws
+        -> GQLValue
+    {
         guard let key = values[schema.primaryKey]?.gqlValue, !key.isNull else {
             throw GQLError(
-                .missingPrimaryKey, "the values for \(operation) have no '\(schema.primaryKey)', the key of \(schema.name)",
+                .missingPrimaryKey,
+                "the values for \(operation) have no '\(schema.primaryKey)', the key of \(schema.name)",
                 table: schema.name, column: schema.primaryKey, operation: operation)
         }
         return key
@@ -167,11 +185,14 @@ extension GQLDatabaseContext {
         return (names, names.map { converted[$0]?.gqlValue ?? .null })
     }
 
-    private func inputs(_ schema: TableSchema, _ values: [String: any GQLValueConvertible]) throws -> [String: any GQLValueConvertible] {
+    private func inputs(_ schema: TableSchema, _ values: [String: any GQLValueConvertible]) throws -> [String:
+        any GQLValueConvertible]
+    {
         var result: [String: any GQLValueConvertible] = [:]
         for (name, value) in values {
             guard let index = schema.columnIndex[name] else {
-                throw GQLError(.invalidArgument, "\(schema.name) has no column '\(name)'", table: schema.name, column: name)
+                throw GQLError(
+                    .invalidArgument, "\(schema.name) has no column '\(name)'", table: schema.name, column: name)
             }
             result[name] = try schema.columns[index].input(value.gqlValue)
         }

@@ -15,7 +15,8 @@ extension GQLDatabaseContext {
                 .invalidArgument, "\(schema.name) has no column '\(name)'", table: schema.name, column: name,
                 operation: "update")
         }
-        var sql = "UPDATE \(schema.quotedName) SET " + names.map { "\($0.quotedIdentifier) = ?" }.joined(separator: ", ")
+        var sql =
+            "UPDATE \(schema.quotedName) SET " + names.map { "\($0.quotedIdentifier) = ?" }.joined(separator: ", ")
         sql.appendClauses(condition, order: nil, limit: nil, offset: nil)
         // SET values are bound as ?1…?n; the condition's own parameters follow, as numbered or named ones.
         let setValues = names.map { values[$0]?.gqlValue ?? .null }
@@ -66,7 +67,9 @@ extension GQLDatabaseContext {
             let columns = schema.columns
             while try statement.step() {
                 var row = GQLValues(minimumCapacity: columns.count)
-                for (i, column) in columns.enumerated() { row[column.name] = column.output(statement.value(at: Int32(i))) }
+                for (i, column) in columns.enumerated() {
+                    row[column.name] = column.output(statement.value(at: Int32(i)))
+                }
                 rows.append(row)
             }
             return rows

@@ -27,10 +27,12 @@ final class Writer: @unchecked Sendable {
             if pending.count > pendingMark { pending.removeSubrange(pendingMark...) }
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_rollback_hook(connection.handle, { context in
-            guard let context else { return }
-            Unmanaged<Writer>.fromOpaque(context).takeUnretainedValue().pending.removeAll()
-        }, context)
+        sqlite3_rollback_hook(
+            connection.handle,
+            { context in
+                guard let context else { return }
+                Unmanaged<Writer>.fromOpaque(context).takeUnretainedValue().pending.removeAll()
+            }, context)
     }
 
     deinit {
@@ -57,7 +59,8 @@ final class Writer: @unchecked Sendable {
         if owner.load(ordering: .acquiring) == me {
             throw GQLError(
                 .nestedWrite,
-                "a write was started inside another write on the same database; use the transaction (tx) you were given")
+                "a write was started inside another write on the same database; use the transaction (tx) you were given"
+            )
         }
         lock.lock()
         owner.store(me, ordering: .releasing)

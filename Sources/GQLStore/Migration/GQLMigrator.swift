@@ -57,7 +57,9 @@ public struct GQLMigrator: Sendable {
                 "migration steps must be numbered 1, 2, 3… without gaps or repeats; found \(step.version) at position \(index + 1)",
                 operation: "migrate")
         }
-        let current = try db.writer.write(transaction: false) { Int(try $0.scalar("PRAGMA user_version")?.intValue ?? 0) }
+        let current = try db.writer.write(transaction: false) {
+            Int(try $0.scalar("PRAGMA user_version")?.intValue ?? 0)
+        }
         guard current <= latestVersion else {
             throw GQLError(
                 .downgradeAttempt,

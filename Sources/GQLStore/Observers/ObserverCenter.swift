@@ -66,7 +66,8 @@ final class ObserverCenter: Sendable {
         callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
     ) throws -> Int {
         guard !types.isEmpty else {
-            throw GQLError(.invalidArgument, "an observer needs at least one of .insert, .update, .delete", table: table.name)
+            throw GQLError(
+                .invalidArgument, "an observer needs at least one of .insert, .update, .delete", table: table.name)
         }
         let condition = condition.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         if let condition {

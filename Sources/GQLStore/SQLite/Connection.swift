@@ -18,7 +18,7 @@ final class Connection {
     /// of a statement SQLite undid.
     var statementStarted: (() -> Void)?
     var statementFailed: (() -> Void)?
-    private static let log = GQLDebug.logger("GQLStore")
+    static let log = GQLDebug.logger("GQLStore")
 
     init(path: String, reader: Bool, configuration: GQLDatabase.Configuration) throws {
         self.path = path
@@ -123,7 +123,6 @@ final class Connection {
             while try statement.step() {}
             changes = Int(sqlite3_changes(handle))
         }
-        Self.log.debug("executed \(sql)")
         return changes
     }
 

@@ -37,6 +37,8 @@ final class Statement {
         if !started {
             started = true
             connection.statementStarted?()
+            // Only the SQL text is logged: bound values may be secrets.
+            if Connection.log.isVerbose { Connection.log.debug("SQL: \(sql)") }
         }
         let rc = sqlite3_step(stmt)
         if rc == SQLITE_ROW { return true }
