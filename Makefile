@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build test test-core test-store demo bench format lint tsan clean
+.PHONY: build test test-core test-store test-cli demo bench format lint tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -16,11 +16,14 @@ test-core:
 test-store:
 	$(SWIFT) test $(SWIFT_FLAGS) --filter GQLStoreTests
 
+test-cli:
+	$(SWIFT) test $(SWIFT_FLAGS) --filter GQLCLITests
+
 demo:
 	$(SWIFT) run $(SWIFT_FLAGS) gql-cli demo
 
 bench:
-	cd Benchmarks && $(SWIFT) run -c release StoreBench
+	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks/Sources Package.swift

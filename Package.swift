@@ -36,6 +36,8 @@ let package = Package(
         ),
         .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore"]),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore"]),
+        // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
+        .testTarget(name: "GQLCLITests", dependencies: ["GQLStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,6 +15,11 @@ extension GQLValue {
         encoder.nonConformingFloatEncodingStrategy = .throw
         do {
             self = try GQLValue(json: encoder.encode(value))
+        } catch EncodingError.invalidValue(let bad, let context) {
+            let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            throw GQLError(
+                .invalidValue,
+                "cannot encode \(type(of: value)): \(bad) is not a valid JSON value\(path.isEmpty ? "" : " at '\(path)'")")
         } catch let error as EncodingError {
             throw GQLError(.encoding, "cannot encode \(type(of: value)): \(error)")
         }

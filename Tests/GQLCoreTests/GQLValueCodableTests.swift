@@ -152,13 +152,14 @@ import Testing
         #expect(try GQLValue.data(Data([9, 8])).decode(Data.self) == Data([9, 8]))
     }
 
-    @Test func encodingANonFiniteDoubleIsAnEncodingError() throws {
+    @Test func encodingANonFiniteDoubleIsAnInvalidValue() throws {
         struct Reading: Encodable { var value: Double }
         let error = try #require(throws: GQLError.self) { try GQLValue(encoding: Reading(value: .nan)) }
-        #expect(error.code == .encoding)
+        #expect(error.code == .invalidValue)
         #expect(error.message.contains("Reading"))
+        #expect(error.message.contains("at 'value'"))
         let nested = try #require(throws: GQLError.self) { try GQLValue(encoding: [GQLValue.double(.infinity)]) }
-        #expect(nested.code == .encoding)
+        #expect(nested.code == .invalidValue)
     }
 
     @Test func typeMismatchNamesTheTypeAndThePath() throws {

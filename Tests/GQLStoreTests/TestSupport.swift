@@ -35,3 +35,43 @@ func makeUser(_ id: Int, _ name: String = "User", age: Int = 30, approved: Bool 
     user.approved = approved
     return user
 }
+
+// MARK: Shared by the observer, concurrency and migration tests
+
+import Synchronization
+
+/// A value behind a lock that escaping `@Sendable` closures can share (a `Mutex` itself cannot be captured).
+final class TestLocked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R>(_ body: (inout sending Value) throws -> sending R) rethrows -> sending R {
+        try mutex.withLock(body)
+    }
+    var value: Value { mutex.withLock { $0 } }
+}
+
+/// Collects the changes an observer callback reports, from whatever thread it runs on.
+final class ObservedChanges: Sendable {
+    private let changes = Mutex<[GQLChange]>([])
+
+    var all: [GQLChange] { changes.withLock { $0 } }
+    var keys: [GQLValue] { all.map(\.key) }
+
+    /// A callback for `createObserver` that records into this log.
+    var callback: @Sendable (GQLObserverType, GQLValue) -> Void {
+        { type, key in self.changes.withLock { $0.append(GQLChange(type: type, key: key)) } }
+    }
+}
+
+extension GQLChange {
+    static func insert(_ key: Int) -> GQLChange { GQLChange(type: .insert, key: .int(Int64(key))) }
+    static func update(_ key: Int) -> GQLChange { GQLChange(type: .update, key: .int(Int64(key))) }
+    static func delete(_ key: Int) -> GQLChange { GQLChange(type: .delete, key: .int(Int64(key))) }
+}
+
+/// Problems seen on other threads, reported once the work is done.
+final class Failures: Sendable {
+    private let messages = Mutex<[String]>([])
+    func record(_ message: String) { messages.withLock { $0.append(message) } }
+    var all: [String] { messages.withLock { $0 } }
+}

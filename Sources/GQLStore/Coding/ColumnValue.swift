@@ -50,6 +50,7 @@ enum ColumnValue {
         case is Bool.Type: .bool
         case is Double.Type, is Float.Type: .real
         case is any FixedWidthInteger.Type: .integer
+        case let decodable as any Decodable.Type: KindProbe.kind(of: decodable)
         default: .any
         }
     }

@@ -27,13 +27,13 @@ final class RowDecoder: Decoder {
     @inline(__always)
     fileprivate func index(_ key: some CodingKey) -> Int32? {
         let name = key.stringValue
-        let columns = schema.columns
+        let names = schema.columnNames
         let c = cursor
-        if c < columns.count, columns[c].name == name {
+        if c < names.count, names[c] == name {
             cursor = c + 1
             return Int32(c)
         }
-        if c > 0, columns[c - 1].name == name { return Int32(c - 1) }
+        if c > 0, names[c - 1] == name { return Int32(c - 1) }
         guard let index = schema.columnIndex[name] else { return nil }
         cursor = index + 1
         return Int32(index)
@@ -86,9 +86,24 @@ private struct RowDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         return sqlite3_column_type(stmt, i) == SQLITE_NULL
     }
 
+    // Each kind is read at a known column index, so the plain and the optional forms share the work and
+    // an optional costs one NULL check instead of the standard library's contains/decodeNil/decode.
+
     @inline(__always)
-    private func integer<T: FixedWidthInteger>(_ key: Key, _ type: T.Type) throws -> T {
-        guard let i = decoder.index(key) else { throw decoder.missing(key, T.self) }
+    private func column(_ key: Key, _ type: Any.Type) throws -> Int32 {
+        guard let i = decoder.index(key) else { throw decoder.missing(key, type) }
+        return i
+    }
+
+    /// The column of `key` when it holds a value; `nil` for NULL or no such column.
+    @inline(__always)
+    private func present(_ key: Key) -> Int32? {
+        guard let i = decoder.index(key), sqlite3_column_type(stmt, i) != SQLITE_NULL else { return nil }
+        return i
+    }
+
+    @inline(__always)
+    private func integer<T: FixedWidthInteger>(_ i: Int32, _ key: Key, _ type: T.Type) throws -> T {
         switch sqlite3_column_type(stmt, i) {
         case SQLITE_INTEGER:
             if let v = T(exactly: sqlite3_column_int64(stmt, i)) { return v }
@@ -99,50 +114,99 @@ private struct RowDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         throw decoder.mismatch(key, T.self, found: decoder.statement.value(at: i))
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        guard let i = decoder.index(key) else { throw decoder.missing(key, Bool.self) }
+    @inline(__always)
+    private func bool(_ i: Int32, _ key: Key) throws -> Bool {
         guard sqlite3_column_type(stmt, i) == SQLITE_INTEGER else {
             throw decoder.mismatch(key, Bool.self, found: decoder.statement.value(at: i))
         }
         return sqlite3_column_int64(stmt, i) != 0
     }
 
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        guard let i = decoder.index(key) else { throw decoder.missing(key, String.self) }
+    @inline(__always)
+    private func string(_ i: Int32, _ key: Key) throws -> String {
         guard sqlite3_column_type(stmt, i) == SQLITE_TEXT else {
             throw decoder.mismatch(key, String.self, found: decoder.statement.value(at: i))
         }
         return decoder.statement.text(at: i)
     }
 
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        guard let i = decoder.index(key) else { throw decoder.missing(key, Double.self) }
+    @inline(__always)
+    private func double(_ i: Int32, _ key: Key) throws -> Double {
         switch sqlite3_column_type(stmt, i) {
         case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(stmt, i)
         default: throw decoder.mismatch(key, Double.self, found: decoder.statement.value(at: i))
         }
     }
 
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try decode(Double.self, forKey: key)) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key, Int.self) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key, Int8.self) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key, Int16.self) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key, Int32.self) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key, Int64.self) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key, UInt.self) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key, UInt8.self) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key, UInt16.self) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key, UInt32.self) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key, UInt64.self) }
-
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        guard let i = decoder.index(key) else { throw decoder.missing(key, T.self) }
+    private func value<T: Decodable>(_ i: Int32, _ key: Key, _ type: T.Type) throws -> T {
         let value = decoder.statement.value(at: i)
         do {
             return try ColumnValue.decode(T.self, from: value)
         } catch let mismatch as ColumnValue.Mismatch {
             throw decoder.mismatch(key, T.self, found: mismatch.found, detail: mismatch.detail)
         }
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try bool(column(key, type), key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(column(key, type), key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(column(key, type), key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try double(column(key, type), key)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(column(key, type), key, type) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(column(key, type), key, type) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(column(key, type), key, type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(column(key, type), key, type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(column(key, type), key, type) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(column(key, type), key, type) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(column(key, type), key, type) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(column(key, type), key, type) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(column(key, type), key, type) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(column(key, type), key, type) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try value(column(key, type), key, type) }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try present(key).map { try bool($0, key) }
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try present(key).map { try string($0, key) }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try present(key).map { try double($0, key) }
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        try present(key).map { Float(try double($0, key)) }
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try present(key).map { try integer($0, key, type) }
+    }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        try present(key).map { try integer($0, key, type) }
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        try present(key).map { try integer($0, key, type) }
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        try present(key).map { try integer($0, key, type) }
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try present(key).map { try integer($0, key, type) }
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        try present(key).map { try integer($0, key, type) }
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        try present(key).map { try integer($0, key, type) }
+    }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        try present(key).map { try integer($0, key, type) }
+    }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        try present(key).map { try integer($0, key, type) }
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        try present(key).map { try integer($0, key, type) }
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try present(key).map { try value($0, key, type) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

@@ -124,14 +124,14 @@ extension GQLDatabaseContext {
         guard !columns.isEmpty else {
             throw GQLError(.unknownTable, "there is no table named '\(name)'", table: name)
         }
-        let key = columns.filter { $0.pk > 0 }.sorted { $0.pk < $1.pk }.first?.name
+        let keys = columns.filter { $0.pk > 0 }
         let schema = try TableSchema(
             name: name,
             columns: columns.map {
                 TableSchema.Column(
                     name: $0.name, kind: .init(declaredType: $0.type), nullable: !$0.notNull, defaultValue: .null)
             },
-            primaryKey: key)
+            primaryKey: keys.count == 1 ? keys[0].name : nil, compositeKey: keys.count > 1)
         if transaction == nil { registry.rememberIntrospected(schema) }
         return schema
     }

@@ -70,6 +70,10 @@ public final class GQLDatabase: Sendable {
         ObserverCenter.install(on: writer)
         let observers = self.observers
         writer.committed = { events in observers.deliver(events) }
+        let connection = writer.connection
+        writer.rolledBackTriggers = { tables in
+            for table in tables.sorted() { try? observers.reinstall(table: table, connection: connection) }
+        }
     }
 
     /// The directory new databases go to by default, created if needed.
@@ -86,7 +90,10 @@ public final class GQLDatabase: Sendable {
             if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
                 base = URL(fileURLWithPath: xdg, isDirectory: true)
             } else {
-                base = fileManager.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+                let home =
+                    environment["HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+                    ?? fileManager.homeDirectoryForCurrentUser
+                base = home.appendingPathComponent(".local/share", isDirectory: true)
             }
             let directory = base.appendingPathComponent(name, isDirectory: true)
         #endif

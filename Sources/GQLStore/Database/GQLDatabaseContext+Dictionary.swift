@@ -26,9 +26,15 @@ extension GQLDatabaseContext {
         let key = try keyValue(schema, values, operation: "update")
         var rest = values
         rest[schema.primaryKey] = nil
-        guard !rest.isEmpty else { return }
+        guard !rest.isEmpty else {
+            guard try checkRows(schema, try keyCondition(schema), [key]) else {
+                throw GQLError(
+                    .notFound, "no \(table) has \(schema.primaryKey) = \(key)", table: table, operation: "update")
+            }
+            return
+        }
         let changed = try updateRows(
-            schema, try inputs(schema, rest), "\(schema.primaryKey.quotedIdentifier) = ?", [key])
+            schema, try inputs(schema, rest), try keyCondition(schema), [key])
         guard changed > 0 else {
             throw GQLError(
                 .notFound, "no \(table) has \(schema.primaryKey) = \(key)", table: table, operation: "update")
@@ -52,14 +58,14 @@ extension GQLDatabaseContext {
     public func delete(_ table: String, _ values: [String: any GQLValueConvertible]) throws -> Bool {
         let schema = try tableSchema(named: table)
         let key = try keyValue(schema, values, operation: "delete")
-        return try deleteRows(schema, "\(schema.primaryKey.quotedIdentifier) = ?", [key]) > 0
+        return try deleteRows(schema, try keyCondition(schema), [key]) > 0
     }
 
     /// The row with primary key `key`, or `nil`.
     public func fetchOne(_ table: String, key: some GQLValueConvertible) throws -> GQLValues? {
         let schema = try tableSchema(named: table)
         return try fetchRows(
-            schema, "\(schema.primaryKey.quotedIdentifier) = ?", [key], order: nil, limit: 1, offset: nil
+            schema, try keyCondition(schema), [key], order: nil, limit: 1, offset: nil
         ).first
     }
 
@@ -89,7 +95,7 @@ extension GQLDatabaseContext {
     /// Whether a row with primary key `key` exists.
     public func check(_ table: String, key: some GQLValueConvertible) throws -> Bool {
         let schema = try tableSchema(named: table)
-        return try checkRows(schema, "\(schema.primaryKey.quotedIdentifier) = ?", [key])
+        return try checkRows(schema, try keyCondition(schema), [key])
     }
 
     /// Whether any row matches `condition`.
@@ -115,7 +121,7 @@ extension GQLDatabaseContext {
         throws -> Bool
     {
         let schema = try tableSchema(named: table)
-        return try updateRows(schema, try inputs(schema, values), "\(schema.primaryKey.quotedIdentifier) = ?", [key])
+        return try updateRows(schema, try inputs(schema, values), try keyCondition(schema), [key])
             > 0
     }
 
@@ -131,7 +137,7 @@ extension GQLDatabaseContext {
     @discardableResult
     public func deleteOne(_ table: String, key: some GQLValueConvertible) throws -> Bool {
         let schema = try tableSchema(named: table)
-        return try deleteRows(schema, "\(schema.primaryKey.quotedIdentifier) = ?", [key]) > 0
+        return try deleteRows(schema, try keyCondition(schema), [key]) > 0
     }
 
     /// The rows of any read-only SQL query, as dictionaries keyed by result column name.
@@ -153,7 +159,7 @@ extension GQLDatabaseContext {
         let action =
             others.isEmpty ? "NOTHING" : "UPDATE SET " + others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let sql =
-            "INSERT INTO \(schema.quotedName) (\(names.map(\.quotedIdentifier).joined(separator: ", "))) VALUES (\(placeholders(names.count))) ON CONFLICT(\(schema.primaryKey.quotedIdentifier)) DO \(action)"
+            "INSERT INTO \(schema.quotedName) (\(names.map(\.quotedIdentifier).joined(separator: ", "))) VALUES (\(placeholders(names.count))) ON CONFLICT(\(try keyColumn(schema))) DO \(action)"
         try withWriteConnection { try $0.run(sql, bound, table: table) }
     }
 
@@ -161,9 +167,23 @@ extension GQLDatabaseContext {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
+    /// The quoted key column; tables without a single-column primary key have none.
+    private func keyColumn(_ schema: TableSchema) throws -> String {
+        guard schema.hasKey else {
+            throw GQLError(
+                .missingPrimaryKey,
+                "the table \(schema.name) has no single-column primary key, so rows cannot be addressed by key",
+                table: schema.name)
+        }
+        return schema.primaryKey.quotedIdentifier
+    }
+
+    private func keyCondition(_ schema: TableSchema) throws -> String { try keyColumn(schema) + " = ?" }
+
     private func keyValue(_ schema: TableSchema, _ values: [String: any GQLValueConvertible], operation: String) throws
         -> GQLValue
     {
+        _ = try keyColumn(schema)
         guard let key = values[schema.primaryKey]?.gqlValue, !key.isNull else {
             throw GQLError(
                 .missingPrimaryKey,

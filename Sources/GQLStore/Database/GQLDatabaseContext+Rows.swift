@@ -15,16 +15,27 @@ extension GQLDatabaseContext {
                 .invalidArgument, "\(schema.name) has no column '\(name)'", table: schema.name, column: name,
                 operation: "update")
         }
+        let setValues = try names.map { name -> GQLValue in
+            let value = values[name]?.gqlValue ?? .null
+            if case .double(let d) = value, !d.isFinite {
+                throw GQLError(.invalidValue, "cannot store the number \(d)", table: schema.name, column: name)
+            }
+            return value
+        }
         var sql =
-            "UPDATE \(schema.quotedName) SET " + names.map { "\($0.quotedIdentifier) = ?" }.joined(separator: ", ")
+            "UPDATE \(schema.quotedName) SET "
+            + names.enumerated().map { "\($1.quotedIdentifier) = \(Writer.updateValueFunction)(\($0))" }
+            .joined(separator: ", ")
         sql.appendClauses(condition, order: nil, limit: nil, offset: nil)
-        // SET values are bound as ?1…?n; the condition's own parameters follow, as numbered or named ones.
-        let setValues = names.map { values[$0]?.gqlValue ?? .null }
+        let writer = database.writer
         return try withWriteConnection { connection -> Int in
             let statement = try connection.cached(sql)
-            defer { statement.reset() }
-            for (i, value) in setValues.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
-            try statement.bindCondition(arguments, after: setValues.count)
+            defer {
+                statement.reset()
+                writer.updateValues = []
+            }
+            try statement.bind(arguments)
+            writer.updateValues = setValues
             while try statement.step() {}
             return connection.changes
         }
@@ -51,7 +62,7 @@ extension GQLDatabaseContext {
     func checkRows(_ schema: TableSchema, _ condition: String?, _ arguments: GQLArguments) throws -> Bool {
         var sql = "SELECT 1 FROM \(schema.quotedName)"
         sql.appendClauses(condition, order: nil, limit: 1, offset: nil)
-        return try withReadConnection { try $0.scalar(sql, arguments) != nil }
+        return try withReadConnection { try $0.scalar(sql, arguments).map { _ in true } ?? false }
     }
 
     func fetchRows(
@@ -73,27 +84,6 @@ extension GQLDatabaseContext {
                 rows.append(row)
             }
             return rows
-        }
-    }
-}
-
-extension Statement {
-    /// Binds a condition's arguments after `offset` already-bound parameters (the SET values of an UPDATE).
-    func bindCondition(_ arguments: GQLArguments, after offset: Int) throws {
-        if !arguments.named.isEmpty {
-            guard arguments.positional.isEmpty else {
-                throw GQLError(.invalidArgument, "pass either positional or named arguments, not both", sql: sql)
-            }
-            try bindNamed(arguments.named, skipping: offset)
-            return
-        }
-        for (i, value) in arguments.positional.enumerated() { try bind(value, at: Int32(offset + i + 1)) }
-        let expected = Int(parameterCount) - offset
-        guard arguments.positional.count == expected else {
-            throw GQLError(
-                .invalidArgument,
-                "the condition has \(expected) parameter(s) but \(arguments.positional.count) argument(s) were given",
-                sql: sql)
         }
     }
 }

@@ -18,10 +18,22 @@ final class Writer: @unchecked Sendable {
     /// Called, with the lock still held, when a write ended committed, so the events keep commit order.
     var committed: (([ObserverEvent]) -> Void)?
     private var pendingMark = 0
+    /// Tables whose observer triggers changed inside the current transaction.
+    private var triggerTables: Set<String> = []
+    /// Rebuilds the triggers of these tables after a rollback undid their changes.
+    var rolledBackTriggers: ((Set<String>) -> Void)?
+    /// The SET values of the UPDATE being run, read by the `gql_update_value(i)` SQL function. Kept out of
+    /// the statement's parameters so the condition's own `?`, `?NNN` and named parameters keep their numbers.
+    var updateValues: [GQLValue] = []
+    static let updateValueFunction = "gql_update_value"
 
     init(connection: Connection) {
         self.connection = connection
         connection.statementStarted = { [unowned self] in pendingMark = pending.count }
+        connection.statementDone = { [unowned self] in
+            // After COMMIT, or after a statement that committed on its own.
+            if self.connection.isAutocommit { flush() }
+        }
         connection.statementFailed = { [unowned self] in
             // A failed statement undid its own changes: forget the events its triggers reported.
             if pending.count > pendingMark { pending.removeSubrange(pendingMark...) }
@@ -33,6 +45,50 @@ final class Writer: @unchecked Sendable {
                 guard let context else { return }
                 Unmanaged<Writer>.fromOpaque(context).takeUnretainedValue().pending.removeAll()
             }, context)
+        installUpdateValueFunction()
+    }
+
+    /// Registers `gql_update_value(i)`, which returns `updateValues[i]`.
+    private func installUpdateValueFunction() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_create_function_v2(
+            connection.handle, Self.updateValueFunction, 1, SQLITE_UTF8, context,
+            { context, count, arguments in
+                guard let context, count == 1, let arguments, let indexArg = arguments[0] else { return }
+                let writer = Unmanaged<Writer>.fromOpaque(UnsafeRawPointer(sqlite3_user_data(context)))
+                    .takeUnretainedValue()
+                let index = Int(sqlite3_value_int64(indexArg))
+                guard writer.updateValues.indices.contains(index) else {
+                    sqlite3_result_error(context, "gql_update_value: no value \(index)", -1)
+                    return
+                }
+                switch writer.updateValues[index] {
+                case .null: sqlite3_result_null(context)
+                case .bool(let b): sqlite3_result_int64(context, b ? 1 : 0)
+                case .int(let i): sqlite3_result_int64(context, i)
+                case .double(let d): sqlite3_result_double(context, d)
+                case .string(let text): Writer.result(text, context)
+                case .data(let data):
+                    data.withUnsafeBytes { buffer in
+                        guard let base = buffer.baseAddress, buffer.count > 0 else {
+                            return sqlite3_result_zeroblob(context, 0)  // empty, not NULL
+                        }
+                        sqlite3_result_blob(context, base, Int32(buffer.count), SQLITE_TRANSIENT)
+                    }
+                case let nested: Writer.result((try? nested.jsonString()) ?? "null", context)
+                }
+            }, nil, nil, nil)
+    }
+
+    /// Returns text with its exact length, so an embedded NUL does not cut it short.
+    private static func result(_ text: String, _ context: OpaquePointer?) {
+        var text = text
+        text.withUTF8 { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                guard let base = chars.baseAddress else { return sqlite3_result_text(context, "", 0, SQLITE_TRANSIENT) }
+                sqlite3_result_text(context, base, Int32(chars.count), SQLITE_TRANSIENT)
+            }
+        }
     }
 
     deinit {
@@ -78,23 +134,32 @@ final class Writer: @unchecked Sendable {
     }
 
     private func withHeld<T>(transaction: Bool, _ body: (Connection) throws -> T) throws -> T {
-        if transaction {
-            try connection.cached("BEGIN IMMEDIATE").runOnce()
-            let result: T
-            do {
-                result = try body(connection)
-                try connection.cached("COMMIT").runOnce()
-            } catch {
-                if !connection.isAutocommit { try? connection.cached("ROLLBACK").runOnce() }
-                pending.removeAll()
-                throw error
-            }
-            flush()
+        guard transaction else { return try body(connection) }
+        try connection.cached("BEGIN IMMEDIATE").runOnce()
+        triggerTables.removeAll()
+        do {
+            connection.requiresTransaction = true
+            let result = try body(connection)
+            connection.requiresTransaction = false
+            try connection.cached("COMMIT").runOnce()  // its completion hands the events on
             return result
+        } catch {
+            connection.requiresTransaction = false
+            if !connection.isAutocommit { try? connection.cached("ROLLBACK").runOnce() }
+            pending.removeAll()
+            if !triggerTables.isEmpty {
+                // Observers added or removed inside the write lost their trigger changes with it.
+                let tables = triggerTables
+                triggerTables.removeAll()
+                rolledBackTriggers?(tables)
+            }
+            throw error
         }
-        let result = try body(connection)
-        if connection.isAutocommit { flush() }
-        return result
+    }
+
+    /// Notes that observer triggers of `table` changed inside the current write.
+    func triggersChanged(_ table: String) {
+        if !connection.isAutocommit { triggerTables.insert(table) }
     }
 
     private func flush() {

@@ -1,3 +1,4 @@
+import CSQLite
 import GQLCore
 
 extension GQLObject {
@@ -10,7 +11,7 @@ extension GQLObject {
         let schema = try db.schema(Self.self)
         let key = key.gqlValue
         return try db.withReadConnection { connection in
-            let statement = try connection.cached(schema.selectByKeySQL)
+            let statement = try connection.statement(schema, .selectByKey)
             defer { statement.reset() }
             try statement.bind(key, at: 1)
             guard try statement.step() else { return nil }
@@ -75,7 +76,13 @@ extension GQLObject {
     /// ```
     public static func check(_ db: some GQLDatabaseContext, key: some GQLValueConvertible) throws -> Bool {
         let schema = try db.schema(Self.self)
-        return try db.withReadConnection { try $0.scalar(schema.checkByKeySQL, [key])?.intValue == 1 }
+        let key = key.gqlValue
+        return try db.withReadConnection { connection in
+            let statement = try connection.statement(schema, .checkByKey)
+            defer { statement.reset() }
+            try statement.bind(key, at: 1)
+            return try statement.step() && sqlite3_column_int64(statement.stmt, 0) == 1
+        }
     }
 
     /// Whether any row matches `condition`.

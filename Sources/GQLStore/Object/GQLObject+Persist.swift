@@ -9,8 +9,7 @@ extension GQLObject {
     /// - Throws: ``GQLError`` `.sqlite` (a constraint error) when a row with the same key exists.
     public func insert(_ db: some GQLDatabaseContext) throws {
         let schema = try db.schema(Self.self)
-        let values = try RowEncoder.values(of: self, schema: schema)
-        try db.withWriteConnection { try $0.run(schema.insertSQL, values, table: schema.name) }
+        _ = try db.withWriteConnection { try $0.write(self, schema, .insert) }
     }
 
     /// Writes every column of the object to the row with its key.
@@ -18,16 +17,12 @@ extension GQLObject {
     /// - Throws: ``GQLError`` `.notFound` when no row has the object's key; nothing is written then.
     public func update(_ db: some GQLDatabaseContext) throws {
         let schema = try db.schema(Self.self)
-        var values = try RowEncoder.values(of: self, schema: schema)
-        values.append(values[schema.primaryKeyIndex])
-        let changes = try db.withWriteConnection { connection -> Int in
-            try connection.run(schema.updateSQL, values, table: schema.name)
-            return connection.changes
-        }
+        let changes = try db.withWriteConnection { try $0.write(self, schema, .update) }
         guard changes > 0 else {
+            let key = (try? keyValue(schema)).map { "\($0)" } ?? "?"
             throw GQLError(
-                .notFound, "no \(schema.name) has \(schema.primaryKey) = \(values[schema.primaryKeyIndex])",
-                table: schema.name, operation: "update")
+                .notFound, "no \(schema.name) has \(schema.primaryKey) = \(key)", table: schema.name,
+                operation: "update")
         }
     }
 
@@ -44,8 +39,7 @@ extension GQLObject {
 
     private func upsert(_ db: some GQLDatabaseContext) throws {
         let schema = try db.schema(Self.self)
-        let values = try RowEncoder.values(of: self, schema: schema)
-        try db.withWriteConnection { try $0.run(schema.upsertSQL, values, table: schema.name) }
+        _ = try db.withWriteConnection { try $0.write(self, schema, .upsert) }
     }
 
     /// Deletes the row with the object's key.

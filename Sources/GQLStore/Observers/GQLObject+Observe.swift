@@ -20,8 +20,10 @@ extension GQLObject {
     ) throws -> String {
         let schema = try db.schema(Self.self)
         let id = try db.writer.writeReentrant { connection in
-            try db.observers.add(
+            let id = try db.observers.add(
                 table: schema, types: types, condition: condition, connection: connection, callback: callback)
+            db.writer.triggersChanged(schema.name)
+            return id
         }
         return String(id)
     }
@@ -51,7 +53,7 @@ extension GQLDatabase {
     public func removeObserver(_ id: String) {
         guard let number = Int(id) else { return }
         _ = try? writer.writeReentrant { connection in
-            observers.remove(number, connection: connection)
+            if let table = observers.remove(number, connection: connection) { writer.triggersChanged(table) }
         }
     }
 

@@ -73,7 +73,7 @@ final class ObserverCenter: Sendable {
         if let condition {
             // Compiling a SELECT over the table aliased OBJ checks syntax and column names now.
             do {
-                _ = try connection.prepare("SELECT 1 FROM main.\(table.quotedName) AS OBJ WHERE (\(condition)) LIMIT 0")
+                _ = try connection.prepare("SELECT 1 FROM main.\(table.quotedName) AS OBJ WHERE (\(condition)\n) LIMIT 0")
             } catch let error as GQLError {
                 throw GQLError(
                     .invalidCondition, "the observer condition '\(condition)' is not valid: \(error.message)",
@@ -84,31 +84,31 @@ final class ObserverCenter: Sendable {
         let entry = Entry(
             id: id, table: table.name, primaryKey: table.primaryKey, types: types, condition: condition,
             callback: callback)
+        entries.withLock { $0[id] = entry }
         do {
-            try createTriggers(entry, connection)
+            try rebuildTriggers(table: table.name, connection)
         } catch let error as GQLError {
-            dropTriggers(id, connection)
+            entries.withLock { $0[id] = nil }
+            try? rebuildTriggers(table: table.name, connection)
             throw GQLError(
                 .invalidCondition, "cannot observe \(table.name): \(error.message)", sql: condition, table: table.name)
         }
-        entries.withLock { $0[id] = entry }
         return id
     }
 
-    /// Stops deliveries at once and drops the triggers with `connection` (the writer's, lock held).
-    func remove(_ id: Int, connection: Connection) {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: id) }) else { return }
+    /// Stops deliveries at once and rebuilds the table's triggers with `connection` (the writer's, lock held).
+    /// - Returns: the observer's table, or `nil` for an unknown id.
+    @discardableResult
+    func remove(_ id: Int, connection: Connection) -> String? {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: id) }) else { return nil }
         entry.active.store(false, ordering: .relaxed)
-        dropTriggers(id, connection)
+        try? rebuildTriggers(table: entry.table, connection)
+        return entry.table
     }
 
-    /// Recreates the triggers of every observer of `table`, after the table was dropped and created again.
+    /// Recreates the triggers of `table`, after the table was dropped and created again.
     func reinstall(table: String, connection: Connection) throws {
-        let observers = entries.withLock { $0.values.filter { $0.table == table } }
-        for entry in observers.sorted(by: { $0.id < $1.id }) {
-            dropTriggers(entry.id, connection)
-            try createTriggers(entry, connection)
-        }
+        try rebuildTriggers(table: table, connection)
     }
 
     var count: Int { entries.withLock { $0.count } }
@@ -137,21 +137,24 @@ final class ObserverCenter: Sendable {
         (.insert, "INSERT", "NEW"), (.update, "UPDATE", "NEW"), (.delete, "DELETE", "OLD"),
     ]
 
-    private func createTriggers(_ entry: Entry, _ connection: Connection) throws {
-        for (type, event, row) in Self.kinds where entry.types.contains(type) {
-            let when = entry.condition.map { " WHEN (" + ConditionRewriter.rewrite($0, row: row) + ")" } ?? ""
-            let sql = """
-                CREATE TEMP TRIGGER "gql_observer_\(entry.id)_\(event.lowercased())" AFTER \(event) \
-                ON main.\(entry.table.quotedIdentifier) FOR EACH ROW\(when) BEGIN \
-                SELECT \(Self.functionName)(\(entry.id), \(type.rawValue), \(row).\(entry.primaryKey.quotedIdentifier)); END
-                """
-            try connection.execute(sql)
-        }
-    }
-
-    private func dropTriggers(_ id: Int, _ connection: Connection) {
-        for (_, event, _) in Self.kinds {
-            _ = try? connection.execute("DROP TRIGGER IF EXISTS temp.\"gql_observer_\(id)_\(event.lowercased())\"")
+    /// Each table has at most one trigger per kind of change, holding one `SELECT` per observer with the
+    /// observer's condition as its `WHERE`: SQLite then runs one trigger program per row, however many
+    /// observers there are.
+    private func rebuildTriggers(table: String, _ connection: Connection) throws {
+        let observers = entries.withLock { $0.values.filter { $0.table == table } }.sorted { $0.id < $1.id }
+        for (type, event, row) in Self.kinds {
+            let name = "gql_observers_\(event.lowercased())_\(table)".quotedIdentifier
+            try connection.execute("DROP TRIGGER IF EXISTS temp.\(name)")
+            let selects = observers.filter { $0.types.contains(type) }.map { entry -> String in
+                let key = "\(row).\(entry.primaryKey.quotedIdentifier)"
+                let call = "SELECT \(Self.functionName)(\(entry.id), \(type.rawValue), \(key))"
+                guard let condition = entry.condition else { return call + ";" }
+                return call + " WHERE (" + ConditionRewriter.rewrite(condition, row: row) + "\n);"
+            }
+            guard !selects.isEmpty else { continue }
+            try connection.execute(
+                "CREATE TEMP TRIGGER \(name) AFTER \(event) ON main.\(table.quotedIdentifier) FOR EACH ROW BEGIN "
+                    + selects.joined(separator: " ") + " END")
         }
     }
 }

@@ -14,10 +14,15 @@ final class Connection {
     let path: String
     let isReader: Bool
     private var cache: [String: Statement] = [:]
+    private var verbCache: [Int: Statement] = [:]
     /// Called when a statement starts and when it fails, so the observer buffer can forget the events
     /// of a statement SQLite undid.
     var statementStarted: (() -> Void)?
     var statementFailed: (() -> Void)?
+    /// Set while a write transaction's body runs: statements then refuse to run outside a transaction.
+    var requiresTransaction = false
+    /// Called when a statement ran to completion, so committed events can be handed on.
+    var statementDone: (() -> Void)?
     static let log = GQLDebug.logger("GQLStore")
 
     init(path: String, reader: Bool, configuration: GQLDatabase.Configuration) throws {
@@ -51,6 +56,7 @@ final class Connection {
 
     deinit {
         cache.removeAll()
+        verbCache.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -61,6 +67,16 @@ final class Connection {
         }
         let statement = try prepare(sql)
         cache[sql] = statement
+        return statement
+    }
+
+    /// The prepared statement of one of a schema's verbs, reused across calls.
+    @inline(__always)
+    func statement(_ schema: TableSchema, _ verb: TableSchema.Verb) throws -> Statement {
+        let key = schema.id &* 8 &+ verb.rawValue
+        if let statement = verbCache[key] { return statement }
+        let statement = try prepare(schema.sql(verb))
+        verbCache[key] = statement
         return statement
     }
 
@@ -153,7 +169,9 @@ final class Connection {
         let statement = try cached(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
-        return try statement.step() ? statement.value(at: 0) : nil
+        // Not a `? :` expression: GQLValue is ExpressibleByNilLiteral, so `nil` there would mean `.null`.
+        guard try statement.step() else { return Optional<GQLValue>.none }
+        return statement.value(at: 0)
     }
 }
 
@@ -170,5 +188,23 @@ extension Connection {
             error.table = error.table ?? table
             throw error
         }
+    }
+}
+
+extension Connection {
+    /// Binds `object` into a schema's INSERT, upsert or UPDATE statement, runs it, and returns the changes.
+    @inline(__always)
+    func write<T: Encodable>(_ object: T, _ schema: TableSchema, _ verb: TableSchema.Verb) throws -> Int {
+        let statement = try statement(schema, verb)
+        defer { statement.reset() }
+        let keyParameter = verb == .update ? Int32(schema.columns.count + 1) : nil
+        try BindingEncoder(schema: schema, statement: statement, keyParameter: keyParameter).bind(object)
+        do {
+            while try statement.step() {}
+        } catch var error as GQLError {
+            error.table = error.table ?? schema.name
+            throw error
+        }
+        return changes
     }
 }

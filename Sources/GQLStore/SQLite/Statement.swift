@@ -35,6 +35,13 @@ final class Statement {
     @inline(__always)
     func step() throws -> Bool {
         if !started {
+            if connection.requiresTransaction && sqlite3_get_autocommit(connection.handle) != 0 {
+                // SQLite ended the transaction itself (OR ROLLBACK, a full disk…): running on would commit
+                // this statement on its own, outside the write that is still in progress.
+                throw GQLError(
+                    .sqlite, "the write's transaction was rolled back by SQLite; the rest of the write is refused",
+                    sql: sql)
+            }
             started = true
             connection.statementStarted?()
             // Only the SQL text is logged: bound values may be secrets.
@@ -42,7 +49,10 @@ final class Statement {
         }
         let rc = sqlite3_step(stmt)
         if rc == SQLITE_ROW { return true }
-        if rc == SQLITE_DONE { return false }
+        if rc == SQLITE_DONE {
+            connection.statementDone?()
+            return false
+        }
         let error = connection.error(rc, sql: sql)
         started = false
         sqlite3_reset(stmt)
@@ -50,12 +60,12 @@ final class Statement {
         throw error
     }
 
-    /// Ends the statement's read or write and forgets its bindings, so a reader's snapshot is released.
+    /// Ends the statement's read or write, so a reader's snapshot is released. Bindings stay: every use
+    /// binds all parameters again.
     @inline(__always)
     func reset() {
         started = false
         sqlite3_reset(stmt)
-        sqlite3_clear_bindings(stmt)
     }
 
     // MARK: Binding

@@ -1,8 +1,21 @@
 import Foundation
 import GQLCore
 
+import Synchronization
+
 /// The table behind a registered type (or found in the file): its columns, key and the SQL of each verb.
-struct TableSchema: Sendable {
+///
+/// A class, so that the verbs pass one reference around instead of copying a dozen strings per call.
+final class TableSchema: Sendable {
+    /// The statements a schema prepares, cached per connection under (schema id, verb).
+    enum Verb: Int {
+        case insert, upsert, update, delete, selectByKey, checkByKey
+    }
+
+    private static let nextID = Atomic<Int>(1)
+
+    /// Unique per schema instance, for statement caches.
+    let id: Int
     /// What a column holds, which decides its declared SQL type and how values are read back.
     enum Kind: String, Sendable {
         case bool, integer, real, text, date, blob, json
@@ -30,6 +43,7 @@ struct TableSchema: Sendable {
 
     let name: String
     let columns: [Column]
+    let columnNames: [String]
     let primaryKey: String
     let primaryKeyIndex: Int
     let columnIndex: [String: Int]
@@ -44,9 +58,16 @@ struct TableSchema: Sendable {
     let selectByKeySQL: String
     let checkByKeySQL: String
 
-    /// - Parameter primaryKey: the key column; `nil` for a table found in a file without one, which is then
-    ///   addressed by its `rowid`.
-    init(name: String, columns: [Column], primaryKey: String?) throws {
+    /// Whether rows can be addressed by one key value (a single-column primary key, or the rowid of a table
+    /// without a declared key); `false` for a composite key.
+    let hasKey: Bool
+
+    /// - Parameters:
+    ///   - primaryKey: the key column; `nil` for a table found in a file without one, which is then
+    ///     addressed by its `rowid`.
+    ///   - compositeKey: the table found in the file has a key of several columns: no single key value.
+    init(name: String, columns: [Column], primaryKey: String?, compositeKey: Bool = false) throws {
+        self.hasKey = !compositeKey
         let keyIndex: Int
         if let primaryKey {
             guard let index = columns.firstIndex(where: { $0.name == primaryKey }) else {
@@ -60,8 +81,10 @@ struct TableSchema: Sendable {
             keyIndex = -1
         }
         let primaryKey = primaryKey ?? "rowid"
+        self.id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         self.name = name
         self.columns = columns
+        self.columnNames = columns.map(\.name)
         self.primaryKey = primaryKey
         self.primaryKeyIndex = keyIndex
         var index: [String: Int] = [:]
@@ -87,6 +110,18 @@ struct TableSchema: Sendable {
         deleteSQL = "DELETE FROM \(q) WHERE \(key) = ?"
         selectByKeySQL = "SELECT \(selectList) FROM \(q) WHERE \(key) = ?"
         checkByKeySQL = "SELECT EXISTS(SELECT 1 FROM \(q) WHERE \(key) = ?)"
+    }
+
+    /// The SQL of a verb.
+    func sql(_ verb: Verb) -> String {
+        switch verb {
+        case .insert: insertSQL
+        case .upsert: upsertSQL
+        case .update: updateSQL
+        case .delete: deleteSQL
+        case .selectByKey: selectByKeySQL
+        case .checkByKey: checkByKeySQL
+        }
     }
 
     /// `CREATE TABLE IF NOT EXISTS` with every column.
@@ -127,7 +162,8 @@ extension String {
 
     mutating func appendClauses(_ condition: String?, order: String?, limit: Int?, offset: Int?) {
         if let condition, !condition.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            self += " WHERE " + condition
+            // On its own line in parentheses, so a trailing `-- comment` or an OR cannot swallow what follows.
+            self += " WHERE (" + condition + "\n)"
         }
         if let order, !order.isEmpty { self += " ORDER BY " + order }
         if let limit {

@@ -1,0 +1,125 @@
+import BenchKit
+import Dispatch
+import GQLStore
+
+/// GQLStore, through its documented API only (DESIGN.md §3).
+///
+/// Inserts run in one `db.write { tx in }` transaction; `fetchAll` / `fetchOne(db, key:)` are the type's own
+/// calls, one call per lookup. Observers are `BenchRow.createObserver(db, [.insert], "OBJ.age > N")`; their
+/// callbacks arrive after COMMIT on GQLStore's delivery queue, and the workload's clock stops only once
+/// `db.observersIdle()` has returned (every callback has run).
+public final class GQLStoreBench: StoreImplementation {
+    public let name = "GQLStore"
+    public let details =
+        "GQLStore: GQLDatabase(path:) (WAL by default, PRAGMA synchronous=NORMAL via db.execute), "
+        + "db.write { tx in insert(tx) }, BenchRow.fetchAll/fetchOne(db, key:), createObserver(db, [.insert], \"OBJ.age > N\")"
+
+    private var db: GQLDatabase?
+    private var objects: [BenchRow] = []
+    private var lookupKeys: [Int] = []
+    private var thresholds: [Int] = []
+    private var observerIDs: [String] = []
+    private var sink: NotificationSink?
+
+    public init() {}
+
+    public func prepare(_ data: BenchData, path: String) throws {
+        objects = data.rows.map(BenchRow.init)
+        lookupKeys = data.lookupKeys
+        thresholds = data.observerThresholds
+        let db = try GQLDatabase(path: path)
+        // GQLDatabase opens in WAL mode itself (the runner checks the file's journal mode from outside);
+        // synchronous is per connection and not observable through the public API, so set it on the writer.
+        try db.execute("PRAGMA synchronous=NORMAL")
+        try db.register(BenchRow.self)  // creates the table now, outside the clock
+        self.db = db
+    }
+
+    public func insert() throws -> Int {
+        guard let db else { throw BenchError("GQLStore: not prepared") }
+        let objects = objects
+        try db.write { tx in
+            for object in objects {
+                try object.insert(tx)
+            }
+        }
+        return objects.count
+    }
+
+    public func fetchAll() throws -> Int {
+        guard let db else { throw BenchError("GQLStore: not prepared") }
+        return try BenchRow.fetchAll(db).count
+    }
+
+    public func fetchOne() throws -> Int {
+        guard let db else { throw BenchError("GQLStore: not prepared") }
+        var ageSum = 0
+        for key in lookupKeys {
+            guard let object = try BenchRow.fetchOne(db, key: key) else {
+                throw BenchError("GQLStore: no row for key \(key)")
+            }
+            ageSum += object.age
+        }
+        return ageSum
+    }
+
+    public func registerObservers(_ sink: NotificationSink) throws {
+        guard let db else { throw BenchError("GQLStore: not prepared") }
+        self.sink = sink
+        observerIDs = try thresholds.enumerated().map { index, threshold in
+            try BenchRow.createObserver(db, [.insert], "OBJ.age > \(threshold)") { _, _ in
+                sink.record(index)
+            }
+        }
+    }
+
+    public func observedInsert() throws -> Int {
+        guard let db, sink != nil else { throw BenchError("GQLStore: observers not registered") }
+        let count = try insert()
+        // `observersIdle()` returns once every callback of the writes committed so far has run. It is async;
+        // bridge it with a semaphore (the workload API is synchronous). The runner then checks the counts.
+        let idle = DispatchSemaphore(value: 0)
+        Task {
+            await db.observersIdle()
+            idle.signal()
+        }
+        guard idle.wait(timeout: .now() + .seconds(120)) == .success else {
+            throw BenchError("GQLStore: observersIdle() did not return within 120 s")
+        }
+        return count
+    }
+
+    public func close() throws {
+        if let db {
+            for id in observerIDs {
+                BenchRow.removeObserver(db, id)
+            }
+        }
+        observerIDs = []
+        sink = nil
+        db = nil
+    }
+}
+
+/// The GQLStore object: table `BenchRow`, primary key `id`.
+struct BenchRow: GQLObject {
+    var id = 0
+    var name = ""
+    var age = 0
+    var score = 0.0
+    var active = false
+    var note: String? = nil
+
+    static func primaryKey() -> String { "id" }
+
+    init() {}
+
+    init(_ row: BenchData.Row) {
+        id = row.id
+        name = row.name
+        age = row.age
+        score = row.score
+        active = row.active
+        note = row.note
+    }
+}

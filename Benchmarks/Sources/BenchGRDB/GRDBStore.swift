@@ -1,0 +1,229 @@
+import BenchKit
+import GRDB
+
+/// GRDB 7.10.0 the idiomatic way: a Codable record type with FetchableRecord & PersistableRecord, a
+/// `DatabasePool` (WAL; GRDB sets synchronous=NORMAL itself) or a `DatabaseQueue` with `journalMode = .wal`.
+///
+/// Record paths use only the record API — `insert(db)` (GRDB caches its statement per connection), `fetchAll(db)`,
+/// and `fetchOne(cachedStatement, arguments:)` (GRDB's fast path for a repeated query) — never `db.execute(sql:)`.
+/// Each fetchOne is its own `read { }` access, the same shape as one `BenchRow.fetchOne(db, key:)` in GQLStore.
+///
+/// Observers: 10 `TransactionObserver`s, each `observes(eventsOfKind:)` → `.insert(tableName:)`. GRDB's
+/// `DatabaseEvent` only carries the rowid, so the condition `age > N` is applied to the row in one of two ways:
+/// - built with `SQLITE_ENABLE_PREUPDATE_HOOK=1` (GRDB's own switch, see Package.swift): the observer reads
+///   `age` from the `DatabasePreUpdateEvent`'s final values as the row is inserted, keeps matching keys, and
+///   delivers them in `databaseDidCommit` — the cheapest faithful equivalent of GQLStore's trigger + WHEN;
+/// - otherwise: the observer buffers inserted rowids and, in `databaseDidCommit`, reads each row's `age` with
+///   a cached statement before delivering (what an app must do without the preupdate hook; noticeably slower).
+/// Delivery is synchronous in `databaseDidCommit` (after COMMIT, before `write` returns), one sink call per key.
+public final class GRDBStore: StoreImplementation {
+    public enum Mode: String, Sendable { case pool, queue }
+
+    public let name = "GRDB"
+    public var details: String {
+        "GRDB 7.10.0: Database\(mode == .pool ? "Pool" : "Queue") (WAL, synchronous=NORMAL), Codable "
+            + "FetchableRecord & PersistableRecord, fetchOne = one read { } + cached statement; observers: "
+            + (Self.usesPreUpdateHook
+                ? "TransactionObserver + preupdate hook (row values)"
+                : "TransactionObserver + rowid, age re-read in databaseDidCommit (no preupdate hook in this build)")
+    }
+
+    public static var usesPreUpdateHook: Bool {
+        #if SQLITE_ENABLE_PREUPDATE_HOOK
+            true
+        #else
+            false
+        #endif
+    }
+
+    private let mode: Mode
+    private var writer: (any DatabaseWriter)?
+    private var records: [BenchRecord] = []
+    private var lookupKeys: [Int] = []
+    private var thresholds: [Int] = []
+    private var observers: [InsertObserver] = []
+
+    public init(mode: Mode = .pool) { self.mode = mode }
+
+    public func prepare(_ data: BenchData, path: String) throws {
+        records = data.rows.map(BenchRecord.init)
+        lookupKeys = data.lookupKeys
+        thresholds = data.observerThresholds
+        var configuration = Configuration()
+        let writer: any DatabaseWriter
+        switch mode {
+        case .pool:
+            writer = try DatabasePool(path: path, configuration: configuration)
+        case .queue:
+            configuration.journalMode = .wal
+            writer = try DatabaseQueue(path: path, configuration: configuration)
+        }
+        try writer.write { db in
+            try db.create(table: BenchRecord.databaseTableName) { table in
+                table.column("id", .integer).primaryKey()
+                table.column("name", .text).notNull()
+                table.column("age", .integer).notNull()
+                table.column("score", .double).notNull()
+                table.column("active", .boolean).notNull()
+                table.column("note", .text)
+            }
+        }
+        let journal = try writer.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        let synchronous = try writer.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        guard journal == "wal", synchronous == 1 else {
+            throw BenchError("GRDB: expected WAL + synchronous=NORMAL(1), got \(journal ?? "?") + \(synchronous ?? -1)")
+        }
+        self.writer = writer
+    }
+
+    public func insert() throws -> Int {
+        guard let writer else { throw BenchError("GRDB: not prepared") }
+        let records = records
+        try writer.write { db in
+            for record in records {
+                try record.insert(db)
+            }
+        }
+        return records.count
+    }
+
+    public func fetchAll() throws -> Int {
+        guard let writer else { throw BenchError("GRDB: not prepared") }
+        let all = try writer.read { db in try BenchRecord.fetchAll(db) }
+        return all.count
+    }
+
+    public func fetchOne() throws -> Int {
+        guard let writer else { throw BenchError("GRDB: not prepared") }
+        var ageSum = 0
+        for key in lookupKeys {
+            // One read access per lookup, like one GQLStore `fetchOne(db, key:)` call. Inside it, GRDB's fast path
+            // for a repeated query: a statement from the connection's cache. (`fetchOne(db, key:)` rebuilds its
+            // SQL through the query interface on every call: ~22 µs instead of ~3 µs per lookup here.)
+            let record = try writer.read { db in
+                try BenchRecord.fetchOne(db.cachedStatement(sql: Self.selectByKeySQL), arguments: [key])
+            }
+            guard let record else { throw BenchError("GRDB: no row for key \(key)") }
+            ageSum += record.age
+        }
+        return ageSum
+    }
+
+    private static let selectByKeySQL =
+        #"SELECT "id", "name", "age", "score", "active", "note" FROM "BenchRow" WHERE "id" = ?"#
+
+    public func registerObservers(_ sink: NotificationSink) throws {
+        guard let writer else { throw BenchError("GRDB: not prepared") }
+        observers = thresholds.enumerated().map { index, threshold in
+            InsertObserver(index: index, threshold: threshold, sink: sink)
+        }
+        for observer in observers {
+            writer.add(transactionObserver: observer, extent: .observerLifetime)
+        }
+    }
+
+    public func observedInsert() throws -> Int {
+        try insert()
+    }
+
+    public func close() throws {
+        if let writer {
+            for observer in observers {
+                writer.remove(transactionObserver: observer)
+            }
+            try writer.close()
+        }
+        observers = []
+        writer = nil
+    }
+}
+
+/// The GRDB record: synthesized Codable, table `BenchRow`.
+struct BenchRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = BenchData.tableName
+    var id: Int
+    var name: String
+    var age: Int
+    var score: Double
+    var active: Bool
+    var note: String?
+
+    init(_ row: BenchData.Row) {
+        id = row.id
+        name = row.name
+        age = row.age
+        score = row.score
+        active = row.active
+        note = row.note
+    }
+}
+
+/// One observer: notified of inserts into `BenchRow` whose `age > threshold`.
+///
+/// `@unchecked Sendable`: GRDB calls every `TransactionObserver` method on the writer's serialized dispatch
+/// queue only, and the benchmark touches `pending` nowhere else, so the mutable state is never shared.
+final class InsertObserver: TransactionObserver, @unchecked Sendable {
+    let index: Int
+    let threshold: Int
+    let sink: NotificationSink
+    /// Keys of matching rows (preupdate build) or of all inserted rows (rowid build), in this transaction.
+    private var pending: [Int64] = []
+
+    init(index: Int, threshold: Int, sink: NotificationSink) {
+        self.index = index
+        self.threshold = threshold
+        self.sink = sink
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        if case .insert(let tableName) = eventKind { return tableName == BenchData.tableName }
+        return false
+    }
+
+    #if SQLITE_ENABLE_PREUPDATE_HOOK
+        /// Column 2 is `age` in `BenchRow`'s declared order (id, name, age, score, active, note).
+        func databaseWillChange(with event: DatabasePreUpdateEvent) {
+            guard let rowID = event.finalRowID,
+                let age = event.finalDatabaseValue(atIndex: 2).flatMap(Int.fromDatabaseValue),
+                age > threshold
+            else { return }
+            pending.append(rowID)
+        }
+
+        func databaseDidChange(with event: DatabaseEvent) {}
+
+        func databaseDidCommit(_ db: Database) {
+            for key in pending {
+                deliver(key)
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
+    #else
+        func databaseDidChange(with event: DatabaseEvent) {
+            pending.append(event.rowID)
+        }
+
+        func databaseDidCommit(_ db: Database) {
+            defer { pending.removeAll(keepingCapacity: true) }
+            do {
+                let statement = try db.cachedStatement(sql: #"SELECT "age" FROM "BenchRow" WHERE "id" = ?"#)
+                for key in pending {
+                    if let age = try Int.fetchOne(statement, arguments: [key]), age > threshold {
+                        deliver(key)
+                    }
+                }
+            } catch {
+                // A benchmark observer has nowhere to report to: the missing notifications fail the run's check.
+            }
+        }
+    #endif
+
+    func databaseDidRollback(_ db: Database) {
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    @inline(never)
+    private func deliver(_ key: Int64) {
+        sink.record(index)
+    }
+}

@@ -1,0 +1,74 @@
+import Synchronization
+
+/// The four measured workloads, in the order they run and print.
+public enum Workload: Int, CaseIterable, Sendable {
+    case insert, fetchAll, fetchOne, observedInsert
+
+    public var label: String {
+        switch self {
+        case .insert: "insert N (1 tx)"
+        case .fetchAll: "fetchAll N"
+        case .fetchOne: "fetchOne 10k by key"
+        case .observedInsert: "insert N + 10 observers"
+        }
+    }
+}
+
+/// What one implementation must do. Each method is timed by the caller around the call only; opening and
+/// preparing a fresh database, and converting ``BenchData`` into the implementation's own record type,
+/// happen in ``prepare(_:path:)`` before the clock starts.
+///
+/// The caller runs, per repetition: `prepare` on a fresh file → `insert` → `fetchAll` → `fetchOne` → `close`,
+/// then `prepare` on another fresh file → `registerObservers` (untimed) → `observedInsert` → `close`.
+public protocol StoreImplementation: AnyObject {
+    /// Column header, e.g. "GRDB".
+    var name: String { get }
+    /// One line about how this implementation is configured (printed under the table).
+    var details: String { get }
+    /// Opens a fresh database at `path` (the file does not exist yet), sets WAL + synchronous=NORMAL and creates
+    /// the table; converts `data` into the implementation's own types. Not timed.
+    func prepare(_ data: BenchData, path: String) throws
+    /// Workload 1: insert all rows in one transaction. Returns the number of rows inserted.
+    func insert() throws -> Int
+    /// Workload 2: fetch every row, decoded into structs. Returns the number of rows fetched.
+    func fetchAll() throws -> Int
+    /// Workload 3: fetch `data.lookupKeys` one by one. Returns the sum of the fetched rows' ages.
+    func fetchOne() throws -> Int
+    /// Registers `data.observerThresholds.count` insert observers; observer `i` calls `sink.record(i)` once
+    /// per inserted row with `age > data.observerThresholds[i]`. Not timed.
+    func registerObservers(_ sink: NotificationSink) throws
+    /// Workload 4: insert all rows in one transaction with the observers registered, and return only once
+    /// every notification has been delivered to the sink. Returns the number of rows inserted.
+    func observedInsert() throws -> Int
+    /// Closes the database (observers are removed first). Not timed.
+    func close() throws
+}
+
+/// Counts delivered observer notifications, per observer. Thread-safe: GQLStore delivers on its own queue.
+public final class NotificationSink: Sendable {
+    /// `Atomic` is non-copyable, so each counter lives in its own object to be stored in an array.
+    private final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+    private let counters: [Counter]
+
+    public init(observerCount: Int) {
+        counters = (0..<observerCount).map { _ in Counter() }
+    }
+
+    /// Called by an observer's callback once per notification.
+    @inline(__always)
+    public func record(_ observer: Int) {
+        counters[observer].value.add(1, ordering: .relaxed)
+    }
+
+    public var delivered: Int { counters.reduce(0) { $0 + $1.value.load(ordering: .relaxed) } }
+    public func delivered(observer: Int) -> Int { counters[observer].value.load(ordering: .relaxed) }
+}
+
+/// A benchmark failure with the implementation and workload it happened in.
+public struct BenchError: Error, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

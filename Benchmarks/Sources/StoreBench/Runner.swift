@@ -1,0 +1,114 @@
+import BenchKit
+import BenchRawSQLite
+import Foundation
+
+/// Runs every implementation through the workloads `runs` times and checks each result.
+struct Runner {
+    struct Results {
+        /// implementation name → workload → milliseconds, one sample per run.
+        var samples: [String: [Workload: [Double]]] = [:]
+        var errors: [String] = []
+    }
+
+    let options: Options
+    let data: BenchData
+    let implementations: [any StoreImplementation]
+
+    func run() -> Results {
+        var results = Results()
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("storebench-\(ProcessInfo.processInfo.processIdentifier)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        var failed: Set<String> = []
+        for run in 1...options.runs {
+            for implementation in implementations where !failed.contains(implementation.name) {
+                do {
+                    let timings = try runOnce(implementation, run: run, directory: directory)
+                    for (workload, milliseconds) in timings {
+                        results.samples[implementation.name, default: [:]][workload, default: []].append(milliseconds)
+                    }
+                    if options.verbose {
+                        let text = Workload.allCases.map { String(format: "%.1f", timings[$0] ?? .nan) }
+                        print("run \(run) \(implementation.name): \(text.joined(separator: " / ")) ms")
+                    }
+                } catch {
+                    failed.insert(implementation.name)
+                    results.errors.append("\(implementation.name), run \(run): \(error)")
+                    try? implementation.close()
+                }
+            }
+        }
+        return results
+    }
+
+    private func runOnce(
+        _ implementation: any StoreImplementation, run: Int, directory: URL
+    ) throws -> [Workload: Double] {
+        var timings: [Workload: Double] = [:]
+        let slug = implementation.name.lowercased().filter(\.isLetter)
+
+        // Workloads 1-3 on one fresh file.
+        let path = try freshPath(directory, "\(slug)-\(run).sqlite")
+        try implementation.prepare(data, path: path)
+        try check(journalMode(ofFile: path) == "wal", "\(path) is not in WAL mode after prepare")
+        let (inserted, insertTime) = try measure { try implementation.insert() }
+        try check(inserted == data.rows.count, "inserted \(inserted) rows, expected \(data.rows.count)")
+        timings[.insert] = insertTime
+        let (fetched, fetchAllTime) = try measure { try implementation.fetchAll() }
+        try check(fetched == data.rows.count, "fetchAll returned \(fetched) rows, expected \(data.rows.count)")
+        timings[.fetchAll] = fetchAllTime
+        let (ageSum, fetchOneTime) = try measure { try implementation.fetchOne() }
+        try check(ageSum == data.lookupAgeSum, "fetchOne age checksum \(ageSum), expected \(data.lookupAgeSum)")
+        timings[.fetchOne] = fetchOneTime
+        try implementation.close()
+        removeDatabase(path)
+
+        // Workload 4 on another fresh file, observers registered before the clock starts.
+        let observedPath = try freshPath(directory, "\(slug)-\(run)-observed.sqlite")
+        try implementation.prepare(data, path: observedPath)
+        let sink = NotificationSink(observerCount: BenchData.observerCount)
+        try implementation.registerObservers(sink)
+        let (observedInserted, observedTime) = try measure { try implementation.observedInsert() }
+        try check(observedInserted == data.rows.count, "observed insert: \(observedInserted) rows")
+        try check(
+            sink.delivered == data.expectedNotifications,
+            "observers got \(sink.delivered) notifications, expected \(data.expectedNotifications)")
+        for (index, threshold) in data.observerThresholds.enumerated() {
+            let expected = data.rows.lazy.filter { $0.age > threshold }.count
+            try check(
+                sink.delivered(observer: index) == expected,
+                "observer \(index) (age > \(threshold)) got \(sink.delivered(observer: index)), expected \(expected)")
+        }
+        timings[.observedInsert] = observedTime
+        try implementation.close()
+        removeDatabase(observedPath)
+        return timings
+    }
+
+    private func measure<T>(_ body: () throws -> T) throws -> (T, Double) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = try body()
+        let elapsed = clock.now - start
+        let (seconds, attoseconds) = elapsed.components
+        return (value, Double(seconds) * 1_000 + Double(attoseconds) / 1e15)
+    }
+
+    private func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+        if !condition { throw BenchError(message()) }
+    }
+
+    private func freshPath(_ directory: URL, _ file: String) throws -> String {
+        let path = directory.appendingPathComponent(file).path
+        removeDatabase(path)
+        return path
+    }
+
+    private func removeDatabase(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+}

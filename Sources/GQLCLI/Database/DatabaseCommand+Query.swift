@@ -1,0 +1,36 @@
+import ArgumentParser
+import GQLStore
+
+extension DatabaseCommand {
+    /// `gql-cli db query PATH SQL [--arg VALUE …]`: the rows of one read-only statement.
+    struct Query: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run one read-only SQL statement and print its rows.",
+            discussion: """
+                The statement runs on a read-only connection; use 'db exec' to change the file. \
+                With --json, prints an array of objects keyed by column name.
+                Example: gql-cli db query app.sqlite "SELECT name, age FROM User WHERE age > ?" --arg 40
+                """
+        )
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Argument(help: "The SQL statement to run.")
+        var sql: String
+
+        @OptionGroup var sqlArguments: SQLArgumentOptions
+
+        func run() throws {
+            let db = try database.open()
+            let arguments = sqlArguments.arguments
+            let rows = try CLIError.guarding("the query failed") { try db.fetchAll(sql: sql, arguments) }
+            if database.json {
+                try database.printJSON(.array(rows.map { .object($0) }))
+                return
+            }
+            let known = QueryColumns.names(of: sql, arguments, in: db)
+            let columns = QueryColumns.order(known: known, rows: rows)
+            print(TextTable(columns: columns, rows: rows).rendered, terminator: "")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import GQLStore
+
+/// `gql-cli demo [--keep PATH]`: a scripted tour of the store on a throwaway database.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Take a short scripted tour of the local store.",
+        discussion: """
+            Defines a User object and walks through the object verbs, the dictionary API, transactions, \
+            observers, migrations and automatic columns, printing each step. The database is a temporary \
+            file, removed at the end unless --keep names where to keep it.
+            """
+    )
+
+    @Option(help: "Keep the demo database at this path (which must not exist yet).")
+    var keep: String?
+
+    func validate() throws {
+        if let keep, FileManager.default.fileExists(atPath: keep) {
+            throw ValidationError("\(keep) already exists; --keep needs a new path")
+        }
+    }
+
+    func run() async throws {
+        let fileManager = FileManager.default
+        let directory = fileManager.temporaryDirectory.appendingPathComponent(
+            "gql-cli-demo-\(UUID().uuidString)", isDirectory: true)
+        let path = keep ?? directory.appendingPathComponent("demo.sqlite").path
+        defer { try? fileManager.removeItem(at: directory) }
+        do {
+            try await DemoTour(path: path).run()
+        } catch {
+            throw CLIError("the demo stopped", error)
+        }
+        if let keep {
+            print("Kept the database at \(keep).")
+        } else {
+            print("Removed the temporary database.")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import GQLStore
+import Testing
+
+/// `gql-cli demo`: the scripted tour runs, says what happened, and cleans up.
+@Suite(.timeLimit(.minutes(2)))
+struct DemoCommandTests {
+    static let keyLines = [
+        "1. Objects",
+        "   insert        1001 John Smith, 42",
+        "   fetchOne(key: 1001) -> 1001 John Smith, 43",
+        "   check(key: 1001) -> true, check(key: 9999) -> false",
+        "2. Dictionary API",
+        "   db.count(\"User\") -> 6",
+        "3. Transactions",
+        "   after the rollback: count() 8, 1001 is 1001 John Smith, 43, approved",
+        "4. Observers",
+        "   callback heard:      insert 4001, update 1001, delete 1004",
+        "   AsyncSequence heard: insert 4001, insert 4002",
+        "   removeObserver, insert 4004 (age 90) -> callback heard 0 more",
+        "5. Migrations",
+        "   user_version before: 0",
+        "   user_version after: 2",
+        "   migrate again -> applied []",
+        "6. A new property adds its column",
+        "   columns of User: userId, name, age, approved, nickname",
+        "   columns of User: userId, name, age, approved, nickname, email",
+        "   UserV2.fetchOne(key: 1001) -> John Smith, email \"unknown@example.com\" (the default, for existing rows)",
+        "Removed the temporary database.",
+    ]
+
+    @Test func tourRunsAndPrintsEachStep() async throws {
+        let output = try await CLIProcess.succeed(["demo"])
+        let lines = output.split(separator: "\n").map(String.init)
+        for line in Self.keyLines {
+            #expect(lines.contains(line), "missing: \(line)")
+        }
+        // The steps come in order.
+        let positions = Self.keyLines.compactMap { lines.firstIndex(of: $0) }
+        #expect(positions == positions.sorted())
+        // The temporary database is gone.
+        let database = try #require(lines.first { $0.hasPrefix("Database: ") }?.dropFirst("Database: ".count))
+        #expect(!FileManager.default.fileExists(atPath: String(database)))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: URL(fileURLWithPath: String(database)).deletingLastPathComponent().path))
+    }
+
+    @Test func tourIsDeterministic() async throws {
+        func withoutPath(_ text: String) -> [Substring] {
+            text.split(separator: "\n").filter { !$0.hasPrefix("Database: ") }
+        }
+        let first = try await CLIProcess.succeed(["demo"])
+        let second = try await CLIProcess.succeed(["demo"])
+        #expect(withoutPath(first) == withoutPath(second))
+    }
+
+    @Test func keepLeavesAWholeDatabase() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("kept/demo.sqlite")
+        let output = try await CLIProcess.succeed(["demo", "--keep", path])
+        #expect(output.hasSuffix("Kept the database at \(path).\n"))
+        // The file alone holds every commit (the WAL was checkpointed into it).
+        let copy = directory.path("copy.sqlite")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let db = try GQLDatabase(path: copy)
+        #expect(try db.count("User") == 11)
+        #expect(try GQLMigrator.version(of: db) == 2)
+        #expect(try db.fetchOne("User", key: 5001)?["email"] == "ned@example.com")
+
+        let message = try await CLIProcess.fail(["demo", "--keep", path], status: 64)
+        #expect(message.contains("already exists"))
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// Runs the built `gql-cli` as a child process, the way a person or a script would.
+enum CLIProcess {
+    /// What one run printed and how it ended.
+    struct Output: Sendable {
+        var status: Int32
+        /// Whether the process exited (rather than dying of a signal: a crash).
+        var exited: Bool
+        var stdout: String
+        var stderr: String
+    }
+
+    struct NotFound: Error, CustomStringConvertible {
+        var searched: [String]
+        var description: String {
+            "gql-cli was not built; looked in:\n" + searched.map { "  " + $0 }.joined(separator: "\n")
+                + "\nBuild it (swift build) or set GQL_CLI_PATH."
+        }
+    }
+
+    /// The executable: `GQL_CLI_PATH`, else next to the test bundle (the build products directory `swift test`
+    /// built it into), else the newest `.build*/{debug,release}/gql-cli` of the package this file is in.
+    static func executable() throws -> URL {
+        let fileManager = FileManager.default
+        var candidates: [URL] = []
+        if let path = ProcessInfo.processInfo.environment["GQL_CLI_PATH"], !path.isEmpty {
+            candidates.append(URL(fileURLWithPath: path))
+        }
+        // Linux: .build/debug/<Package>PackageTests.xctest is itself the test executable. macOS: the test binary
+        // sits in .build/debug/<Package>PackageTests.xctest/Contents/MacOS/. Either way an ancestor holds gql-cli.
+        var starts = [URL(fileURLWithPath: CommandLine.arguments[0])]
+        if let main = Bundle.main.executableURL { starts.append(main) }
+        starts.append(contentsOf: Bundle.allBundles.map(\.bundleURL))
+        for start in starts {
+            var directory = start.resolvingSymlinksInPath().deletingLastPathComponent()
+            for _ in 0..<4 {
+                candidates.append(directory.appendingPathComponent("gql-cli"))
+                directory.deleteLastPathComponent()
+            }
+        }
+        let found = candidates.first { fileManager.isExecutableFile(atPath: $0.path) }
+        if let found { return found }
+
+        // Package root: this file is <root>/Tests/GQLCLITests/Support/CLIProcess.swift.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let builds = ((try? fileManager.contentsOfDirectory(atPath: root.path)) ?? []).filter { $0.hasPrefix(".build") }
+        var built: [(URL, Date)] = []
+        for build in builds {
+            for configuration in ["debug", "release"] {
+                let url = root.appendingPathComponent(build).appendingPathComponent(configuration)
+                    .appendingPathComponent("gql-cli")
+                candidates.append(url)
+                guard fileManager.isExecutableFile(atPath: url.path) else { continue }
+                let date = (try? fileManager.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? nil
+                built.append((url, date ?? .distantPast))
+            }
+        }
+        if let newest = built.max(by: { $0.1 < $1.1 }) { return newest.0 }
+        throw NotFound(searched: candidates.map(\.path))
+    }
+
+    /// Runs `gql-cli arguments…` to the end. Output goes through files, so a chatty child never blocks on a
+    /// full pipe.
+    static func run(_ arguments: [String]) async throws -> Output {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments
+        let scratch = try TemporaryDirectory()
+        let outURL = scratch.url.appendingPathComponent("stdout")
+        let errURL = scratch.url.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        defer {
+            try? out.close()
+            try? err.close()
+        }
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in continuation.resume() }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        return Output(
+            status: process.terminationStatus,
+            exited: process.terminationReason == .exit,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// Runs `gql-cli arguments…` and expects it to succeed with nothing on standard error.
+    static func succeed(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> String
+    {
+        let output = try await run(arguments)
+        #expect(
+            output.exited && output.status == 0, "gql-cli \(arguments) failed: \(output.stderr)",
+            sourceLocation: sourceLocation)
+        #expect(output.stderr.isEmpty, "unexpected standard error: \(output.stderr)", sourceLocation: sourceLocation)
+        return output.stdout
+    }
+
+    /// Runs `gql-cli arguments…` and expects a clean failure: exit code 1 (not a crash), a message on standard
+    /// error, nothing on standard output. Returns the message.
+    static func fail(_ arguments: [String], status: Int32 = 1, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> String
+    {
+        let output = try await run(arguments)
+        #expect(output.exited, "gql-cli \(arguments) crashed (signal \(output.status))", sourceLocation: sourceLocation)
+        #expect(output.status == status, "gql-cli \(arguments) exited \(output.status)", sourceLocation: sourceLocation)
+        #expect(output.stdout.isEmpty, "unexpected standard output: \(output.stdout)", sourceLocation: sourceLocation)
+        #expect(!output.stderr.isEmpty, "no message on standard error", sourceLocation: sourceLocation)
+        return output.stderr
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import GQLStore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The hidden `db write-loop` the crash-safety test drives.
+@Suite(.timeLimit(.minutes(2)))
+struct WriteLoopTests {
+    struct CrashRow: GQLObject {
+        var id = 0
+        var batch = 0
+        var payload = ""
+        static func primaryKey() -> String { "id" }
+    }
+
+    @Test func isHiddenFromHelp() async throws {
+        let help = try await CLIProcess.succeed(["db", "--help"])
+        #expect(help.contains("tables"))
+        #expect(!help.contains("write-loop"))
+    }
+
+    @Test func everyPrintedBatchIsCommittedWholeAfterAKill() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crash.sqlite")
+        let process = Process()
+        process.executableURL = try CLIProcess.executable()
+        process.arguments = ["db", "write-loop", path, "--batch", "7"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+
+        // Read until five committed batches were announced, then kill the writer mid-stream.
+        var text = ""
+        while text.split(separator: "\n").count < 5 {
+            let data = pipe.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        text += String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let announced = text.split(separator: "\n").compactMap { Int($0) }
+        #expect(announced.count >= 5)
+        #expect(announced == Array(1...announced.count))
+
+        let db = try GQLDatabase(path: path)
+        let rows = try CrashRow.fetchAll(db, order: "id")
+        let lastBatch = try #require(announced.last)
+        // Every announced batch is there, whole; at most one more committed after the last line was read.
+        let perBatch = Dictionary(grouping: rows, by: \.batch).mapValues(\.count)
+        let incomplete = (1...lastBatch).filter { perBatch[$0] != 7 }
+        #expect(incomplete.isEmpty, "announced batches not whole in the file: \(incomplete.prefix(10))")
+        let batches = Set(rows.map(\.batch))
+        #expect(batches == Set(1...lastBatch) || batches == Set(1...(lastBatch + 1)))
+        #expect(rows.map(\.id) == Array(1...rows.count))
+        #expect(rows.count % 7 == 0)
+        #expect(rows.first?.payload == "batch 1 row 1")
+    }
+
+    @Test func continuesFromTheLargestIdAndBatch() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("loop.sqlite")
+        #expect(try await CLIProcess.succeed(["db", "write-loop", path, "--batch", "3", "--limit", "2"]) == "1\n2\n")
+        #expect(try await CLIProcess.succeed(["db", "write-loop", path, "--batch", "2", "--limit", "2"]) == "3\n4\n")
+        let db = try GQLDatabase(path: path)
+        let rows = try CrashRow.fetchAll(db, order: "id")
+        #expect(rows.map(\.id) == Array(1...10))
+        #expect(rows.map(\.batch) == [1, 1, 1, 2, 2, 2, 3, 3, 4, 4])
+    }
+}
