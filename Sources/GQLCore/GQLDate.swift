@@ -20,7 +20,7 @@ public enum GQLDate {
         init(_ formatter: DateFormatter) { self.formatter = formatter }
     }
 
-    private static let custom = Mutex<Custom?>(nil)
+    private static let custom = GQLLocked<Custom?>(nil)
 
     /// Makes every later conversion use `formatter`. Pass `nil` to go back to the default ISO 8601 format.
     public static func custom(_ formatter: DateFormatter?) {

@@ -19,7 +19,8 @@ extension GQLValue {
             let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
             throw GQLError(
                 .invalidValue,
-                "cannot encode \(type(of: value)): \(bad) is not a valid JSON value\(path.isEmpty ? "" : " at '\(path)'")")
+                "cannot encode \(type(of: value)): \(bad) is not a valid JSON value\(path.isEmpty ? "" : " at '\(path)'")"
+            )
         } catch let error as EncodingError {
             throw GQLError(.encoding, "cannot encode \(type(of: value)): \(error)")
         }

@@ -101,7 +101,11 @@ final class GQLDateCustomFormatTests: XCTestCase {
         DispatchQueue.concurrentPerform(iterations: 17) { worker in
             for n in 0..<500 {
                 if worker == 0 {
-                    if n.isMultiple(of: 2) { GQLDate.custom(Self.formatter("yyyy/MM/dd HH:mm")) } else { GQLDate.reset() }
+                    if n.isMultiple(of: 2) {
+                        GQLDate.custom(Self.formatter("yyyy/MM/dd HH:mm"))
+                    } else {
+                        GQLDate.reset()
+                    }
                 } else {
                     let text = GQLDate.string(from: date)
                     seen.withLock { _ = $0.insert(text) }

@@ -70,7 +70,8 @@ import Testing
     }
 
     @Test func decodesFoundationJSON() throws {
-        let json = Data(#"{"n": null, "b": false, "i": 9007199254740993, "d": 0.1, "s": "\ud83d\ude00", "a": [{}]}"#.utf8)
+        let json = Data(
+            #"{"n": null, "b": false, "i": 9007199254740993, "d": 0.1, "s": "\ud83d\ude00", "a": [{}]}"#.utf8)
         let value = try JSONDecoder().decode(GQLValue.self, from: json)
         #expect(value == ["n": nil, "b": false, "i": 9_007_199_254_740_993, "d": 0.1, "s": "😀", "a": [[:]]])
     }

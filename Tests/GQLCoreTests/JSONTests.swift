@@ -7,7 +7,8 @@ import Testing
     // MARK: - Parsing
 
     @Test func parsesEveryKind() throws {
-        let value = try GQLValue(json: #"{"n": null, "t": true, "f": false, "i": -12, "d": 0.5, "s": "x", "a": [1], "o": {}}"#)
+        let value = try GQLValue(
+            json: #"{"n": null, "t": true, "f": false, "i": -12, "d": 0.5, "s": "x", "a": [1], "o": {}}"#)
         #expect(
             value
                 == [
@@ -87,7 +88,8 @@ import Testing
     }
 
     @Test(arguments: [
-        0.1, -0.1, 1.0 / 3.0, .pi, 1e-7, 123456789.125, 1e300, -1e-300, .leastNonzeroMagnitude, Double.greatestFiniteMagnitude,
+        0.1, -0.1, 1.0 / 3.0, .pi, 1e-7, 123456789.125, 1e300, -1e-300, .leastNonzeroMagnitude,
+        Double.greatestFiniteMagnitude,
         Double.leastNormalMagnitude, 4503599627370497.0, 9007199254740993.0,
     ])
     func doublesRoundTripExactly(number: Double) throws {
@@ -151,7 +153,9 @@ import Testing
 
     @Test func controlCharactersAreEscaped() throws {
         #expect(try GQLValue.string("\"\\\n\r\t").jsonString() == #""\"\\\n\r\t""#)
-        #expect(try GQLValue.string("\u{0}\u{1}\u{8}\u{C}\u{1B}\u{1F}").jsonString() == #""\u0000\u0001\u0008\u000c\u001b\u001f""#)
+        #expect(
+            try GQLValue.string("\u{0}\u{1}\u{8}\u{C}\u{1B}\u{1F}").jsonString()
+                == #""\u0000\u0001\u0008\u000c\u001b\u001f""#)
         #expect(try GQLValue.string("/ \u{20}").jsonString() == "\"/  \"")
     }
 
@@ -377,7 +381,7 @@ extension GQLValue {
         case 3:
             let choices: [Double] = [
                 0.5, -0.0, 3, 1e15, 1e-9, .greatestFiniteMagnitude,
-                Double(bitPattern: UInt64.random(in: 0 ... 0x7FEF_FFFF_FFFF_FFFF, using: &rng)),
+                Double(bitPattern: UInt64.random(in: 0...0x7FEF_FFFF_FFFF_FFFF, using: &rng)),
                 Double.random(in: -1e6...1e6, using: &rng),
             ]
             return .double(choices.randomElement(using: &rng) ?? 0)

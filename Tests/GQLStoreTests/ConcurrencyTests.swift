@@ -105,7 +105,9 @@ struct SeededGenerator: RandomNumberGenerator {
                             (
                                 try LedgerAccount.fetchAll(tx),
                                 try tx.fetchAll(
-                                    sql: #"SELECT "from", "to", SUM(amount) AS amount FROM "LedgerTransfer" GROUP BY 1, 2"#)
+                                    sql:
+                                        #"SELECT "from", "to", SUM(amount) AS amount FROM "LedgerTransfer" GROUP BY 1, 2"#
+                                )
                             )
                         }
                         snapshots.withLock { _ = $0.insert(flows.count) }
@@ -115,11 +117,15 @@ struct SeededGenerator: RandomNumberGenerator {
                         }
                         let expected = Self.balances(
                             after: flows.map {
-                                (Int($0["from"]?.intValue ?? 0), Int($0["to"]?.intValue ?? 0), Int($0["amount"]?.intValue ?? 0))
+                                (
+                                    Int($0["from"]?.intValue ?? 0), Int($0["to"]?.intValue ?? 0),
+                                    Int($0["amount"]?.intValue ?? 0)
+                                )
                             })
                         for account in accounts where expected[account.accountId] != account.balance {
                             failures.record(
-                                "reader \(reader): account \(account.accountId) has \(account.balance), its transfers say \(expected[account.accountId] ?? 0)")
+                                "reader \(reader): account \(account.accountId) has \(account.balance), its transfers say \(expected[account.accountId] ?? 0)"
+                            )
                         }
                         // A single statement outside a transaction is consistent too.
                         let row = try db.fetchAll(sql: #"SELECT SUM(balance) AS total FROM "LedgerAccount""#).first

@@ -53,7 +53,8 @@ import Testing
         var built: [(URL, Date)] = []
         let builds = ((try? fileManager.contentsOfDirectory(atPath: root.path)) ?? []).filter { $0.hasPrefix(".build") }
         for build in [".build"] + builds.filter({ $0 != ".build" }) {
-            let url = root.appendingPathComponent(build).appendingPathComponent("debug").appendingPathComponent("gql-cli")
+            let url = root.appendingPathComponent(build).appendingPathComponent("debug").appendingPathComponent(
+                "gql-cli")
             candidates.append(url)
             guard fileManager.isExecutableFile(atPath: url.path) else { continue }
             let date = (try? fileManager.attributesOfItem(atPath: url.path)[.modificationDate]) as? Date
@@ -137,7 +138,9 @@ import Testing
 
         // Every batch it reported is there, whole.
         let missing = reported.filter { rowsPerBatch[$0] != batchSize }
-        #expect(missing.isEmpty, "run \(run): reported batches not in the file with \(batchSize) rows: \(missing.prefix(10))")
+        #expect(
+            missing.isEmpty,
+            "run \(run): reported batches not in the file with \(batchSize) rows: \(missing.prefix(10))")
         // No batch is there in part (a commit that was cut short left nothing).
         let partial = rowsPerBatch.filter { $0.value != batchSize }.sorted { $0.key < $1.key }
         #expect(partial.isEmpty, "run \(run): batches without exactly \(batchSize) rows: \(partial.prefix(10))")
@@ -199,7 +202,8 @@ import Testing
             #expect(result.stderr.isEmpty, "run \(run) wrote to stderr: \(result.stderr)")
             try #require(
                 result.printed.count >= batches,
-                "run \(run): write-loop reported only \(result.printed.count) batches before it ended; stderr: \(result.stderr)")
+                "run \(run): write-loop reported only \(result.printed.count) batches before it ended; stderr: \(result.stderr)"
+            )
             #expect(result.terminatedBySIGKILL, "run \(run) ended before it was killed")
             // Each run continues where the file left off, one batch at a time.
             let first = (reported.last ?? 0) + 1

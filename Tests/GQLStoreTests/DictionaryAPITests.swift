@@ -115,9 +115,15 @@ private func gadgetIds(_ rows: [GQLValues]) -> [Int64] { rows.compactMap { $0["i
         try seedUsers(db)
         // Existing row: only the given columns change.
         try db.insertUpdate("User", ["userId": 1, "age": 11])
-        #expect(try db.fetchOne("User", key: 1) == ["userId": 1, "name": "U1", "age": 11, "approved": false, "nickname": .null])
+        #expect(
+            try db.fetchOne("User", key: 1) == [
+                "userId": 1, "name": "U1", "age": 11, "approved": false, "nickname": .null,
+            ])
         try db.updateInsert("User", ["userId": 2, "name": "Two", "approved": true])
-        #expect(try db.fetchOne("User", key: 2) == ["userId": 2, "name": "Two", "age": 20, "approved": true, "nickname": .null])
+        #expect(
+            try db.fetchOne("User", key: 2) == [
+                "userId": 2, "name": "Two", "age": 20, "approved": true, "nickname": .null,
+            ])
         // Missing row: inserted, other columns take their defaults.
         try db.insertUpdate("User", ["userId": 7, "name": "Seven"])
         #expect(try User.fetchOne(db, key: 7) == makeUser(7, "Seven", age: 0))
@@ -158,7 +164,10 @@ private func gadgetIds(_ rows: [GQLValues]) -> [Int64] { rows.compactMap { $0["i
         #expect(try db.fetchOne("User", "age > 1000") == nil)
         #expect(userIds(try db.fetchAll("User", "age >= ? AND age <= ?", [20, 40], order: "age")) == [2, 3, 4])
         #expect(
-            userIds(try db.fetchAll("User", "age >= :min AND age <= :max", [":min": 18, ":max": 99], order: "age DESC", limit: 2, offset: 1))
+            userIds(
+                try db.fetchAll(
+                    "User", "age >= :min AND age <= :max", [":min": 18, ":max": 99], order: "age DESC", limit: 2,
+                    offset: 1))
                 == [5, 4])
         #expect(userIds(try db.fetchAll("User", order: "userId", offset: 4)) == [5, 6])
         #expect(userIds(try db.fetchAll("User", order: "userId", limit: 2)) == [1, 2])
@@ -421,7 +430,8 @@ private func gadgetIds(_ rows: [GQLValues]) -> [Int64] { rows.compactMap { $0["i
         #expect(try db.fetchAll("Log").map { $0["message"] } == ["two"])
         // Without a declared key, the key verbs address the rowid.
         try db.insert("Log", ["message": "three", "level": 3])
-        let rowid = try #require(try db.fetchAll(sql: "SELECT rowid AS id FROM Log WHERE message = 'three'").first?["id"]?.intValue)
+        let rowid = try #require(
+            try db.fetchAll(sql: "SELECT rowid AS id FROM Log WHERE message = 'three'").first?["id"]?.intValue)
         #expect(try db.fetchOne("Log", key: rowid) == ["message": "three", "level": 3])
         #expect(try db.check("Log", key: rowid))
         try db.update("Log", ["rowid": rowid, "level": 30])
@@ -488,7 +498,8 @@ private func gadgetIds(_ rows: [GQLValues]) -> [Int64] { rows.compactMap { $0["i
         let db = temp.db
         try seedUsers(db)
         try db.insert("User", ["userId": 7, "name": "U1", "age": 5])
-        let rows = try db.fetchAll(sql: "SELECT name, COUNT(*) AS n, SUM(age) AS total FROM User GROUP BY name HAVING n > 1")
+        let rows = try db.fetchAll(
+            sql: "SELECT name, COUNT(*) AS n, SUM(age) AS total FROM User GROUP BY name HAVING n > 1")
         #expect(rows == [["name": "U1", "n": 2, "total": 15]])
         let minimum = 30
         let named = try db.fetchAll(sql: "SELECT userId FROM User WHERE age >= :min ORDER BY userId", [":min": minimum])

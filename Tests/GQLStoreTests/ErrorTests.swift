@@ -248,9 +248,13 @@ private struct WrongKey: GQLObject {
             #expect(updateAll.code == .invalidValue)
             let argument = try #require(throws: GQLError.self) { try Measurement.fetchAll(db, "value < ?", [number]) }
             #expect(argument.code == .invalidValue)
-            let dictionary = try #require(throws: GQLError.self) { try db.insert("Measurement", ["id": 3, "value": number]) }
+            let dictionary = try #require(throws: GQLError.self) {
+                try db.insert("Measurement", ["id": 3, "value": number])
+            }
             #expect(dictionary.code == .invalidValue)
-            let json = try #require(throws: GQLError.self) { try Measurement(id: 4, extra: ["x": .double(number)]).insert(db) }
+            let json = try #require(throws: GQLError.self) {
+                try Measurement(id: 4, extra: ["x": .double(number)]).insert(db)
+            }
             #expect(json.code == .invalidValue)
         }
         #expect(try Measurement.fetchAll(db) == [Measurement(id: 1, value: 1)])
@@ -313,7 +317,9 @@ private struct WrongKey: GQLObject {
         #expect(missing.message.contains(":max"))
         #expect(missing.sql?.contains(":max") == true)
 
-        let extra = try #require(throws: GQLError.self) { try User.fetchAll(db, "age >= :min", [":min": 18, ":typo": 1]) }
+        let extra = try #require(throws: GQLError.self) {
+            try User.fetchAll(db, "age >= :min", [":min": 18, ":typo": 1])
+        }
         #expect(extra.code == .invalidArgument)
         #expect(extra.message.contains(":typo"))
 

@@ -78,7 +78,9 @@ private func exists(_ path: String) -> Bool { FileManager.default.fileExists(atP
             let deep = base.url.appendingPathComponent("a/b/c", isDirectory: true)
             try withEnvironment(["XDG_DATA_HOME": deep.path]) {
                 let db = try GQLDatabase(file: "deep.sqlite")
-                #expect(exists(deep.appendingPathComponent(processDirectoryName).appendingPathComponent("deep.sqlite").path))
+                #expect(
+                    exists(deep.appendingPathComponent(processDirectoryName).appendingPathComponent("deep.sqlite").path)
+                )
                 try makeUser(1).insert(db)
                 #expect(try User.count(db) == 1)
             }

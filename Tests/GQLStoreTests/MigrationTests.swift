@@ -1,14 +1,13 @@
 import Foundation
 import GQLCore
 import GQLStore
-import Synchronization
 import Testing
 
 /// The record of which migration steps ran, in order, shared with the steps' closures.
 final class StepLog: Sendable {
-    private let steps = Mutex<[Int]>([])
+    private let steps = TestLocked<[Int]>([])
     func ran(_ version: Int) { steps.withLock { $0.append(version) } }
-    var all: [Int] { steps.withLock { $0 } }
+    var all: [Int] { steps.value }
 }
 
 @Suite struct MigrationTests {

@@ -11,6 +11,11 @@ private struct Tag: GQLObject, Equatable {
 
 private struct Rollback: Error, Equatable {}
 
+private struct KeyOnly: GQLObject, Equatable {
+    var id = ""
+    static func primaryKey() -> String { "id" }
+}
+
 private struct Event: GQLObject, Equatable {
     var id = 0
     var at = Date(timeIntervalSince1970: 0)
@@ -126,6 +131,18 @@ private func ids(_ users: [User]) -> [Int] { users.map(\.userId) }
         let fresh = makeUser(2, "Two", age: 20)
         try fresh.updateInsert(db)
         #expect(try User.fetchAll(db, order: "userId") == [existing, fresh])
+    }
+
+    @Test func insertUpdateOfATypeWithOnlyAKey() throws {
+        let temp = try TempDatabase()
+        let db = temp.db
+        try KeyOnly(id: "a").insertUpdate(db)
+        try KeyOnly(id: "a").insertUpdate(db)
+        try KeyOnly(id: "b").updateInsert(db)
+        #expect(try KeyOnly.fetchAll(db, order: "id") == [KeyOnly(id: "a"), KeyOnly(id: "b")])
+        try KeyOnly(id: "a").update(db)
+        #expect(throws: GQLError.self) { try KeyOnly(id: "c").update(db) }
+        #expect(try KeyOnly.count(db) == 2)
     }
 
     // MARK: delete
@@ -304,7 +321,8 @@ private func ids(_ users: [User]) -> [Int] { users.map(\.userId) }
         let temp = try TempDatabase()
         let db = temp.db
         try seedTen(db)
-        #expect(try User.updateAll(db, ["approved": true], "age >= :min AND age <= :max", [":min": 50, ":max": 70]) == 3)
+        #expect(
+            try User.updateAll(db, ["approved": true], "age >= :min AND age <= :max", [":min": 50, ":max": 70]) == 3)
         #expect(ids(try User.fetchAll(db, "approved = ?", [true], order: "userId")) == [2, 4, 5, 6, 7, 8, 10])
         let nothing: String? = nil
         #expect(try User.updateAll(db, ["nickname": "all", "age": 1]) == 10)
@@ -561,6 +579,29 @@ private func ids(_ users: [User]) -> [Int] { users.map(\.userId) }
         #expect(!names.contains("renamed"))
         #expect(try User.count(db) == 11)
         #expect(try User.count(db, "name = 'renamed'") == 11)
+    }
+
+    /// A read that uses `db` instead of its `tx` shares the reader its own caller holds, instead of waiting
+    /// forever for a second one from an exhausted pool.
+    @Test func aReadInsideAReadWithOneReaderDoesNotDeadlock() throws {
+        var configuration = GQLDatabase.Configuration()
+        configuration.maximumReaders = 1
+        let temp = try TempDatabase(configuration: configuration)
+        let db = temp.db
+        try makeUser(1).insert(db)
+        let count = try db.read { _ in try User.count(db) }
+        #expect(count == 1)
+        // Nested reads from several threads at once, each holding the only reader in turn.
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let nested = try db.read { _ in try db.read { _ in try User.count(db) } }
+                if nested != 1 { failures.record("nested read counted \(nested)") }
+            } catch {
+                failures.record("\(error)")
+            }
+        }
+        #expect(failures.all.isEmpty)
     }
 
     @Test func asyncWriteAndRead() async throws {

@@ -536,7 +536,9 @@ private struct TaggedNote: GQLObject {
         await db.observersIdle()
 
         #expect(remover.all == [.insert(1), .insert(2), .insert(3), .insert(4)])
-        #expect(removed.all.allSatisfy { $0 == .insert(1) }, "callbacks started after removeObserver returned: \(removed.all)")
+        #expect(
+            removed.all.allSatisfy { $0 == .insert(1) },
+            "callbacks started after removeObserver returned: \(removed.all)")
         #expect(db.observerCount == 1)
     }
 

@@ -38,23 +38,31 @@ func makeUser(_ id: Int, _ name: String = "User", age: Int = 30, approved: Bool 
 
 // MARK: Shared by the observer, concurrency and migration tests
 
-import Synchronization
+/// A value behind a lock that escaping `@Sendable` closures can share.
+///
+/// An `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: ThreadSanitizer cannot see the
+/// ordering `Mutex` provides on Linux and reports every access from two threads as a race.
+final class TestLocked<Value: Sendable>: @unchecked Sendable {
+    // Safety: `stored` is only read or written between `lock.lock()` and `lock.unlock()`.
+    private let lock = NSLock()
+    private var stored: Value
 
-/// A value behind a lock that escaping `@Sendable` closures can share (a `Mutex` itself cannot be captured).
-final class TestLocked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R>(_ body: (inout sending Value) throws -> sending R) rethrows -> sending R {
-        try mutex.withLock(body)
+    init(_ value: Value) { stored = value }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&stored)
     }
-    var value: Value { mutex.withLock { $0 } }
+
+    var value: Value { withLock { $0 } }
 }
 
 /// Collects the changes an observer callback reports, from whatever thread it runs on.
 final class ObservedChanges: Sendable {
-    private let changes = Mutex<[GQLChange]>([])
+    private let changes = TestLocked<[GQLChange]>([])
 
-    var all: [GQLChange] { changes.withLock { $0 } }
+    var all: [GQLChange] { changes.value }
     var keys: [GQLValue] { all.map(\.key) }
 
     /// A callback for `createObserver` that records into this log.
@@ -71,7 +79,7 @@ extension GQLChange {
 
 /// Problems seen on other threads, reported once the work is done.
 final class Failures: Sendable {
-    private let messages = Mutex<[String]>([])
+    private let messages = TestLocked<[String]>([])
     func record(_ message: String) { messages.withLock { $0.append(message) } }
-    var all: [String] { messages.withLock { $0 } }
+    var all: [String] { messages.value }
 }

@@ -21,7 +21,7 @@ extension DatabaseCommand {
         @OptionGroup var sqlArguments: SQLArgumentOptions
 
         func run() throws {
-            let db = try database.open()
+            let db = try database.open(writable: true)
             let changes = try CLIError.guarding("the statement failed") {
                 try db.execute(sql, sqlArguments.arguments)
             }

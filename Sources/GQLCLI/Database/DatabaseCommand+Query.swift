@@ -22,15 +22,17 @@ extension DatabaseCommand {
 
         func run() throws {
             let db = try database.open()
-            let arguments = sqlArguments.arguments
-            let rows = try CLIError.guarding("the query failed") { try db.fetchAll(sql: sql, arguments) }
+            let result = try CLIError.guarding("the query failed") {
+                try db.fetchRows(sql: sql, sqlArguments.arguments)
+            }
             if database.json {
-                try database.printJSON(.array(rows.map { .object($0) }))
+                let objects = result.rows.map { row in
+                    GQLValue.object(GQLValues(zip(result.columns, row), uniquingKeysWith: { first, _ in first }))
+                }
+                try database.printJSON(.array(objects))
                 return
             }
-            let known = QueryColumns.names(of: sql, arguments, in: db)
-            let columns = QueryColumns.order(known: known, rows: rows)
-            print(TextTable(columns: columns, rows: rows).rendered, terminator: "")
+            print(TextTable(columns: result.columns, rows: result.rows).rendered, terminator: "")
         }
     }
 }

@@ -13,7 +13,9 @@ struct DatabaseOptions: ParsableArguments {
     /// Opens the file at ``path`` after checking it exists, so inspecting never creates a database.
     ///
     /// - Throws: ``CLIError`` for a missing path, a directory, or a file SQLite cannot open.
-    func open() throws -> GQLDatabase {
+    /// - Parameter writable: open for writing (`exec`); every other command opens the file read-only, so
+    ///   inspecting never changes it, not even its journal mode.
+    func open(writable: Bool = false) throws -> GQLDatabase {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CLIError("no database file at \(path)")
@@ -23,10 +25,11 @@ struct DatabaseOptions: ParsableArguments {
         }
         var configuration = GQLDatabase.Configuration()
         configuration.maximumReaders = 1
+        configuration.readOnly = !writable
         let db = try CLIError.guarding("cannot open \(path)") {
             try GQLDatabase(path: path, configuration: configuration)
         }
-        // Opening sets WAL mode, which reads the header; a file that is not SQLite fails on its first read.
+        // SQLite reads the header lazily: a file that is not a database fails on its first read.
         _ = try CLIError.guarding("cannot read \(path)") { try db.tableNames() }
         return db
     }

@@ -9,11 +9,16 @@ final class RowDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] = [:]
     let statement: Statement
     let schema: TableSchema
+    /// Copied out of the statement and schema so the per-field work touches no other object.
+    fileprivate let stmt: OpaquePointer
+    fileprivate let names: [String]
     fileprivate var cursor = 0
 
     init(statement: Statement, schema: TableSchema) {
         self.statement = statement
         self.schema = schema
+        self.stmt = statement.stmt
+        self.names = schema.columnNames
     }
 
     /// Decodes the current row.
@@ -27,7 +32,6 @@ final class RowDecoder: Decoder {
     @inline(__always)
     fileprivate func index(_ key: some CodingKey) -> Int32? {
         let name = key.stringValue
-        let names = schema.columnNames
         let c = cursor
         if c < names.count, names[c] == name {
             cursor = c + 1
@@ -73,11 +77,19 @@ final class RowDecoder: Decoder {
 }
 
 private struct RowDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: RowDecoder
+    /// Unowned(unsafe) keeps the container trivially copyable (the standard library's box copies it on every
+    /// call). The decoder outlives every container it makes: containers live inside one `init(from:)` call
+    /// made by the decoder's own fetch loop.
+    unowned(unsafe) let decoder: RowDecoder
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { decoder.schema.columns.compactMap { Key(stringValue: $0.name) } }
 
-    private var stmt: OpaquePointer { decoder.statement.stmt }
+    private let stmt: OpaquePointer
+
+    init(decoder: RowDecoder) {
+        self.decoder = decoder
+        self.stmt = decoder.stmt
+    }
 
     func contains(_ key: Key) -> Bool { decoder.schema.columnIndex[key.stringValue] != nil }
 
@@ -127,7 +139,9 @@ private struct RowDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         guard sqlite3_column_type(stmt, i) == SQLITE_TEXT else {
             throw decoder.mismatch(key, String.self, found: decoder.statement.value(at: i))
         }
-        return decoder.statement.text(at: i)
+        guard let chars = sqlite3_column_text(stmt, i) else { return "" }
+        return String(
+            decoding: UnsafeBufferPointer(start: chars, count: Int(sqlite3_column_bytes(stmt, i))), as: UTF8.self)
     }
 
     @inline(__always)

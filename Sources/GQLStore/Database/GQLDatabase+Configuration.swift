@@ -25,6 +25,9 @@ extension GQLDatabase {
         public var synchronous = Synchronous.normal
         /// Whether SQLite enforces `FOREIGN KEY` clauses. Default `true`.
         public var foreignKeys = true
+        /// Open an existing file for reading only: nothing is created, no journal mode is changed, and every
+        /// write fails with SQLite's "readonly" error. Default `false`.
+        public var readOnly = false
 
         public init() {}
     }

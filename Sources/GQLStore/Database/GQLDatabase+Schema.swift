@@ -103,10 +103,15 @@ extension GQLDatabase {
 extension GQLDatabaseContext {
     /// The schema of `T`, creating or extending its table on first use.
     func schema<T: GQLObject>(_ type: T.Type) throws -> TableSchema {
-        let registry = database.registry
-        if let schema = registry.installed(T.self) { return schema }
         let id = ObjectIdentifier(T.self)
-        if let tx = transaction, let schema = tx.pendingSchemas.first(where: { $0.0 == id })?.1 { return schema }
+        let tx = transaction
+        if let schema = tx?.schemaCache[id] { return schema }
+        let registry = database.registry
+        if let schema = registry.installed(T.self) {
+            tx?.schemaCache[id] = schema
+            return schema
+        }
+        if let tx, let schema = tx.pendingSchemas.first(where: { $0.0 == id })?.1 { return schema }
         let schema = try registry.known(T.self) ?? SchemaEncoder.schema(of: T.self)
         try ensureInstalled(schema, type: id)
         return schema

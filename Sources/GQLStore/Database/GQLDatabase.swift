@@ -50,7 +50,11 @@ public final class GQLDatabase: Sendable {
         guard !path.isEmpty else { throw GQLError(.invalidArgument, "the database path is empty") }
         self.configuration = configuration
         let inMemory = path == ":memory:"
-        if !inMemory {
+        if configuration.readOnly && !inMemory {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw GQLError(.io, "there is no database file at \(path) to open read-only", operation: "open")
+            }
+        } else if !inMemory {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -76,6 +80,11 @@ public final class GQLDatabase: Sendable {
         }
     }
 
+    deinit {
+        // Readers close first, so the writer is the last connection and can remove the -wal and -shm files.
+        readers?.drain()
+    }
+
     /// The directory new databases go to by default, created if needed.
     public static func defaultDirectory() throws -> URL {
         let fileManager = FileManager.default
@@ -91,7 +100,9 @@ public final class GQLDatabase: Sendable {
                 base = URL(fileURLWithPath: xdg, isDirectory: true)
             } else {
                 let home =
-                    environment["HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+                    environment["HOME"].flatMap {
+                        $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil
+                    }
                     ?? fileManager.homeDirectoryForCurrentUser
                 base = home.appendingPathComponent(".local/share", isDirectory: true)
             }
@@ -139,15 +150,18 @@ public final class GQLDatabase: Sendable {
     /// ```
     public func read<T>(_ body: (GQLTransaction) throws -> T) throws -> T {
         try withReader { connection in
-            try connection.cached("BEGIN DEFERRED").runOnce()
-            defer { try? connection.cached("COMMIT").runOnce() }
+            // A read nested in another read on this thread shares the outer snapshot.
+            let outermost = connection.isAutocommit
+            if outermost { try connection.cached("BEGIN DEFERRED").runOnce() }
+            defer { if outermost { try? connection.cached("COMMIT").runOnce() } }
             let tx = GQLTransaction(database: self, connection: connection, writes: false)
             defer { tx.end() }
             return try body(tx)
         }
     }
 
-    /// Runs raw SQL (one or more statements) on the writer and returns the changes of the last one.
+    /// Runs raw SQL (one or more statements) on the writer and returns the number of rows it changed.
+    /// `arguments` bind to the first statement; a later statement with parameters is an error.
     ///
     /// ```swift
     /// try db.execute("DELETE FROM User WHERE age = 42;")

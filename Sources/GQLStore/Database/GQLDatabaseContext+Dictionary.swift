@@ -34,7 +34,7 @@ extension GQLDatabaseContext {
             return
         }
         let changed = try updateRows(
-            schema, try inputs(schema, rest), try keyCondition(schema), [key])
+            schema, rest, try keyCondition(schema), [key])
         guard changed > 0 else {
             throw GQLError(
                 .notFound, "no \(table) has \(schema.primaryKey) = \(key)", table: table, operation: "update")
@@ -112,7 +112,7 @@ extension GQLDatabaseContext {
         _ arguments: GQLArguments = GQLArguments()
     ) throws -> Int {
         let schema = try tableSchema(named: table)
-        return try updateRows(schema, try inputs(schema, values), condition, arguments)
+        return try updateRows(schema, values, condition, arguments)
     }
 
     /// Sets `values` on the row with primary key `key`; returns whether it existed.
@@ -121,7 +121,7 @@ extension GQLDatabaseContext {
         throws -> Bool
     {
         let schema = try tableSchema(named: table)
-        return try updateRows(schema, try inputs(schema, values), try keyCondition(schema), [key])
+        return try updateRows(schema, values, try keyCondition(schema), [key])
             > 0
     }
 
@@ -147,6 +147,16 @@ extension GQLDatabaseContext {
     /// ```
     public func fetchAll(sql: String, _ arguments: GQLArguments = GQLArguments()) throws -> [GQLValues] {
         try withReadConnection { try $0.rows(sql, arguments) }
+    }
+
+    /// The rows of any read-only SQL query with their columns in order, as a table.
+    ///
+    /// ```swift
+    /// let result = try db.fetchRows(sql: "SELECT name, age FROM User ORDER BY age")
+    /// print(result.columns)        // ["name", "age"]
+    /// ```
+    public func fetchRows(sql: String, _ arguments: GQLArguments = GQLArguments()) throws -> GQLRows {
+        try withReadConnection { try $0.rowSet(sql, arguments) }
     }
 
     // MARK: Helpers
@@ -223,7 +233,10 @@ extension GQLDatabaseContext {
 extension TableSchema.Column {
     /// A value from the dictionary API as the column stores it: JSON columns hold JSON text.
     func input(_ value: GQLValue) throws -> GQLValue {
-        guard kind == .json, !value.isNull else { return value }
+        guard kind == .json else { return value }
+        // A null in a nullable JSON column is SQL NULL; in a non-optional GQLValue property it is the JSON
+        // text `null`, as the object API writes it.
+        if value.isNull && nullable { return .null }
         return .string(try value.jsonString())
     }
 }

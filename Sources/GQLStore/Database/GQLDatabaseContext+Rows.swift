@@ -10,13 +10,13 @@ extension GQLDatabaseContext {
             throw GQLError(.invalidArgument, "no values to set", table: schema.name, operation: "update")
         }
         let names = values.keys.sorted()
-        for name in names where schema.columnIndex[name] == nil && schema.primaryKeyIndex >= 0 {
-            throw GQLError(
-                .invalidArgument, "\(schema.name) has no column '\(name)'", table: schema.name, column: name,
-                operation: "update")
-        }
         let setValues = try names.map { name -> GQLValue in
-            let value = values[name]?.gqlValue ?? .null
+            guard let index = schema.columnIndex[name] else {
+                throw GQLError(
+                    .invalidArgument, "\(schema.name) has no column '\(name)'", table: schema.name, column: name,
+                    operation: "update")
+            }
+            let value = try schema.columns[index].input(values[name]?.gqlValue ?? .null)
             if case .double(let d) = value, !d.isFinite {
                 throw GQLError(.invalidValue, "cannot store the number \(d)", table: schema.name, column: name)
             }

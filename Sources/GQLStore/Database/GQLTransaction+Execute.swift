@@ -1,7 +1,7 @@
 import GQLCore
 
 extension GQLTransaction {
-    /// Runs raw SQL inside the transaction and returns the changes of the last statement.
+    /// Runs raw SQL inside the transaction and returns the number of rows it changed.
     ///
     /// ```swift
     /// try db.write { tx in try tx.execute("CREATE INDEX user_age ON User(age)") }
@@ -9,7 +9,10 @@ extension GQLTransaction {
     @discardableResult
     public func execute(_ sql: String, _ arguments: GQLArguments = GQLArguments()) throws -> Int {
         let connection = try checkedConnection(write: true)
-        defer { database.schemaMayHaveChanged() }
+        defer {
+            schemaCache.removeAll()
+            database.schemaMayHaveChanged()
+        }
         return try connection.execute(sql, arguments)
     }
 }

@@ -20,6 +20,8 @@ public final class GQLTransaction: GQLDatabaseContext {
     private(set) var isActive = true
     /// Tables this transaction created or altered; known to the database once it commits.
     var pendingSchemas: [(ObjectIdentifier?, TableSchema)] = []
+    /// Schemas already looked up in this transaction: a loop of inserts skips the registry's lock.
+    var schemaCache: [ObjectIdentifier: TableSchema] = [:]
 
     init(database: GQLDatabase, connection: Connection, writes: Bool) {
         self.database = database

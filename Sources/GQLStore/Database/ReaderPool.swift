@@ -4,11 +4,13 @@ import GQLCore
 /// A small pool of read-only connections. WAL lets them read while the writer writes; each statement
 /// starts a fresh snapshot, so a read sees every write that returned before it began.
 final class ReaderPool: @unchecked Sendable {
-    // Safety: `idle` and `open` are only touched with `condition` locked; a checked-out connection is
+    // Safety: `idle`, `open` and `holders` are only touched with `condition` locked; a checked-out connection is
     // used by one thread until it is returned.
     private let condition = NSCondition()
     private var idle: [Connection] = []
     private var open = 0
+    /// The reader each thread holds while inside `read`.
+    private var holders: [UInt: Connection] = [:]
     private let maximum: Int
     private let makeConnection: () throws -> Connection
 
@@ -17,9 +19,27 @@ final class ReaderPool: @unchecked Sendable {
         self.makeConnection = makeConnection
     }
 
+    /// Runs `body` with a reader. A read nested in another read on the same thread (say, a verb called with
+    /// the database inside `db.read { }`) shares the outer reader instead of waiting for a second one, which
+    /// could wait forever once every reader is held by an outer read.
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        let thread = Writer.currentThread
+        condition.lock()
+        if let held = holders[thread] {
+            condition.unlock()
+            return try body(held)
+        }
+        condition.unlock()
         let connection = try checkOut()
-        defer { checkIn(connection) }
+        condition.lock()
+        holders[thread] = connection
+        condition.unlock()
+        defer {
+            condition.lock()
+            holders[thread] = nil
+            condition.unlock()
+            checkIn(connection)
+        }
         return try body(connection)
     }
 

@@ -10,7 +10,7 @@ final class SchemaRegistry: Sendable {
         var introspected: [String: TableSchema] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = GQLLocked(State())
 
     /// The schema of a type whose table is known to exist.
     func installed(_ type: Any.Type) -> TableSchema? {

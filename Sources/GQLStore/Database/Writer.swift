@@ -29,12 +29,13 @@ final class Writer: @unchecked Sendable {
 
     init(connection: Connection) {
         self.connection = connection
-        connection.statementStarted = { [unowned self] in pendingMark = pending.count }
-        connection.statementDone = { [unowned self] in
+        // unowned(unsafe): the writer owns the connection, so these closures never outlive it.
+        connection.statementStarted = { [unowned(unsafe) self] in pendingMark = pending.count }
+        connection.statementDone = { [unowned(unsafe) self] in
             // After COMMIT, or after a statement that committed on its own.
             if self.connection.isAutocommit { flush() }
         }
-        connection.statementFailed = { [unowned self] in
+        connection.statementFailed = { [unowned(unsafe) self] in
             // A failed statement undid its own changes: forget the events its triggers reported.
             if pending.count > pendingMark { pending.removeSubrange(pendingMark...) }
         }

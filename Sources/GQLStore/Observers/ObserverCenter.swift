@@ -37,7 +37,7 @@ final class ObserverCenter: Sendable {
     }
 
     static let functionName = "gql_observer_event"
-    private let entries = Mutex<[Int: Entry]>([:])
+    private let entries = GQLLocked<[Int: Entry]>([:])
     private let nextID = Atomic<Int>(1)
     private let queue = DispatchQueue(label: "GraphQLite.GQLStore.observers")
 
@@ -73,7 +73,8 @@ final class ObserverCenter: Sendable {
         if let condition {
             // Compiling a SELECT over the table aliased OBJ checks syntax and column names now.
             do {
-                _ = try connection.prepare("SELECT 1 FROM main.\(table.quotedName) AS OBJ WHERE (\(condition)\n) LIMIT 0")
+                _ = try connection.prepare(
+                    "SELECT 1 FROM main.\(table.quotedName) AS OBJ WHERE (\(condition)\n) LIMIT 0")
             } catch let error as GQLError {
                 throw GQLError(
                     .invalidCondition, "the observer condition '\(condition)' is not valid: \(error.message)",

@@ -15,6 +15,8 @@ final class Connection {
     let isReader: Bool
     private var cache: [String: Statement] = [:]
     private var verbCache: [Int: Statement] = [:]
+    private var lastVerbKey = -1
+    private var lastVerbStatement: Statement?
     /// Called when a statement starts and when it fails, so the observer buffer can forget the events
     /// of a statement SQLite undid.
     var statementStarted: (() -> Void)?
@@ -29,8 +31,9 @@ final class Connection {
         self.path = path
         self.isReader = reader
         var db: OpaquePointer?
+        let readOnly = reader || configuration.readOnly
         let flags =
-            (reader ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+            (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
@@ -43,7 +46,7 @@ final class Connection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(clamping: configuration.busyTimeoutMilliseconds))
         do {
-            if !reader {
+            if !readOnly {
                 try execute("PRAGMA journal_mode = WAL")
                 try execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             }
@@ -57,6 +60,7 @@ final class Connection {
     deinit {
         cache.removeAll()
         verbCache.removeAll()
+        lastVerbStatement = nil
         sqlite3_close_v2(handle)
     }
 
@@ -74,9 +78,17 @@ final class Connection {
     @inline(__always)
     func statement(_ schema: TableSchema, _ verb: TableSchema.Verb) throws -> Statement {
         let key = schema.id &* 8 &+ verb.rawValue
-        if let statement = verbCache[key] { return statement }
-        let statement = try prepare(schema.sql(verb))
-        verbCache[key] = statement
+        // Loops repeat one verb: check the last statement before hashing.
+        if key == lastVerbKey, let statement = lastVerbStatement { return statement }
+        let statement: Statement
+        if let cached = verbCache[key] {
+            statement = cached
+        } else {
+            statement = try prepare(schema.sql(verb))
+            verbCache[key] = statement
+        }
+        lastVerbKey = key
+        lastVerbStatement = statement
         return statement
     }
 
@@ -110,12 +122,15 @@ final class Connection {
         return Statement(stmt, connection: self, sql: sql)
     }
 
-    /// Runs every statement of `sql` in order, discarding rows. Returns the changes of the last statement.
+    /// Runs every statement of `sql` in order, discarding rows, and returns the rows the script changed.
+    ///
+    /// `arguments` bind to the first statement; a later statement with parameters is an error rather than
+    /// silently running with NULLs.
     @discardableResult
     func execute(_ sql: String, _ arguments: GQLArguments = GQLArguments()) throws -> Int {
         var remaining = Substring(sql)
-        var changes = 0
-        var ranOne = false
+        var changed = 0
+        var index = 0
         while true {
             let trimmed = remaining.drop(while: { $0.isWhitespace || $0 == ";" })
             if trimmed.isEmpty { break }
@@ -132,14 +147,23 @@ final class Connection {
             let utf8 = text.utf8
             let statementText = String(decoding: utf8.prefix(consumed), as: UTF8.self)
             remaining = Substring(String(decoding: utf8.dropFirst(consumed), as: UTF8.self))
-            guard let stmt else { continue }  // comment only
+            guard let stmt else { continue }  // a comment
             let statement = Statement(stmt, connection: self, sql: statementText)
-            if !ranOne { try statement.bind(arguments) }
-            ranOne = true
+            if index == 0 {
+                try statement.bind(arguments)
+            } else if statement.parameterCount > 0 {
+                throw GQLError(
+                    .invalidArgument,
+                    "statement \(index + 1) of the script has parameters; only the first statement takes arguments",
+                    sql: statementText)
+            }
+            index += 1
+            let before = sqlite3_total_changes64(handle)
             while try statement.step() {}
-            changes = Int(sqlite3_changes(handle))
+            // Only statements that changed rows count (DDL leaves sqlite3_changes at the previous value).
+            if sqlite3_total_changes64(handle) != before { changed += Int(sqlite3_changes(handle)) }
         }
-        return changes
+        return changed
     }
 
     var changes: Int { Int(sqlite3_changes(handle)) }
@@ -152,6 +176,17 @@ final class Connection {
         return GQLError(
             .sqlite, "SQLite error \(rc): \(message)", sql: sql, table: table,
             sqliteCode: sqlite3_extended_errcode(handle))
+    }
+
+    /// Rows of an arbitrary query with its columns in order.
+    func rowSet(_ sql: String, _ arguments: GQLArguments) throws -> GQLRows {
+        let statement = try prepare(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        let columns = (0..<statement.columnCount).map(statement.columnName)
+        var rows: [[GQLValue]] = []
+        while try statement.step() { rows.append((0..<statement.columnCount).map(statement.value(at:))) }
+        return GQLRows(columns: columns, rows: rows)
     }
 
     /// Rows of an arbitrary query as dictionaries.
@@ -198,7 +233,7 @@ extension Connection {
         let statement = try statement(schema, verb)
         defer { statement.reset() }
         let keyParameter = verb == .update ? Int32(schema.columns.count + 1) : nil
-        try BindingEncoder(schema: schema, statement: statement, keyParameter: keyParameter).bind(object)
+        try BindingEncoder.reused(for: statement, schema: schema, keyParameter: keyParameter).bind(object)
         do {
             while try statement.step() {}
         } catch var error as GQLError {

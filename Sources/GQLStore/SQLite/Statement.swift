@@ -5,10 +5,13 @@ import GQLCore
 /// A prepared statement. Owned by its ``Connection`` and used only by whoever holds that connection.
 final class Statement {
     let stmt: OpaquePointer
-    unowned let connection: Connection
+    /// The connection owns its statements and finalizes them before it closes, so this never dangles.
+    unowned(unsafe) let connection: Connection
     let sql: String
     private var names: [String: Int32]?
     private var started = false
+    /// The encoder that binds objects into this statement, kept for reuse.
+    var binder: BindingEncoder?
 
     init(_ stmt: OpaquePointer, connection: Connection, sql: String) {
         self.stmt = stmt

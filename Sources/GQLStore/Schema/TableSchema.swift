@@ -1,6 +1,5 @@
 import Foundation
 import GQLCore
-
 import Synchronization
 
 /// The table behind a registered type (or found in the file): its columns, key and the SQL of each verb.
