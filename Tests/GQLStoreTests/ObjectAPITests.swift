@@ -646,4 +646,32 @@ private func ids(_ users: [User]) -> [Int] { users.map(\.userId) }
         #expect(try User.count(db) == 40)
         #expect(try User.count(db, "nickname = 'n' || userId") == 40)
     }
+
+    // MARK: many rows, and a bad row among them
+
+    @Test func fetchAllDecodesManyRowsInOrderAndNoneFromAnEmptyResult() throws {
+        let temp = try TempDatabase()
+        let db = temp.db
+        #expect(try User.fetchAll(db).isEmpty)
+        try db.write { tx in
+            for n in 1...1_000 { try makeUser(n, "U\(n)", age: n % 90).insert(tx) }
+        }
+        let all = try User.fetchAll(db, order: "userId")
+        #expect(all.count == 1_000)
+        #expect(ids(all) == Array(1...1_000))
+        #expect(all[499].name == "U500")
+        #expect(try User.fetchAll(db, "age = ?", [1000]).isEmpty)
+    }
+
+    @Test func aBadRowInTheMiddleOfAFetchThrowsAndTheNextFetchWorks() throws {
+        let temp = try TempDatabase()
+        let db = temp.db
+        try seedTen(db)
+        try db.execute(#"UPDATE "User" SET "age" = 'old' WHERE "userId" = 5"#)
+        let error = try #require(throws: GQLError.self) { try User.fetchAll(db, order: "userId") }
+        #expect(error.code == .decoding)
+        #expect(error.column == "age")
+        try db.execute(#"UPDATE "User" SET "age" = 50 WHERE "userId" = 5"#)
+        #expect(try ids(User.fetchAll(db, order: "userId")) == Array(1...10))
+    }
 }

@@ -161,8 +161,24 @@ final class BindingEncoder: Encoder {
         }
     }
 
+    /// Holds the container made for the first row, so later rows reuse it: making one costs several generic
+    /// metadata lookups and an allocation.
+    private final class Reused<Key: CodingKey> {
+        let container: KeyedEncodingContainer<Key>
+        init(_ container: KeyedEncodingContainer<Key>) { self.container = container }
+    }
+    private var reusedKey: ObjectIdentifier?
+    private var reused: AnyObject?
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(BindingContainer<Key>(encoder: self))
+        if reusedKey == ObjectIdentifier(Key.self), let reused {
+            // The key type matched, so the holder is a Reused<Key>.
+            return unsafeDowncast(reused, to: Reused<Key>.self).container
+        }
+        let container = KeyedEncodingContainer(BindingContainer<Key>(encoder: self))
+        reused = Reused(container)
+        reusedKey = ObjectIdentifier(Key.self)
+        return container
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -28,6 +28,38 @@ final class RowDecoder: Decoder {
         return try T(from: self)
     }
 
+    /// Decodes every remaining row.
+    ///
+    /// Rows go into a buffer of raw memory that grows by doubling and become an array once at the end:
+    /// appending to an `Array` of a generic element in unspecialized code looks up the array's metadata on
+    /// every append, which costs more than decoding a small row.
+    func decodeAll<T: Decodable>(_ type: T.Type) throws -> [T] {
+        var capacity = 64
+        var count = 0
+        var buffer = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+        defer {
+            buffer.deinitialize(count: count)
+            buffer.deallocate()
+        }
+        while try statement.step() {
+            if count == capacity {
+                let larger = UnsafeMutablePointer<T>.allocate(capacity: capacity * 2)
+                larger.moveInitialize(from: buffer, count: count)
+                buffer.deallocate()
+                buffer = larger
+                capacity *= 2
+            }
+            (buffer + count).initialize(to: try decode(T.self))
+            count += 1
+        }
+        let rows = count
+        count = 0  // moved out below; nothing left for the deferred deinitialize
+        return [T](unsafeUninitializedCapacity: rows) { target, initialized in
+            target.baseAddress?.moveInitialize(from: buffer, count: rows)
+            initialized = rows
+        }
+    }
+
     /// The column of `key`, or `nil` when the table has none.
     @inline(__always)
     fileprivate func index(_ key: some CodingKey) -> Int32? {
@@ -63,8 +95,24 @@ final class RowDecoder: Decoder {
             table: schema.name, column: key.stringValue)
     }
 
+    /// Holds the container made for the first row, so later rows reuse it: making one costs several generic
+    /// metadata lookups and an allocation, more than decoding a row's fields.
+    private final class Reused<Key: CodingKey> {
+        let container: KeyedDecodingContainer<Key>
+        init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
+    }
+    private var reusedKey: ObjectIdentifier?
+    private var reused: AnyObject?
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowDecodingContainer<Key>(decoder: self))
+        if reusedKey == ObjectIdentifier(Key.self), let reused {
+            // The key type matched, so the holder is a Reused<Key>.
+            return unsafeDowncast(reused, to: Reused<Key>.self).container
+        }
+        let container = KeyedDecodingContainer(RowDecodingContainer<Key>(decoder: self))
+        reused = Reused(container)
+        reusedKey = ObjectIdentifier(Key.self)
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

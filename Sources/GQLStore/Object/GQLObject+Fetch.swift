@@ -49,12 +49,7 @@ extension GQLObject {
             let statement = try connection.cached(sql)
             defer { statement.reset() }
             try statement.bind(arguments)
-            let decoder = RowDecoder(statement: statement, schema: schema)
-            var objects: [Self] = []
-            while try statement.step() {
-                objects.append(try decoder.decode(Self.self))
-            }
-            return objects
+            return try RowDecoder(statement: statement, schema: schema).decodeAll(Self.self)
         }
     }
 
