@@ -41,3 +41,44 @@ import Testing
         #expect(seen == [GQLChange(type: .insert, key: 1), GQLChange(type: .delete, key: 1)])
     }
 }
+
+@Suite struct TableObserverTests {
+    @Test func observersByTableNameSeeCommittedChanges() async throws {
+        let temp = try TempDatabase()
+        let db = temp.db
+        try await db.execute("CREATE TABLE Note (noteId TEXT PRIMARY KEY, body TEXT, stars INTEGER)")
+        let log = ObservedChanges()
+        let id = try db.createObserver("Note", [.insert, .update], "OBJ.stars >= 3", log.callback)
+        let inserts = db.observe("Note", [.insert])
+        try db.insert("Note", ["noteId": "a", "body": "one", "stars": 5])
+        try db.insert("Note", ["noteId": "b", "body": "two", "stars": 1])
+        try db.update("Note", ["noteId": "b", "stars": 4])
+        await db.observersIdle()
+        #expect(log.all == [GQLChange(type: .insert, key: "a"), GQLChange(type: .update, key: "b")])
+        var seen: [GQLValue] = []
+        for try await change in inserts {
+            seen.append(change.key)
+            if seen.count == 2 { break }
+        }
+        #expect(seen == ["a", "b"])
+        db.removeObserver(id)
+        #expect(db.observerCount == 0)
+    }
+
+    @Test func aTableWithoutAKeyReportsRowidsAndUnknownOrCompositeTablesAreRefused() async throws {
+        let temp = try TempDatabase()
+        let db = temp.db
+        try await db.execute("CREATE TABLE Log (line TEXT)")
+        try await db.execute("CREATE TABLE Pair (a INTEGER, b INTEGER, PRIMARY KEY (a, b))")
+        let log = ObservedChanges()
+        _ = try db.createObserver("Log", [.insert], nil, log.callback)
+        try db.insert("Log", ["line": "first"])
+        try db.insert("Log", ["line": "second"])
+        await db.observersIdle()
+        #expect(log.keys == [1, 2])
+        let composite = try #require(throws: GQLError.self) { try db.createObserver("Pair", [.insert]) { _, _ in } }
+        #expect(composite.code == .missingPrimaryKey)
+        let unknown = try #require(throws: GQLError.self) { try db.createObserver("Nope", [.insert]) { _, _ in } }
+        #expect(unknown.code == .unknownTable)
+    }
+}

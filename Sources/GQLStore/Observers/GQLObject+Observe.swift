@@ -18,14 +18,7 @@ extension GQLObject {
         _ db: GQLDatabase, _ types: GQLObserverType, _ condition: String? = nil,
         _ callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
     ) throws -> String {
-        let schema = try db.schema(Self.self)
-        let id = try db.writer.writeReentrant { connection in
-            let id = try db.observers.add(
-                table: schema, types: types, condition: condition, connection: connection, callback: callback)
-            db.writer.triggersChanged(schema.name)
-            return id
-        }
-        return String(id)
+        try db.addObserver(try db.schema(Self.self), types, condition, callback)
     }
 
     /// Stops an observer. No callback starts after this returns; unknown ids are ignored.
@@ -49,6 +42,47 @@ extension GQLObject {
 }
 
 extension GQLDatabase {
+    /// Calls `callback` after each committed change to a row of `table` that matches `condition` — the
+    /// dictionary-API form of ``GQLObject/createObserver(_:_:_:_:)``, for any table with a primary key.
+    ///
+    /// ```swift
+    /// let id = try db.createObserver("User", [.insert, .update], "OBJ.age > 40") { type, key in print(type, key) }
+    /// ```
+    public func createObserver(
+        _ table: String, _ types: GQLObserverType, _ condition: String? = nil,
+        _ callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
+    ) throws -> String {
+        let schema = try tableSchema(named: table)
+        guard schema.hasKey else {
+            throw GQLError(
+                .missingPrimaryKey, "the table \(table) has no single-column primary key to report changes by",
+                table: table)
+        }
+        return try addObserver(schema, types, condition, callback)
+    }
+
+    /// The changes to rows of `table` that match `condition`, as an asynchronous sequence.
+    ///
+    /// ```swift
+    /// for try await change in db.observe("User", [.insert]) { print(change.key) }
+    /// ```
+    public func observe(_ table: String, _ types: GQLObserverType = .all, _ condition: String? = nil) -> GQLObservation {
+        GQLObservation(self) { callback in try createObserver(table, types, condition, callback) }
+    }
+
+    func addObserver(
+        _ schema: TableSchema, _ types: GQLObserverType, _ condition: String?,
+        _ callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
+    ) throws -> String {
+        let id = try writer.writeReentrant { connection in
+            let id = try observers.add(
+                table: schema, types: types, condition: condition, connection: connection, callback: callback)
+            writer.triggersChanged(schema.name)
+            return id
+        }
+        return String(id)
+    }
+
     /// Stops an observer. No callback starts after this returns; unknown ids are ignored.
     public func removeObserver(_ id: String) {
         guard let number = Int(id) else { return }
