@@ -82,3 +82,20 @@ import Testing
         #expect(unknown.code == .unknownTable)
     }
 }
+
+@Suite struct ExecuteTransactionTests {
+    @Test func executeThatLeavesATransactionOpenIsRolledBackAndRefused() throws {
+        let temp = try TempDatabase()
+        let db = temp.db
+        try db.register(User.self)
+        let error = try #require(throws: GQLError.self) {
+            try db.execute(#"BEGIN; INSERT INTO "User" ("userId") VALUES (1)"#)
+        }
+        #expect(error.code == .invalidArgument)
+        #expect(try User.count(db) == 0)
+        // The writer is usable again, and a complete script still works.
+        try makeUser(2).insert(db)
+        try db.execute(#"BEGIN; INSERT INTO "User" ("userId") VALUES (3); COMMIT"#)
+        #expect(try User.fetchAll(db, order: "userId").map(\.userId) == [2, 3])
+    }
+}

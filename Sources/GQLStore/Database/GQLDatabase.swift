@@ -170,7 +170,19 @@ public final class GQLDatabase: Sendable {
     @discardableResult
     public func execute(_ sql: String, _ arguments: GQLArguments = GQLArguments()) throws -> Int {
         defer { schemaMayHaveChanged() }
-        return try writer.write(transaction: false) { try $0.execute(sql, arguments) }
+        return try writer.write(transaction: false) { connection in
+            let changed = try connection.execute(sql, arguments)
+            guard connection.isAutocommit else {
+                // A BEGIN without its COMMIT would leave the shared writer inside a transaction after the
+                // lock is released, and every later write would join it.
+                try? connection.execute("ROLLBACK")
+                throw GQLError(
+                    .invalidArgument,
+                    "the SQL left a transaction open, so it was rolled back; use db.write { } for transactions",
+                    sql: sql)
+            }
+            return changed
+        }
     }
 
     /// Returns once every observer callback for the writes committed so far has run.
