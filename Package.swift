@@ -7,11 +7,18 @@ let package = Package(
     products: [
         .library(name: "GQLCore", targets: ["GQLCore"]),
         .library(name: "GQLStore", targets: ["GQLStore"]),
+        .library(name: "GQLDevServer", targets: ["GQLDevServer"]),
         .executable(name: "gql-cli", targets: ["GQLCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", exact: "4.3.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", exact: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", exact: "1.6.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -27,17 +34,40 @@ let package = Package(
             name: "GQLStore",
             dependencies: ["GQLCore", "CSQLite", .product(name: "Logging", package: "swift-log")]
         ),
+        .target(
+            name: "GQLDevServer",
+            dependencies: [
+                "GQLCore", "GQLStore",
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "GQLCLI",
             dependencies: [
-                "GQLCore", "GQLStore",
+                "GQLCore", "GQLStore", "GQLDevServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                // The demo's server tour watches a subscription over WebSocket.
+                .product(name: "WSClient", package: "swift-websocket"),
             ]
         ),
         .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore"]),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
         .testTarget(name: "GQLCLITests", dependencies: ["GQLStore"]),
+        .testTarget(
+            name: "GQLDevServerTests",
+            dependencies: [
+                "GQLDevServer", "GQLStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,215 @@
+import Foundation
+import GQLCore
+import GQLStore
+
+/// The rows of one model in SQLite: reads with bound SQL, and the AppSync mutations (versioned, soft-deleted,
+/// conflict-checked) each in one write transaction.
+struct ModelStore: Sendable {
+    let model: ModelDefinition
+    let codec: ModelCodec
+    let database: GQLDatabase
+    private let selectSQL: String
+    private let byKeySQL: String
+
+    /// One page of a `list` or `sync` query.
+    struct Page: Sendable {
+        var items: [GQLValues]
+        var nextToken: String?
+    }
+
+    static let defaultLimit = 100
+    static let maximumLimit = 1000
+
+    init(model: ModelDefinition, database: GQLDatabase) {
+        self.model = model
+        self.codec = ModelCodec(model: model)
+        self.database = database
+        self.selectSQL = "SELECT \(model.selectList) FROM \(model.table)"
+        self.byKeySQL = selectSQL + " WHERE \(model.key.sqlIdentifier) = ?"
+    }
+
+    /// Creates the table and its sync index when they do not exist.
+    ///
+    /// A table made by an earlier schema gains the columns of new fields (`ALTER TABLE ADD COLUMN`); nothing
+    /// is dropped or retyped.
+    /// - Throws: ``GQLError`` when an existing table lacks the key column, or SQLite refuses the DDL.
+    func createTable() throws {
+        try database.execute(model.createSQL)
+        let existing = Set(
+            try database.fetchAll(sql: "SELECT name FROM pragma_table_info(?)", [model.name])
+                .compactMap { $0["name"]?.stringValue })
+        for field in model.fields where !existing.contains(field.name) {
+            guard field.name != model.key else {
+                throw GQLError(
+                    .invalidArgument,
+                    "the existing table \(model.name) has no column \(model.key), the key of type \(model.name) "
+                        + "(line \(model.line)); use another database file or drop the table",
+                    table: model.name, column: model.key)
+            }
+            var definition = field.columnDefinition
+            switch field.name {
+            case "_version": definition += " NOT NULL DEFAULT 1"
+            case "_deleted": definition += " NOT NULL DEFAULT 0"
+            case "_lastChangedAt": definition += " NOT NULL DEFAULT 0"
+            default: break
+            }
+            try database.execute("ALTER TABLE \(model.table) ADD COLUMN \(definition)")
+        }
+    }
+
+    // MARK: Reads
+
+    /// The item with `key`, deleted or not.
+    func get(_ key: GQLValue) throws -> GQLValues? {
+        try row(database, key).map(codec.item)
+    }
+
+    private func row(_ context: some GQLDatabaseContext, _ key: GQLValue) throws -> GQLValues? {
+        var arguments = GQLArguments()
+        arguments.positional = [key]
+        return try context.fetchAll(sql: byKeySQL, arguments).first
+    }
+
+    /// A page of items in key order.
+    ///
+    /// - Parameters:
+    ///   - includeDeleted: `sync` returns soft-deleted items, `list` does not.
+    ///   - since: `sync`'s `lastSync`: only items changed at or after this many ms since 1970.
+    func page(
+        filter: ModelFilter?, limit: Int?, nextToken: String?, includeDeleted: Bool, since: Int64?
+    ) throws -> Page {
+        let limit = limit ?? Self.defaultLimit
+        guard limit > 0 else {
+            throw ResolverError.badRequest("limit must be at least 1, got \(limit)")
+        }
+        let size = min(limit, Self.maximumLimit)
+        var clauses: [String] = []
+        var arguments: [GQLValue] = []
+        if !includeDeleted { clauses.append("coalesce(\"_deleted\", 0) = 0") }
+        if let since {
+            clauses.append("\"_lastChangedAt\" >= ?")
+            arguments.append(.int(since))
+        }
+        if let filter { clauses.append(filter.sql(&arguments)) }
+        if let nextToken {
+            let token = try PageToken.decode(nextToken, model: model.name)
+            clauses.append("\(model.key.sqlIdentifier) > ?")
+            arguments.append(token.after)
+        }
+        var sql = selectSQL
+        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+        sql += " ORDER BY \(model.key.sqlIdentifier) LIMIT \(size + 1)"
+        var bound = GQLArguments()
+        bound.positional = arguments
+        var rows = try database.fetchAll(sql: sql, bound)
+        var token: String?
+        if rows.count > size {
+            rows.removeLast(rows.count - size)
+            if let last = rows.last?[model.key] { token = PageToken(model: model.name, after: last).encoded }
+        }
+        return Page(items: rows.map(codec.item), nextToken: token)
+    }
+
+    // MARK: Mutations
+
+    /// `createT`: a new item at `_version` 1; a missing ID key gets a UUID.
+    func create(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
+        let key: GQLValue
+        if let given = input[model.key], !given.isNull {
+            key = try codec.key(given)
+        } else if model.keyField.scalar == .id || model.keyField.scalar == .string {
+            key = .string(UUID().uuidString.lowercased())
+        } else {
+            throw ResolverError.badRequest("create\(model.name) needs \(model.key), the key of \(model.name)")
+        }
+        let now = Date()
+        let stamp = GQLValue.string(GQLDate.string(from: now))
+        var values: GQLValues = [model.key: key]
+        for field in model.fields where field.name != model.key && !field.isServerKept {
+            values[field.name] = try codec.column(input[field.name] ?? .null, field)
+        }
+        for name in ["createdAt", "updatedAt"] {
+            values[name] = try serverStamp(input[name], name, default: stamp)
+        }
+        values["_version"] = 1
+        values["_deleted"] = false
+        values["_lastChangedAt"] = .int(ModelCodec.milliseconds(now))
+        let table = model.name
+        let keyName = model.key
+        let storedValues = values
+        try await database.write { tx in
+            if try row(tx, key) != nil {
+                throw ResolverError.conditionFailed("a \(table) with \(keyName) \(key) already exists")
+            }
+            if let condition, !condition.matches([:]) {
+                throw ResolverError.conditionFailed("the condition of create\(table) does not hold")
+            }
+            try tx.insert(table, storedValues.mapValues { $0 as any GQLValueConvertible })
+        }
+        return codec.item(values)
+    }
+
+    /// `updateT`: the given fields (absent = unchanged, null = cleared), `_version` + 1.
+    func update(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
+        let key = try codec.key(input[model.key])
+        var changes: GQLValues = [:]
+        for field in model.fields where field.name != model.key && !field.isServerKept {
+            if let value = input[field.name] { changes[field.name] = try codec.column(value, field) }
+        }
+        if let createdAt = input["createdAt"], !createdAt.isNull, model.field("createdAt")?.line ?? 0 > 0 {
+            changes["createdAt"] = try serverStamp(createdAt, "createdAt", default: .null)
+        }
+        let updatedAt = input["updatedAt"]
+        let given = changes
+        return try await change(key, input: input, condition: condition, verb: "update") { _, stamp in
+            var changes = given
+            changes["updatedAt"] = try serverStamp(updatedAt, "updatedAt", default: stamp)
+            return changes
+        }
+    }
+
+    /// `deleteT`: a soft delete — `_deleted` set, `_version` + 1; the row stays for `sync`.
+    func delete(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
+        let key = try codec.key(input[model.key])
+        return try await change(key, input: input, condition: condition, verb: "delete") { _, stamp in
+            ["_deleted": true, "updatedAt": stamp]
+        }
+    }
+
+    /// Reads the current item, checks deletion, `_version` and `condition`, and writes `changes` with a new
+    /// version and `_lastChangedAt`, all in one transaction.
+    private func change(
+        _ key: GQLValue, input: GQLValues, condition: ModelFilter?, verb: String,
+        _ changes: @escaping @Sendable (GQLValues, GQLValue) throws -> GQLValues
+    ) async throws -> GQLValues {
+        let expected = input["_version"].flatMap { $0.isNull ? nil : $0.intValue }
+        let table = model.name
+        let keyName = model.key
+        let codec = codec
+        return try await database.write { tx in
+            guard let row = try row(tx, key) else {
+                throw ResolverError.conditionFailed("there is no \(table) with \(keyName) \(key) to \(verb)")
+            }
+            let current = codec.item(row)
+            if current["_deleted"]?.boolValue == true { throw ResolverError.conflict(current: current) }
+            if let expected, expected != current["_version"]?.intValue {
+                throw ResolverError.conflict(current: current)
+            }
+            if let condition, !condition.matches(current) {
+                throw ResolverError.conditionFailed("the condition of \(verb)\(table) does not hold")
+            }
+            let now = Date()
+            var values = try changes(current, .string(GQLDate.string(from: now)))
+            values["_version"] = .int((current["_version"]?.intValue ?? 0) + 1)
+            values["_lastChangedAt"] = .int(ModelCodec.milliseconds(now))
+            try tx.updateOne(table, values.mapValues { $0 as any GQLValueConvertible }, key: key)
+            return codec.item(row.merging(values) { _, new in new })
+        }
+    }
+
+    /// `createdAt`/`updatedAt`: the input's value when the model declares the field and one is given.
+    private func serverStamp(_ given: GQLValue?, _ name: String, default stamp: GQLValue) throws -> GQLValue {
+        guard let field = model.field(name), field.line > 0, let given, !given.isNull else { return stamp }
+        return try codec.column(given, field)
+    }
+}

@@ -1,0 +1,73 @@
+import GQLCore
+import GraphQL
+
+/// Turns GraphQLSwift results and errors into the engine's response values, `{"data": …, "errors": […]}`,
+/// in either error style.
+///
+/// ``DevEngine/ErrorStyle/standard`` keeps the spec's shape: `message`, `locations`, `path`, `extensions`
+/// (with `errorType`, `data`, `errorInfo` for resolver errors). ``DevEngine/ErrorStyle/appSync`` moves
+/// `errorType`, `data` and `errorInfo` to the top level of the error, as AWS AppSync sends them, and adds
+/// `sourceName: null` to each location.
+struct ResponseFormatter: Sendable {
+    var style: DevEngine.ErrorStyle
+
+    /// A whole response.
+    func response(_ result: GraphQLResult) -> GQLValue {
+        var object: GQLValues = [:]
+        if let data = result.data, let value = MapConversion.value(data) { object["data"] = value }
+        if !result.errors.isEmpty { object["errors"] = .array(result.errors.map(error)) }
+        return .object(object)
+    }
+
+    /// A response with only errors (parse, validation, a document that selects no usable operation).
+    func response(errors: [GraphQLError]) -> GQLValue {
+        ["errors": .array(errors.map(error))]
+    }
+
+    /// A response with one error message and, optionally, an AppSync error type.
+    func response(message: String, errorType: String? = nil) -> GQLValue {
+        var extensions: [String: Map] = [:]
+        if let errorType { extensions["errorType"] = .string(errorType) }
+        return response(errors: [GraphQLError(message: message, extensions: extensions)])
+    }
+
+    /// One error in the style.
+    func error(_ error: GraphQLError) -> GQLValue {
+        var object: GQLValues = ["message": .string(error.message)]
+        if !error.locations.isEmpty {
+            object["locations"] = .array(
+                error.locations.map { location in
+                    var entry: GQLValues = ["line": .int(Int64(location.line)), "column": .int(Int64(location.column))]
+                    if style == .appSync { entry["sourceName"] = .null }
+                    return .object(entry)
+                })
+        }
+        if !error.path.elements.isEmpty {
+            object["path"] = .array(
+                error.path.elements.map { element in
+                    switch element {
+                    case .key(let key): .string(key)
+                    case .index(let index): .int(Int64(index))
+                    }
+                })
+        }
+        var extensions = GQLValues()
+        for (key, value) in error.extensions {
+            extensions[key] = MapConversion.value(value) ?? .null
+        }
+        switch style {
+        case .standard:
+            if !extensions.isEmpty { object["extensions"] = .object(extensions) }
+        case .appSync:
+            for key in ["errorType", "data", "errorInfo"] {
+                if let value = extensions.removeValue(forKey: key) { object[key] = value }
+            }
+            if object["errorType"] != nil {
+                object["data"] = object["data"] ?? .null
+                object["errorInfo"] = object["errorInfo"] ?? .null
+            }
+            if !extensions.isEmpty { object["extensions"] = .object(extensions) }
+        }
+        return .object(object)
+    }
+}

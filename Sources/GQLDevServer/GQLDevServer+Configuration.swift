@@ -1,0 +1,47 @@
+extension GQLDevServer {
+    /// How the server listens, authenticates and misbehaves on purpose.
+    public struct Configuration: Sendable {
+        /// The address to bind. Only loopback addresses are meant for it. Default `127.0.0.1`.
+        public var host = "127.0.0.1"
+        /// The port; 0 picks a free one (see ``GQLDevServer/endpoints()``). Default 4000.
+        public var port = 4000
+        /// The path of the GraphQL endpoint, for HTTP and WebSocket alike. Default `/graphql`.
+        public var path = "/graphql"
+        /// SDL with `type X @model { … }` declarations; `nil` serves the default `Objects` model.
+        public var schema: String?
+        /// The SQLite file to store models in; `nil` keeps them in memory. Ignored when a database is passed
+        /// to the initializer.
+        public var databasePath: String?
+        /// Requests must carry this API key: `x-api-key` on HTTP, in the AppSync `header`, or in
+        /// `connection_init`'s payload. `nil`: not required.
+        public var apiKey: String?
+        /// Requests must carry this admin secret (`x-hasura-admin-secret`). `nil`: not required.
+        public var adminSecret: String?
+        /// The largest request body accepted; larger ones get HTTP 413. Default 1 MiB.
+        public var maxBodyBytes = 1 << 20
+        /// How often keep-alive messages go out on `graphql-ws` and AppSync sockets. Default 10 s.
+        public var keepAliveInterval: Duration = .seconds(10)
+        /// How long a `graphql-transport-ws` client may wait before `connection_init` (else 4408). Default 3 s.
+        public var connectionInitTimeout: Duration = .seconds(3)
+        /// The `connectionTimeoutMs` announced in AppSync's `connection_ack`. Default 300000.
+        public var appSyncConnectionTimeoutMilliseconds = 300_000
+        /// Faults injected to test clients.
+        public var faults = Faults()
+
+        public init() {}
+    }
+
+    /// Faults injected on purpose, to test how clients cope.
+    public struct Faults: Sendable, Equatable {
+        /// Delay before answering each HTTP request and each WebSocket message, in milliseconds. Default 0.
+        public var latencyMilliseconds = 0
+        /// The share of POSTs answered with HTTP 500, from 0 to 1. Default 0.
+        public var failRate = 0.0
+        /// Seed of the random choice of failing POSTs, so a run can be repeated. Default 1.
+        public var seed: UInt64 = 1
+        /// Close each WebSocket (1011) after the server sent this many messages on it; `nil`: never.
+        public var dropWebSocketsAfter: Int?
+
+        public init() {}
+    }
+}

@@ -1,0 +1,203 @@
+import GQLCore
+import GraphQL
+
+/// Reads the input SDL: `type X @model { … }` declarations, enums, and declarations of the AWS scalars.
+///
+/// Everything else (interfaces, unions, inputs, non-model object types, unknown scalars, fields of object
+/// types) is an error that names the type, the field and the line.
+struct ModelParser {
+    /// The default schema when no SDL is given.
+    static let defaultSDL = """
+        type Objects @model {
+          objectId: ID!
+          text: String
+          number: Int
+          double: Float
+          boolean: Boolean
+          createdAt: String
+          updatedAt: String
+        }
+        """
+
+    /// What the SDL declares.
+    struct Result: Sendable {
+        var models: [ModelDefinition]
+        /// Enum names with their values, in declaration order.
+        var enums: [(name: String, values: [String])]
+    }
+
+    private static let reservedTypeNames: Set<String> = ["Query", "Mutation", "Subscription"]
+    private static let ignoredDirectiveNames: Set<String> = [
+        "auth", "aws_api_key", "aws_iam", "aws_cognito_user_pools",
+        "aws_oidc", "aws_lambda", "searchable", "versioned", "default",
+    ]
+
+    static func parse(_ sdl: String) throws -> Result {
+        let document: Document
+        do {
+            document = try GraphQL.parse(source: Source(body: sdl, name: "schema"))
+        } catch let error as GraphQLError {
+            let line = error.locations.first.map { " (line \($0.line))" } ?? ""
+            throw GQLError(.invalidArgument, "the schema does not parse\(line): \(error.message)")
+        }
+        var enums: [(name: String, values: [String])] = []
+        var objects: [ObjectTypeDefinition] = []
+        for definition in document.definitions {
+            switch definition {
+            case let object as ObjectTypeDefinition:
+                objects.append(object)
+            case let enumeration as EnumTypeDefinition:
+                enums.append((enumeration.name.value, enumeration.values.map(\.name.value)))
+            case let scalar as ScalarTypeDefinition:
+                guard ModelDefinition.Scalar.awsScalars.contains(scalar.name.value) else {
+                    throw GQLError(
+                        .invalidArgument,
+                        "scalar \(scalar.name.value) (line \(line(scalar.loc))) is not supported; "
+                            + "the scalars are ID, String, Int, Float, Boolean, AWSDateTime, AWSTimestamp, AWSJSON")
+                }
+            case is DirectiveDefinition:
+                continue
+            default:
+                throw GQLError(
+                    .invalidArgument,
+                    "line \(line(definition.loc)): only `type X @model { … }`, enums and the AWS scalars are supported")
+            }
+        }
+        let enumNames = Set(enums.map(\.name))
+        var models: [ModelDefinition] = []
+        var seen: Set<String> = []
+        for object in objects {
+            let model = try model(object, enums: enumNames)
+            guard seen.insert(model.name).inserted else {
+                throw GQLError(.invalidArgument, "type \(model.name) (line \(model.line)) is declared twice")
+            }
+            models.append(model)
+        }
+        guard !models.isEmpty else {
+            throw GQLError(.invalidArgument, "the schema declares no `type X @model { … }`")
+        }
+        let plurals = Dictionary(grouping: models, by: \.plural)
+        if let clash = plurals.first(where: { $0.value.count > 1 }) {
+            throw GQLError(
+                .invalidArgument,
+                "types \(clash.value.map(\.name).joined(separator: " and ")) have the same plural \(clash.key)")
+        }
+        return Result(models: models, enums: enums)
+    }
+
+    private static func model(_ object: ObjectTypeDefinition, enums: Set<String>) throws -> ModelDefinition {
+        let name = object.name.value
+        let typeLine = line(object.loc)
+        guard object.directives.contains(where: { $0.name.value == "model" }) else {
+            throw GQLError(
+                .invalidArgument,
+                "type \(name) (line \(typeLine)) has no @model directive; only @model types are supported")
+        }
+        guard !reservedTypeNames.contains(name), !name.hasPrefix("Model"), !name.hasPrefix("__") else {
+            throw GQLError(.invalidArgument, "type \(name) (line \(typeLine)): the name is reserved")
+        }
+        guard object.interfaces.isEmpty else {
+            throw GQLError(.invalidArgument, "type \(name) (line \(typeLine)): interfaces are not supported")
+        }
+        var fields: [ModelDefinition.Field] = []
+        var primaryKey: String?
+        for definition in object.fields {
+            let fieldName = definition.name.value
+            let fieldLine = line(definition.loc)
+            let place = "\(name).\(fieldName) (line \(fieldLine))"
+            guard !ModelDefinition.reservedNames.contains(fieldName) else {
+                throw GQLError(.invalidArgument, "\(place): \(fieldName) is kept by the server; do not declare it")
+            }
+            guard definition.arguments.isEmpty else {
+                throw GQLError(.invalidArgument, "\(place): fields with arguments are not supported")
+            }
+            guard !fields.contains(where: { $0.name == fieldName }) else {
+                throw GQLError(.invalidArgument, "\(place): the field is declared twice")
+            }
+            var field = try fieldType(definition.type, enums: enums, place: place)
+            field.name = fieldName
+            field.line = fieldLine
+            for directive in definition.directives {
+                let directiveName = directive.name.value
+                if directiveName == "primaryKey" {
+                    guard primaryKey == nil else {
+                        throw GQLError(
+                            .invalidArgument, "\(place): a second @primaryKey; composite keys are not supported")
+                    }
+                    primaryKey = fieldName
+                } else if !ignoredDirectiveNames.contains(directiveName) {
+                    throw GQLError(.invalidArgument, "\(place): the directive @\(directiveName) is not supported")
+                }
+            }
+            fields.append(field)
+        }
+        let key =
+            primaryKey
+            ?? fields.first(where: { $0.scalar == .id && !$0.isList && $0.nonNull })?.name
+        guard let key, let keyField = fields.first(where: { $0.name == key }) else {
+            throw GQLError(
+                .invalidArgument,
+                "type \(name) (line \(typeLine)) has no key: add a field `id: ID!` or mark one @primaryKey")
+        }
+        let keyTypes: [ModelDefinition.Scalar] = [.id, .string, .int]
+        guard keyField.nonNull, !keyField.isList, keyTypes.contains(keyField.scalar) else {
+            throw GQLError(
+                .invalidArgument,
+                "\(name).\(key) (line \(keyField.line)): a key must be ID!, String! or Int!, not \(keyField.typeText)")
+        }
+        let declared = Set(fields.map(\.name))
+        for (i, field) in fields.enumerated() where field.name == "createdAt" || field.name == "updatedAt" {
+            guard field.scalar == .string || field.scalar == .awsDateTime, !field.isList else {
+                throw GQLError(
+                    .invalidArgument,
+                    "\(name).\(field.name) (line \(field.line)) is kept by the server and must be String or AWSDateTime"
+                )
+            }
+            fields[i].isServerKept = true
+        }
+        fields += ModelDefinition.serverFields(declared: declared)
+        return ModelDefinition(name: name, key: key, fields: fields, line: typeLine)
+    }
+
+    /// The type of a field: a scalar or enum, non-null or not, or a list of them.
+    private static func fieldType(_ type: any Node, enums: Set<String>, place: String) throws
+        -> ModelDefinition.Field
+    {
+        var nonNull = false
+        var inner: any Node = type
+        if let wrapper = inner as? NonNullType {
+            nonNull = true
+            inner = wrapper.type
+        }
+        var isList = false
+        var elementNonNull = false
+        if let list = inner as? ListType {
+            isList = true
+            inner = list.type
+            if let wrapper = inner as? NonNullType {
+                elementNonNull = true
+                inner = wrapper.type
+            }
+        }
+        guard let named = inner as? NamedType else {
+            throw GQLError(.invalidArgument, "\(place): lists of lists are not supported")
+        }
+        let typeName = named.name.value
+        let scalar: ModelDefinition.Scalar
+        if let known = ModelDefinition.Scalar.byName[typeName] {
+            scalar = known
+        } else if enums.contains(typeName) {
+            scalar = .enumeration(typeName)
+        } else {
+            throw GQLError(
+                .invalidArgument,
+                "\(place): the type \(typeName) is not supported; use ID, String, Int, Float, Boolean, "
+                    + "AWSDateTime, AWSTimestamp, AWSJSON, an enum, or a list of them")
+        }
+        return ModelDefinition.Field(
+            name: "", scalar: scalar, isList: isList, nonNull: nonNull, elementNonNull: elementNonNull,
+            isServerKept: false, line: 0)
+    }
+
+    static func line(_ location: Location?) -> Int { location?.startToken.line ?? 0 }
+}

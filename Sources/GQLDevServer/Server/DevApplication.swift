@@ -1,0 +1,57 @@
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+
+/// Builds the Hummingbird application of a ``GQLDevServer``: one path for HTTP and WebSocket alike.
+///
+/// Requests with `Upgrade: websocket` go to the WebSocket router (the path, and `PATH/realtime` where AppSync
+/// clients with a custom domain connect), every other request to the HTTP router (POST and GET on the path;
+/// PUT, DELETE and PATCH get 405).
+enum DevApplication {
+    static func make(
+        configuration: GQLDevServer.Configuration,
+        http: HTTPTransport,
+        webSocket: WebSocketTransport,
+        logger: Logger,
+        onListening: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        let path = RouterPath(configuration.path)
+        let router = Router()
+        router.post(path) { request, _ in await http.post(request) }
+        router.get(path) { request, _ in await http.get(request) }
+        for method in [HTTPRequest.Method.put, .delete, .patch] {
+            router.on(path, method: method) { _, _ in
+                var response = HTTPTransport.error(.methodNotAllowed, "Use POST, or GET for queries.")
+                response.headers[.allow] = "GET, POST"
+                return response
+            }
+        }
+
+        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+        // `PATH/realtime` too: AppSync clients given a custom domain connect there.
+        let trimmed = configuration.path.hasSuffix("/") ? String(configuration.path.dropLast()) : configuration.path
+        for webSocketPath in [path, RouterPath(trimmed + "/realtime")] {
+            webSocketRouter.ws(webSocketPath) { request, _ in
+                .upgrade(webSocket.upgradeHeaders(for: request))
+            } onUpgrade: { inbound, outbound, context in
+                try await webSocket.serve(inbound, outbound, request: context.request)
+            }
+        }
+
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: webSocketRouter,
+                configuration: .init(ws: .init(maxFrameSize: WebSocketTransport.maxMessageBytes))
+            ),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "GQLDevServer"
+            ),
+            onServerRunning: { channel in
+                await onListening(channel.localAddress?.port ?? configuration.port)
+            },
+            logger: logger
+        )
+    }
+}

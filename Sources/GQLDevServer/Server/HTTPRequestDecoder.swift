@@ -1,0 +1,90 @@
+import Foundation
+import GQLCore
+
+/// Turns request bodies and query strings into GraphQL requests, or says precisely why it cannot.
+///
+/// Accepted shapes, as the GraphQL-over-HTTP convention has them: a JSON object
+/// `{"query": String, "variables": Object?, "operationName": String?}`, or a non-empty array of such objects
+/// (a batch); for GET, the same three members as query parameters with `variables` as JSON text.
+enum HTTPRequestDecoder {
+    /// A request the server cannot run; answered with HTTP 400.
+    struct Failure: Error, Equatable {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// One request or a batch.
+    enum Payload: Equatable {
+        case single(DevEngine.Request)
+        case batch([DevEngine.Request])
+    }
+
+    /// Decodes a POST body.
+    static func decodeBody(_ bytes: Data) -> Result<Payload, Failure> {
+        let value: GQLValue
+        do {
+            value = try GQLValue(json: bytes)
+        } catch {
+            return .failure(Failure("The body is not valid JSON: \(error)"))
+        }
+        switch value {
+        case .object(let object):
+            return request(from: object).map(Payload.single)
+        case .array(let elements):
+            guard !elements.isEmpty else { return .failure(Failure("A batch must hold at least one request.")) }
+            var requests: [DevEngine.Request] = []
+            for (index, element) in elements.enumerated() {
+                guard let object = element.objectValue else {
+                    return .failure(Failure("Batch element \(index) is \(element.kindName), not an object."))
+                }
+                switch request(from: object) {
+                case .success(let request): requests.append(request)
+                case .failure(let failure): return .failure(Failure("Batch element \(index): \(failure.message)"))
+                }
+            }
+            return .success(.batch(requests))
+        default:
+            return .failure(Failure("The body must be a JSON object or array, not \(value.kindName)."))
+        }
+    }
+
+    /// Decodes GET query parameters (already percent-decoded).
+    static func decodeQuery(query: String?, variables: String?, operationName: String?) -> Result<
+        DevEngine.Request, Failure
+    > {
+        var object: GQLValues = [:]
+        if let query { object["query"] = .string(query) }
+        if let operationName, !operationName.isEmpty { object["operationName"] = .string(operationName) }
+        if let variables, !variables.isEmpty {
+            do {
+                object["variables"] = try GQLValue(json: variables)
+            } catch {
+                return .failure(Failure("The variables parameter is not valid JSON: \(error)"))
+            }
+        }
+        return request(from: object)
+    }
+
+    /// The request in one `{query, variables, operationName}` object.
+    static func request(from object: GQLValues) -> Result<DevEngine.Request, Failure> {
+        guard let queryValue = object["query"], !queryValue.isNull else {
+            return .failure(Failure("The request has no query."))
+        }
+        guard let query = queryValue.stringValue else {
+            return .failure(Failure("The query must be a string, not \(queryValue.kindName)."))
+        }
+        var variables: GQLValues = [:]
+        switch object["variables"] {
+        case nil, .null?: break
+        case .object(let members)?: variables = members
+        case let other?: return .failure(Failure("The variables must be an object, not \(other.kindName)."))
+        }
+        var operationName: String?
+        switch object["operationName"] {
+        case nil, .null?: break
+        case .string(let name)?: operationName = name.isEmpty ? nil : name
+        case let other?: return .failure(Failure("The operationName must be a string, not \(other.kindName)."))
+        }
+        return .success(DevEngine.Request(query: query, variables: variables, operationName: operationName))
+    }
+}

@@ -1,0 +1,133 @@
+import GQLCore
+import HummingbirdWebSocket
+
+/// One socket speaking Apollo's legacy `graphql-ws` protocol (subscriptions-transport-ws).
+///
+/// `connection_init` → `connection_ack`, then `ka` at once and every
+/// ``GQLDevServer/Configuration/keepAliveInterval``; bad credentials → `connection_error` and close 4403.
+/// `start` runs any operation kind: `data` for each result, `complete` when a query, mutation or finite
+/// subscription is done; `error` for a request that fails before execution. `stop` → `complete`;
+/// `connection_terminate` closes the socket. An unreadable message gets `connection_error`, an unknown type
+/// an `error`; the socket stays open for both, as in the reference server.
+struct LegacyWSSession {
+    let transport: WebSocketTransport
+    let writer: SocketWriter
+    let handshake: DevAuthenticator.Credentials
+    let operations = OperationRegistry()
+
+    func run(_ messages: WebSocketInboundMessageStream) async throws {
+        var keepAlive: Task<Void, Never>?
+        defer {
+            keepAlive?.cancel()
+            operations.stopAll()
+        }
+        var acknowledged = false
+        for try await message in messages {
+            await transport.faults.delay()
+            guard let object = WebSocketTransport.decode(message), let type = object["type"]?.stringValue else {
+                await writer.send([
+                    "type": "connection_error", "payload": ["message": "Message must be JSON with a type."],
+                ])
+                continue
+            }
+            let id = object["id"]?.stringValue
+            switch type {
+            case "connection_init":
+                let credentials = DevAuthenticator.Credentials(json: object["payload"]).merging(handshake)
+                guard transport.authenticator.authorizes(credentials) else {
+                    await writer.send([
+                        "type": "connection_error", "payload": ["message": "Forbidden: invalid credentials"],
+                    ])
+                    await writer.close(code: 4403, reason: "Forbidden")
+                    return
+                }
+                guard !acknowledged else { continue }
+                acknowledged = true
+                await writer.send(["type": "connection_ack"])
+                keepAlive = writer.keepAlive(every: transport.configuration.keepAliveInterval)
+            case "start":
+                guard let id else {
+                    await writer.send(["type": "error", "payload": ["message": "start needs an id"]])
+                    continue
+                }
+                await start(id: id, object: object, acknowledged: acknowledged)
+            case "stop":
+                guard let id else { continue }
+                if operations.stop(id) { await writer.send(["type": "complete", "id": .string(id)]) }
+            case "connection_terminate":
+                await writer.close(code: 1000, reason: "Connection terminated")
+                return
+            default:
+                var reply: GQLValues = [
+                    "type": "error", "payload": ["message": .string("Invalid message type \(type)")],
+                ]
+                if let id { reply["id"] = .string(id) }
+                await writer.send(.object(reply))
+            }
+            if await writer.isClosed { return }
+        }
+    }
+
+    private func start(id: String, object: GQLValues, acknowledged: Bool) async {
+        let writer = self.writer
+        guard acknowledged else {
+            await writer.send(Self.error(id, "Send connection_init before start."))
+            return
+        }
+        let request: DevEngine.Request
+        switch WebSocketTransport.graphQLRequest(object["payload"]) {
+        case .success(let decoded): request = decoded
+        case .failure(let failure):
+            await writer.send(Self.error(id, failure.message))
+            return
+        }
+        let engine = transport.engine
+        let started = operations.start(id) {
+            await Self.perform(request, id: id, engine: engine, writer: writer)
+        }
+        if started == .duplicate {
+            await writer.send(Self.error(id, "Subscriber for \(id) already exists"))
+        }
+    }
+
+    private static func error(_ id: String, _ message: String) -> GQLValue {
+        ["type": "error", "id": .string(id), "payload": ["message": .string(message)]]
+    }
+
+    private static func perform(
+        _ request: DevEngine.Request,
+        id: String,
+        engine: any DevExecutor,
+        writer: SocketWriter
+    ) async {
+        let kind = try? engine.operationKind(request)
+        switch kind {
+        case .subscription:
+            switch await engine.subscribe(request, style: .standard) {
+            case .failed(let response):
+                guard !Task.isCancelled else { return }
+                let first = response.responseErrors[0] ?? ["message": "Subscription failed"]
+                await writer.send(["type": "error", "id": .string(id), "payload": first])
+            case .stream(let stream):
+                do {
+                    for try await response in stream {
+                        guard !Task.isCancelled else { return }
+                        await writer.send(["type": "data", "id": .string(id), "payload": response])
+                    }
+                } catch {
+                    guard !Task.isCancelled else { return }
+                    await writer.send(Self.error(id, "Subscription failed: \(error)"))
+                    return
+                }
+                guard !Task.isCancelled else { return }
+                await writer.send(["type": "complete", "id": .string(id)])
+            }
+        case .query, .mutation, nil:
+            // A document that does not parse gets its errors as data, as the reference server sends them.
+            let response = await engine.execute(request, style: .standard)
+            guard !Task.isCancelled else { return }
+            await writer.send(["type": "data", "id": .string(id), "payload": response])
+            await writer.send(["type": "complete", "id": .string(id)])
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import GQLCore
+
+/// The operations running on one WebSocket, by the client's id.
+///
+/// Each operation runs in its own task, so a long subscription never blocks the socket's other messages.
+/// An id is taken from the moment ``start(_:_:)`` accepts it until its task ends or ``stop(_:)`` cancels it;
+/// ``stopAll()`` cancels everything when the socket goes away.
+final class OperationRegistry: Sendable {
+    /// What ``start(_:_:)`` did.
+    enum StartResult: Equatable {
+        case started
+        case duplicate
+        case closed
+    }
+
+    private struct Entry {
+        let token: Int
+        let task: Task<Void, Never>
+    }
+
+    private struct State {
+        var running: [String: Entry] = [:]
+        var nextToken = 0
+        var isClosed = false
+    }
+
+    private let state = GQLLocked(State())
+
+    /// Runs `operation` under `id` unless an operation with that id is running.
+    func start(_ id: String, _ operation: @escaping @Sendable () async -> Void) -> StartResult {
+        state.withLock { state in
+            guard !state.isClosed else { return .closed }
+            guard state.running[id] == nil else { return .duplicate }
+            state.nextToken += 1
+            let token = state.nextToken
+            // `finished` takes this lock, so it runs after the entry is stored below.
+            let task = Task {
+                await operation()
+                self.finished(id, token: token)
+            }
+            state.running[id] = Entry(token: token, task: task)
+            return .started
+        }
+    }
+
+    /// Cancels the operation `id`; returns whether it was running.
+    @discardableResult
+    func stop(_ id: String) -> Bool {
+        let entry = state.withLock { $0.running.removeValue(forKey: id) }
+        entry?.task.cancel()
+        return entry != nil
+    }
+
+    /// Whether an operation with `id` is running.
+    func isRunning(_ id: String) -> Bool {
+        state.withLock { $0.running[id] != nil }
+    }
+
+    /// Cancels every operation and refuses new ones.
+    func stopAll() {
+        let entries = state.withLock { state in
+            state.isClosed = true
+            defer { state.running = [:] }
+            return Array(state.running.values)
+        }
+        for entry in entries { entry.task.cancel() }
+    }
+
+    private func finished(_ id: String, token: Int) {
+        state.withLock { state in
+            if state.running[id]?.token == token { state.running[id] = nil }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import GQLCore
+import HummingbirdWebSocket
+
+/// One socket speaking `graphql-transport-ws` (the graphql-ws library's protocol, `PROTOCOL.md`); the rules
+/// are ``TransportWSStateMachine``'s, this type does the I/O and runs the operations.
+///
+/// `connection_init` → `connection_ack` (credentials from the upgrade headers or the init payload, else close
+/// 4403); `ping` → `pong`; `subscribe` runs any operation kind and answers `next`… then `complete`, or
+/// `error` for a request that fails before execution; a client `complete` stops an operation.
+/// Protocol faults close the socket: 4400 invalid message, 4401 subscribe before the ack, 4408 no init within
+/// ``GQLDevServer/Configuration/connectionInitTimeout``, 4409 duplicate id, 4429 a second init.
+struct TransportWSSession {
+    let transport: WebSocketTransport
+    let writer: SocketWriter
+    let handshake: DevAuthenticator.Credentials
+    let operations = OperationRegistry()
+
+    func run(_ messages: WebSocketInboundMessageStream) async throws {
+        var machine = TransportWSStateMachine(authenticator: transport.authenticator, handshake: handshake)
+        let initTimeout = transport.configuration.connectionInitTimeout
+        let writer = self.writer
+        // The timer fires at most once and is cancelled at the ack, so the machine's verdict is known up front.
+        let onTimeout = machine.initTimeoutElapsed()
+        let timer = Task {
+            try await Task.sleep(for: initTimeout)
+            if case .close(let code, let reason) = onTimeout { await writer.close(code: code, reason: reason) }
+        }
+        defer {
+            timer.cancel()
+            operations.stopAll()
+        }
+        for try await message in messages {
+            await transport.faults.delay()
+            var action = machine.receive(WebSocketTransport.decode(message))
+            if machine.isAcknowledged { timer.cancel() }
+            if case .run(let id, let request) = action, !start(request, id: id) {
+                action = TransportWSStateMachine.duplicate(id)
+            }
+            switch action {
+            case .send(let reply):
+                await writer.send(reply)
+            case .close(let code, let reason):
+                await writer.close(code: code, reason: reason)
+                return
+            case .stop(let id):
+                operations.stop(id)
+            case .run, .none:
+                break
+            }
+            if await writer.isClosed { return }
+        }
+    }
+
+    /// Starts the operation; `false` when one with this id is running.
+    private func start(_ request: DevEngine.Request, id: String) -> Bool {
+        let engine = transport.engine
+        let writer = self.writer
+        let started = operations.start(id) {
+            await Self.perform(request, id: id, engine: engine, writer: writer)
+        }
+        return started != .duplicate
+    }
+
+    /// Runs one operation and reports it; sends nothing more once the client completed it (task cancelled).
+    private static func perform(
+        _ request: DevEngine.Request,
+        id: String,
+        engine: any DevExecutor,
+        writer: SocketWriter
+    ) async {
+        let kind = try? engine.operationKind(request)
+        switch kind {
+        case .subscription:
+            switch await engine.subscribe(request, style: .standard) {
+            case .failed(let response):
+                guard !Task.isCancelled else { return }
+                await writer.send(["type": "error", "id": .string(id), "payload": response.responseErrors])
+            case .stream(let stream):
+                do {
+                    for try await response in stream {
+                        guard !Task.isCancelled else { return }
+                        await writer.send(["type": "next", "id": .string(id), "payload": response])
+                    }
+                } catch {
+                    guard !Task.isCancelled else { return }
+                    let errors: GQLValue = [["message": .string("Subscription failed: \(error)")]]
+                    await writer.send(["type": "error", "id": .string(id), "payload": errors])
+                    return
+                }
+                guard !Task.isCancelled else { return }
+                await writer.send(["type": "complete", "id": .string(id)])
+            }
+        case .query, .mutation:
+            let response = await engine.execute(request, style: .standard)
+            guard !Task.isCancelled else { return }
+            await writer.send(["type": "next", "id": .string(id), "payload": response])
+            await writer.send(["type": "complete", "id": .string(id)])
+        case nil:
+            // The document does not parse or selects no operation: the engine says why, before execution.
+            let response = await engine.execute(request, style: .standard)
+            guard !Task.isCancelled else { return }
+            await writer.send(["type": "error", "id": .string(id), "payload": response.responseErrors])
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import GQLCore
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+
+/// Serves GraphQL over WebSocket: picks the protocol from the upgrade request, then hands the socket to the
+/// session type that speaks it.
+struct WebSocketTransport: Sendable {
+    let engine: any DevExecutor
+    let authenticator: DevAuthenticator
+    let faults: FaultInjector
+    let configuration: GQLDevServer.Configuration
+    let registry: WebSocketRegistry
+    let logger: Logger
+
+    /// The largest inbound message accepted; the WebSocket frame limit is raised to match.
+    static let maxMessageBytes = 1 << 20
+
+    /// The headers of the 101 response: the chosen subprotocol, if any. Every upgrade is accepted so that an
+    /// unknown subprotocol can be refused with close code 4406 rather than an opaque HTTP 400.
+    func upgradeHeaders(for request: Request) -> HTTPFields {
+        guard let subprotocol = WebSocketFlavor(request: request).subprotocol else { return [:] }
+        return [.secWebSocketProtocol: subprotocol]
+    }
+
+    /// Runs one socket until it closes.
+    func serve(
+        _ inbound: WebSocketInboundStream,
+        _ outbound: WebSocketOutboundWriter,
+        request: Request
+    ) async throws {
+        let writer = SocketWriter(outbound, dropAfter: configuration.faults.dropWebSocketsAfter, logger: logger)
+        guard let registration = registry.register(writer) else {
+            await writer.close(code: 1001, reason: "Server shutting down")
+            return
+        }
+        defer { registry.remove(registration) }
+        let handshake = DevAuthenticator.Credentials(headers: request.headers)
+        let messages = inbound.messages(maxSize: Self.maxMessageBytes)
+        switch WebSocketFlavor(request: request) {
+        case .transportWS:
+            logger.debug("GQLDevServer WebSocket: graphql-transport-ws")
+            try await TransportWSSession(transport: self, writer: writer, handshake: handshake).run(messages)
+        case .legacyWS:
+            logger.debug("GQLDevServer WebSocket: graphql-ws")
+            try await LegacyWSSession(transport: self, writer: writer, handshake: handshake).run(messages)
+        case .appSync(let header):
+            logger.debug("GQLDevServer WebSocket: AppSync real-time")
+            let credentials = DevAuthenticator.Credentials(json: header).merging(handshake)
+            try await AppSyncSession(transport: self, writer: writer, handshake: credentials).run(messages)
+        case .unsupported:
+            // Closed at the client's first message (or after the init timeout) rather than at once: some
+            // clients (WSClient among them) lose a frame that arrives in the same read as the 101 response.
+            let timer = Task {
+                try await Task.sleep(for: configuration.connectionInitTimeout)
+                await writer.close(code: 4406, reason: "Subprotocol not acceptable")
+            }
+            defer { timer.cancel() }
+            for try await _ in messages { await writer.close(code: 4406, reason: "Subprotocol not acceptable") }
+        }
+    }
+
+    /// The JSON object in a text message; `nil` for binary messages, bad JSON or a non-object.
+    static func decode(_ message: WebSocketMessage) -> GQLValues? {
+        guard case .text(let text) = message, let value = try? GQLValue(json: text) else { return nil }
+        return value.objectValue
+    }
+
+    /// The GraphQL request in a `{query, variables, operationName}` object, or why it is not one.
+    static func graphQLRequest(_ payload: GQLValue?) -> Result<DevEngine.Request, RequestError> {
+        guard let object = payload?.objectValue else {
+            return .failure(RequestError("The payload must be an object with a query."))
+        }
+        return HTTPRequestDecoder.request(from: object).mapError { RequestError($0.message) }
+    }
+
+    /// A message or payload that is not what the protocol expects.
+    struct RequestError: Error, Equatable {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import GQLCore
+import Testing
+
+@testable import GQLDevServer
+
+@Suite("GQLDevServer over HTTP", .timeLimit(.minutes(1)))
+struct ServerHTTPTests {
+    @Test("endpoints name the bound port and the path")
+    func endpoints() async throws {
+        try await withDevServer { _, endpoints in
+            let http = try #require(URL(string: endpoints.http))
+            let webSocket = try #require(URL(string: endpoints.webSocket))
+            #expect(http.scheme == "http" && webSocket.scheme == "ws")
+            #expect(http.host == "127.0.0.1" && http.path == "/graphql")
+            #expect(http.port == webSocket.port && (http.port ?? 0) > 0)
+        }
+    }
+
+    @Test("POST runs a query and answers 200 with JSON")
+    func postQuery() async throws {
+        try await withDevServer { _, endpoints in
+            let outcome = try await post(endpoints.http, ["query": "{ echo }", "variables": ["a": 1]])
+            #expect(outcome.status == 200)
+            #expect(outcome.headers["content-type"]?.hasPrefix("application/json") == true)
+            #expect(outcome.json?["data"]?["echo"] == "{ echo }")
+            #expect(outcome.json?["data"]?["variables"] == ["a": 1])
+        }
+    }
+
+    @Test("GET runs a query from the query string")
+    func getQuery() async throws {
+        try await withDevServer { _, endpoints in
+            let url = endpoints.http + "?query=%7B%20echo%20%7D&variables=%7B%22n%22%3A2%7D"
+            let outcome = try await httpRequest(url, method: "GET")
+            #expect(outcome.status == 200)
+            #expect(outcome.json?["data"]?["echo"] == "{ echo }")
+            #expect(outcome.json?["data"]?["variables"] == ["n": 2])
+        }
+    }
+
+    @Test("GET refuses a mutation with 405 and Allow: POST")
+    func getMutation() async throws {
+        try await withDevServer { _, endpoints in
+            let outcome = try await httpRequest(endpoints.http + "?query=mutation%20%7B%20x%20%7D", method: "GET")
+            #expect(outcome.status == 405)
+            #expect(outcome.headers["allow"] == "POST")
+            #expect(outcome.json?["errors"]?[0]?["message"]?.stringValue?.contains("POST") == true)
+        }
+    }
+
+    @Test("a batch is executed in order and answered as an array")
+    func batch() async throws {
+        try await withDevServer { _, endpoints in
+            let outcome = try await post(
+                endpoints.http,
+                [
+                    ["query": "{ first }"], ["query": "mutation { second }", "variables": ["n": 2]],
+                    ["query": "{ third }"],
+                ])
+            #expect(outcome.status == 200)
+            let responses = try #require(outcome.json?.arrayValue)
+            #expect(responses.map { $0["data"]?["echo"] } == ["{ first }", "mutation { second }", "{ third }"])
+        }
+    }
+
+    @Test("GraphQL errors answer 200 with errors")
+    func graphQLErrors() async throws {
+        try await withDevServer { _, endpoints in
+            let outcome = try await post(endpoints.http, ["query": "not graphql"])
+            #expect(outcome.status == 200)
+            #expect(outcome.json?["errors"]?[0]?["message"]?.stringValue?.contains("Syntax Error") == true)
+            let subscription = try await post(endpoints.http, ["query": "subscription { onCreate }"])
+            #expect(subscription.status == 200)
+            #expect(subscription.json?["errors"]?[0]?["message"]?.stringValue?.contains("WebSocket") == true)
+        }
+    }
+
+    @Test(
+        "malformed requests answer 400 with a JSON error",
+        arguments: [
+            #"{"query": "{ echo }""#, #"{"variables": {}}"#, #"{"query": 42}"#,
+            #"{"query": "{ echo }", "variables": [1]}"#, #"{"query": "{ echo }", "operationName": 1}"#, "[]",
+            "[1]", #""just a string""#,
+        ])
+    func malformed(body: String) async throws {
+        try await withDevServer { _, endpoints in
+            let outcome = try await httpRequest(endpoints.http, body: body)
+            #expect(outcome.status == 400)
+            #expect(outcome.json?["errors"]?[0]?["message"]?.stringValue?.isEmpty == false)
+        }
+    }
+
+    @Test("a body over maxBodyBytes answers 413 with a JSON error")
+    func tooLarge() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.maxBodyBytes = 64
+        try await withDevServer(configuration) { _, endpoints in
+            let big = try await post(
+                endpoints.http, ["query": .string("{ " + String(repeating: "x ", count: 100) + "}")])
+            #expect(big.status == 413)
+            #expect(big.json?["errors"]?[0]?["message"]?.stringValue?.contains("64 bytes") == true)
+            let small = try await post(endpoints.http, ["query": "{ echo }"])
+            #expect(small.status == 200)
+        }
+    }
+
+    @Test("an API key is required when configured")
+    func apiKey() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.apiKey = "da2-secret"
+        try await withDevServer(configuration) { _, endpoints in
+            let missing = try await post(endpoints.http, ["query": "{ echo }"])
+            #expect(missing.status == 401)
+            #expect(missing.json?["errors"]?[0]?["message"] != nil)
+            let wrong = try await post(endpoints.http, ["query": "{ echo }"], headers: ["x-api-key": "da2-wrong"])
+            #expect(wrong.status == 401)
+            let right = try await post(endpoints.http, ["query": "{ echo }"], headers: ["X-Api-Key": "da2-secret"])
+            #expect(right.status == 200)
+            let get = try await httpRequest(endpoints.http + "?query=%7Becho%7D", method: "GET")
+            #expect(get.status == 401)
+        }
+    }
+
+    @Test("an admin secret is required when configured")
+    func adminSecret() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.adminSecret = "hush"
+        try await withDevServer(configuration) { _, endpoints in
+            let wrong = try await post(
+                endpoints.http, ["query": "{ echo }"], headers: ["x-hasura-admin-secret": "loud"])
+            #expect(wrong.status == 401)
+            let right = try await post(
+                endpoints.http, ["query": "{ echo }"], headers: ["x-hasura-admin-secret": "hush"])
+            #expect(right.status == 200)
+        }
+    }
+
+    @Test("failRate answers 500 for the seeded share of POSTs")
+    func failRate() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.faults.failRate = 0.5
+        configuration.faults.seed = 7
+        var random = FaultInjector.SplitMix64(seed: 7)
+        let expected = (0..<12).map { _ in random.nextUnitInterval() < 0.5 ? 500 : 200 }
+        #expect(expected.contains(500) && expected.contains(200))
+        try await withDevServer(configuration) { _, endpoints in
+            var statuses: [Int] = []
+            for _ in 0..<12 {
+                let outcome = try await post(endpoints.http, ["query": "{ echo }"])
+                statuses.append(outcome.status)
+                if outcome.status == 500 { #expect(outcome.json?["errors"] != nil) }
+            }
+            #expect(statuses == expected)
+        }
+    }
+
+    @Test("latency delays the answer, which stays correct")
+    func latency() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.faults.latencyMilliseconds = 60
+        try await withDevServer(configuration) { _, endpoints in
+            let start = ContinuousClock.now
+            let outcome = try await post(endpoints.http, ["query": "{ echo }"])
+            // A lower bound only: the server cannot answer before the injected delay.
+            #expect(ContinuousClock.now - start >= .milliseconds(60))
+            #expect(outcome.status == 200 && outcome.json?["data"]?["echo"] == "{ echo }")
+        }
+    }
+
+    @Test("other methods on the path answer 405")
+    func otherMethods() async throws {
+        try await withDevServer { _, endpoints in
+            let outcome = try await httpRequest(endpoints.http, method: "PUT", body: "{}")
+            #expect(outcome.status == 405)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import GQLCore
+import Testing
+
+@testable import GQLDevServer
+
+@Suite("GQLDevServer lifecycle and faults", .timeLimit(.minutes(1)))
+struct ServerLifecycleTests {
+    @Test("shutdown closes open WebSockets with 1001 and run() returns")
+    func shutdownClosesSockets() async throws {
+        try await withDevServer { server, endpoints in
+            let outcome = try await withWebSocket(endpoints.webSocket, protocols: "graphql-transport-ws") { socket in
+                try await socket.send(["type": "connection_init"])
+                let ack = try await socket.receive()
+                try await socket.send(["type": "subscribe", "id": "s", "payload": ["query": "subscription { on }"]])
+                _ = try await socket.receive()
+                let stopping = Task { await server.shutdown() }
+                let rest = try await socket.drain()
+                await stopping.value
+                return (ack, rest)
+            }
+            #expect(outcome.result?.0 == ["type": "connection_ack"])
+            #expect(outcome.result?.1 == [])
+            #expect(outcome.closeCode == 1001)
+        }
+    }
+
+    @Test("a request in flight is answered during shutdown")
+    func inFlightRequestFinishes() async throws {
+        let engine = try ScriptedEngine()
+        try await withDevServer(engine: engine) { server, endpoints in
+            async let response = post(endpoints.http, ["query": "{ slow }"])
+            var entered = engine.slowEntered.stream.makeAsyncIterator()
+            _ = await entered.next()  // the request is inside the server
+            let stopping = Task { await server.shutdown() }
+            while !server.lifecycle.isShutdownRequested { await Task.yield() }
+            engine.releaseSlow()
+            let outcome = try await response
+            await stopping.value
+            #expect(outcome.status == 200)
+            #expect(outcome.json?["data"]?["echo"] == "{ slow }")
+        }
+    }
+
+    @Test("dropWebSocketsAfter closes a socket after that many messages")
+    func dropWebSockets() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.faults.dropWebSocketsAfter = 2
+        try await withDevServer(configuration) { _, endpoints in
+            let outcome = try await withWebSocket(endpoints.webSocket, protocols: "graphql-transport-ws") { socket in
+                try await socket.send(["type": "connection_init"])
+                try await socket.send(["type": "ping"])
+                try await socket.send(["type": "ping"])
+                return try await socket.drain()
+            }
+            #expect(outcome.result == [["type": "connection_ack"], ["type": "pong"]])
+            #expect(outcome.closeCode == 1011)
+        }
+    }
+
+    @Test("the fault generator is SplitMix64: the reference sequence for seed 0")
+    func splitMix64() {
+        var random = FaultInjector.SplitMix64(seed: 0)
+        #expect(random.next() == 0xE220_A839_7B1D_CDAF)
+        #expect(random.next() == 0x6E78_9E6A_A1B9_65F4)
+    }
+
+    @Test("shutdown before run makes run return at once; endpoints then throws")
+    func shutdownBeforeRun() async throws {
+        let server = GQLDevServer(configuration: .init(), engine: try ScriptedEngine(), logger: nil)
+        await server.shutdown()
+        try await server.run()
+        await #expect(throws: (any Error).self) { try await server.endpoints() }
+    }
+
+    @Test("a port in use makes run throw and endpoints throw")
+    func portInUse() async throws {
+        try await withDevServer { _, endpoints in
+            let port = try #require(URLComponentsPort(endpoints.http))
+            var configuration = GQLDevServer.Configuration()
+            configuration.port = port
+            let second = GQLDevServer(configuration: configuration, engine: try ScriptedEngine(), logger: nil)
+            await #expect(throws: (any Error).self) { try await second.run() }
+            await #expect(throws: (any Error).self) { try await second.endpoints() }
+        }
+    }
+}
+
+private func URLComponentsPort(_ url: String) -> Int? {
+    url.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }
+}

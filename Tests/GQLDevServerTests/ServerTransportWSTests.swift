@@ -1,0 +1,182 @@
+import GQLCore
+import Testing
+
+@testable import GQLDevServer
+
+@Suite("GQLDevServer over graphql-transport-ws", .timeLimit(.minutes(1)))
+struct ServerTransportWSTests {
+    static let subprotocol = "graphql-transport-ws"
+
+    @Test("init, ping, query, mutation and a subscription that receives the mutation's event")
+    func happyPath() async throws {
+        try await withDevServer { _, endpoints in
+            let outcome = try await withWebSocket(endpoints.webSocket, protocols: Self.subprotocol) { socket in
+                var seen: [GQLValue] = []
+                try await socket.send(["type": "connection_init", "payload": [:]])
+                seen.append(try #require(try await socket.receive()))
+                try await socket.send(["type": "ping"])
+                seen.append(try #require(try await socket.receive()))
+                try await socket.send(["type": "subscribe", "id": "q", "payload": ["query": "{ echo }"]])
+                seen.append(try #require(try await socket.receive()))
+                seen.append(try #require(try await socket.receive()))
+                try await socket.send(["type": "subscribe", "id": "s", "payload": ["query": "subscription { on }"]])
+                seen.append(try #require(try await socket.receive()))  // the tick: the subscription is live
+                try await socket.send([
+                    "type": "subscribe", "id": "m", "payload": ["query": "mutation { m }", "variables": ["n": 5]],
+                ])
+                for _ in 0..<3 { seen.append(try #require(try await socket.receive())) }
+                try await socket.send(["type": "complete", "id": "s"])
+                try await socket.send(["type": "ping"])
+                seen.append(try #require(try await socket.receive()))
+                return seen
+            }
+            let seen = try #require(outcome.result)
+            #expect(seen[0] == ["type": "connection_ack"])
+            #expect(seen[1] == ["type": "pong"])
+            #expect(
+                seen[2]["type"] == "next" && seen[2]["id"] == "q" && seen[2]["payload"]?["data"]?["echo"] == "{ echo }")
+            #expect(seen[3] == ["type": "complete", "id": "q"])
+            #expect(seen[4] == ["type": "next", "id": "s", "payload": ["data": ["tick": 0]]])
+            // The event and the mutation's own answer race; both arrive, the answer before its complete.
+            let rest = Array(seen[5...7])
+            #expect(rest.contains(["type": "next", "id": "s", "payload": ["data": ["event": ["n": 5]]]]))
+            let answer = try #require(rest.firstIndex { $0["id"] == "m" && $0["type"] == "next" })
+            let complete = try #require(rest.firstIndex { $0 == ["type": "complete", "id": "m"] })
+            #expect(answer < complete)
+            #expect(seen[8] == ["type": "pong"])  // no message for the completed subscription
+            #expect(outcome.closeCode == 1000)  // the server's answer to the client's close
+        }
+    }
+
+    @Test("a subscription refused before execution gets error, a finite one complete")
+    func errorAndComplete() async throws {
+        try await withDevServer { _, endpoints in
+            let outcome = try await withWebSocket(endpoints.webSocket, protocols: Self.subprotocol) { socket in
+                try await socket.send(["type": "connection_init"])
+                _ = try await socket.receive()
+                try await socket.send(["type": "subscribe", "id": "1", "payload": ["query": "subscription { refuse }"]])
+                let refused = try #require(try await socket.receive())
+                try await socket.send(["type": "subscribe", "id": "2", "payload": ["query": "subscription { finite }"]])
+                let tick = try #require(try await socket.receive())
+                let done = try #require(try await socket.receive())
+                try await socket.send(["type": "subscribe", "id": "3", "payload": ["query": "nonsense"]])
+                let syntax = try #require(try await socket.receive())
+                return [refused, tick, done, syntax]
+            }
+            let seen = try #require(outcome.result)
+            #expect(seen[0] == ["type": "error", "id": "1", "payload": [["message": "Refused"]]])
+            #expect(seen[1]["type"] == "next" && seen[1]["id"] == "2")
+            #expect(seen[2] == ["type": "complete", "id": "2"])
+            #expect(seen[3]["type"] == "error" && seen[3]["payload"]?[0]?["message"] != nil)
+        }
+    }
+
+    @Test("credentials from connection_init or the upgrade headers; wrong ones close 4403")
+    func credentials() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.apiKey = "da2-key"
+        configuration.adminSecret = "hush"
+        try await withDevServer(configuration) { _, endpoints in
+            let byPayload = try await withWebSocket(endpoints.webSocket, protocols: Self.subprotocol) { socket in
+                try await socket.send(["type": "connection_init", "payload": ["x-api-key": "da2-key"]])
+                return try await socket.receive()
+            }
+            #expect(byPayload.result == ["type": "connection_ack"])
+            let byNestedHeaders = try await withWebSocket(endpoints.webSocket, protocols: Self.subprotocol) { socket in
+                try await socket.send([
+                    "type": "connection_init", "payload": ["headers": ["x-hasura-admin-secret": "hush"]],
+                ])
+                return try await socket.receive()
+            }
+            #expect(byNestedHeaders.result == ["type": "connection_ack"])
+            let byHandshake = try await withWebSocket(
+                endpoints.webSocket, protocols: Self.subprotocol, headers: ["x-hasura-admin-secret": "hush"]
+            ) { socket in
+                try await socket.send(["type": "connection_init"])
+                return try await socket.receive()
+            }
+            #expect(byHandshake.result == ["type": "connection_ack"])
+            let wrong = try await withWebSocket(endpoints.webSocket, protocols: Self.subprotocol) { socket in
+                try await socket.send(["type": "connection_init", "payload": ["x-api-key": "da2-wrong"]])
+                return try await socket.drain()
+            }
+            #expect(wrong.closeCode == 4403)
+            #expect(wrong.result == [])
+        }
+    }
+
+    /// Runs `script` on a fresh socket and returns the server's close code and what arrived before it.
+    private func closeCode(
+        _ configuration: GQLDevServer.Configuration = .init(),
+        protocols: String? = Self.subprotocol,
+        _ script: @escaping @Sendable (TestSocket) async throws -> Void
+    ) async throws -> (Int?, [GQLValue]) {
+        try await withDevServer(configuration) { _, endpoints in
+            let outcome = try await withWebSocket(endpoints.webSocket, protocols: protocols) { socket in
+                try await script(socket)
+                return try await socket.drain()
+            }
+            return (outcome.closeCode, outcome.result ?? [])
+        }
+    }
+
+    @Test("4400 for a message that is not a protocol message")
+    func invalidMessage() async throws {
+        let (notJSON, _) = try await closeCode { try await $0.sendText("hello") }
+        #expect(notJSON == 4400)
+        let (unknownType, _) = try await closeCode { try await $0.send(["type": "shout"]) }
+        #expect(unknownType == 4400)
+        let (noQuery, _) = try await closeCode { socket in
+            try await socket.send(["type": "connection_init"])
+            try await socket.send(["type": "subscribe", "id": "1", "payload": ["variables": [:]]])
+        }
+        #expect(noQuery == 4400)
+    }
+
+    @Test("4401 for subscribe before connection_ack")
+    func subscribeBeforeAck() async throws {
+        let (code, seen) = try await closeCode { socket in
+            try await socket.send(["type": "subscribe", "id": "1", "payload": ["query": "{ echo }"]])
+        }
+        #expect(code == 4401)
+        #expect(seen.isEmpty)
+    }
+
+    @Test("4406 for a subprotocol the server does not speak")
+    func unknownSubprotocol() async throws {
+        let (code, _) = try await closeCode(protocols: "mqtt") { try await $0.send(["type": "connection_init"]) }
+        #expect(code == 4406)
+        let (none, _) = try await closeCode(protocols: nil) { try await $0.send(["type": "connection_init"]) }
+        #expect(none == 4406)
+    }
+
+    @Test("4408 when connection_init does not come in time")
+    func initTimeout() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.connectionInitTimeout = .milliseconds(100)
+        let (code, seen) = try await closeCode(configuration) { _ in }
+        #expect(code == 4408)
+        #expect(seen.isEmpty)
+    }
+
+    @Test("4409 for a second subscribe with a running operation's id")
+    func duplicateID() async throws {
+        let (code, seen) = try await closeCode { socket in
+            try await socket.send(["type": "connection_init"])
+            try await socket.send(["type": "subscribe", "id": "a", "payload": ["query": "subscription { on }"]])
+            try await socket.send(["type": "subscribe", "id": "a", "payload": ["query": "subscription { on }"]])
+        }
+        #expect(code == 4409)
+        #expect(seen.first == ["type": "connection_ack"])
+    }
+
+    @Test("4429 for a second connection_init")
+    func secondInit() async throws {
+        let (code, seen) = try await closeCode { socket in
+            try await socket.send(["type": "connection_init"])
+            try await socket.send(["type": "connection_init"])
+        }
+        #expect(code == 4429)
+        #expect(seen == [["type": "connection_ack"]])
+    }
+}
