@@ -64,7 +64,7 @@ public final class GQLDevServer: Service, Sendable {
         self.init(configuration: configuration, engine: engine, logger: logger)
     }
 
-    /// Makes a server around any engine (the transport tests pass a scripted one).
+    /// Makes a server around any engine; tests wrap the real one, e.g. to hold a request in flight.
     package init(configuration: Configuration, engine: any DevExecutor, logger: Logger?) {
         self.configuration = configuration
         self.engine = engine

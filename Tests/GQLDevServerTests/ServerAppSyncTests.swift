@@ -32,25 +32,24 @@ struct ServerAppSyncTests {
                 try await socket.send(["type": "connection_init"])
                 let ack = try await socket.receive()
                 let ka = try await socket.receive()
-                try await socket.send(try Self.start("sub-1", "subscription { onCreate }"))
+                try await socket.send(try Self.start("sub-1", ObjectsAPI.onCreate))
+                // start_ack goes out once the subscription is registered: a change committed now reaches it.
                 let startAck = try await socket.receiveSkippingKeepAlive()
-                let tick = try await socket.receiveSkippingKeepAlive()
                 let mutation = try await post(
-                    endpoints.http, ["query": "mutation { create }", "variables": ["id": 1]],
-                    headers: ["x-api-key": "da2-key"])
-                #expect(mutation.status == 200)
+                    endpoints.http, ObjectsAPI.createRequest("id-1", "over HTTP"), headers: ["x-api-key": "da2-key"])
+                #expect(mutation.status == 200 && mutation.json == ObjectsAPI.created("id-1", "over HTTP"))
                 let event = try await socket.receiveSkippingKeepAlive()
                 try await socket.send(["type": "stop", "id": "sub-1"])
                 let complete = try await socket.receiveSkippingKeepAlive()
-                return [ack, ka, startAck, tick, event, complete].map { $0 ?? .null }
+                return [ack, ka, startAck, event, complete].map { $0 ?? .null }
             }
             let seen = try #require(outcome.result)
             #expect(seen[0] == ["type": "connection_ack", "payload": ["connectionTimeoutMs": 12345]])
             #expect(seen[1] == ["type": "ka"])
             #expect(seen[2] == ["type": "start_ack", "id": "sub-1"])
-            #expect(seen[3] == ["type": "data", "id": "sub-1", "payload": ["data": ["tick": 0]]])
-            #expect(seen[4] == ["type": "data", "id": "sub-1", "payload": ["data": ["event": ["id": 1]]]])
-            #expect(seen[5] == ["type": "complete", "id": "sub-1"])
+            #expect(
+                seen[3] == ["type": "data", "id": "sub-1", "payload": ObjectsAPI.createdEvent("id-1", "over HTTP")])
+            #expect(seen[4] == ["type": "complete", "id": "sub-1"])
         }
     }
 
@@ -102,11 +101,11 @@ struct ServerAppSyncTests {
             let outcome = try await withWebSocket(url, protocols: "graphql-ws") { socket in
                 try await socket.send(["type": "connection_init"])
                 _ = try await socket.receiveSkippingKeepAlive()
-                try await socket.send(try Self.start("a", "subscription { on }", key: "da2-wrong"))
+                try await socket.send(try Self.start("a", ObjectsAPI.onCreate, key: "da2-wrong"))
                 let unauthorized = try await socket.receiveSkippingKeepAlive()
-                try await socket.send(try Self.start("b", "query { echo }"))
+                try await socket.send(try Self.start("b", ObjectsAPI.list))
                 let unsupported = try await socket.receiveSkippingKeepAlive()
-                try await socket.send(try Self.start("c", "subscription { refuse }"))
+                try await socket.send(try Self.start("c", "subscription { onCreateObjects { nope } }"))
                 let refused = try await socket.receiveSkippingKeepAlive()
                 try await socket.send(["type": "start", "id": "d", "payload": ["data": ["query": "not a string"]]])
                 let badData = try await socket.receiveSkippingKeepAlive()
@@ -119,7 +118,14 @@ struct ServerAppSyncTests {
             #expect(
                 seen[2] == [
                     "type": "error", "id": "c",
-                    "payload": ["errors": [["errorType": "ValidationError", "message": "Refused"]]],
+                    "payload": [
+                        "errors": [
+                            [
+                                "message": #"Cannot query field "nope" on type "Objects"."#,
+                                "locations": [["line": 1, "column": 34, "sourceName": .null]],
+                            ]
+                        ]
+                    ],
                 ])
             #expect(seen[3]["id"] == "d" && seen[3]["payload"]?["errors"]?[0]?["errorType"] == "BadRequestException")
         }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import GQLDevServer
 
-/// The transports over the real engine: the default `Objects` model in an in-memory database.
+/// The transports over the real engine with the default `Objects` model, through the public initializer too.
 @Suite("GQLDevServer end to end", .timeLimit(.minutes(1)))
 struct ServerEndToEndTests {
     static let create = """
@@ -12,15 +12,6 @@ struct ServerEndToEndTests {
 
     static func createBody(_ id: String, _ text: String) -> GQLValue {
         ["query": .string(create), "variables": ["input": ["objectId": .string(id), "text": .string(text)]]]
-    }
-
-    static func engine() throws -> DevEngine {
-        try DevEngine(sdl: nil, database: GQLDatabase(path: ":memory:"))
-    }
-
-    /// Waits, without sleeping, until the engine serves `count` subscriptions.
-    static func waitForSubscriptions(_ engine: DevEngine, _ count: Int) async {
-        while engine.subscriptionCount < count { await Task.yield() }
     }
 
     @Test("the public initializer serves the default model over HTTP")
@@ -41,7 +32,7 @@ struct ServerEndToEndTests {
 
     @Test("create by POST, read by GET, and a batch mixing both")
     func http() async throws {
-        try await withDevServer(engine: try Self.engine()) { _, endpoints in
+        try await withDevServer { _, endpoints in
             let created = try await post(endpoints.http, Self.createBody("o1", "hello"))
             #expect(created.status == 200)
             #expect(created.json?["data"]?["createObjects"] == ["objectId": "o1", "text": "hello", "_version": 1])
@@ -62,10 +53,38 @@ struct ServerEndToEndTests {
         }
     }
 
+    @Test("configuration.schema: a custom model over HTTP and graphql-transport-ws")
+    func customSchema() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.schema = "type Counter @model { n: Int! @primaryKey, label: String }"
+        try await withDevServer(configuration) { server, endpoints in
+            #expect(server.printedSchema.contains("createCounter(input: CreateCounterInput!"))
+            let outcome = try await withWebSocket(endpoints.webSocket, protocols: "graphql-transport-ws") { socket in
+                try await socket.send(["type": "connection_init"])
+                _ = try await socket.receive()
+                try await socket.send([
+                    "type": "subscribe", "id": "c",
+                    "payload": ["query": "subscription { onCreateCounter { n label } }"],
+                ])
+                try #require(await server.waitForSubscriptions(1))
+                let created = try await post(
+                    endpoints.http, ["query": #"mutation { createCounter(input: {n: 7, label: "seven"}) { n label } }"#]
+                )
+                #expect(created.json == ["data": ["createCounter": ["n": 7, "label": "seven"]]])
+                return try await socket.receive()
+            }
+            #expect(
+                outcome.result == [
+                    "type": "next", "id": "c", "payload": ["data": ["onCreateCounter": ["n": 7, "label": "seven"]]],
+                ])
+            let listed = try await post(endpoints.http, ["query": "{ listCounters { items { n label } } }"])
+            #expect(listed.json == ["data": ["listCounters": ["items": [["n": 7, "label": "seven"]]]]])
+        }
+    }
+
     @Test("graphql-transport-ws: a subscription receives an object created over HTTP")
     func transportWSSubscription() async throws {
-        let engine = try Self.engine()
-        try await withDevServer(engine: engine) { _, endpoints in
+        try await withDevServer { server, endpoints in
             let outcome = try await withWebSocket(endpoints.webSocket, protocols: "graphql-transport-ws") { socket in
                 try await socket.send(["type": "connection_init"])
                 _ = try await socket.receive()
@@ -73,7 +92,7 @@ struct ServerEndToEndTests {
                     "type": "subscribe", "id": "s",
                     "payload": ["query": "subscription { onCreateObjects { objectId text } }"],
                 ])
-                await Self.waitForSubscriptions(engine, 1)
+                try #require(await server.waitForSubscriptions(1))
                 _ = try await post(endpoints.http, Self.createBody("w1", "over ws"))
                 let event = try await socket.receive()
                 try await socket.send(["type": "complete", "id": "s"])
@@ -89,15 +108,14 @@ struct ServerEndToEndTests {
 
     @Test("graphql-ws: a mutation over the socket reaches a subscription on it")
     func legacySubscription() async throws {
-        let engine = try Self.engine()
-        try await withDevServer(engine: engine) { _, endpoints in
+        try await withDevServer { server, endpoints in
             let outcome = try await withWebSocket(endpoints.webSocket, protocols: "graphql-ws") { socket in
                 try await socket.send(["type": "connection_init"])
                 _ = try await socket.receiveSkippingKeepAlive()
                 try await socket.send([
                     "type": "start", "id": "s", "payload": ["query": "subscription { onCreateObjects { objectId } }"],
                 ])
-                await Self.waitForSubscriptions(engine, 1)
+                try #require(await server.waitForSubscriptions(1))
                 try await socket.send(["type": "start", "id": "m", "payload": Self.createBody("l1", "legacy")])
                 var seen: [GQLValue] = []
                 for _ in 0..<3 { seen.append(try await socket.receiveSkippingKeepAlive() ?? .null) }
@@ -116,7 +134,7 @@ struct ServerEndToEndTests {
     func appSyncSubscription() async throws {
         var configuration = GQLDevServer.Configuration()
         configuration.apiKey = "da2-key"
-        try await withDevServer(configuration, engine: try Self.engine()) { _, endpoints in
+        try await withDevServer(configuration) { _, endpoints in
             let header: GQLValue = ["host": "localhost", "x-api-key": "da2-key"]
             let url = endpoints.webSocket + "?header=\(try base64JSON(header))&payload=e30="
             let outcome = try await withWebSocket(url, protocols: "graphql-ws") { socket in
@@ -149,7 +167,7 @@ struct ServerEndToEndTests {
 
     @Test("AppSync: an invalid subscription gets AppSync's error shape")
     func appSyncInvalidSubscription() async throws {
-        try await withDevServer(engine: try Self.engine()) { _, endpoints in
+        try await withDevServer { _, endpoints in
             let url = endpoints.webSocket + "?header=\(try base64JSON(["host": "localhost"]))&payload=e30="
             let outcome = try await withWebSocket(url, protocols: "graphql-ws") { socket in
                 try await socket.send(["type": "connection_init"])

@@ -11,34 +11,45 @@ struct ServerLifecycleTests {
             let outcome = try await withWebSocket(endpoints.webSocket, protocols: "graphql-transport-ws") { socket in
                 try await socket.send(["type": "connection_init"])
                 let ack = try await socket.receive()
-                try await socket.send(["type": "subscribe", "id": "s", "payload": ["query": "subscription { on }"]])
-                _ = try await socket.receive()
+                try await socket.send([
+                    "type": "subscribe", "id": "s", "payload": ["query": .string(ObjectsAPI.onCreate)],
+                ])
+                try #require(await server.waitForSubscriptions(1))
+                _ = try await post(endpoints.http, ObjectsAPI.createRequest("live", "before shutdown"))
+                let event = try await socket.receive()  // the subscription is live
                 let stopping = Task { await server.shutdown() }
                 let rest = try await socket.drain()
                 await stopping.value
-                return (ack, rest)
+                return [ack, event, .array(rest)].map { $0 ?? .null }
             }
-            #expect(outcome.result?.0 == ["type": "connection_ack"])
-            #expect(outcome.result?.1 == [])
+            let seen = try #require(outcome.result)
+            #expect(seen[0] == ["type": "connection_ack"])
+            #expect(
+                seen[1] == ["type": "next", "id": "s", "payload": ObjectsAPI.createdEvent("live", "before shutdown")])
+            #expect(seen[2] == [])
             #expect(outcome.closeCode == 1001)
         }
     }
 
     @Test("a request in flight is answered during shutdown")
     func inFlightRequestFinishes() async throws {
-        let engine = try ScriptedEngine()
+        let fixture = try EngineFixture()
+        let engine = GatedEngine(fixture.engine)
         try await withDevServer(engine: engine) { server, endpoints in
-            async let response = post(endpoints.http, ["query": "{ slow }"])
-            var entered = engine.slowEntered.stream.makeAsyncIterator()
+            async let response = post(endpoints.http, ObjectsAPI.createRequest("f", "in flight"))
+            var entered = engine.entered.stream.makeAsyncIterator()
             _ = await entered.next()  // the request is inside the server
             let stopping = Task { await server.shutdown() }
             while !server.lifecycle.isShutdownRequested { await Task.yield() }
-            engine.releaseSlow()
+            engine.open()
             let outcome = try await response
             await stopping.value
             #expect(outcome.status == 200)
-            #expect(outcome.json?["data"]?["echo"] == "{ slow }")
+            #expect(outcome.json == ObjectsAPI.created("f", "in flight"))
         }
+        // The mutation was committed, not only answered.
+        let stored = await fixture.run(ObjectsAPI.get, ["id": "f"])
+        #expect(stored == ["data": ["getObjects": ObjectsAPI.object("f", "in flight")]])
     }
 
     @Test("dropWebSocketsAfter closes a socket after that many messages")
@@ -66,7 +77,7 @@ struct ServerLifecycleTests {
 
     @Test("shutdown before run makes run return at once; endpoints then throws")
     func shutdownBeforeRun() async throws {
-        let server = GQLDevServer(configuration: .init(), engine: try ScriptedEngine(), logger: nil)
+        let server = try GQLDevServer(configuration: .init())
         await server.shutdown()
         try await server.run()
         await #expect(throws: (any Error).self) { try await server.endpoints() }
@@ -78,7 +89,7 @@ struct ServerLifecycleTests {
             let port = try #require(URLComponentsPort(endpoints.http))
             var configuration = GQLDevServer.Configuration()
             configuration.port = port
-            let second = GQLDevServer(configuration: configuration, engine: try ScriptedEngine(), logger: nil)
+            let second = try GQLDevServer(configuration: configuration)
             await #expect(throws: (any Error).self) { try await second.run() }
             await #expect(throws: (any Error).self) { try await second.endpoints() }
         }

@@ -7,82 +7,44 @@ import WSClient
 
 @testable import GQLDevServer
 
-/// An engine with scripted answers, so the transport tests run without the real schema:
-///
-/// - a document starting with `mutation`, `subscription`, `query` or `{` has that kind; anything else does
-///   not parse (`operationKind` throws, `execute` answers `{"errors":[{"message":"Syntax Error…"}]}`);
-/// - queries answer `{"data":{"echo":QUERY,"variables":VARIABLES}}`;
-/// - mutations answer the same and publish `{"data":{"event":VARIABLES}}` to every open subscription;
-/// - subscriptions first yield `{"data":{"tick":0}}` (so a client knows it is live), then every published
-///   event; one containing `finite` ends after the tick; one containing `refuse` fails at once;
-/// - a query containing `slow` waits for ``releaseSlow()`` (to hold a request in flight).
-final class ScriptedEngine: DevExecutor {
-    let database: GQLDatabase
-    let schemaSDL = "type Query { echo: String }"
-    private let subscribers = GQLLocked<[Int: AsyncThrowingStream<GQLValue, any Error>.Continuation]>([:])
-    private let counter = GQLLocked(0)
+/// The real engine behind a gate, to hold a request inside the server: each `execute` signals ``entered``,
+/// then waits for ``open()`` before the real engine runs the request. Every answer is the engine's own.
+final class GatedEngine: DevExecutor {
+    let engine: DevEngine
+    /// Yields once for each `execute` that reached the gate.
+    let entered = AsyncStream<Void>.makeStream()
+    private let gate = AsyncStream<Void>.makeStream()
 
-    init() throws {
-        database = try GQLDatabase(path: ":memory:")
+    init(_ engine: DevEngine) {
+        self.engine = engine
     }
+
+    /// Lets one waiting (or the next) `execute` through.
+    func open() { gate.continuation.yield() }
+
+    var database: GQLDatabase { engine.database }
+    var schemaSDL: String { engine.schemaSDL }
 
     func operationKind(_ request: DevEngine.Request) throws -> DevEngine.OperationKind {
-        let text = request.query.trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("mutation") { return .mutation }
-        if text.hasPrefix("subscription") { return .subscription }
-        if text.hasPrefix("query") || text.hasPrefix("{") { return .query }
-        throw GQLError(.invalidArgument, "Syntax Error: unexpected \(text.prefix(10))")
+        try engine.operationKind(request)
     }
 
-    /// Signals when a query containing `slow` arrives; such a query waits for ``releaseSlow()``.
-    let slowEntered = AsyncStream<Void>.makeStream()
-    private let slowGate = AsyncStream<Void>.makeStream()
-
-    func releaseSlow() { slowGate.continuation.yield() }
-
     func execute(_ request: DevEngine.Request, style: DevEngine.ErrorStyle) async -> GQLValue {
-        if request.query.contains("slow") {
-            slowEntered.continuation.yield()
-            var gate = slowGate.stream.makeAsyncIterator()
-            _ = await gate.next()
-        }
-        guard let kind = try? operationKind(request) else {
-            return ["errors": [["message": "Syntax Error: cannot parse the document"]]]
-        }
-        if kind == .mutation {
-            let event: GQLValue = ["data": ["event": .object(request.variables)]]
-            for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(event) }
-        }
-        return ["data": ["echo": .string(request.query), "variables": .object(request.variables)]]
+        entered.continuation.yield()
+        var waiting = gate.stream.makeAsyncIterator()
+        _ = await waiting.next()
+        return await engine.execute(request, style: style)
     }
 
     func subscribe(_ request: DevEngine.Request, style: DevEngine.ErrorStyle) async -> DevEngine.Subscription {
-        if request.query.contains("refuse") {
-            let error: GQLValue =
-                style == .appSync
-                ? ["errorType": "ValidationError", "message": "Refused"] : ["message": "Refused"]
-            return .failed(["errors": [error]])
-        }
-        let (stream, continuation) = AsyncThrowingStream<GQLValue, any Error>.makeStream()
-        continuation.yield(["data": ["tick": 0]])
-        if request.query.contains("finite") {
-            continuation.finish()
-            return .stream(stream)
-        }
-        let id = counter.withLock { value in
-            value += 1
-            return value
-        }
-        subscribers.withLock { $0[id] = continuation }
-        continuation.onTermination = { [subscribers] _ in _ = subscribers.withLock { $0.removeValue(forKey: id) } }
-        return .stream(stream)
+        await engine.subscribe(request, style: style)
     }
-
-    /// The number of subscriptions being served.
-    var subscriberCount: Int { subscribers.withLock { $0.count } }
 }
 
 /// Runs `body` against a server on a free port, then shuts it down and waits for `run()` to return.
+///
+/// The server runs the real engine over a fresh SQLite file (``EngineFixture``) with `configuration.schema`
+/// (the default `Objects` model when `nil`), unless `engine` is given.
 func withDevServer<T>(
     _ configuration: GQLDevServer.Configuration = .init(),
     engine: (any DevExecutor)? = nil,
@@ -90,7 +52,11 @@ func withDevServer<T>(
 ) async throws -> T {
     var configuration = configuration
     configuration.port = 0
-    let server = GQLDevServer(configuration: configuration, engine: try engine ?? ScriptedEngine(), logger: nil)
+    let fixture = engine == nil ? try EngineFixture(sdl: configuration.schema) : nil
+    let executor: any DevExecutor = try engine ?? required(fixture?.engine)
+    // The fixture removes the database file when released: keep it until the server has stopped.
+    defer { withExtendedLifetime(fixture) {} }
+    let server = GQLDevServer(configuration: configuration, engine: executor, logger: nil)
     return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
         group.addTask { try await server.run() }
         do {
@@ -104,6 +70,51 @@ func withDevServer<T>(
             group.cancelAll()
             throw error
         }
+    }
+}
+
+extension GQLDevServer {
+    /// The real engine serving requests, behind its gate when there is one.
+    var devEngine: DevEngine? { (engine as? DevEngine) ?? (engine as? GatedEngine)?.engine }
+
+    /// Waits (bounded) until the engine serves `count` subscriptions: a subscription sent over a socket is
+    /// registered, so a change committed now reaches it. Whether it happened.
+    func waitForSubscriptions(_ count: Int) async -> Bool {
+        guard let engine = devEngine else { return false }
+        return await waitUntil { engine.subscriptionCount == count }
+    }
+}
+
+/// Operations on the default `Objects` model, and what the server answers to them.
+enum ObjectsAPI {
+    static let list = "{ listObjects { items { objectId text } } }"
+    static let create = "mutation($input: CreateObjectsInput!) { createObjects(input: $input) { objectId text } }"
+    static let get = "query($id: ID!) { getObjects(objectId: $id) { objectId text } }"
+    static let onCreate = "subscription { onCreateObjects { objectId text } }"
+
+    /// The request creating an object, as a `{query, variables}` JSON value.
+    static func createRequest(_ id: String, _ text: String) -> GQLValue {
+        ["query": .string(create), "variables": ["input": ["objectId": .string(id), "text": .string(text)]]]
+    }
+
+    /// An object as `list`, `create`, `get` and `onCreate` select it.
+    static func object(_ id: String, _ text: String) -> GQLValue {
+        ["objectId": .string(id), "text": .string(text)]
+    }
+
+    /// The response to `create`.
+    static func created(_ id: String, _ text: String) -> GQLValue {
+        ["data": ["createObjects": object(id, text)]]
+    }
+
+    /// The event an `onCreate` subscription receives.
+    static func createdEvent(_ id: String, _ text: String) -> GQLValue {
+        ["data": ["onCreateObjects": object(id, text)]]
+    }
+
+    /// The response to `list` for these objects, in order.
+    static func listed(_ objects: [GQLValue]) -> GQLValue {
+        ["data": ["listObjects": ["items": .array(objects)]]]
     }
 }
 
@@ -129,6 +140,15 @@ func httpRequest(
     for header in response.headers { outcome.headers[header.name.lowercased()] = header.value }
     outcome.json = try? GQLValue(json: Data(bytes.readableBytesView))
     return outcome
+}
+
+/// The URL of a GET request for `query` with `variables` (sent as JSON text), percent-encoded.
+func getURL(_ endpoint: String, query: String, variables: GQLValue? = nil) throws -> String {
+    var components = try required(URLComponents(string: endpoint))
+    var items = [URLQueryItem(name: "query", value: query)]
+    if let variables { items.append(URLQueryItem(name: "variables", value: try variables.jsonString())) }
+    components.queryItems = items
+    return try required(components.string)
 }
 
 /// POSTs a JSON value.

@@ -9,65 +9,88 @@ struct ServerTransportWSTests {
 
     @Test("init, ping, query, mutation and a subscription that receives the mutation's event")
     func happyPath() async throws {
-        try await withDevServer { _, endpoints in
+        try await withDevServer { server, endpoints in
             let outcome = try await withWebSocket(endpoints.webSocket, protocols: Self.subprotocol) { socket in
                 var seen: [GQLValue] = []
                 try await socket.send(["type": "connection_init", "payload": [:]])
                 seen.append(try #require(try await socket.receive()))
                 try await socket.send(["type": "ping"])
                 seen.append(try #require(try await socket.receive()))
-                try await socket.send(["type": "subscribe", "id": "q", "payload": ["query": "{ echo }"]])
+                try await socket.send(["type": "subscribe", "id": "q", "payload": ["query": .string(ObjectsAPI.list)]])
                 seen.append(try #require(try await socket.receive()))
                 seen.append(try #require(try await socket.receive()))
-                try await socket.send(["type": "subscribe", "id": "s", "payload": ["query": "subscription { on }"]])
-                seen.append(try #require(try await socket.receive()))  // the tick: the subscription is live
                 try await socket.send([
-                    "type": "subscribe", "id": "m", "payload": ["query": "mutation { m }", "variables": ["n": 5]],
+                    "type": "subscribe", "id": "s", "payload": ["query": .string(ObjectsAPI.onCreate)],
+                ])
+                try #require(await server.waitForSubscriptions(1))  // the subscription is live
+                try await socket.send([
+                    "type": "subscribe", "id": "m", "payload": ObjectsAPI.createRequest("n", "five"),
                 ])
                 for _ in 0..<3 { seen.append(try #require(try await socket.receive())) }
                 try await socket.send(["type": "complete", "id": "s"])
+                // The client's complete ends the engine's subscription; a later change sends nothing for it.
+                let unsubscribed = await server.waitForSubscriptions(0)
+                _ = try await post(endpoints.http, ObjectsAPI.createRequest("after", "complete"))
                 try await socket.send(["type": "ping"])
                 seen.append(try #require(try await socket.receive()))
+                seen.append(.bool(unsubscribed))
                 return seen
             }
             let seen = try #require(outcome.result)
             #expect(seen[0] == ["type": "connection_ack"])
             #expect(seen[1] == ["type": "pong"])
-            #expect(
-                seen[2]["type"] == "next" && seen[2]["id"] == "q" && seen[2]["payload"]?["data"]?["echo"] == "{ echo }")
+            #expect(seen[2] == ["type": "next", "id": "q", "payload": ObjectsAPI.listed([])])
             #expect(seen[3] == ["type": "complete", "id": "q"])
-            #expect(seen[4] == ["type": "next", "id": "s", "payload": ["data": ["tick": 0]]])
             // The event and the mutation's own answer race; both arrive, the answer before its complete.
-            let rest = Array(seen[5...7])
-            #expect(rest.contains(["type": "next", "id": "s", "payload": ["data": ["event": ["n": 5]]]]))
-            let answer = try #require(rest.firstIndex { $0["id"] == "m" && $0["type"] == "next" })
+            let rest = Array(seen[4...6])
+            #expect(rest.contains(["type": "next", "id": "s", "payload": ObjectsAPI.createdEvent("n", "five")]))
+            let answer = try #require(
+                rest.firstIndex { $0 == ["type": "next", "id": "m", "payload": ObjectsAPI.created("n", "five")] })
             let complete = try #require(rest.firstIndex { $0 == ["type": "complete", "id": "m"] })
             #expect(answer < complete)
-            #expect(seen[8] == ["type": "pong"])  // no message for the completed subscription
+            #expect(seen[7] == ["type": "pong"])  // no message for the completed subscription
+            #expect(seen[8] == true)
             #expect(outcome.closeCode == 1000)  // the server's answer to the client's close
         }
     }
 
-    @Test("a subscription refused before execution gets error, a finite one complete")
+    @Test("a subscription refused before execution gets error, one the server ends gets complete")
     func errorAndComplete() async throws {
-        try await withDevServer { _, endpoints in
+        try await withDevServer { server, endpoints in
             let outcome = try await withWebSocket(endpoints.webSocket, protocols: Self.subprotocol) { socket in
                 try await socket.send(["type": "connection_init"])
                 _ = try await socket.receive()
-                try await socket.send(["type": "subscribe", "id": "1", "payload": ["query": "subscription { refuse }"]])
+                try await socket.send([
+                    "type": "subscribe", "id": "1", "payload": ["query": "subscription { onCreateObjects { nope } }"],
+                ])
                 let refused = try #require(try await socket.receive())
-                try await socket.send(["type": "subscribe", "id": "2", "payload": ["query": "subscription { finite }"]])
-                let tick = try #require(try await socket.receive())
+                try await socket.send([
+                    "type": "subscribe", "id": "2", "payload": ["query": .string(ObjectsAPI.onCreate)],
+                ])
+                try #require(await server.waitForSubscriptions(1))
+                _ = try await post(endpoints.http, ObjectsAPI.createRequest("c", "before the end"))
+                let event = try #require(try await socket.receive())
+                try #require(server.devEngine).finishSubscriptions()  // the engine ends the stream
                 let done = try #require(try await socket.receive())
                 try await socket.send(["type": "subscribe", "id": "3", "payload": ["query": "nonsense"]])
                 let syntax = try #require(try await socket.receive())
-                return [refused, tick, done, syntax]
+                return [refused, event, done, syntax]
             }
             let seen = try #require(outcome.result)
-            #expect(seen[0] == ["type": "error", "id": "1", "payload": [["message": "Refused"]]])
-            #expect(seen[1]["type"] == "next" && seen[1]["id"] == "2")
+            #expect(
+                seen[0] == [
+                    "type": "error", "id": "1",
+                    "payload": [
+                        [
+                            "message": #"Cannot query field "nope" on type "Objects"."#,
+                            "locations": [["line": 1, "column": 34]],
+                        ]
+                    ],
+                ])
+            #expect(seen[1] == ["type": "next", "id": "2", "payload": ObjectsAPI.createdEvent("c", "before the end")])
             #expect(seen[2] == ["type": "complete", "id": "2"])
-            #expect(seen[3]["type"] == "error" && seen[3]["payload"]?[0]?["message"] != nil)
+            #expect(seen[3]["type"] == "error" && seen[3]["id"] == "3")
+            #expect(seen[3]["payload"]?[0]?["message"]?.stringValue?.contains("Syntax Error") == true)
         }
     }
 
@@ -136,7 +159,7 @@ struct ServerTransportWSTests {
     @Test("4401 for subscribe before connection_ack")
     func subscribeBeforeAck() async throws {
         let (code, seen) = try await closeCode { socket in
-            try await socket.send(["type": "subscribe", "id": "1", "payload": ["query": "{ echo }"]])
+            try await socket.send(["type": "subscribe", "id": "1", "payload": ["query": .string(ObjectsAPI.list)]])
         }
         #expect(code == 4401)
         #expect(seen.isEmpty)
@@ -163,8 +186,8 @@ struct ServerTransportWSTests {
     func duplicateID() async throws {
         let (code, seen) = try await closeCode { socket in
             try await socket.send(["type": "connection_init"])
-            try await socket.send(["type": "subscribe", "id": "a", "payload": ["query": "subscription { on }"]])
-            try await socket.send(["type": "subscribe", "id": "a", "payload": ["query": "subscription { on }"]])
+            try await socket.send(["type": "subscribe", "id": "a", "payload": ["query": .string(ObjectsAPI.onCreate)]])
+            try await socket.send(["type": "subscribe", "id": "a", "payload": ["query": .string(ObjectsAPI.onCreate)]])
         }
         #expect(code == 4409)
         #expect(seen.first == ["type": "connection_ack"])

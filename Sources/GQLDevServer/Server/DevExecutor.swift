@@ -4,7 +4,7 @@ import GQLStore
 /// mutation, and starting a subscription.
 ///
 /// ``DevEngine`` is the implementation the server uses. The protocol keeps the transports independent of how
-/// the schema and resolvers are built, and lets the transport tests run against a scripted engine.
+/// the schema and resolvers are built, and lets tests wrap the real engine (e.g. to hold a request in flight).
 package protocol DevExecutor: Sendable {
     /// The database the models are stored in.
     var database: GQLDatabase { get }
