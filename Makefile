@@ -2,12 +2,16 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build test test-core test-store test-cli demo bench format lint tsan clean
+.PHONY: build venv test test-core test-store test-cli test-devserver test-interop demo serve bench bench-store bench-server format lint tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
 
-test:
+# The Python test peers (gql, graphql-core, Strawberry) in .venv; quiet when already installed.
+venv:
+	bash Tests/Interop/setup-venv.sh
+
+test: venv
 	$(SWIFT) test $(SWIFT_FLAGS)
 
 test-core:
@@ -16,14 +20,30 @@ test-core:
 test-store:
 	$(SWIFT) test $(SWIFT_FLAGS) --filter GQLStoreTests
 
-test-cli:
+test-devserver:
+	$(SWIFT) test $(SWIFT_FLAGS) --filter GQLDevServerTests
+
+test-cli: venv
 	$(SWIFT) test $(SWIFT_FLAGS) --filter GQLCLITests
+
+# gql-cli serve against the Python gql client library (HTTP, graphql-transport-ws, graphql-ws, AppSync).
+test-interop: venv
+	$(SWIFT) test $(SWIFT_FLAGS) --filter ServeInteropTests
 
 demo:
 	$(SWIFT) run $(SWIFT_FLAGS) gql-cli demo
 
-bench:
+serve:
+	$(SWIFT) run $(SWIFT_FLAGS) gql-cli serve
+
+bench: bench-store bench-server
+
+bench-store:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench
+
+# GQLDevServer vs a Strawberry GraphQL server (Benchmarks/Server), loopback only.
+bench-server: venv
+	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching ServerBench
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks/Sources Package.swift

@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
-// GraphQLite store benchmarks: GQLStore vs GRDB Codable records vs a raw SQLite C loop.
-// Kept out of the root package graph (DESIGN.md §1); run with
+// GraphQLite benchmarks: GQLStore vs GRDB Codable records vs a raw SQLite C loop (StoreBench), and GQLDevServer
+// vs a Strawberry GraphQL server (ServerBench). Kept out of the root package graph (DESIGN.md §1); run with
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StoreBench
+//   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching ServerBench
 // See README.md for the workloads, the flags and why the environment variable matters.
 import Foundation
 import PackageDescription
@@ -16,6 +17,11 @@ let package = Package(
     dependencies: [
         .package(name: "GraphQLite", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // ServerBench's load driver; the same versions as the root package.
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", exact: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
     ],
     targets: [
         .systemLibrary(
@@ -37,6 +43,16 @@ let package = Package(
         .executableTarget(
             name: "StoreBench",
             dependencies: ["BenchKit", "BenchRawSQLite", "BenchGRDB", "BenchGQLStore", "BenchSQLite"]
+        ),
+        .executableTarget(
+            name: "ServerBench",
+            dependencies: [
+                .product(name: "GQLDevServer", package: "GraphQLite"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,17 +1,18 @@
 import ArgumentParser
 
-/// `gql-cli`: inspects GraphQLite databases and tours the store from a shell.
+/// `gql-cli`: inspects GraphQLite databases, tours the store and serves a development GraphQL API from a shell.
 ///
 /// ```
 /// gql-cli db tables app.sqlite
 /// gql-cli db query app.sqlite "SELECT name, age FROM User WHERE age > ?" --arg 40
 /// gql-cli demo
+/// gql-cli serve --db dev.sqlite --api-key da2-local
 /// ```
 @main
 struct GQLCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gql-cli",
         abstract: "Drives every GraphQLite layer from a shell.",
-        subcommands: [DatabaseCommand.self, DemoCommand.self]
+        subcommands: [DatabaseCommand.self, DemoCommand.self, ServeCommand.self]
     )
 }

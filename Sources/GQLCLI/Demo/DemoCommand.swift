@@ -9,8 +9,10 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Take a short scripted tour of the local store.",
         discussion: """
             Defines a User object and walks through the object verbs, the dictionary API, transactions, \
-            observers, migrations and automatic columns, printing each step. The database is a temporary \
-            file, removed at the end unless --keep names where to keep it.
+            observers, migrations and automatic columns, printing each step; then starts the embedded \
+            GraphQL server (what gql-cli serve runs), creates and updates objects over HTTP and watches a \
+            WebSocket subscription receive them. The database is a temporary file, removed at the end unless \
+            --keep names where to keep it.
             """
     )
 
@@ -31,6 +33,7 @@ struct DemoCommand: AsyncParsableCommand {
         defer { try? fileManager.removeItem(at: directory) }
         do {
             try await DemoTour(path: path).run()
+            try await DemoServerTour().run()
         } catch {
             throw CLIError("the demo stopped", error)
         }

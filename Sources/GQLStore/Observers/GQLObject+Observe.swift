@@ -66,7 +66,8 @@ extension GQLDatabase {
     /// ```swift
     /// for try await change in db.observe("User", [.insert]) { print(change.key) }
     /// ```
-    public func observe(_ table: String, _ types: GQLObserverType = .all, _ condition: String? = nil) -> GQLObservation {
+    public func observe(_ table: String, _ types: GQLObserverType = .all, _ condition: String? = nil) -> GQLObservation
+    {
         GQLObservation(self) { callback in try createObserver(table, types, condition, callback) }
     }
 

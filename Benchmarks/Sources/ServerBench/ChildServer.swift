@@ -1,0 +1,92 @@
+import Dispatch
+import Foundation
+
+/// A GraphQL server under test, running as a child process that prints `HTTP      http://…` and
+/// `WebSocket ws://…` once it listens, and stops on SIGINT.
+final class ChildServer {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let name: String
+    let http: String
+    let webSocket: String
+    private let process: Process
+
+    /// Starts `executable arguments…` and waits (at most `timeout`) for its endpoint lines.
+    init(name: String, executable: URL, arguments: [String], timeout: Duration = .seconds(30)) async throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.standardError
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let lines = Self.lines(of: stdout.fileHandleForReading)
+        let found = try await withThrowingTaskGroup(of: [String]?.self) { group in
+            group.addTask {
+                var found: [String] = []
+                for await line in lines where line.hasPrefix("HTTP ") || line.hasPrefix("WebSocket ") {
+                    found.append(line)
+                    if found.count == 2 { return found }
+                }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let found else {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            throw Failure(description: "\(name) printed no endpoints within \(timeout)")
+        }
+        func url(_ line: String) -> String { String(line.split(separator: " ").last ?? "") }
+        self.name = name
+        self.http = url(found[0])
+        self.webSocket = url(found[1])
+        self.process = process
+    }
+
+    /// The lines a pipe delivers, read on a dispatch thread until it closes.
+    private static func lines(of handle: FileHandle) -> AsyncStream<String> {
+        AsyncStream { continuation in
+            DispatchQueue.global().async {
+                var pending = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    pending.append(chunk)
+                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                        continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
+                        pending.removeSubrange(...newline)
+                    }
+                }
+                continuation.finish()
+            }
+        }
+    }
+
+    /// SIGINT, then SIGKILL if it has not stopped within 10 s.
+    func stop() async {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGINT)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}

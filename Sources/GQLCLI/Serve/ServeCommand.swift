@@ -1,0 +1,168 @@
+import ArgumentParser
+import Foundation
+import GQLDevServer
+import Logging
+
+/// `gql-cli serve`: runs GQLDevServer, an AppSync-style GraphQL server over a local SQLite file, until
+/// SIGINT or SIGTERM.
+///
+/// ```
+/// gql-cli serve --db dev.sqlite --api-key da2-local
+/// HTTP      http://127.0.0.1:4000/graphql
+/// WebSocket ws://127.0.0.1:4000/graphql
+/// ```
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a GraphQL API over a local SQLite file, with subscriptions.",
+        discussion: """
+            Generates an AWS AppSync-style API from the @model types of --schema (default: one model, \
+            Objects): get/list/sync queries, create/update/delete mutations and onCreate/onUpdate/onDelete \
+            subscriptions. HTTP POST and GET on the endpoint; WebSocket on the same path with \
+            graphql-transport-ws, legacy graphql-ws and the AppSync real-time protocol. Once listening it \
+            prints the HTTP and WebSocket endpoints, one line each; it stops gracefully on SIGINT or SIGTERM \
+            (WebSockets closed with 1001, requests in flight finished).
+
+            It is a development and test server, meant for 127.0.0.1: no TLS, and the API key and admin \
+            secret travel in the clear.
+            """
+    )
+
+    @Option(
+        help: ArgumentHelp(
+            "An SDL file with `type X @model { … }` declarations. Default: the Objects model.", valueName: "file"))
+    var schema: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The SQLite file to store the models in (created if missing). Default: in memory.", valueName: "file"))
+    var db: String?
+
+    @Option(help: ArgumentHelp("The address to listen on; meant for loopback.", valueName: "address"))
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("The port to listen on; 0 picks a free one.", valueName: "port"))
+    var port = 4000
+
+    @Option(
+        help: ArgumentHelp(
+            "Require this API key (x-api-key, AppSync header, or connection_init payload).", valueName: "key"))
+    var apiKey: String?
+
+    @Option(help: ArgumentHelp("Require this admin secret (x-hasura-admin-secret).", valueName: "secret"))
+    var adminSecret: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Fault: delay every HTTP request and WebSocket message by this many milliseconds.", valueName: "ms"))
+    var latencyMs = 0
+
+    @Option(help: ArgumentHelp("Fault: answer this share of POSTs (0 to 1) with HTTP 500.", valueName: "share"))
+    var failRate = 0.0
+
+    @Option(help: ArgumentHelp("Seed of the --fail-rate choice, so a run can be repeated.", valueName: "n"))
+    var seed: UInt64 = 1
+
+    @Option(
+        help: ArgumentHelp(
+            "Fault: close each WebSocket (1011) after the server sent this many messages on it.", valueName: "n"))
+    var dropWebsocketsAfter: Int?
+
+    @Flag(help: "Print the generated schema (SDL) and exit.")
+    var printSchema = false
+
+    @Flag(help: "Log requests and connections on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard latencyMs >= 0 else { throw ValidationError("--latency-ms must not be negative") }
+        guard (0...1).contains(failRate) else { throw ValidationError("--fail-rate must be from 0 to 1") }
+        if let dropWebsocketsAfter, dropWebsocketsAfter < 1 {
+            throw ValidationError("--drop-websockets-after must be at least 1")
+        }
+        if let schema, !FileManager.default.fileExists(atPath: schema) {
+            throw ValidationError("no schema file at \(schema)")
+        }
+    }
+
+    func run() async throws {
+        let sdl = try schema.map { path in
+            try CLIError.guarding("cannot read \(path)") { try String(contentsOfFile: path, encoding: .utf8) }
+        }
+        if printSchema {
+            let text = try CLIError.guarding("the schema is not valid") { try GQLDevServer.generatedSchema(sdl) }
+            print(text)
+            return
+        }
+        if !Self.loopbackHosts.contains(host) {
+            FileHandle.standardError.write(
+                Data("Warning: \(host) is not a loopback address; gql-cli serve is meant for 127.0.0.1.\n".utf8))
+        }
+        let server = try CLIError.guarding("cannot start the server") {
+            try GQLDevServer(configuration: serverConfiguration(sdl), logger: logger())
+        }
+        try await Self.serve(server)
+    }
+
+    static let loopbackHosts: Set<String> = ["127.0.0.1", "localhost", "::1"]
+
+    func serverConfiguration(_ sdl: String?) -> GQLDevServer.Configuration {
+        var configuration = GQLDevServer.Configuration()
+        configuration.host = host
+        configuration.port = port
+        configuration.schema = sdl
+        configuration.databasePath = db
+        configuration.apiKey = apiKey
+        configuration.adminSecret = adminSecret
+        configuration.faults.latencyMilliseconds = latencyMs
+        configuration.faults.failRate = failRate
+        configuration.faults.seed = seed
+        configuration.faults.dropWebSocketsAfter = dropWebsocketsAfter
+        return configuration
+    }
+
+    func logger() -> Logger {
+        var logger = Logger(label: "gql-cli.serve")
+        logger.logLevel = verbose ? .info : .warning
+        return logger
+    }
+
+    /// Runs `server` until SIGINT or SIGTERM (a graceful shutdown) and prints its endpoints once it listens.
+    static func serve(_ server: GQLDevServer) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    try await server.runUntilTerminated()
+                } catch {
+                    throw CLIError("the server stopped", error)
+                }
+                return true
+            }
+            group.addTask {
+                let endpoints: GQLDevServer.Endpoints
+                do {
+                    endpoints = try await server.endpoints()
+                } catch {
+                    throw CLIError("the server did not start", error)
+                }
+                // Unbuffered, so a parent process reading a pipe sees the lines at once.
+                let lines = "HTTP      \(endpoints.http)\nWebSocket \(endpoints.webSocket)\n"
+                FileHandle.standardOutput.write(Data(lines.utf8))
+                return false
+            }
+            do {
+                // true: run() returned, after a signal or a shutdown from inside.
+                while let finished = try await group.next() {
+                    if finished {
+                        group.cancelAll()
+                        break
+                    }
+                }
+            } catch {
+                await server.shutdown()
+                throw error
+            }
+        }
+    }
+}

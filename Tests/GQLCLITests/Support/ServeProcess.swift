@@ -1,0 +1,124 @@
+import Dispatch
+import Foundation
+import Testing
+
+/// A `gql-cli serve` child process: started, its endpoint lines read, then stopped with a signal.
+final class ServeProcess {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// What the server printed before it listened: `HTTP      http://…` and `WebSocket ws://…`.
+    let http: String
+    let webSocket: String
+    private let process: Process
+    private let stderrURL: URL
+    private let scratch: TemporaryDirectory
+
+    /// Starts `gql-cli serve arguments…` and waits (at most `timeout`) for its endpoint lines.
+    static func start(_ arguments: [String], timeout: Duration = .seconds(30)) async throws -> ServeProcess {
+        let process = Process()
+        process.executableURL = try CLIProcess.executable()
+        process.arguments = ["serve"] + arguments
+        let scratch = try TemporaryDirectory()
+        let stderrURL = scratch.url.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        let stderr = try FileHandle(forWritingTo: stderrURL)
+        defer { try? stderr.close() }
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+
+        let lines = Self.lines(of: stdout.fileHandleForReading)
+        let endpoints = try await withThrowingTaskGroup(of: [String]?.self) { group in
+            group.addTask {
+                var found: [String] = []
+                for await line in lines {
+                    if line.hasPrefix("HTTP ") || line.hasPrefix("WebSocket ") { found.append(line) }
+                    if found.count == 2 { return found }
+                }
+                return nil  // standard output closed: the server exited
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let endpoints else {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            let message = String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self)
+            throw Failure(description: "gql-cli serve printed no endpoints within \(timeout); stderr: \(message)")
+        }
+        func url(_ line: String) -> String {
+            String(line.split(separator: " ", omittingEmptySubsequences: true).last ?? "")
+        }
+        return ServeProcess(
+            http: url(endpoints[0]), webSocket: url(endpoints[1]), process: process, stderrURL: stderrURL,
+            scratch: scratch)
+    }
+
+    private init(http: String, webSocket: String, process: Process, stderrURL: URL, scratch: TemporaryDirectory) {
+        self.http = http
+        self.webSocket = webSocket
+        self.process = process
+        self.stderrURL = stderrURL
+        self.scratch = scratch
+    }
+
+    /// The lines a pipe delivers, read on a dispatch thread until it closes. Lines after the consumer
+    /// stopped are dropped.
+    private static func lines(of handle: FileHandle) -> AsyncStream<String> {
+        AsyncStream { continuation in
+            DispatchQueue.global().async {
+                var pending = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    pending.append(chunk)
+                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                        continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
+                        pending.removeSubrange(...newline)
+                    }
+                }
+                continuation.finish()
+            }
+        }
+    }
+
+    /// What the server wrote on standard error so far.
+    var stderr: String {
+        String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self)
+    }
+
+    /// Sends `signal` and waits (at most `timeout`) for the process to end. Returns its exit status, or
+    /// throws when it did not end (it is then killed) or died of a signal.
+    func stop(with signal: Int32 = SIGINT, timeout: Duration = .seconds(20)) async throws -> Int32 {
+        kill(process.processIdentifier, signal)
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw Failure(description: "gql-cli serve did not stop within \(timeout) of signal \(signal)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        guard process.terminationReason == .exit else {
+            throw Failure(description: "gql-cli serve died of signal \(process.terminationStatus)")
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
