@@ -188,4 +188,33 @@ struct EngineSubscriptionTests {
         #expect(clock.now - start < .seconds(5))
         #expect(await fixture.waitForObservers(0))
     }
+
+    @Test func subscribersOfTheSameRequestShareOneExecutionPerEvent() async throws {
+        let fixture = try EngineFixture()
+        let query =
+            "subscription ($filter: ModelSubscriptionObjectsFilterInput) { onCreateObjects(filter: $filter) { objectId } }"
+        var same: [AsyncThrowingStream<GQLValue, any Error>] = []
+        for _ in 0..<20 { same.append(try await fixture.subscribe(query)) }
+        var filtered = [try await fixture.subscribe(query, ["filter": ["objectId": ["eq": "b"]]])]
+        // 21 subscribers, but only two GraphQL subscriptions run: one per distinct request.
+        #expect(fixture.engine.subscriptionCount == 21)
+        #expect(fixture.engine.hub.subscriberCount == 2)
+
+        // The streams move into the collecting tasks, so each is released when its task is done.
+        let everyone = try await withThrowingTaskGroup(of: [GQLValue].self) { group in
+            for stream in same { group.addTask { try await collect(stream, count: 2) } }
+            for stream in filtered { group.addTask { try await collect(stream, count: 1) } }
+            same.removeAll()
+            filtered.removeAll()
+            try await fixture.createObject(["objectId": "a"])
+            try await fixture.createObject(["objectId": "b"])
+            return try await group.reduce(into: [[GQLValue]]()) { $0.append($1) }
+        }
+        let a: GQLValue = ["data": ["onCreateObjects": ["objectId": "a"]]]
+        let b: GQLValue = ["data": ["onCreateObjects": ["objectId": "b"]]]
+        #expect(everyone.filter { $0 == [a, b] }.count == 20)
+        #expect(everyone.filter { $0 == [b] }.count == 1)
+        #expect(await fixture.waitForSubscriptions(0))
+        #expect(await fixture.waitForObservers(0))
+    }
 }

@@ -59,6 +59,7 @@ package final class DevEngine: Sendable {
 
     let schema: GraphQLSchema
     let hub: SubscriptionHub
+    private let groups = SubscriptionGroups()
     /// Parsed and validated documents by query text, so repeated requests skip parsing and validation.
     private let documents = GQLLocked<[String: Document]>([:])
     private static let documentCacheSize = 256
@@ -122,7 +123,7 @@ package final class DevEngine: Sendable {
     }
 
     /// The number of active subscriptions.
-    package var subscriptionCount: Int { hub.subscriberCount }
+    package var subscriptionCount: Int { groups.memberCount }
 
     /// The kind of the operation `request` selects.
     ///
@@ -181,6 +182,15 @@ package final class DevEngine: Sendable {
     /// handled. The subscription ends when the task iterating the stream is cancelled, or when the stream and
     /// its iterators are released (breaking out of a `for try await` loop ends it once the stream is dropped too).
     package func subscribe(_ request: Request, style: ErrorStyle = .standard) async -> Subscription {
+        // Subscribers of the same request share one execution per event (see SubscriptionGroups).
+        let key = SubscriptionGroups.Key(
+            query: request.query, variables: (try? GQLValue.object(request.variables).jsonString()) ?? "",
+            operationName: request.operationName, appSync: style == .appSync)
+        return await groups.join(key) { await openSubscription(request, style: style) }
+    }
+
+    /// Starts one GraphQL subscription for `request`, registered with the hub before it returns.
+    private func openSubscription(_ request: Request, style: ErrorStyle) async -> Subscription {
         let formatter = ResponseFormatter(style: style)
         let document: Document
         switch prepare(request.query) {
