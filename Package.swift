@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "GQLCore", targets: ["GQLCore"]),
         .library(name: "GQLStore", targets: ["GQLStore"]),
+        .library(name: "GQLNet", targets: ["GQLNet"]),
         .library(name: "GQLDevServer", targets: ["GQLDevServer"]),
         .executable(name: "gql-cli", targets: ["GQLCLI"]),
     ],
@@ -35,6 +36,16 @@ let package = Package(
             dependencies: ["GQLCore", "CSQLite", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
+            name: "GQLNet",
+            dependencies: [
+                "GQLCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "GQLDevServer",
             dependencies: [
                 "GQLCore", "GQLStore",
@@ -59,6 +70,13 @@ let package = Package(
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
         .testTarget(name: "GQLCLITests", dependencies: ["GQLStore"]),
+        .testTarget(
+            name: "GQLNetTests",
+            dependencies: [
+                "GQLNet", "GQLDevServer",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "GQLDevServerTests",
             dependencies: [

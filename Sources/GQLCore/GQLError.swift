@@ -47,6 +47,16 @@ public struct GQLError: Error, Sendable, Hashable {
         public static let closed = Code("closed")
         /// A file or directory could not be created or opened.
         public static let io = Code("io")
+        /// A server answered with a non-2xx HTTP status; ``GQLError/httpStatus`` holds it.
+        public static let http = Code("http")
+        /// A request did not complete within its timeout.
+        public static let timeout = Code("timeout")
+        /// The task waiting for a request was cancelled.
+        public static let cancelled = Code("cancelled")
+        /// A server's answer was not the JSON a GraphQL response must be.
+        public static let invalidResponse = Code("invalidResponse")
+        /// A server's answer was larger than the configured maximum.
+        public static let responseTooLarge = Code("responseTooLarge")
     }
 
     /// What went wrong.

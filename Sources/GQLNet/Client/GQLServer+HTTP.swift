@@ -1,0 +1,142 @@
+import AsyncHTTPClient
+import Foundation
+import GQLCore
+
+extension GQLServer {
+    /// Posts a JSON body and returns the answer as JSON, after checking status, size and syntax.
+    ///
+    /// - Parameter operation: `query`, `mutation` or `batch`, as errors name it.
+    /// - Throws: ``GQLError`` `.http`, `.invalidResponse`, `.responseTooLarge`, `.timeout`, `.cancelled`, `.io`,
+    ///   `.invalidArgument` (a URL AsyncHTTPClient cannot use).
+    func send(_ body: GQLValue, headers callHeaders: [String: String], operation: String) async throws -> GQLValue {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Accept", value: "application/graphql-response+json, application/json")
+        if configuration.acceptsCompression { request.headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
+        for (name, value) in headers where !callHeaders.keys.contains(where: { $0.lowercased() == name.lowercased() }) {
+            request.headers.replaceOrAdd(name: name, value: value)
+        }
+        for (name, value) in callHeaders { request.headers.replaceOrAdd(name: name, value: value) }
+        request.body = .bytes(Array(try body.jsonData()))
+
+        let started = ContinuousClock.now
+        let (status, bytes) = try await exchange(request, operation: operation)
+        configuration.logger?.debug(
+            "GraphQL \(operation) answered",
+            metadata: [
+                "url": "\(Self.loggable(url))", "status": "\(status)",
+                "duration": "\(ContinuousClock.now - started)", "bytes": "\(bytes.count)",
+            ])
+        return try answer(status: status, body: bytes, operation: operation)
+    }
+
+    /// The JSON of an answer, or the error its status or body calls for.
+    func answer(status: Int, body bytes: [UInt8], operation: String) throws -> GQLValue {
+        guard (200..<300).contains(status) else {
+            throw GQLError(
+                .http, "HTTP \(status) from \(Self.loggable(url)): \(excerpt(bytes))", operation: operation,
+                httpStatus: status)
+        }
+        do {
+            return try GQLValue(json: Data(bytes))
+        } catch {
+            let what = bytes.isEmpty ? "an empty body" : "a body that is not JSON: \(excerpt(bytes))"
+            throw GQLError(
+                .invalidResponse, "HTTP \(status) from \(Self.loggable(url)) with \(what)", operation: operation,
+                httpStatus: status)
+        }
+    }
+
+    /// Runs the request and collects the answer within ``Configuration/timeout`` (AsyncHTTPClient's own
+    /// deadline stops at the response head, so the body is raced against a timer too).
+    private func exchange(_ request: HTTPClientRequest, operation: String) async throws -> (Int, [UInt8]) {
+        let timeout = configuration.timeout
+        return try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            group.addTask { try await self.collect(request, operation: operation) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw GQLError(
+                    .timeout, "the \(operation) to \(Self.loggable(self.url)) took longer than \(timeout)",
+                    operation: operation)
+            }
+            defer { group.cancelAll() }
+            do {
+                guard let first = try await group.next() else { throw CancellationError() }
+                return first
+            } catch let error as GQLError {
+                throw error
+            } catch {
+                throw transportError(error, operation: operation)
+            }
+        }
+    }
+
+    /// Runs the request and collects the answer, turning AsyncHTTPClient's failures into ``GQLError``s.
+    private func collect(_ request: HTTPClientRequest, operation: String) async throws -> (Int, [UInt8]) {
+        let limit = configuration.maximumResponseSize
+        do {
+            let response = try await client.execute(request, timeout: .nanoseconds(configuration.timeout.nanoseconds))
+            let status = Int(response.status.code)
+            if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
+                throw tooLarge(limit, operation: operation, status: status)
+            }
+            var bytes: [UInt8] = []
+            for try await chunk in response.body {
+                guard bytes.count + chunk.readableBytes <= limit else {
+                    throw tooLarge(limit, operation: operation, status: status)
+                }
+                bytes.append(contentsOf: chunk.readableBytesView)
+            }
+            return (status, bytes)
+        } catch let error as GQLError {
+            throw error
+        } catch {
+            throw transportError(error, operation: operation)
+        }
+    }
+
+    private func tooLarge(_ limit: Int, operation: String, status: Int) -> GQLError {
+        GQLError(
+            .responseTooLarge, "the answer from \(Self.loggable(url)) is larger than the \(limit)-byte maximum",
+            operation: operation, httpStatus: status)
+    }
+
+    /// The ``GQLError`` for a failure below HTTP: timeout, cancellation, bad URL, unreachable server.
+    func transportError(_ error: any Error, operation: String) -> GQLError {
+        let target = Self.loggable(url)
+        if error is CancellationError || (error as? HTTPClientError) == .cancelled || Task.isCancelled {
+            return GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
+        }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
+                return GQLError(
+                    .timeout, "the \(operation) to \(target) timed out (\(error))", operation: operation)
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return GQLError(
+                    .invalidArgument, "'\(target)' is not a usable HTTP URL (\(error))", operation: operation)
+            case .alreadyShutdown:
+                return GQLError(.closed, "the server was shut down", operation: operation)
+            default: break
+            }
+        }
+        return GQLError(.io, "the \(operation) to \(target) failed: \(error)", operation: operation)
+    }
+
+    /// The start of a body, as error messages quote it.
+    func excerpt(_ bytes: [UInt8]) -> String {
+        let limit = configuration.errorBodyExcerptLength
+        let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
+        return bytes.count > limit ? text + "…" : text
+    }
+
+    /// A URL without its query string or user info, which may carry credentials.
+    static func loggable(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "<unparsable URL>" }
+        components.query = nil
+        components.user = nil
+        components.password = nil
+        return components.string ?? "<unparsable URL>"
+    }
+}
