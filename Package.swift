@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "GQLCLI",
             dependencies: [
-                "GQLCore", "GQLStore", "GQLDevServer",
+                "GQLCore", "GQLStore", "GQLNet", "GQLDevServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 // The demo's server tour watches a subscription over WebSocket.

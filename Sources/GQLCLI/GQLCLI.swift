@@ -7,12 +7,13 @@ import ArgumentParser
 /// gql-cli db query app.sqlite "SELECT name, age FROM User WHERE age > ?" --arg 40
 /// gql-cli demo
 /// gql-cli serve --db dev.sqlite --api-key da2-local
+/// gql-cli documents show Queries CreateObject
 /// ```
 @main
 struct GQLCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gql-cli",
         abstract: "Drives every GraphQLite layer from a shell.",
-        subcommands: [DatabaseCommand.self, DemoCommand.self, ServeCommand.self]
+        subcommands: [DatabaseCommand.self, DocumentsCommand.self, DemoCommand.self, ServeCommand.self]
     )
 }
