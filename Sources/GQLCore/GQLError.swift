@@ -57,6 +57,10 @@ public struct GQLError: Error, Sendable, Hashable {
         public static let invalidResponse = Code("invalidResponse")
         /// A server's answer was larger than the configured maximum.
         public static let responseTooLarge = Code("responseTooLarge")
+        /// A server refused the credentials of a connection (WebSocket close 4401/4403, `connection_error`).
+        public static let unauthorized = Code("unauthorized")
+        /// A connection was lost or could not be made; reconnecting may help.
+        public static let connection = Code("connection")
     }
 
     /// What went wrong.

@@ -2,7 +2,8 @@ import AsyncHTTPClient
 import Logging
 
 extension GQLServer {
-    /// How a ``GQLServer`` talks HTTP: timeouts, the largest answer it accepts, compression, logging.
+    /// How a ``GQLServer`` talks to its server: timeouts, the largest answer it accepts, compression, WebSocket
+    /// keep-alive and reconnection, logging.
     ///
     /// ```swift
     /// var configuration = GQLServer.Configuration()
@@ -13,15 +14,25 @@ extension GQLServer {
     public struct Configuration: Sendable {
         /// The longest a request may take, from sending it to the last byte of the answer. Default 30 s.
         public var timeout: Duration = .seconds(30)
-        /// The longest opening a connection may take. Default 10 s.
+        /// The longest opening a connection may take; for a WebSocket, until the server's `connection_ack`.
+        /// Default 10 s.
         public var connectTimeout: Duration = .seconds(10)
-        /// The largest answer accepted, in bytes after decompression; a larger one fails with
-        /// `GQLError.Code.responseTooLarge`. Default 16 MiB.
+        /// The largest answer accepted, in bytes after decompression (for a WebSocket, the largest message); a
+        /// larger one fails with `GQLError.Code.responseTooLarge`. Default 16 MiB.
         public var maximumResponseSize = 1 << 24
         /// Whether to send `Accept-Encoding: gzip, deflate` and decompress answers. Default `true`.
         public var acceptsCompression = true
         /// How many characters of a failed answer's body an error message quotes. Default 512.
         public var errorBodyExcerptLength = 512
+        /// How long a `graphql-transport-ws` connection may be idle before the client sends a ping. Default 15 s.
+        public var pingInterval: Duration = .seconds(15)
+        /// How long a WebSocket server may stay silent before the connection counts as lost and is reopened: after
+        /// an unanswered ping (`graphql-transport-ws`) or between keep-alive messages (`graphql-ws`). AppSync's
+        /// `connectionTimeoutMs` replaces it for AppSync connections. Default 30 s.
+        public var keepAliveTimeout: Duration = .seconds(30)
+        /// How a lost WebSocket connection is retried. Default: jittered exponential delays from 0.5 s to 30 s,
+        /// for as long as a subscription wants the connection.
+        public var reconnect = Reconnect()
         /// Where requests are logged (method, URL, status, duration: never headers or bodies, which may hold
         /// credentials); `nil`, the default, logs nothing.
         public var logger: Logger?

@@ -9,6 +9,9 @@ extension GQLServer {
     /// - Throws: ``GQLError`` `.http`, `.invalidResponse`, `.responseTooLarge`, `.timeout`, `.cancelled`, `.io`,
     ///   `.invalidArgument` (a URL AsyncHTTPClient cannot use).
     func send(_ body: GQLValue, headers callHeaders: [String: String], operation: String) async throws -> GQLValue {
+        guard let url else {
+            throw GQLError(.invalidArgument, "this server has no HTTP endpoint", operation: operation)
+        }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -25,7 +28,7 @@ extension GQLServer {
         configuration.logger?.debug(
             "GraphQL \(operation) answered",
             metadata: [
-                "url": "\(Self.loggable(url))", "status": "\(status)",
+                "url": "\(target)", "status": "\(status)",
                 "duration": "\(ContinuousClock.now - started)", "bytes": "\(bytes.count)",
             ])
         return try answer(status: status, body: bytes, operation: operation)
@@ -35,7 +38,7 @@ extension GQLServer {
     func answer(status: Int, body bytes: [UInt8], operation: String) throws -> GQLValue {
         guard (200..<300).contains(status) else {
             throw GQLError(
-                .http, "HTTP \(status) from \(Self.loggable(url)): \(excerpt(bytes))", operation: operation,
+                .http, "HTTP \(status) from \(target): \(excerpt(bytes))", operation: operation,
                 httpStatus: status)
         }
         do {
@@ -43,7 +46,7 @@ extension GQLServer {
         } catch {
             let what = bytes.isEmpty ? "an empty body" : "a body that is not JSON: \(excerpt(bytes))"
             throw GQLError(
-                .invalidResponse, "HTTP \(status) from \(Self.loggable(url)) with \(what)", operation: operation,
+                .invalidResponse, "HTTP \(status) from \(target) with \(what)", operation: operation,
                 httpStatus: status)
         }
     }
@@ -57,7 +60,7 @@ extension GQLServer {
             group.addTask {
                 try await Task.sleep(for: timeout)
                 throw GQLError(
-                    .timeout, "the \(operation) to \(Self.loggable(self.url)) took longer than \(timeout)",
+                    .timeout, "the \(operation) to \(self.target) took longer than \(timeout)",
                     operation: operation)
             }
             defer { group.cancelAll() }
@@ -98,13 +101,12 @@ extension GQLServer {
 
     private func tooLarge(_ limit: Int, operation: String, status: Int) -> GQLError {
         GQLError(
-            .responseTooLarge, "the answer from \(Self.loggable(url)) is larger than the \(limit)-byte maximum",
+            .responseTooLarge, "the answer from \(target) is larger than the \(limit)-byte maximum",
             operation: operation, httpStatus: status)
     }
 
     /// The ``GQLError`` for a failure below HTTP: timeout, cancellation, bad URL, unreachable server.
     func transportError(_ error: any Error, operation: String) -> GQLError {
-        let target = Self.loggable(url)
         if error is CancellationError || (error as? HTTPClientError) == .cancelled || Task.isCancelled {
             return GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
         }
@@ -130,6 +132,9 @@ extension GQLServer {
         let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
         return bytes.count > limit ? text + "…" : text
     }
+
+    /// The endpoint as messages name it: the HTTP URL, or the WebSocket URL of a WebSocket-only server.
+    var target: String { Self.loggable(url ?? webSocketURL ?? "") }
 
     /// A URL without its query string or user info, which may carry credentials.
     static func loggable(_ url: String) -> String {

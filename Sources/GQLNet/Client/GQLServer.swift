@@ -1,29 +1,43 @@
 import AsyncHTTPClient
+import Foundation
 import GQLCore
 
-/// A GraphQL server reached over HTTP: queries, mutations, typed results and batches.
+/// A GraphQL server reached over HTTP, WebSocket or both: queries, mutations, subscriptions, typed results and
+/// batches.
 ///
-/// Each server owns one AsyncHTTPClient `HTTPClient`, so requests reuse kept-alive connections. Call
-/// ``shutdown()`` when done with it.
+/// Each server owns one AsyncHTTPClient `HTTPClient`, so requests reuse kept-alive connections, and at most one
+/// WebSocket, on which every subscription is multiplexed. Call ``shutdown()`` when done with it.
 ///
 /// ```swift
-/// let server = GQLServer(HTTP: "https://example.com/graphql", headers: ["authorization": "Bearer …"])
+/// let server = GQLServer(HTTP: "https://example.com/graphql", WebSocket: "wss://example.com/graphql")
 /// let result = try await server.query("query($id: ID!) { getObjects(objectId: $id) { text } }", ["id": "1"])
 /// let text = result.data?["getObjects"]?["text"]?.stringValue
+/// for try await event in server.subscription("subscription { onCreateObjects { objectId } }") {
+///     print(event.data ?? .null)
+/// }
 /// try await server.shutdown()
 /// ```
 ///
 /// Both `data` and `errors` of a response reach the caller in ``GQLResult``. Transport failures throw
 /// ``GQLError``: `.http` (non-2xx status, with ``GQLError/httpStatus`` and an excerpt of the body),
-/// `.invalidResponse`, `.responseTooLarge`, `.timeout`, `.cancelled`, `.io`.
+/// `.invalidResponse`, `.responseTooLarge`, `.timeout`, `.cancelled`, `.io`, and for WebSockets `.connection`
+/// and `.unauthorized`.
 public final class GQLServer: Sendable {
-    /// The GraphQL endpoint requests are posted to.
-    public let url: String
+    /// Evaluated before every WebSocket (re)connect: the `connection_init` payload (for AppSync, authorization
+    /// fields added to the API key's), so a refreshed token is used on the next connection.
+    public typealias ConnectionPayload = @Sendable () async throws -> [String: GQLValue]
+
+    /// The endpoint queries and mutations are posted to; `nil` for a WebSocket-only server, whose operations all
+    /// travel over the socket.
+    public let url: String?
+    /// The WebSocket endpoint subscriptions use; `nil` for an HTTP-only server.
+    public var webSocketURL: String? { socket?.endpoint.url }
     /// Headers sent with every request; per-call headers of the same name replace them.
     let headers: [String: String]
     /// The settings the server was made with.
     public let configuration: Configuration
     let client: HTTPClient
+    let socket: SocketConnection?
     private let isShutDown = GQLLocked(false)
 
     /// A server answering GraphQL over HTTP POST at `url`.
@@ -31,38 +45,116 @@ public final class GQLServer: Sendable {
     /// ```swift
     /// let server = GQLServer(HTTP: "https://example.com/graphql", headers: ["authorization": "Basic …"])
     /// ```
-    public init(HTTP url: String, headers: [String: String] = [:], configuration: Configuration = .init()) {
-        self.url = url
-        self.headers = headers
-        self.configuration = configuration
-        self.client = HTTPClient(
-            eventLoopGroupProvider: .singleton, configuration: configuration.httpClientConfiguration)
+    public convenience init(HTTP url: String, headers: [String: String] = [:], configuration: Configuration = .init()) {
+        self.init(url: url, headers: headers, socket: nil, configuration: configuration)
     }
 
-    /// An AWS AppSync API authorized by an API key (sent as `x-api-key`).
+    /// A server reached only over a WebSocket: queries, mutations and subscriptions all travel on it.
+    ///
+    /// ```swift
+    /// let server = GQLServer(WebSocket: "wss://example.com/graphql", connectionPayload: {
+    ///     ["authorization": .string("Bearer \(try await tokens.current())")]
+    /// })
+    /// try await server.connect()
+    /// ```
+    /// - Parameters:
+    ///   - protocol: the subprotocol the server speaks; `graphql-transport-ws` by default.
+    ///   - headers: sent on the WebSocket handshake.
+    ///   - connectionPayload: the `connection_init` payload, evaluated on every (re)connect.
+    public convenience init(
+        WebSocket webSocketURL: String, protocol: WebSocketProtocol = .graphqlTransportWS,
+        headers: [String: String] = [:], configuration: Configuration = .init(),
+        connectionPayload: ConnectionPayload? = nil
+    ) {
+        self.init(
+            HTTP: nil, WebSocket: webSocketURL, protocol: `protocol`, headers: headers,
+            configuration: configuration, connectionPayload: connectionPayload)
+    }
+
+    /// A server answering queries and mutations over HTTP and subscriptions over a WebSocket.
+    ///
+    /// ```swift
+    /// let server = GQLServer(HTTP: "https://example.com/graphql", WebSocket: "wss://example.com/graphql")
+    /// ```
+    /// - Parameters:
+    ///   - headers: sent with every HTTP request and on the WebSocket handshake.
+    ///   - connectionPayload: the `connection_init` payload, evaluated on every (re)connect.
+    public convenience init(
+        HTTP url: String?, WebSocket webSocketURL: String, protocol: WebSocketProtocol = .graphqlTransportWS,
+        headers: [String: String] = [:], configuration: Configuration = .init(),
+        connectionPayload: ConnectionPayload? = nil
+    ) {
+        let endpoint = SocketConnection.Endpoint(
+            url: webSocketURL, codec: SocketCodec(kind: `protocol`),
+            handshakeHeaders: `protocol` == .appSync ? [:] : headers, connectionPayload: connectionPayload,
+            appSyncHost: nil, appSyncAuthorization: [:])
+        self.init(url: url, headers: headers, socket: endpoint, configuration: configuration)
+    }
+
+    /// An AWS AppSync API authorized by an API key (sent as `x-api-key`); subscriptions use AppSync's real-time
+    /// protocol.
+    ///
+    /// The real-time URL is derived from the API URL (`appsync-api` becomes `appsync-realtime-api`, `https` becomes
+    /// `wss`); pass `realtime` for a custom domain or a local server.
     ///
     /// ```swift
     /// let server = GQLServer(AppSync: "https://x.appsync-api.us-east-2.amazonaws.com/graphql", key: "da2-…")
     /// ```
-    public convenience init(AppSync url: String, key: String, configuration: Configuration = .init()) {
-        self.init(HTTP: url, headers: ["x-api-key": key], configuration: configuration)
+    /// - Parameter connectionPayload: extra authorization fields (a Cognito `Authorization` token …), evaluated on
+    ///   every (re)connect.
+    public convenience init(
+        AppSync url: String, key: String?, realtime: String? = nil, configuration: Configuration = .init(),
+        connectionPayload: ConnectionPayload? = nil
+    ) {
+        let apiHost = URLComponents(string: url)?.host
+        var authorization: GQLValues = [:]
+        if let key { authorization["x-api-key"] = .string(key) }
+        let endpoint = SocketConnection.Endpoint(
+            url: realtime ?? Self.realtimeURL(forAppSync: url), codec: SocketCodec(kind: .appSync),
+            handshakeHeaders: [:], connectionPayload: connectionPayload, appSyncHost: apiHost,
+            appSyncAuthorization: authorization)
+        self.init(
+            url: url, headers: key.map { ["x-api-key": $0] } ?? [:], socket: endpoint, configuration: configuration)
     }
 
-    /// A Hasura endpoint authorized by its admin secret (sent as `x-hasura-admin-secret`).
+    /// A Hasura endpoint authorized by its admin secret: `x-hasura-admin-secret` on HTTP requests, on the WebSocket
+    /// handshake and in `connection_init` (`{"headers": {…}}`); subscriptions use `graphql-transport-ws` at the
+    /// same path.
     ///
     /// ```swift
     /// let server = GQLServer(Hasura: "https://x.hasura.app/v1/graphql", secret: "…")
     /// ```
     public convenience init(Hasura url: String, secret: String, configuration: Configuration = .init()) {
-        self.init(HTTP: url, headers: ["x-hasura-admin-secret": secret], configuration: configuration)
+        let headers = ["x-hasura-admin-secret": secret]
+        let endpoint = SocketConnection.Endpoint(
+            url: Self.webSocketURL(forHTTP: url), codec: SocketCodec(kind: .graphqlTransportWS),
+            handshakeHeaders: headers,
+            connectionPayload: { ["headers": ["x-hasura-admin-secret": .string(secret)]] },
+            appSyncHost: nil, appSyncAuthorization: [:])
+        self.init(url: url, headers: headers, socket: endpoint, configuration: configuration)
+    }
+
+    private init(
+        url: String?, headers: [String: String], socket: SocketConnection.Endpoint?, configuration: Configuration
+    ) {
+        self.url = url
+        self.headers = headers
+        self.configuration = configuration
+        self.client = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: configuration.httpClientConfiguration)
+        self.socket = socket.map { SocketConnection(endpoint: $0, configuration: configuration) }
     }
 
     deinit {
         // A server dropped without `shutdown()` still releases its connections (AsyncHTTPClient requires it).
-        if !isShutDown.withLock({ $0 }) { client.shutdown { _ in } }
+        if !isShutDown.withLock({ $0 }) {
+            client.shutdown { _ in }
+            socket?.shutdown()
+        }
     }
 
-    /// Closes the server's connections. Requests made afterwards fail; calling it again does nothing.
+    /// Closes the server's connections: subscriptions end, the WebSocket closes, requests made afterwards fail;
+    /// calling it again does nothing.
     ///
     /// ```swift
     /// try await server.shutdown()
@@ -72,7 +164,10 @@ public final class GQLServer: Sendable {
             defer { state = true }
             return state
         }
-        if !already { try await client.shutdown() }
+        if !already {
+            socket?.shutdown()
+            try await client.shutdown()
+        }
     }
 
     /// Runs a query and returns its data and errors.
@@ -87,7 +182,7 @@ public final class GQLServer: Sendable {
     public func query(
         _ query: String, _ variables: [String: any GQLValueConvertible] = [:], headers: [String: String] = [:]
     ) async throws -> GQLResult {
-        try await GQLResult(response: send(Self.request(query, variables), headers: headers, operation: "query"))
+        try await perform(Self.request(query, variables), headers: headers, operation: "query")
     }
 
     /// Runs a mutation and returns its data and errors.
@@ -101,7 +196,7 @@ public final class GQLServer: Sendable {
     public func mutation(
         _ mutation: String, _ variables: [String: any GQLValueConvertible] = [:], headers: [String: String] = [:]
     ) async throws -> GQLResult {
-        try await GQLResult(response: send(Self.request(mutation, variables), headers: headers, operation: "mutation"))
+        try await perform(Self.request(mutation, variables), headers: headers, operation: "mutation")
     }
 
     /// Runs a query and decodes the value at a dotted key path of its data.
@@ -147,11 +242,29 @@ public final class GQLServer: Sendable {
         headers: [String: String] = [:]
     ) async throws -> [GQLResult] {
         guard !operations.isEmpty else { return [] }
+        if url == nil {
+            var results: [GQLResult] = []
+            for operation in operations {
+                results.append(
+                    try await perform(Self.request(operation.query, operation.variables), operation: "batch"))
+            }
+            return results
+        }
         let body = GQLValue.array(operations.map { Self.request($0.query, $0.variables) })
         return try Self.batchResults(await send(body, headers: headers, operation: "batch"), count: operations.count)
     }
 
     // MARK: - Helpers
+
+    /// Runs one operation over HTTP, or over the WebSocket when the server has no HTTP endpoint.
+    private func perform(_ request: GQLValue, headers: [String: String] = [:], operation: String) async throws
+        -> GQLResult
+    {
+        guard url == nil, socket != nil else {
+            return try GQLResult(response: await send(request, headers: headers, operation: operation))
+        }
+        return try await overSocket(request, operation: operation)
+    }
 
     /// The `{"query": …, "variables": …}` object of one operation.
     static func request(_ query: String, _ variables: [String: any GQLValueConvertible]) -> GQLValue {

@@ -1,0 +1,168 @@
+import Foundation
+import GQLCore
+
+extension GQLServer {
+    /// Opens the WebSocket and returns once the server acknowledged it (`connection_ack`).
+    ///
+    /// Subscriptions connect on their own; call this to learn early that the server is unreachable or refuses the
+    /// credentials, or to keep the connection up between subscriptions. After a successful `connect()` a lost
+    /// connection is reopened (see ``Configuration/reconnect``) until ``disconnect()``.
+    ///
+    /// ```swift
+    /// try await server.connect()
+    /// ```
+    /// - Throws: ``GQLError`` `.connection` (unreachable, closed), `.timeout` (no acknowledgement within
+    ///   ``Configuration/connectTimeout``), `.unauthorized` (4401/4403, `connection_error`), `.invalidArgument`
+    ///   when the server has no WebSocket endpoint.
+    public func connect() async throws {
+        try await requireSocket("connect").connect()
+    }
+
+    /// Closes the WebSocket: live subscriptions finish, reconnecting stops. A later subscription or ``connect()``
+    /// opens a new one.
+    ///
+    /// ```swift
+    /// await server.disconnect()
+    /// ```
+    public func disconnect() async {
+        socket?.disconnect()
+    }
+
+    /// The WebSocket connection's state now; `.disconnected` for an HTTP-only server.
+    ///
+    /// ```swift
+    /// if server.connectionState == .connected { … }
+    /// ```
+    public var connectionState: ConnectionState { socket?.state ?? .disconnected }
+
+    /// The WebSocket connection's states: the current one, then every change until ``shutdown()``.
+    ///
+    /// ```swift
+    /// for await state in server.connectionStates {
+    ///     print(state)   // connecting, connected, reconnecting (attempt 1 in 0.31 seconds), …
+    /// }
+    /// ```
+    public var connectionStates: ConnectionStates { ConnectionStates(connection: socket) }
+
+    /// A subscription's results as they arrive, over the server's WebSocket.
+    ///
+    /// Iterating starts the subscription (connecting first when needed); leaving the loop or cancelling its task
+    /// stops it. Every result keeps both `data` and `errors`. Lost connections are reopened and the subscription
+    /// resent, so iteration continues across them; it ends when the server completes the subscription.
+    ///
+    /// ```swift
+    /// for try await event in server.subscription("subscription { onCreateObjects { objectId text } }") {
+    ///     print(event.data?["onCreateObjects"]?["text"] ?? .null)
+    /// }
+    /// ```
+    /// - Throws (from iteration): ``GQLResult/Failure`` when the server refuses the subscription with GraphQL
+    ///   errors; ``GQLError`` `.unauthorized` or `.connection` when the connection ends for good.
+    public func subscription(
+        _ subscription: String, _ variables: [String: any GQLValueConvertible] = [:]
+    ) -> Subscription {
+        Subscription(connection: socket, request: Self.request(subscription, variables))
+    }
+
+    // MARK: - Types
+
+    /// The results of one subscription, as an `AsyncSequence` of ``GQLResult``. See
+    /// ``GQLServer/subscription(_:_:)``.
+    public struct Subscription: AsyncSequence, Sendable {
+        public typealias Element = GQLResult
+        public typealias Failure = any Error
+        let connection: SocketConnection?
+        let request: GQLValue
+
+        public func makeAsyncIterator() -> Iterator {
+            guard let connection else {
+                let (stream, continuation) = AsyncThrowingStream<GQLResult, any Error>.makeStream()
+                continuation.finish(
+                    throwing: GQLError(
+                        .invalidArgument, "this server has no WebSocket endpoint for subscriptions",
+                        operation: "subscription"))
+                return Iterator(base: stream.makeAsyncIterator())
+            }
+            return Iterator(base: connection.results(of: request, isSubscription: true).makeAsyncIterator())
+        }
+
+        /// Produces a subscription's results.
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<GQLResult, any Error>.AsyncIterator
+
+            public mutating func next() async throws -> GQLResult? {
+                try await base.next()
+            }
+        }
+    }
+
+    /// A WebSocket connection's states, as an `AsyncSequence`. See ``GQLServer/connectionStates``.
+    public struct ConnectionStates: AsyncSequence, Sendable {
+        public typealias Element = ConnectionState
+        public typealias Failure = Never
+        let connection: SocketConnection?
+
+        public func makeAsyncIterator() -> Iterator {
+            guard let connection else {
+                let (stream, continuation) = AsyncStream<ConnectionState>.makeStream()
+                continuation.yield(.disconnected)
+                continuation.finish()
+                return Iterator(base: stream.makeAsyncIterator())
+            }
+            return Iterator(base: connection.states().makeAsyncIterator())
+        }
+
+        /// Produces the states.
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncStream<ConnectionState>.AsyncIterator
+
+            public mutating func next() async -> ConnectionState? {
+                await base.next()
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Runs a query or mutation over the WebSocket and returns its single result.
+    func overSocket(_ request: GQLValue, operation: String) async throws -> GQLResult {
+        let results = try requireSocket(operation).results(of: request, isSubscription: false)
+        do {
+            for try await result in results { return result }
+        } catch let error as GQLError {
+            throw GQLError(error.code, error.message, operation: operation)
+        }
+        if Task.isCancelled {
+            throw GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
+        }
+        throw GQLError(
+            .invalidResponse, "the server completed the \(operation) without sending a result", operation: operation)
+    }
+
+    private func requireSocket(_ operation: String) throws -> SocketConnection {
+        guard let socket else {
+            throw GQLError(.invalidArgument, "this server has no WebSocket endpoint", operation: operation)
+        }
+        return socket
+    }
+
+    /// AppSync's real-time endpoint for an API URL: `https://x.appsync-api.…/graphql` becomes
+    /// `wss://x.appsync-realtime-api.…/graphql`; other hosts keep theirs, with a WebSocket scheme.
+    static func realtimeURL(forAppSync url: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        if let host = components.host, host.contains(".appsync-api.") {
+            components.host = host.replacingOccurrences(of: ".appsync-api.", with: ".appsync-realtime-api.")
+        }
+        return webSocketURL(forHTTP: components.string ?? url)
+    }
+
+    /// The same URL with a WebSocket scheme (`http` → `ws`, `https` → `wss`).
+    static func webSocketURL(forHTTP url: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        switch components.scheme?.lowercased() {
+        case "https": components.scheme = "wss"
+        case "http": components.scheme = "ws"
+        default: break
+        }
+        return components.string ?? url
+    }
+}

@@ -1,0 +1,346 @@
+import Foundation
+import GQLCore
+import HTTPTypes
+import Logging
+import WSClient
+
+/// Drives one server's WebSocket: opens sockets, carries out ``SocketStateMachine``'s decisions, routes results to
+/// their streams and runs the deadline timer.
+///
+/// All machine calls happen under one lock, and messages are queued for the socket's writer in the same critical
+/// section, so they leave in the order the machine decided them. Stream continuations, `connect()` callers and state
+/// observers are resumed after the lock is released (finishing a stream runs its termination handler, which calls
+/// back in).
+final class SocketConnection: Sendable {
+    typealias Instant = ContinuousClock.Instant
+
+    /// Where and how to connect.
+    struct Endpoint: Sendable {
+        var url: String
+        var codec: SocketCodec
+        /// Headers sent on the WebSocket handshake.
+        var handshakeHeaders: [String: String]
+        /// Evaluated before every (re)connect: the `connection_init` payload, or for AppSync extra authorization.
+        var connectionPayload: GQLServer.ConnectionPayload?
+        /// AppSync: the API host and the authorization every `start` and the URL carry (without the provider's part).
+        var appSyncHost: String?
+        var appSyncAuthorization: GQLValues
+    }
+
+    private enum Outgoing: Sendable {
+        case text(String)
+        case close(code: UInt16, reason: String)
+    }
+
+    private struct Shared {
+        var machine: SocketStateMachine
+        var streams: [String: AsyncThrowingStream<GQLResult, any Error>.Continuation] = [:]
+        var connectWaiters: [CheckedContinuation<Void, any Error>] = []
+        /// The writer queue of the current socket.
+        var outgoing: AsyncStream<Outgoing>.Continuation?
+        var socketTask: Task<Void, Never>?
+        var timerTask: Task<Void, Never>?
+        var observers: [Int: AsyncStream<GQLServer.ConnectionState>.Continuation] = [:]
+        var state: GQLServer.ConnectionState = .disconnected
+        var nextID = 0
+        /// AppSync: the authorization of the current connection, repeated in every `start`.
+        var authorization: GQLValues?
+    }
+
+    /// Work to do once the lock is released.
+    private enum Effect {
+        case yield(AsyncThrowingStream<GQLResult, any Error>.Continuation, GQLValue)
+        case finish(AsyncThrowingStream<GQLResult, any Error>.Continuation, (any Error)?)
+        case resume([CheckedContinuation<Void, any Error>], GQLError?)
+        case publish([AsyncStream<GQLServer.ConnectionState>.Continuation], GQLServer.ConnectionState)
+    }
+
+    let endpoint: Endpoint
+    let configuration: GQLServer.Configuration
+    private let shared: GQLLocked<Shared>
+    private let logger: Logger
+
+    init(endpoint: Endpoint, configuration: GQLServer.Configuration) {
+        self.endpoint = endpoint
+        self.configuration = configuration
+        self.logger = configuration.logger ?? Logger(label: "GQLNet.socket", factory: { _ in SwiftLogNoOpLogHandler() })
+        let settings = SocketStateMachine.Settings(
+            codec: endpoint.codec, ackTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval,
+            keepAliveTimeout: configuration.keepAliveTimeout, reconnect: configuration.reconnect)
+        self.shared = GQLLocked(Shared(machine: SocketStateMachine(settings: settings)))
+    }
+
+    // MARK: - Caller API
+
+    var state: GQLServer.ConnectionState { shared.withLock { $0.state } }
+
+    /// Returns once the server acknowledged a connection.
+    func connect() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let effects = shared.withLock { shared in
+                shared.connectWaiters.append(continuation)
+                return apply(shared.machine.connectRequested(at: .now), to: &shared)
+            }
+            run(effects)
+        }
+    }
+
+    func disconnect() {
+        run(shared.withLock { apply($0.machine.disconnectRequested(), to: &$0) })
+    }
+
+    /// Starts an operation whose results go to a new stream; the stream ending (or being dropped) stops it.
+    func results(of request: GQLValue, isSubscription: Bool) -> AsyncThrowingStream<GQLResult, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<GQLResult, any Error>.makeStream()
+        let id = shared.withLock { shared -> String in
+            shared.nextID += 1
+            return String(shared.nextID)
+        }
+        continuation.onTermination = { [weak self] _ in self?.stop(id: id) }
+        let effects = shared.withLock { shared -> [Effect] in
+            let message: GQLValue
+            do {
+                message = try endpoint.codec.start(id: id, request: request)
+            } catch {
+                return [.finish(continuation, error)]
+            }
+            shared.streams[id] = continuation
+            let operation = SocketStateMachine.Operation(id: id, startMessage: message, isSubscription: isSubscription)
+            return apply(shared.machine.start(operation, at: .now), to: &shared)
+        }
+        run(effects)
+        return stream
+    }
+
+    /// The states from now on, starting with the current one.
+    func states() -> AsyncStream<GQLServer.ConnectionState> {
+        let (stream, continuation) = AsyncStream<GQLServer.ConnectionState>.makeStream()
+        let key = shared.withLock { shared -> Int in
+            shared.nextID += 1
+            shared.observers[shared.nextID] = continuation
+            continuation.yield(shared.state)
+            return shared.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.shared.withLock { $0.observers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// Ends everything now: operations complete, observers finish, the socket closes.
+    func shutdown() {
+        disconnect()
+        let (observers, timer) = shared.withLock { shared in
+            defer { shared.observers.removeAll() }
+            return (Array(shared.observers.values), shared.timerTask)
+        }
+        timer?.cancel()
+        for observer in observers { observer.finish() }
+    }
+
+    private func stop(id: String) {
+        run(
+            shared.withLock { shared in
+                shared.streams.removeValue(forKey: id)
+                return apply(shared.machine.stop(id: id), to: &shared)
+            })
+    }
+
+    // MARK: - Socket events
+
+    private func opened(_ generation: Int) {
+        run(shared.withLock { apply($0.machine.socketOpened(generation, at: .now), to: &$0) })
+    }
+
+    private func received(_ text: String, on generation: Int) {
+        let now = ContinuousClock.now
+        let effects: [Effect]
+        do {
+            let message = try endpoint.codec.decode(text)
+            effects = shared.withLock { apply($0.machine.received(message, on: generation, at: now), to: &$0) }
+        } catch {
+            let error = error as? GQLError ?? GQLError(.invalidResponse, "\(error)")
+            logger.warning("GraphQL WebSocket message rejected", metadata: ["error": "\(error.message)"])
+            effects = shared.withLock { apply($0.machine.receivedInvalid(error, on: generation, at: now), to: &$0) }
+        }
+        run(effects)
+    }
+
+    private func closed(_ generation: Int, frame: WebSocketCloseFrame?, error: (any Error)?) {
+        let code = frame.map { UInt16(webSocketErrorCode: $0.closeCode) }
+        let failure = error.map { error -> GQLError in
+            if let error = error as? GQLError { return error }
+            return GQLError(.connection, "could not connect to \(GQLServer.loggable(endpoint.url)): \(error)")
+        }
+        logger.debug(
+            "GraphQL WebSocket closed",
+            metadata: ["code": "\(code.map(String.init) ?? "none")", "error": "\(failure?.message ?? "none")"])
+        run(
+            shared.withLock {
+                apply(
+                    $0.machine.socketClosed(generation, code: code, reason: frame?.reason, error: failure, at: .now),
+                    to: &$0)
+            })
+    }
+
+    private func tick() {
+        run(shared.withLock { apply($0.machine.tick(at: .now), to: &$0) })
+    }
+
+    // MARK: - Carrying out actions
+
+    /// Carries out the machine's actions that must happen under the lock and returns the rest as effects.
+    private func apply(_ actions: [SocketStateMachine.Action], to shared: inout Shared) -> [Effect] {
+        var effects: [Effect] = []
+        for action in actions {
+            switch action {
+            case .open(let generation):
+                shared.outgoing?.finish()
+                let (stream, continuation) = AsyncStream<Outgoing>.makeStream()
+                shared.outgoing = continuation
+                shared.socketTask = Task { await self.runSocket(generation, outgoing: stream) }
+            case .send(var message):
+                if endpoint.codec.kind == .appSync, let authorization = shared.authorization,
+                    message["type"] == "start"
+                {
+                    message = SocketCodec.authorize(message, with: authorization)
+                }
+                if let text = try? message.jsonString() { shared.outgoing?.yield(.text(text)) }
+            case .close(let code, let reason):
+                shared.outgoing?.yield(.close(code: code, reason: String(reason.prefix(120))))
+                shared.outgoing?.finish()
+                shared.outgoing = nil
+            case .deliver(let id, let payload):
+                if let stream = shared.streams[id] { effects.append(.yield(stream, payload)) }
+            case .finish(let id, let ending):
+                guard let stream = shared.streams.removeValue(forKey: id) else { continue }
+                effects.append(.finish(stream, Self.error(for: ending)))
+            case .state(let state):
+                shared.state = state
+                effects.append(.publish(Array(shared.observers.values), state))
+            case .resumeConnects(let error):
+                effects.append(.resume(shared.connectWaiters, error))
+                shared.connectWaiters.removeAll()
+            case .reschedule:
+                shared.timerTask?.cancel()
+                shared.timerTask = Task { await self.runTimer() }
+            }
+        }
+        return effects
+    }
+
+    private func run(_ effects: [Effect]) {
+        for effect in effects {
+            switch effect {
+            case .yield(let stream, let payload):
+                do {
+                    stream.yield(try GQLResult(response: payload))
+                } catch {
+                    stream.finish(throwing: error)
+                }
+            case .finish(let stream, let error):
+                stream.finish(throwing: error)
+            case .resume(let waiters, let error):
+                for waiter in waiters {
+                    if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+                }
+            case .publish(let observers, let state):
+                for observer in observers { observer.yield(state) }
+            }
+        }
+    }
+
+    private static func error(for ending: SocketStateMachine.Ending) -> (any Error)? {
+        switch ending {
+        case .completed: return nil
+        case .failed(let error): return error
+        case .rejected(let wire):
+            let errors = wire.enumerated().map { index, value in
+                (try? GQLResult.Error(wire: value, index: index))
+                    ?? GQLResult.Error(message: SocketStateMachine.describe(value))
+            }
+            return GQLResult.Failure(errors: errors, data: nil)
+        }
+    }
+
+    // MARK: - Tasks
+
+    /// Sleeps until the machine's next deadline and ticks, for as long as it has one.
+    private func runTimer() async {
+        while !Task.isCancelled {
+            guard let deadline = shared.withLock({ $0.machine.nextDeadline }) else { return }
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            if Task.isCancelled { return }
+            tick()
+        }
+    }
+
+    /// Opens socket `generation`, sends `connection_init`, then reads until it closes while a writer drains the
+    /// queue.
+    private func runSocket(_ generation: Int, outgoing: AsyncStream<Outgoing>) async {
+        do {
+            let extra = try await endpoint.connectionPayload?() ?? [:]
+            let (url, initPayload) = try prepare(extra)
+            var settings = WebSocketClientConfiguration()
+            settings.maxFrameSize = min(configuration.maximumResponseSize, Int(UInt32.max))
+            settings.closeTimeout = .seconds(2)
+            settings.additionalHeaders[.secWebSocketProtocol] = endpoint.codec.subprotocol
+            for (name, value) in endpoint.handshakeHeaders {
+                guard let field = HTTPField.Name(name) else { continue }
+                settings.additionalHeaders[field] = value
+            }
+            let initText = try endpoint.codec.connectionInit(payload: initPayload).jsonString()
+            let limit = configuration.maximumResponseSize
+            let frame = try await WebSocketClient.connect(url: url, configuration: settings, logger: logger) {
+                inbound, outbound, _ in
+                try await outbound.write(.text(initText))
+                self.opened(generation)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await item in outgoing {
+                            switch item {
+                            case .text(let text):
+                                try await outbound.write(.text(text))
+                            case .close(let code, let reason):
+                                try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
+                                return
+                            }
+                        }
+                    }
+                    for try await message in inbound.messages(maxSize: limit) {
+                        guard case .text(let text) = message else { continue }
+                        self.received(text, on: generation)
+                    }
+                    group.cancelAll()
+                }
+            }
+            closed(generation, frame: frame, error: nil)
+        } catch {
+            closed(generation, frame: nil, error: error)
+        }
+    }
+
+    /// The URL to open and the `connection_init` payload, given the provider's part.
+    private func prepare(_ extra: GQLValues) throws -> (url: String, payload: GQLValues?) {
+        guard endpoint.codec.kind == .appSync else { return (endpoint.url, extra) }
+        var authorization = endpoint.appSyncAuthorization
+        authorization.merge(extra) { _, new in new }
+        if let host = endpoint.appSyncHost { authorization["host"] = .string(host) }
+        let header = try GQLValue.object(authorization).jsonData().base64EncodedString()
+        let stored = authorization
+        shared.withLock { $0.authorization = stored }
+        guard var components = URLComponents(string: endpoint.url) else {
+            throw GQLError(.invalidArgument, "'\(GQLServer.loggable(endpoint.url))' is not a usable WebSocket URL")
+        }
+        var items = components.queryItems ?? []
+        items.removeAll { $0.name == "header" || $0.name == "payload" }
+        items += [URLQueryItem(name: "header", value: header), URLQueryItem(name: "payload", value: "e30=")]
+        components.queryItems = items
+        // Base64's '+' must not turn into a space on the server.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        guard let url = components.string else {
+            throw GQLError(.invalidArgument, "'\(GQLServer.loggable(endpoint.url))' is not a usable WebSocket URL")
+        }
+        return (url, nil)
+    }
+}

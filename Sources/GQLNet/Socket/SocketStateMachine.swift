@@ -1,0 +1,389 @@
+import GQLCore
+
+/// The decisions of a WebSocket connection, without any I/O: when to open a socket, what to send, when a silent
+/// server is dead, how long to wait before reconnecting, which operations to resend, how operations end.
+///
+/// The driver (``SocketConnection``) feeds it events with the time they happened and carries out the
+/// ``Action``s it returns. Every socket gets a generation number; events of an older socket are ignored, so a
+/// socket the machine has given up on cannot disturb its successor.
+struct SocketStateMachine: Sendable {
+    typealias Instant = ContinuousClock.Instant
+
+    struct Settings: Sendable {
+        var codec: SocketCodec
+        /// How long the server may take to answer `connection_init`.
+        var ackTimeout: Duration
+        /// How long a connection may be idle before the client pings (graphql-transport-ws).
+        var pingInterval: Duration
+        /// How long the server may stay silent (after a ping, or between `ka`s) before the connection is dropped.
+        var keepAliveTimeout: Duration
+        var reconnect: GQLServer.Reconnect
+    }
+
+    enum Phase: Equatable, Sendable {
+        /// No socket, none wanted.
+        case idle
+        /// The driver is opening socket `generation` and sending `connection_init`.
+        case opening(attempt: Int)
+        /// The socket is open; `connection_ack` is due by `deadline`.
+        case awaitingAck(attempt: Int, deadline: Instant)
+        case ready
+        /// The connection was lost; attempt `attempt` starts at `until`.
+        case waiting(attempt: Int, until: Instant)
+        /// The client asked the socket to close and waits for it to go.
+        case closing
+        case failed(GQLError)
+    }
+
+    /// How an operation ended.
+    enum Ending: Equatable, Sendable {
+        /// The server completed it, or the client stopped it.
+        case completed
+        /// The server refused it with GraphQL errors (wire objects).
+        case rejected([GQLValue])
+        /// The connection failed under it.
+        case failed(GQLError)
+    }
+
+    enum Action: Equatable, Sendable {
+        /// Open socket `generation`, send `connection_init`, then report ``socketOpened(_:at:)``.
+        case open(generation: Int)
+        case send(GQLValue)
+        /// Close the current socket politely (the machine already moved on if it was dropped).
+        case close(code: UInt16, reason: String)
+        /// One result payload for an operation.
+        case deliver(id: String, GQLValue)
+        case finish(id: String, Ending)
+        case state(GQLServer.ConnectionState)
+        /// Resume the callers of `connect()`: `nil` on success.
+        case resumeConnects(GQLError?)
+        /// A deadline may have moved earlier: recompute the timer.
+        case reschedule
+    }
+
+    struct Operation: Sendable {
+        let id: String
+        /// The protocol's start message (`subscribe` or `start`), sent again after every reconnect.
+        let startMessage: GQLValue
+        /// Subscriptions survive reconnects; queries and mutations fail when their connection is lost.
+        let isSubscription: Bool
+    }
+
+    let settings: Settings
+    private let random: @Sendable () -> Double
+    private(set) var phase: Phase = .idle
+    private(set) var generation = 0
+    /// Live operations in the order they started (resubscribed in that order).
+    private(set) var operations: [Operation] = []
+    private var pendingConnects = 0
+    /// Whether the connection is kept up without subscriptions (a `connect()` succeeded and no `disconnect()` since).
+    private var persistent = false
+    private var lastReceived: Instant?
+    private var pingSentAt: Instant?
+    private var sawKeepAlive = false
+    private var keepAliveTimeout: Duration
+
+    init(settings: Settings, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.settings = settings
+        self.random = random
+        self.keepAliveTimeout = settings.keepAliveTimeout
+    }
+
+    var publicState: GQLServer.ConnectionState {
+        switch phase {
+        case .idle, .closing: .disconnected
+        case .opening, .awaitingAck: .connecting
+        case .ready: .connected
+        case .waiting(let attempt, _): .reconnecting(attempt: attempt, delay: .zero)
+        case .failed(let error): .failed(error)
+        }
+    }
+
+    // MARK: - Client intents
+
+    /// A caller of `connect()` waits for the next acknowledgement (or failure).
+    mutating func connectRequested(at now: Instant) -> [Action] {
+        switch phase {
+        case .ready: return [.resumeConnects(nil)]
+        case .opening, .awaitingAck:
+            pendingConnects += 1
+            return []
+        case .waiting(let attempt, _):
+            pendingConnects += 1
+            return startAttempt(attempt)
+        case .idle, .failed, .closing:
+            pendingConnects += 1
+            return startAttempt(1)
+        }
+    }
+
+    /// `disconnect()`: end every operation, close the socket, stop reconnecting.
+    mutating func disconnectRequested() -> [Action] {
+        persistent = false
+        var actions = endAll(.completed)
+        if pendingConnects > 0 {
+            pendingConnects = 0
+            actions.append(.resumeConnects(GQLError(.cancelled, "disconnect() was called while connecting")))
+        }
+        switch phase {
+        case .opening, .awaitingAck, .ready:
+            if let terminate = settings.codec.terminate, phase == .ready { actions.append(.send(terminate)) }
+            phase = .closing
+            actions.append(.close(code: 1000, reason: "client disconnect"))
+        case .waiting, .failed:
+            phase = .idle
+            actions.append(.state(.disconnected))
+        case .idle, .closing: break
+        }
+        return actions
+    }
+
+    /// An operation starts: sent now when connected, otherwise after the next acknowledgement.
+    mutating func start(_ operation: Operation, at now: Instant) -> [Action] {
+        operations.append(operation)
+        switch phase {
+        case .ready:
+            return [sendStart(operation)]
+        case .idle, .failed, .closing:
+            return startAttempt(1)
+        case .opening, .awaitingAck, .waiting:
+            return []
+        }
+    }
+
+    /// The caller stopped listening to an operation.
+    mutating func stop(id: String) -> [Action] {
+        guard let index = operations.firstIndex(where: { $0.id == id }) else { return [] }
+        operations.remove(at: index)
+        var actions: [Action] = []
+        if phase == .ready { actions.append(.send(settings.codec.stop(id: id))) }
+        if case .waiting = phase, operations.isEmpty, !persistent {
+            phase = .idle
+            actions.append(.state(.disconnected))
+        }
+        return actions
+    }
+
+    // MARK: - Socket events
+
+    /// Socket `generation` is open and `connection_init` was sent.
+    mutating func socketOpened(_ generation: Int, at now: Instant) -> [Action] {
+        guard generation == self.generation, case .opening(let attempt) = phase else { return [] }
+        phase = .awaitingAck(attempt: attempt, deadline: now + settings.ackTimeout)
+        lastReceived = now
+        return [.reschedule]
+    }
+
+    /// A message arrived on socket `generation`.
+    mutating func received(_ message: ServerMessage, on generation: Int, at now: Instant) -> [Action] {
+        guard generation == self.generation else { return [] }
+        lastReceived = now
+        pingSentAt = nil
+        switch message {
+        case .ack(let timeout):
+            guard case .awaitingAck = phase else { return [] }
+            phase = .ready
+            keepAliveTimeout = timeout ?? settings.keepAliveTimeout
+            sawKeepAlive = false
+            if pendingConnects > 0 { persistent = true }
+            pendingConnects = 0
+            return [.state(.connected), .resumeConnects(nil), .reschedule] + operations.map(sendStart)
+        case .ping(let payload):
+            return [.send(settings.codec.pong(payload))]
+        case .keepAlive:
+            let first = !sawKeepAlive
+            sawKeepAlive = true
+            return first ? [.reschedule] : []
+        case .pong, .startAck, .unknown:
+            return []
+        case .next(let id, let payload):
+            guard let index = operations.firstIndex(where: { $0.id == id }) else { return [] }
+            guard operations[index].isSubscription else {
+                operations.remove(at: index)
+                return [.deliver(id: id, payload), .finish(id: id, .completed)]
+            }
+            return [.deliver(id: id, payload)]
+        case .error(let id, let errors):
+            guard let index = operations.firstIndex(where: { $0.id == id }) else { return [] }
+            operations.remove(at: index)
+            return [.finish(id: id, .rejected(errors))]
+        case .complete(let id):
+            guard let index = operations.firstIndex(where: { $0.id == id }) else { return [] }
+            operations.remove(at: index)
+            return [.finish(id: id, .completed)]
+        case .connectionError(let payload):
+            let detail = payload.map(Self.describe) ?? "no details"
+            return fail(GQLError(.unauthorized, "the server refused the WebSocket connection: \(detail)"), close: 4403)
+        }
+    }
+
+    /// Socket `generation` sent something that is not a message of the protocol.
+    mutating func receivedInvalid(_ error: GQLError, on generation: Int, at now: Instant) -> [Action] {
+        guard generation == self.generation else { return [] }
+        return lose(error, at: now, close: 4400)
+    }
+
+    /// Socket `generation` closed (`code` is `nil` when it closed without a close frame) or could not be opened.
+    mutating func socketClosed(
+        _ generation: Int, code: UInt16?, reason: String?, error: GQLError? = nil, at now: Instant
+    ) -> [Action] {
+        guard generation == self.generation else { return [] }
+        if phase == .closing {
+            phase = .idle
+            return [.state(.disconnected)]
+        }
+        let because = reason.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? ""
+        switch code {
+        case 4401?, 4403?:
+            return fail(
+                GQLError(.unauthorized, "the server refused the WebSocket connection (close \(code ?? 0)\(because))"),
+                close: nil)
+        case 4400?, 4406?, 4409?, 4429?, 4500?:
+            return fail(
+                GQLError(.connection, "the server closed the WebSocket for a protocol error (\(code ?? 0)\(because))"),
+                close: nil)
+        default:
+            let error =
+                error
+                ?? GQLError(
+                    .connection, "the WebSocket closed (\(code.map { "code \($0)" } ?? "no close frame")\(because))")
+            return lose(error, at: now, close: nil)
+        }
+    }
+
+    /// The time passed `now`: acknowledgement and keep-alive deadlines, pings, reconnect delays.
+    mutating func tick(at now: Instant) -> [Action] {
+        switch phase {
+        case .awaitingAck(_, let deadline) where now >= deadline:
+            return lose(
+                GQLError(.timeout, "the server did not acknowledge the connection within \(settings.ackTimeout)"),
+                at: now, close: 4408)
+        case .ready:
+            if let deadline = keepAliveDeadline, now >= deadline {
+                return lose(
+                    GQLError(.timeout, "the server was silent for longer than \(keepAliveTimeout)"), at: now,
+                    close: 4408)
+            }
+            if let ping = settings.codec.ping, pingSentAt == nil, let last = lastReceived,
+                now >= last + settings.pingInterval
+            {
+                pingSentAt = now
+                return [.send(ping), .reschedule]
+            }
+            return []
+        case .waiting(let attempt, let until) where now >= until:
+            return startAttempt(attempt)
+        default:
+            return []
+        }
+    }
+
+    /// When ``tick(at:)`` next has something to do, or `nil` when only an event can change anything.
+    var nextDeadline: Instant? {
+        switch phase {
+        case .awaitingAck(_, let deadline): return deadline
+        case .waiting(_, let until): return until
+        case .ready:
+            var deadlines: [Instant] = []
+            if let deadline = keepAliveDeadline { deadlines.append(deadline) }
+            if settings.codec.ping != nil, pingSentAt == nil, let last = lastReceived {
+                deadlines.append(last + settings.pingInterval)
+            }
+            return deadlines.min()
+        default: return nil
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// When a silent server counts as gone: a ping unanswered for the keep-alive timeout (graphql-transport-ws),
+    /// or no `ka` for that long once the first arrived (legacy, AppSync).
+    private var keepAliveDeadline: Instant? {
+        if settings.codec.ping != nil {
+            return pingSentAt.map { $0 + keepAliveTimeout }
+        }
+        guard sawKeepAlive, let last = lastReceived else { return nil }
+        return last + keepAliveTimeout
+    }
+
+    private func sendStart(_ operation: Operation) -> Action {
+        .send(operation.startMessage)
+    }
+
+    private mutating func startAttempt(_ attempt: Int) -> [Action] {
+        generation += 1
+        phase = .opening(attempt: attempt)
+        lastReceived = nil
+        pingSentAt = nil
+        sawKeepAlive = false
+        return [.state(.connecting), .open(generation: generation)]
+    }
+
+    /// The connection is gone but may come back: fail what cannot be resent, then wait or give up.
+    private mutating func lose(_ error: GQLError, at now: Instant, close code: UInt16?) -> [Action] {
+        let attempt: Int
+        switch phase {
+        case .opening(let current), .awaitingAck(let current, _): attempt = current + 1
+        default: attempt = 1
+        }
+        var actions: [Action] = code.map { [.close(code: $0, reason: error.message)] } ?? []
+        generation += 1  // whatever the old socket still says is ignored
+        if pendingConnects > 0 {
+            pendingConnects = 0
+            actions.append(.resumeConnects(error))
+        }
+        let singles = operations.filter { !$0.isSubscription }
+        operations.removeAll { !$0.isSubscription }
+        actions += singles.map { .finish(id: $0.id, .failed(error)) }
+
+        guard !operations.isEmpty || persistent else {
+            phase = .idle
+            return actions + [.state(.disconnected)]
+        }
+        if let maximum = settings.reconnect.maximumAttempts, attempt > maximum {
+            let gaveUp = GQLError(
+                .connection,
+                maximum == 0
+                    ? error.message : "gave up reconnecting after \(maximum) attempts; last: \(error.message)")
+            return actions + fail(gaveUp, close: nil)
+        }
+        let delay = settings.reconnect.delay(attempt: attempt, random: random())
+        phase = .waiting(attempt: attempt, until: now + delay)
+        return actions + [.state(.reconnecting(attempt: attempt, delay: delay)), .reschedule]
+    }
+
+    /// The connection ends for good: every operation and waiting `connect()` gets `error`.
+    private mutating func fail(_ error: GQLError, close code: UInt16?) -> [Action] {
+        var actions: [Action] = code.map { [.close(code: $0, reason: error.message)] } ?? []
+        generation += 1
+        actions += endAll(.failed(error))
+        if pendingConnects > 0 {
+            pendingConnects = 0
+            actions.append(.resumeConnects(error))
+        }
+        persistent = false
+        phase = .failed(error)
+        actions.append(.state(.failed(error)))
+        return actions
+    }
+
+    private mutating func endAll(_ ending: Ending) -> [Action] {
+        defer { operations.removeAll() }
+        return operations.map { .finish(id: $0.id, ending) }
+    }
+
+    static func describe(_ payload: GQLValue) -> String {
+        let errors = SocketCodec.errors(in: payload)
+        let messages = errors.compactMap { error -> String? in
+            let message = error["message"]?.stringValue
+            let type = error["errorType"]?.stringValue
+            switch (type, message) {
+            case (let type?, let message?): return "\(type): \(message)"
+            case (nil, let message?): return message
+            case (let type?, nil): return type
+            default: return nil
+            }
+        }
+        return messages.isEmpty ? ((try? payload.jsonString()) ?? "no details") : messages.joined(separator: "; ")
+    }
+}
