@@ -293,4 +293,11 @@ struct GQLServerHTTPTests {
             }
         }
     }
+
+    @Test func nullDataIsNoData() throws {
+        let result = try GQLResult(response: ["data": nil, "errors": [["message": "boom"]]])
+        #expect(result.data == nil)
+        #expect(result.errors.map(\.message) == ["boom"])
+        #expect(try GQLResult(response: ["data": ["a": nil]]).data == ["a": nil])
+    }
 }

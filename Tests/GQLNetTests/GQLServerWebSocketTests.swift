@@ -96,4 +96,227 @@ struct GQLServerWebSocketTests {
             }
         }
     }
+
+    @Test(arguments: GQLServer.WebSocketProtocol.allCases)
+    func serverRestartMidSubscriptionReconnectsAndResubscribes(_ kind: GQLServer.WebSocketProtocol) async throws {
+        let first = try await RunningDevServer.start()
+        var configuration = GQLServer.Configuration()
+        configuration.reconnect = .init(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200))
+        let calls = GQLLocked(0)
+        let server =
+            kind == .appSync
+            ? GQLServer(
+                AppSync: first.endpoints.http, key: nil, realtime: first.endpoints.webSocket,
+                configuration: configuration,
+                connectionPayload: {
+                    calls.withLock { $0 += 1 }
+                    return [:]
+                })
+            : GQLServer(
+                HTTP: first.endpoints.http, WebSocket: first.endpoints.webSocket, protocol: kind,
+                configuration: configuration,
+                connectionPayload: {
+                    calls.withLock { $0 += 1 }
+                    return [:]
+                })
+        try await withClient(server) { server in
+            var states = server.connectionStates.makeAsyncIterator()
+            let events = firstElements(2, of: server.subscription(Self.onCreate))
+            try #require(await first.waitForSubscriptions(1))
+            _ = try await server.mutation(Self.create, ["input": ["objectId": "before", "text": "1"]])
+            await first.stop()
+
+            var seen: [GQLServer.ConnectionState] = []
+            while let state = await states.next() {
+                seen.append(state)
+                if case .reconnecting = state { break }
+            }
+            let second = try await RunningDevServer.start(port: first.port)
+            while let state = await states.next() {
+                seen.append(state)
+                if state == .connected, seen.filter({ $0 == .connected }).count == 2 { break }
+            }
+            #expect(await second.waitForSubscriptions(1))
+            _ = try await server.mutation(Self.create, ["input": ["objectId": "after", "text": "2"]])
+            let received = try await events.value
+            await second.stop()
+            #expect(received.map { $0.data?["onCreateObjects"]?["objectId"] } == ["before", "after"])
+            #expect(seen.first == .disconnected)
+            #expect(seen.contains(.connected))
+            // The payload provider ran for every connection, so a refreshed token would have been sent.
+            #expect(calls.withLock { $0 } >= 2)
+        }
+    }
+
+    @Test func silentLegacyServerIsDroppedAfterTheKeepAliveTimeout() async throws {
+        var devConfiguration = GQLDevServer.Configuration()
+        devConfiguration.keepAliveInterval = .seconds(60)
+        try await withRunningDevServer(devConfiguration) { running in
+            var configuration = GQLServer.Configuration()
+            configuration.keepAliveTimeout = .milliseconds(200)
+            configuration.reconnect = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(20))
+            try await withClient(Self.client(running, .graphqlWS, configuration: configuration)) { server in
+                var states = server.connectionStates.makeAsyncIterator()
+                let subscription = firstElements(1, of: server.subscription(Self.onCreate))
+                var seen: [GQLServer.ConnectionState] = []
+                while let state = await states.next() {
+                    seen.append(state)
+                    if seen.filter({ $0 == .connected }).count == 2 { break }
+                }
+                #expect(Array(seen.prefix(3)) == [.disconnected, .connecting, .connected])
+                guard case .reconnecting(let attempt, _) = seen[3] else {
+                    Issue.record("expected a reconnect after the keep-alive timeout, saw \(seen)")
+                    return
+                }
+                #expect(attempt == 1)
+                subscription.cancel()
+            }
+        }
+    }
+
+    @Test(arguments: GQLServer.WebSocketProtocol.allCases)
+    func refusedCredentialsEndWithAnAuthorizationError(_ kind: GQLServer.WebSocketProtocol) async throws {
+        var devConfiguration = GQLDevServer.Configuration()
+        devConfiguration.apiKey = "right-key"
+        try await withRunningDevServer(devConfiguration) { running in
+            try await withClient(Self.client(running, kind, key: "wrong-key")) { server in
+                let error = await #expect(throws: GQLError.self) { try await server.connect() }
+                #expect(error?.code == .unauthorized)
+                #expect(error?.message.contains("wrong-key") == false)
+                guard case .failed(let stateError) = server.connectionState else {
+                    Issue.record("state is \(server.connectionState), not failed")
+                    return
+                }
+                #expect(stateError.code == .unauthorized)
+                // A subscription on the refused connection ends with the same error instead of retrying.
+                let iteration = await #expect(throws: GQLError.self) {
+                    for try await _ in server.subscription(Self.onCreate) {}
+                }
+                #expect(iteration?.code == .unauthorized)
+            }
+            try await withClient(Self.client(running, kind, key: "right-key")) { server in
+                try await server.connect()
+                #expect(server.connectionState == .connected)
+                let events = firstElements(1, of: server.subscription(Self.onCreate))
+                try #require(await running.waitForSubscriptions(1))
+                _ = try await server.mutation(Self.create, ["input": ["objectId": "k1", "text": "keyed"]])
+                #expect(try await events.value.first?.data?["onCreateObjects"]?["objectId"] == "k1")
+            }
+        }
+    }
+
+    @Test(arguments: GQLServer.WebSocketProtocol.allCases)
+    func refusedSubscriptionThrowsItsGraphQLErrors(_ kind: GQLServer.WebSocketProtocol) async throws {
+        try await withRunningDevServer { running in
+            try await withClient(Self.client(running, kind)) { server in
+                let failure = await #expect(throws: GQLResult.Failure.self) {
+                    for try await _ in server.subscription("subscription { noSuchField }") {}
+                }
+                #expect(failure?.errors.first?.message.contains("noSuchField") == true)
+                // The connection stays up for the next one.
+                #expect(server.connectionState == .connected)
+            }
+        }
+    }
+
+    @Test func connectFailsFastWhenNothingListens() async throws {
+        let gone = try await RunningDevServer.start()
+        await gone.stop()
+        try await withClient(GQLServer(WebSocket: gone.endpoints.webSocket)) { server in
+            let error = await #expect(throws: GQLError.self) { try await server.connect() }
+            #expect(error?.code == .connection)
+            #expect(server.connectionState == .disconnected)
+        }
+        var configuration = GQLServer.Configuration()
+        configuration.reconnect = .init(
+            initialDelay: .milliseconds(5), maximumDelay: .milliseconds(10), maximumAttempts: 2)
+        try await withClient(GQLServer(WebSocket: gone.endpoints.webSocket, configuration: configuration)) { server in
+            let error = await #expect(throws: GQLError.self) {
+                for try await _ in server.subscription(Self.onCreate) {}
+            }
+            #expect(error?.code == .connection)
+            #expect(error?.message.contains("gave up reconnecting after 2 attempts") == true)
+        }
+    }
+
+    @Test func httpOnlyServerRefusesSubscriptions() async throws {
+        try await withClient(GQLServer(HTTP: "http://127.0.0.1:9/graphql")) { server in
+            let error = await #expect(throws: GQLError.self) {
+                for try await _ in server.subscription(Self.onCreate) {}
+            }
+            #expect(error?.code == .invalidArgument)
+            await #expect(throws: GQLError.self) { try await server.connect() }
+            #expect(server.connectionState == .disconnected)
+        }
+    }
+
+    @Test func cancellingTheIteratingTaskStopsTheSubscription() async throws {
+        try await withRunningDevServer { running in
+            try await withClient(Self.client(running, .graphqlTransportWS)) { server in
+                let task = firstElements(100, of: server.subscription(Self.onCreate))
+                try #require(await running.waitForSubscriptions(1))
+                task.cancel()
+                #expect(await running.waitForSubscriptions(0))
+                #expect(server.connectionState == .connected)
+            }
+        }
+    }
+
+    @Test func completionHandlerSubscriptionAndCancel() async throws {
+        try await withRunningDevServer { running in
+            try await withClient(Self.client(running, .graphqlTransportWS)) { server in
+                let (events, sink) = AsyncStream<String>.makeStream()
+                let id = server.subscription(Self.onCreate) { result, error in
+                    sink.yield(
+                        result?.data?["onCreateObjects"]?["objectId"]?.stringValue
+                            ?? "end: \(String(describing: error))")
+                }
+                try #require(await running.waitForSubscriptions(1))
+                _ = try await server.mutation(Self.create, ["input": ["objectId": "cb1", "text": "x"]])
+                var iterator = events.makeAsyncIterator()
+                #expect(await iterator.next() == "cb1")
+                let (stopped, stoppedSink) = AsyncStream<String>.makeStream()
+                server.subscription(cancel: id) { error in stoppedSink.yield(error.map { "\($0)" } ?? "stopped") }
+                var stoppedIterator = stopped.makeAsyncIterator()
+                #expect(await stoppedIterator.next() == "stopped")
+                #expect(await running.waitForSubscriptions(0))
+                server.subscription(cancel: id) { error in
+                    stoppedSink.yield((error as? GQLError)?.code.description ?? "?")
+                }
+                #expect(await stoppedIterator.next() == "notFound")
+            }
+        }
+    }
+
+    @Test func oversizedSocketMessagesFailTheOperation() async throws {
+        try await withRunningDevServer { running in
+            var configuration = GQLServer.Configuration()
+            configuration.maximumResponseSize = 300
+            configuration.reconnect = .never
+            try await withClient(GQLServer(WebSocket: running.endpoints.webSocket, configuration: configuration)) {
+                server in
+                let big = String(repeating: "x", count: 2_000)
+                let error = await #expect(throws: GQLError.self) {
+                    try await server.mutation(Self.create, ["input": ["objectId": "big", "text": big]])
+                }
+                #expect(error?.code == .responseTooLarge, "\(String(describing: error))")
+            }
+        }
+    }
+
+    @Test func builtSubscriptionRuns() async throws {
+        try await withRunningDevServer { running in
+            try await withClient(Self.client(running, .graphqlTransportWS)) { server in
+                let operation = GQLOperation.subscription("OnCreate") {
+                    GQLOperation.Field("onCreateObjects") { "objectId" }
+                }
+                let events = firstElements(1, of: try server.subscription(operation))
+                try #require(await running.waitForSubscriptions(1))
+                _ = try await server.mutation(Self.create, ["input": ["objectId": "b1", "text": "built"]])
+                #expect(try await events.value.first?.data == ["onCreateObjects": ["objectId": "b1"]])
+                let query = GQLOperation.query { GQLOperation.Field("listObjects") { "nextToken" } }
+                #expect(throws: GQLError.self) { try server.subscription(query) }
+            }
+        }
+    }
 }

@@ -108,7 +108,7 @@ extension GQLResult {
         guard members["data"] != nil || members["errors"] != nil else {
             throw GQLError(.invalidResponse, "the response has neither `data` nor `errors`")
         }
-        let data = members["data"].flatMap { $0.isNull ? nil : $0 }
+        let data: GQLValue? = members["data"].flatMap { value in value.isNull ? Optional.none : value }
         var errors: [Error] = []
         switch members["errors"] {
         case nil, .null?: break

@@ -38,6 +38,8 @@ public final class GQLServer: Sendable {
     public let configuration: Configuration
     let client: HTTPClient
     let socket: SocketConnection?
+    /// The subscriptions started through the completion-handler form, by id.
+    let callbackSubscriptions = GQLLocked<[String: Task<Void, Never>]>([:])
     private let isShutDown = GQLLocked(false)
 
     /// A server answering GraphQL over HTTP POST at `url`.

@@ -183,6 +183,14 @@ final class SocketConnection: Sendable {
             })
     }
 
+    private func tooLarge(_ size: Int, on generation: Int) {
+        let error = GQLError(
+            .responseTooLarge,
+            "a \(size)-byte WebSocket message from \(GQLServer.loggable(endpoint.url)) is larger than the "
+                + "\(configuration.maximumResponseSize)-byte maximum")
+        run(shared.withLock { apply($0.machine.receivedInvalid(error, on: generation, at: .now), to: &$0) })
+    }
+
     private func tick() {
         run(shared.withLock { apply($0.machine.tick(at: .now), to: &$0) })
     }
@@ -282,7 +290,10 @@ final class SocketConnection: Sendable {
             let extra = try await endpoint.connectionPayload?() ?? [:]
             let (url, initPayload) = try prepare(extra)
             var settings = WebSocketClientConfiguration()
-            settings.maxFrameSize = min(configuration.maximumResponseSize, Int(UInt32.max))
+            // NIO drops a frame over `maxFrameSize` without saying why; allowing twice the limit lets oversized
+            // messages arrive and fail with a clear error (larger ones still close the socket).
+            let frameLimit = min(max(configuration.maximumResponseSize, 1 << 16) * 2, 1 << 30)
+            settings.maxFrameSize = frameLimit
             settings.closeTimeout = .seconds(2)
             settings.additionalHeaders[.secWebSocketProtocol] = endpoint.codec.subprotocol
             for (name, value) in endpoint.handshakeHeaders {
@@ -307,8 +318,12 @@ final class SocketConnection: Sendable {
                             }
                         }
                     }
-                    for try await message in inbound.messages(maxSize: limit) {
+                    for try await message in inbound.messages(maxSize: frameLimit) {
                         guard case .text(let text) = message else { continue }
+                        guard text.utf8.count <= limit else {
+                            self.tooLarge(text.utf8.count, on: generation)
+                            break
+                        }
                         self.received(text, on: generation)
                     }
                     group.cancelAll()

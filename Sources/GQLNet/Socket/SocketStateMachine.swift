@@ -23,7 +23,8 @@ struct SocketStateMachine: Sendable {
     enum Phase: Equatable, Sendable {
         /// No socket, none wanted.
         case idle
-        /// The driver is opening socket `generation` and sending `connection_init`.
+        /// The driver is opening a socket and sending `connection_init`; `attempt` 0 is a first connection,
+        /// 1 and up are retries.
         case opening(attempt: Int)
         /// The socket is open; `connection_ack` is due by `deadline`.
         case awaitingAck(attempt: Int, deadline: Instant)
@@ -113,7 +114,7 @@ struct SocketStateMachine: Sendable {
             return startAttempt(attempt)
         case .idle, .failed, .closing:
             pendingConnects += 1
-            return startAttempt(1)
+            return startAttempt(0)
         }
     }
 
@@ -145,7 +146,7 @@ struct SocketStateMachine: Sendable {
         case .ready:
             return [sendStart(operation)]
         case .idle, .failed, .closing:
-            return startAttempt(1)
+            return startAttempt(0)
         case .opening, .awaitingAck, .waiting:
             return []
         }
@@ -220,7 +221,7 @@ struct SocketStateMachine: Sendable {
     /// Socket `generation` sent something that is not a message of the protocol.
     mutating func receivedInvalid(_ error: GQLError, on generation: Int, at now: Instant) -> [Action] {
         guard generation == self.generation else { return [] }
-        return lose(error, at: now, close: 4400)
+        return lose(error, at: now, close: error.code == .responseTooLarge ? 1009 : 4400)
     }
 
     /// Socket `generation` closed (`code` is `nil` when it closed without a close frame) or could not be opened.

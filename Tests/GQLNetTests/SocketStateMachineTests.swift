@@ -1,0 +1,240 @@
+import Testing
+
+@testable import GQLNet
+
+/// The WebSocket connection's decisions, driven by hand with a fixed start instant: no sockets, no sleeping.
+@Suite("Socket state machine")
+struct SocketStateMachineTests {
+    typealias Action = SocketStateMachine.Action
+    let t0 = ContinuousClock.now
+
+    static func machine(
+        _ kind: GQLServer.WebSocketProtocol = .graphqlTransportWS, reconnect: GQLServer.Reconnect = .init(),
+        random: Double = 1
+    ) -> SocketStateMachine {
+        SocketStateMachine(
+            settings: .init(
+                codec: SocketCodec(kind: kind), ackTimeout: .seconds(10), pingInterval: .seconds(15),
+                keepAliveTimeout: .seconds(30), reconnect: reconnect),
+            random: { random })
+    }
+
+    static func subscription(_ id: String) -> SocketStateMachine.Operation {
+        .init(id: id, startMessage: ["type": "subscribe", "id": .string(id)], isSubscription: true)
+    }
+
+    static func query(_ id: String) -> SocketStateMachine.Operation {
+        .init(id: id, startMessage: ["type": "subscribe", "id": .string(id)], isSubscription: false)
+    }
+
+    /// A machine with subscription "1" started and the connection acknowledged on socket 1.
+    func connected(_ kind: GQLServer.WebSocketProtocol = .graphqlTransportWS) -> SocketStateMachine {
+        var machine = Self.machine(kind)
+        _ = machine.start(Self.subscription("1"), at: t0)
+        _ = machine.socketOpened(1, at: t0)
+        _ = machine.received(.ack(keepAliveTimeout: nil), on: 1, at: t0)
+        return machine
+    }
+
+    @Test func firstOperationOpensASocketAndIsSentAfterTheAck() {
+        var machine = Self.machine()
+        #expect(machine.start(Self.subscription("1"), at: t0) == [.state(.connecting), .open(generation: 1)])
+        #expect(machine.start(Self.subscription("2"), at: t0) == [])
+        #expect(machine.socketOpened(1, at: t0) == [.reschedule])
+        #expect(
+            machine.received(.ack(keepAliveTimeout: nil), on: 1, at: t0) == [
+                .state(.connected), .resumeConnects(nil), .reschedule,
+                .send(["type": "subscribe", "id": "1"]), .send(["type": "subscribe", "id": "2"]),
+            ])
+        #expect(machine.start(Self.subscription("3"), at: t0) == [.send(["type": "subscribe", "id": "3"])])
+        #expect(machine.publicState == .connected)
+    }
+
+    @Test func resultsAreRoutedAndQueriesEndAfterOneResult() {
+        var machine = connected()
+        _ = machine.start(Self.query("q"), at: t0)
+        #expect(machine.received(.next(id: "1", ["data": 1]), on: 1, at: t0) == [.deliver(id: "1", ["data": 1])])
+        #expect(
+            machine.received(.next(id: "q", ["data": 2]), on: 1, at: t0) == [
+                .deliver(id: "q", ["data": 2]), .finish(id: "q", .completed),
+            ])
+        #expect(machine.received(.complete(id: "q"), on: 1, at: t0) == [])
+        #expect(machine.received(.next(id: "unknown", ["data": 3]), on: 1, at: t0) == [])
+        #expect(
+            machine.received(.error(id: "1", [["message": "bad"]]), on: 1, at: t0) == [
+                .finish(id: "1", .rejected([["message": "bad"]]))
+            ])
+        #expect(machine.operations.isEmpty)
+    }
+
+    @Test func stoppingSendsTheProtocolsStopMessageOnlyWhileConnected() {
+        var transport = connected(.graphqlTransportWS)
+        #expect(transport.stop(id: "1") == [.send(["type": "complete", "id": "1"])])
+        #expect(transport.stop(id: "1") == [])
+        var legacy = connected(.graphqlWS)
+        #expect(legacy.stop(id: "1") == [.send(["type": "stop", "id": "1"])])
+    }
+
+    @Test func serverPingsGetPongsWithTheirPayload() {
+        var machine = connected()
+        #expect(machine.received(.ping(["n": 1]), on: 1, at: t0) == [.send(["type": "pong", "payload": ["n": 1]])])
+        #expect(machine.received(.ping(nil), on: 1, at: t0) == [.send(["type": "pong"])])
+    }
+
+    @Test func idleConnectionPingsAndDropsWhenThePongNeverComes() {
+        var machine = connected()
+        #expect(machine.nextDeadline == t0 + .seconds(15))
+        #expect(machine.tick(at: t0 + .seconds(14)) == [])
+        #expect(machine.tick(at: t0 + .seconds(15)) == [.send(["type": "ping"]), .reschedule])
+        #expect(machine.nextDeadline == t0 + .seconds(45))
+        // A pong (any message) clears the deadline.
+        _ = machine.received(.pong, on: 1, at: t0 + .seconds(16))
+        #expect(machine.nextDeadline == t0 + .seconds(31))
+        _ = machine.tick(at: t0 + .seconds(31))
+        let actions = machine.tick(at: t0 + .seconds(61))
+        #expect(actions.first == .close(code: 4408, reason: "the server was silent for longer than 30.0 seconds"))
+        #expect(actions.contains(.state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
+        #expect(machine.phase == .waiting(attempt: 1, until: t0 + .seconds(61) + .milliseconds(500)))
+    }
+
+    @Test func legacyKeepAliveTimesOutOnlyAfterTheFirstKa() {
+        var machine = connected(.graphqlWS)
+        #expect(machine.nextDeadline == nil)
+        #expect(machine.tick(at: t0 + .seconds(120)) == [])
+        _ = machine.received(.keepAlive, on: 1, at: t0 + .seconds(120))
+        #expect(machine.nextDeadline == t0 + .seconds(150))
+        #expect(
+            machine.tick(at: t0 + .seconds(150)).contains(.state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
+    }
+
+    @Test func appSyncTakesTheKeepAliveTimeoutFromTheAck() {
+        var machine = Self.machine(.appSync)
+        _ = machine.start(Self.subscription("1"), at: t0)
+        _ = machine.socketOpened(1, at: t0)
+        _ = machine.received(.ack(keepAliveTimeout: .seconds(5)), on: 1, at: t0)
+        _ = machine.received(.keepAlive, on: 1, at: t0)
+        #expect(machine.nextDeadline == t0 + .seconds(5))
+    }
+
+    @Test func missingAckTimesOutAndRetries() {
+        var machine = Self.machine()
+        _ = machine.start(Self.subscription("1"), at: t0)
+        _ = machine.socketOpened(1, at: t0)
+        #expect(machine.nextDeadline == t0 + .seconds(10))
+        let actions = machine.tick(at: t0 + .seconds(10))
+        #expect(
+            actions.first
+                == .close(code: 4408, reason: "the server did not acknowledge the connection within 10.0 seconds"))
+        #expect(actions.contains(.state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
+    }
+
+    @Test func lostConnectionResubscribesAfterTheDelayAndFailsQueries() {
+        var machine = connected()
+        _ = machine.start(Self.query("q"), at: t0)
+        let lost = machine.socketClosed(1, code: 1001, reason: "going away", at: t0)
+        #expect(
+            lost.contains(
+                .finish(id: "q", .failed(GQLError(.connection, "the WebSocket closed (code 1001: going away)")))))
+        #expect(lost.contains(.state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
+        #expect(machine.operations.map(\.id) == ["1"])
+        // Messages from the old socket are ignored from now on.
+        #expect(machine.received(.next(id: "1", ["data": 1]), on: 1, at: t0) == [])
+        #expect(machine.tick(at: t0 + .milliseconds(499)) == [])
+        #expect(machine.tick(at: t0 + .milliseconds(500)) == [.state(.connecting), .open(generation: 3)])
+        _ = machine.socketOpened(3, at: t0 + .seconds(1))
+        #expect(
+            machine.received(.ack(keepAliveTimeout: nil), on: 3, at: t0 + .seconds(1)).contains(
+                .send(["type": "subscribe", "id": "1"])))
+    }
+
+    @Test func delaysGrowExponentiallyWithJitterUpToTheMaximum() {
+        let reconnect = GQLServer.Reconnect(initialDelay: .milliseconds(100), maximumDelay: .seconds(1))
+        #expect(reconnect.delay(attempt: 1, random: 1) == .milliseconds(100))
+        #expect(reconnect.delay(attempt: 1, random: 0) == .milliseconds(50))
+        #expect(reconnect.delay(attempt: 3, random: 1) == .milliseconds(400))
+        #expect(reconnect.delay(attempt: 3, random: 0.5) == .milliseconds(300))
+        #expect(reconnect.delay(attempt: 30, random: 1) == .seconds(1))
+    }
+
+    @Test func unauthorizedCloseCodesAndConnectionErrorsEndForGood() {
+        for code: UInt16 in [4401, 4403] {
+            var machine = connected()
+            let actions = machine.socketClosed(1, code: code, reason: "Forbidden", at: t0)
+            guard case .failed(let error) = machine.phase else {
+                Issue.record("close \(code) did not fail the connection")
+                continue
+            }
+            #expect(error.code == .unauthorized)
+            #expect(actions.contains(.finish(id: "1", .failed(error))))
+            #expect(machine.tick(at: t0 + .seconds(60)) == [])
+        }
+        var machine = Self.machine(.appSync)
+        _ = machine.start(Self.subscription("1"), at: t0)
+        _ = machine.socketOpened(1, at: t0)
+        let payload: GQLValue = ["errors": [["errorType": "UnauthorizedException", "message": "Permission denied"]]]
+        let actions = machine.received(.connectionError(payload), on: 1, at: t0)
+        let error = GQLError(
+            .unauthorized, "the server refused the WebSocket connection: UnauthorizedException: Permission denied")
+        #expect(actions.first == .close(code: 4403, reason: error.message))
+        #expect(actions.contains(.resumeConnects(nil)) == false)
+        #expect(machine.phase == .failed(error))
+    }
+
+    @Test func attemptsAreBoundedWhenConfigured() {
+        var machine = Self.machine(reconnect: .init(maximumAttempts: 1))
+        _ = machine.start(Self.subscription("1"), at: t0)
+        _ = machine.socketClosed(1, code: nil, reason: nil, error: GQLError(.connection, "refused"), at: t0)
+        #expect(machine.phase == .waiting(attempt: 1, until: t0 + .milliseconds(500)))
+        #expect(machine.tick(at: t0 + .seconds(1)) == [.state(.connecting), .open(generation: 3)])
+        let actions = machine.socketClosed(3, code: nil, reason: nil, error: GQLError(.connection, "refused"), at: t0)
+        let error = GQLError(.connection, "gave up reconnecting after 1 attempts; last: refused")
+        #expect(actions.contains(.finish(id: "1", .failed(error))))
+        #expect(machine.phase == .failed(error))
+        var never = Self.machine(reconnect: .never)
+        _ = never.start(Self.subscription("1"), at: t0)
+        _ = never.socketClosed(1, code: nil, reason: nil, error: GQLError(.connection, "refused"), at: t0)
+        #expect(never.phase == .failed(GQLError(.connection, "refused")))
+    }
+
+    @Test func connectWaitsForTheAckAndFailsFastWithoutSubscriptions() {
+        var machine = Self.machine()
+        #expect(machine.connectRequested(at: t0) == [.state(.connecting), .open(generation: 1)])
+        let error = GQLError(.connection, "refused")
+        #expect(
+            machine.socketClosed(1, code: nil, reason: nil, error: error, at: t0) == [
+                .resumeConnects(error), .state(.disconnected),
+            ])
+        // A successful connect keeps the connection up without subscriptions.
+        #expect(machine.connectRequested(at: t0) == [.state(.connecting), .open(generation: 3)])
+        _ = machine.socketOpened(3, at: t0)
+        #expect(machine.received(.ack(keepAliveTimeout: nil), on: 3, at: t0).contains(.resumeConnects(nil)))
+        #expect(machine.connectRequested(at: t0) == [.resumeConnects(nil)])
+        #expect(
+            machine.socketClosed(3, code: 1006, reason: nil, at: t0).contains(
+                .state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
+    }
+
+    @Test func disconnectCompletesOperationsAndClosesPolitely() {
+        var machine = connected(.graphqlWS)
+        #expect(
+            machine.disconnectRequested() == [
+                .finish(id: "1", .completed), .send(["type": "connection_terminate"]),
+                .close(code: 1000, reason: "client disconnect"),
+            ])
+        #expect(machine.socketClosed(1, code: 1000, reason: nil, at: t0) == [.state(.disconnected)])
+        #expect(machine.phase == .idle)
+        #expect(machine.tick(at: t0 + .seconds(100)) == [])
+    }
+
+    @Test func protocolErrorsFromTheServerAreNotRetried() {
+        var machine = connected()
+        _ = machine.socketClosed(1, code: 4400, reason: "Invalid message", at: t0)
+        #expect(
+            machine.phase
+                == .failed(
+                    GQLError(
+                        .connection, "the server closed the WebSocket for a protocol error (4400: Invalid message)")))
+        // A new subscription starts over.
+        #expect(machine.start(Self.subscription("2"), at: t0) == [.state(.connecting), .open(generation: 3)])
+    }
+}
