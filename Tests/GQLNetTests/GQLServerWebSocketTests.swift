@@ -319,4 +319,27 @@ struct GQLServerWebSocketTests {
             }
         }
     }
+
+    @Test func hasuraSecretTravelsOverHTTPAndTheSocket() async throws {
+        var devConfiguration = GQLDevServer.Configuration()
+        devConfiguration.adminSecret = "hasura-secret"
+        try await withRunningDevServer(devConfiguration) { running in
+            try await withClient(GQLServer(Hasura: running.endpoints.http, secret: "hasura-secret")) { server in
+                #expect(server.webSocketURL == running.endpoints.webSocket)
+                let events = firstElements(1, of: server.subscription(Self.onCreate))
+                try #require(await running.waitForSubscriptions(1))
+                let made = try await server.mutation(Self.create, ["input": ["objectId": "h1", "text": "hasura"]])
+                #expect(made.errors.isEmpty)
+                #expect(try await events.value.first?.data?["onCreateObjects"]?["objectId"] == "h1")
+            }
+            try await withClient(GQLServer(Hasura: running.endpoints.http, secret: "wrong")) { server in
+                let error = await #expect(throws: GQLError.self) { try await server.connect() }
+                #expect(error?.code == .unauthorized)
+                let http = await #expect(throws: GQLError.self) {
+                    try await server.query("{ listObjects { nextToken } }")
+                }
+                #expect(http?.httpStatus == 401)
+            }
+        }
+    }
 }
