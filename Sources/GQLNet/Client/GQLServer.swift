@@ -151,7 +151,7 @@ public final class GQLServer: Sendable {
         // A server dropped without `shutdown()` still releases its connections (AsyncHTTPClient requires it).
         if !isShutDown.withLock({ $0 }) {
             client.shutdown { _ in }
-            socket?.shutdown()
+            socket?.shutdownNow()
         }
     }
 
@@ -167,7 +167,7 @@ public final class GQLServer: Sendable {
             return state
         }
         if !already {
-            socket?.shutdown()
+            await socket?.shutdown()
             try await client.shutdown()
         }
     }

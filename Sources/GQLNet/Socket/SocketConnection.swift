@@ -127,15 +127,23 @@ final class SocketConnection: Sendable {
         return stream
     }
 
-    /// Ends everything now: operations complete, observers finish, the socket closes.
-    func shutdown() {
+    /// Ends everything: operations complete, observers finish, the socket closes; returns once its task ended
+    /// (bounded by the close handshake's timeout).
+    func shutdown() async {
+        await shutdownNow()?.value
+    }
+
+    /// ``shutdown()`` without waiting for the socket's task, which it returns.
+    @discardableResult
+    func shutdownNow() -> Task<Void, Never>? {
         disconnect()
-        let (observers, timer) = shared.withLock { shared in
+        let (observers, timer, socket) = shared.withLock { shared in
             defer { shared.observers.removeAll() }
-            return (Array(shared.observers.values), shared.timerTask)
+            return (Array(shared.observers.values), shared.timerTask, shared.socketTask)
         }
         timer?.cancel()
         for observer in observers { observer.finish() }
+        return socket
     }
 
     private func stop(id: String) {
@@ -321,8 +329,9 @@ final class SocketConnection: Sendable {
                     for try await message in inbound.messages(maxSize: frameLimit) {
                         guard case .text(let text) = message else { continue }
                         guard text.utf8.count <= limit else {
+                            // Keep reading: the server's answer to the close ends the loop.
                             self.tooLarge(text.utf8.count, on: generation)
-                            break
+                            continue
                         }
                         self.received(text, on: generation)
                     }
