@@ -342,4 +342,29 @@ struct GQLServerWebSocketTests {
             }
         }
     }
+
+    @Test func shutdownEndsSubscriptionsStatesAndLaterUse() async throws {
+        try await withRunningDevServer { running in
+            let server = Self.client(running, .graphqlTransportWS)
+            let states = Task {
+                var seen: [GQLServer.ConnectionState] = []
+                for await state in server.connectionStates { seen.append(state) }
+                return seen
+            }
+            let live = firstElements(5, of: server.subscription(Self.onCreate))
+            try #require(await running.waitForSubscriptions(1))
+            try await server.shutdown()
+            #expect(try await live.value.isEmpty)
+            #expect(await states.value.last == .disconnected)
+            #expect(await running.waitForSubscriptions(0))
+            let later = await #expect(throws: GQLError.self) {
+                for try await _ in server.subscription(Self.onCreate) {}
+            }
+            #expect(later?.code == .closed)
+            await #expect(throws: GQLError.self) { try await server.connect() }
+            var afterwards: [GQLServer.ConnectionState] = []
+            for await state in server.connectionStates { afterwards.append(state) }
+            #expect(afterwards == [.disconnected])
+        }
+    }
 }

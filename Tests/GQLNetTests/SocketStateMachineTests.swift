@@ -219,9 +219,9 @@ struct SocketStateMachineTests {
         #expect(
             machine.disconnectRequested() == [
                 .finish(id: "1", .completed), .send(["type": "connection_terminate"]),
-                .close(code: 1000, reason: "client disconnect"),
+                .close(code: 1000, reason: "client disconnect"), .state(.disconnected),
             ])
-        #expect(machine.socketClosed(1, code: 1000, reason: nil, at: t0) == [.state(.disconnected)])
+        #expect(machine.socketClosed(1, code: 1000, reason: nil, at: t0) == [])
         #expect(machine.phase == .idle)
         #expect(machine.tick(at: t0 + .seconds(100)) == [])
     }

@@ -45,6 +45,8 @@ final class SocketConnection: Sendable {
         var nextID = 0
         /// AppSync: the authorization of the current connection, repeated in every `start`.
         var authorization: GQLValues?
+        /// After ``shutdown()``: operations and connects fail with `.closed`, state streams end at once.
+        var isShutDown = false
     }
 
     /// Work to do once the lock is released.
@@ -77,7 +79,8 @@ final class SocketConnection: Sendable {
     /// Returns once the server acknowledged a connection.
     func connect() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let effects = shared.withLock { shared in
+            let effects = shared.withLock { shared -> [Effect] in
+                guard !shared.isShutDown else { return [.resume([continuation], Self.shutDownError("connect"))] }
                 shared.connectWaiters.append(continuation)
                 return apply(shared.machine.connectRequested(at: .now), to: &shared)
             }
@@ -98,6 +101,9 @@ final class SocketConnection: Sendable {
         }
         continuation.onTermination = { [weak self] _ in self?.stop(id: id) }
         let effects = shared.withLock { shared -> [Effect] in
+            guard !shared.isShutDown else {
+                return [.finish(continuation, Self.shutDownError(isSubscription ? "subscription" : "operation"))]
+            }
             let message: GQLValue
             do {
                 message = try endpoint.codec.start(id: id, request: request)
@@ -117,8 +123,12 @@ final class SocketConnection: Sendable {
         let (stream, continuation) = AsyncStream<GQLServer.ConnectionState>.makeStream()
         let key = shared.withLock { shared -> Int in
             shared.nextID += 1
-            shared.observers[shared.nextID] = continuation
             continuation.yield(shared.state)
+            if shared.isShutDown {
+                continuation.finish()
+            } else {
+                shared.observers[shared.nextID] = continuation
+            }
             return shared.nextID
         }
         continuation.onTermination = { [weak self] _ in
@@ -136,14 +146,20 @@ final class SocketConnection: Sendable {
     /// ``shutdown()`` without waiting for the socket's task, which it returns.
     @discardableResult
     func shutdownNow() -> Task<Void, Never>? {
-        disconnect()
-        let (observers, timer, socket) = shared.withLock { shared in
+        let (effects, observers, timer, socket) = shared.withLock { shared in
+            shared.isShutDown = true
+            let effects = apply(shared.machine.disconnectRequested(), to: &shared)
             defer { shared.observers.removeAll() }
-            return (Array(shared.observers.values), shared.timerTask, shared.socketTask)
+            return (effects, Array(shared.observers.values), shared.timerTask, shared.socketTask)
         }
+        run(effects)
         timer?.cancel()
         for observer in observers { observer.finish() }
         return socket
+    }
+
+    private static func shutDownError(_ operation: String) -> GQLError {
+        GQLError(.closed, "the server was shut down", operation: operation)
     }
 
     private func stop(id: String) {

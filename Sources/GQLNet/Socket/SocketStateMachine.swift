@@ -130,7 +130,7 @@ struct SocketStateMachine: Sendable {
         case .opening, .awaitingAck, .ready:
             if let terminate = settings.codec.terminate, phase == .ready { actions.append(.send(terminate)) }
             phase = .closing
-            actions.append(.close(code: 1000, reason: "client disconnect"))
+            actions += [.close(code: 1000, reason: "client disconnect"), .state(.disconnected)]
         case .waiting, .failed:
             phase = .idle
             actions.append(.state(.disconnected))
@@ -231,7 +231,7 @@ struct SocketStateMachine: Sendable {
         guard generation == self.generation else { return [] }
         if phase == .closing {
             phase = .idle
-            return [.state(.disconnected)]
+            return []
         }
         let because = reason.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? ""
         switch code {
