@@ -64,8 +64,6 @@ let package = Package(
                 "GQLCore", "GQLStore", "GQLNet", "GQLDevServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                // The demo's server tour watches a subscription over WebSocket.
-                .product(name: "WSClient", package: "swift-websocket"),
             ]
         ),
         .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore"]),

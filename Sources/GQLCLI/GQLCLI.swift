@@ -8,12 +8,17 @@ import ArgumentParser
 /// gql-cli demo
 /// gql-cli serve --db dev.sqlite --api-key da2-local
 /// gql-cli documents show Queries CreateObject
+/// gql-cli query --url http://127.0.0.1:4000/graphql "{ listObjects { items { objectId } } }"
+/// gql-cli subscribe --url http://127.0.0.1:4000/graphql "subscription { onCreateObjects { objectId } }"
 /// ```
 @main
 struct GQLCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gql-cli",
         abstract: "Drives every GraphQLite layer from a shell.",
-        subcommands: [DatabaseCommand.self, DocumentsCommand.self, DemoCommand.self, ServeCommand.self]
+        subcommands: [
+            DatabaseCommand.self, DocumentsCommand.self, DemoCommand.self, ServeCommand.self, QueryCommand.self,
+            MutateCommand.self, SubscribeCommand.self,
+        ]
     )
 }

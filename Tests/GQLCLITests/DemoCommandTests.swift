@@ -27,7 +27,7 @@ struct DemoCommandTests {
         "   columns of User: userId, name, age, approved, nickname, email",
         "   UserV2.fetchOne(key: 1001) -> John Smith, email \"unknown@example.com\" (the default, for existing rows)",
         "7. The development server (gql-cli serve)",
-        "   WebSocket (AppSync real-time): start onCreateObjects, onUpdateObjects -> start_ack, start_ack",
+        "   GQLServer(AppSync:key:realtime:) connect(), subscription(onCreateObjects, onUpdateObjects) -> live",
         "   HTTP createObjects(demo-1, \"Hello\", 1)        -> demo-1 \"Hello\" 1 (_version 1)",
         "   HTTP updateObjects(demo-1, \"Hello again\", 2) -> demo-1 \"Hello again\" 2 (_version 2)",
         "   subscription heard: onCreateObjects demo-1 \"Hello\" 1 (_version 1)",

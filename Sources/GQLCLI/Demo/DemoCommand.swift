@@ -10,8 +10,8 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: """
             Defines a User object and walks through the object verbs, the dictionary API, transactions, \
             observers, migrations and automatic columns, printing each step; then starts the embedded \
-            GraphQL server (what gql-cli serve runs), creates and updates objects over HTTP and watches a \
-            WebSocket subscription receive them. The database is a temporary file, removed at the end unless \
+            GraphQL server (what gql-cli serve runs) and drives it with the GQLNet client, GQLServer: \
+            subscriptions over AppSync's real-time WebSocket, objects created and updated over HTTP. The database is a temporary file, removed at the end unless \
             --keep names where to keep it.
             """
     )

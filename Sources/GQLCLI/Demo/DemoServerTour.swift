@@ -1,15 +1,12 @@
 import Foundation
 import GQLDevServer
+import GQLNet
 import Logging
-import WSClient
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// The last step of `gql-cli demo`: GQLDevServer in-process on a free port, a subscription over WebSocket
-/// (AppSync's real-time protocol, whose `start_ack` says when the subscription is live), objects created and
-/// updated over HTTP, the events the subscription received, and a graceful stop.
+/// The last step of `gql-cli demo`: GQLDevServer in-process on a free port, driven by the GQLNet client,
+/// GQLServer: an AppSync client (API key) opens the real-time WebSocket and starts two subscriptions, creates
+/// and updates an object over HTTP, lists objects, then prints what the subscriptions heard; an HTTP client
+/// without the key is refused; the server stops gracefully.
 ///
 /// Deterministic apart from the port: fixed data, events printed in a fixed order once both arrived.
 struct DemoServerTour {
@@ -17,15 +14,9 @@ struct DemoServerTour {
         var description: String
     }
 
-    /// What the WebSocket side reports to the tour.
-    private enum SocketEvent: Sendable {
-        case started(String)
-        case data(String, GQLValue)
-        case failed(String)
-    }
-
     static let apiKey = "da2-demo"
     static let fields = "objectId text number _version"
+    static let subscriptions = ["onCreateObjects", "onUpdateObjects"]
     private static let timeout: Duration = .seconds(20)
 
     func run() async throws {
@@ -40,7 +31,7 @@ struct DemoServerTour {
             do {
                 try await withThrowingTaskGroup(of: Bool.self) { race in
                     race.addTask {
-                        try await tour(server, logger: quiet)
+                        try await tour(server)
                         return true
                     }
                     race.addTask {
@@ -61,147 +52,138 @@ struct DemoServerTour {
         say("server.shutdown() -> stopped")
     }
 
-    private func tour(_ server: GQLDevServer, logger: Logger) async throws {
-        let endpoints = try await server.endpoints()
+    private func tour(_ devServer: GQLDevServer) async throws {
+        let endpoints = try await devServer.endpoints()
         say("GQLDevServer listening on \(endpoints.http), API key \(Self.apiKey)")
 
-        let (events, sink) = AsyncStream<SocketEvent>.makeStream()
-        let socket = Task {
-            await Self.watch(endpoints.webSocket, host: Self.host(endpoints.http), logger: logger, sink: sink)
-        }
-        defer { socket.cancel() }
-        var iterator = events.makeAsyncIterator()
-
-        var started: [String] = []
-        while started.count < 2 {
-            switch await iterator.next() ?? .failed("the WebSocket closed early") {
-            case .started(let id): started.append(id)
-            case .failed(let message): throw Failure(description: message)
-            case .data: break
+        let client = GQLServer(AppSync: endpoints.http, key: Self.apiKey, realtime: endpoints.webSocket)
+        let heard = Heard()
+        var watchers: [Task<Void, Never>] = []
+        do {
+            try await client.connect()
+            for field in Self.subscriptions {
+                let events = client.subscription("subscription { \(field) { \(Self.fields) } }")
+                watchers.append(Task { await heard.record(field, from: events) })
             }
+            try await waitUntilLive(client, heard)
+            say("GQLServer(AppSync:key:realtime:) connect(), subscription(onCreateObjects, onUpdateObjects) -> live")
+            try await exchange(client, heard)
+        } catch {
+            for watcher in watchers { watcher.cancel() }
+            try? await client.shutdown()
+            throw error
         }
-        say("WebSocket (AppSync real-time): start onCreateObjects, onUpdateObjects -> start_ack, start_ack")
+        for watcher in watchers { watcher.cancel() }
+        try await client.shutdown()
 
-        let created = try await post(
-            "mutation ($input: CreateObjectsInput!) { createObjects(input: $input) { \(Self.fields) } }",
-            ["input": ["objectId": "demo-1", "text": "Hello", "number": 1]], to: endpoints.http, field: "createObjects")
+        let anonymous = GQLServer(HTTP: endpoints.http)
+        let status: Int
+        do {
+            _ = try await anonymous.query("{ listObjects { items { objectId } } }")
+            status = 200
+        } catch let error as GQLError where error.code == .http {
+            status = error.httpStatus ?? 0
+        } catch {
+            try? await anonymous.shutdown()
+            throw error
+        }
+        try await anonymous.shutdown()
+        say("HTTP listObjects without x-api-key -> \(status)")
+    }
+
+    /// The mutations and the query, then the events the subscriptions heard for them.
+    private func exchange(_ client: GQLServer, _ heard: Heard) async throws {
+        let createInput: GQLValue = ["objectId": "demo-1", "text": "Hello", "number": 1]
+        let created = try await client.mutation(
+            GQLValue.self, "mutation ($input: CreateObjectsInput!) { createObjects(input: $input) { \(Self.fields) } }",
+            ["input": createInput], at: "createObjects")
         say("HTTP createObjects(demo-1, \"Hello\", 1)        -> \(Self.summary(created))")
-        let updated = try await post(
-            "mutation ($input: UpdateObjectsInput!) { updateObjects(input: $input) { \(Self.fields) } }",
-            ["input": ["objectId": "demo-1", "text": "Hello again", "number": 2]], to: endpoints.http,
-            field: "updateObjects")
+        let updateInput: GQLValue = ["objectId": "demo-1", "text": "Hello again", "number": 2]
+        let updated = try await client.mutation(
+            GQLValue.self, "mutation ($input: UpdateObjectsInput!) { updateObjects(input: $input) { \(Self.fields) } }",
+            ["input": updateInput], at: "updateObjects")
         say("HTTP updateObjects(demo-1, \"Hello again\", 2) -> \(Self.summary(updated))")
-        let listed = try await post(
+        let filter: GQLValue = ["text": ["beginsWith": "Hello"]]
+        let listed = try await client.query(
+            GQLValue.self,
             "query ($filter: ModelObjectsFilterInput) { listObjects(filter: $filter) { items { \(Self.fields) } } }",
-            ["filter": ["text": ["beginsWith": "Hello"]]], to: endpoints.http, field: "listObjects")
+            ["filter": filter], at: "listObjects")
         let items = (listed["items"]?.arrayValue ?? []).map(Self.summary).joined(separator: "; ")
         say("HTTP listObjects(filter: text beginsWith \"Hello\") -> \(items)")
 
-        var heard: [String: GQLValue] = [:]
-        while heard.count < 2 {
-            switch await iterator.next() ?? .failed("the WebSocket closed early") {
-            case .data(let id, let item): heard[id] = item
-            case .failed(let message): throw Failure(description: message)
-            case .started: break
-            }
+        var create: GQLValue?
+        var update: GQLValue?
+        while create == nil || update == nil {
+            create = try await heard.item("onCreateObjects", objectId: "demo-1")
+            update = try await heard.item("onUpdateObjects", objectId: "demo-1")
+            if create == nil || update == nil { try await Task.sleep(for: .milliseconds(10)) }
         }
-        say("subscription heard: onCreateObjects \(Self.summary(heard["create"] ?? nil))")
-        say("                    onUpdateObjects \(Self.summary(heard["update"] ?? nil))")
-        _ = await socket.value
-
-        let denied = try await status(of: #"{"query":"{ listObjects { items { objectId } } }"}"#, to: endpoints.http)
-        say("HTTP listObjects without x-api-key -> \(denied)")
+        say("subscription heard: onCreateObjects \(Self.summary(create))")
+        say("                    onUpdateObjects \(Self.summary(update))")
     }
 
-    // MARK: WebSocket
-
-    /// Connects with AppSync's real-time protocol, starts `onCreateObjects` (id "create") and
-    /// `onUpdateObjects` (id "update"), reports each `start_ack` and the first `data` of each, then stops both
-    /// and closes.
-    private static func watch(_ url: String, host: String, logger: Logger, sink: AsyncStream<SocketEvent>.Continuation)
-        async
-    {
-        defer { sink.finish() }
-        do {
-            let header = try GQLValue.object(["host": .string(host), "x-api-key": .string(apiKey)]).jsonString()
-            let query = "header=\(percentEncoded(Data(header.utf8).base64EncodedString()))&payload=e30%3D"
-            var configuration = WebSocketClientConfiguration()
-            configuration.additionalHeaders[.secWebSocketProtocol] = "graphql-ws"
-            configuration.maxFrameSize = 1 << 20
-            try await WebSocketClient.connect(url: "\(url)?\(query)", configuration: configuration, logger: logger) {
-                inbound, outbound, _ in
-                try await outbound.write(.text(#"{"type":"connection_init"}"#))
-                var delivered: Set<String> = []
-                for try await message in inbound.messages(maxSize: 1 << 20) {
-                    guard case .text(let text) = message, let object = try? GQLValue(json: text) else { continue }
-                    let id = object["id"]?.stringValue ?? ""
-                    switch object["type"]?.stringValue {
-                    case "connection_ack":
-                        for (id, field) in [("create", "onCreateObjects"), ("update", "onUpdateObjects")] {
-                            try await outbound.write(.text(try start(id, "subscription { \(field) { \(fields) } }")))
-                        }
-                    case "start_ack":
-                        sink.yield(.started(id))
-                    case "data":
-                        let field = id == "create" ? "onCreateObjects" : "onUpdateObjects"
-                        guard !delivered.contains(id) else { continue }
-                        delivered.insert(id)
-                        sink.yield(.data(id, object["payload"]?["data"]?[field] ?? .null))
-                        if delivered.count == 2 {
-                            for id in ["create", "update"] {
-                                try await outbound.write(.text(#"{"type":"stop","id":"\#(id)"}"#))
-                            }
-                            return
-                        }
-                    case "error", "connection_error":
-                        sink.yield(.failed("the server refused the subscription: \(text)"))
-                        return
-                    default:
-                        continue  // ka, complete
-                    }
+    /// Makes sure both subscriptions are registered before the demo's own writes: GQLServer does not report a
+    /// subscription's `start_ack`, so probe objects (`probe-…`, never printed) are created and updated until each
+    /// subscription has heard one.
+    private func waitUntilLive(_ client: GQLServer, _ heard: Heard) async throws {
+        let input: GQLValue = ["objectId": "probe-0", "text": "probe"]
+        _ = try await client.mutation(
+            GQLValue.self, "mutation ($input: CreateObjectsInput!) { createObjects(input: $input) { objectId } }",
+            ["input": input], at: "createObjects")
+        var round = 0
+        while true {
+            let createLive = try await heard.item("onCreateObjects", objectId: "probe-", prefix: true) != nil
+            let updateLive = try await heard.item("onUpdateObjects", objectId: "probe-", prefix: true) != nil
+            if createLive && updateLive { return }
+            // Every 100 ms, another probe write for each subscription still silent.
+            if round % 10 == 0 {
+                if !createLive {
+                    let probe: GQLValue = ["objectId": .string("probe-\(round / 10 + 1)"), "text": "probe"]
+                    _ = try await client.mutation(
+                        GQLValue.self,
+                        "mutation ($input: CreateObjectsInput!) { createObjects(input: $input) { objectId } }",
+                        ["input": probe], at: "createObjects")
+                }
+                if !updateLive {
+                    _ = try await client.mutation(
+                        GQLValue.self,
+                        "mutation ($input: UpdateObjectsInput!) { updateObjects(input: $input) { objectId } }",
+                        ["input": input], at: "updateObjects")
                 }
             }
-        } catch {
-            sink.yield(.failed("the WebSocket failed: \(error)"))
+            round += 1
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
-    /// An AppSync `start` message: the request as a JSON string in `data`, credentials in `extensions`.
-    private static func start(_ id: String, _ query: String) throws -> String {
-        let data = try GQLValue.object(["query": .string(query), "variables": [:]]).jsonString()
-        let message: GQLValue = [
-            "id": .string(id), "type": "start",
-            "payload": ["data": .string(data), "extensions": ["authorization": ["x-api-key": .string(apiKey)]]],
-        ]
-        return try message.jsonString()
-    }
+    /// What the subscriptions delivered, by subscription field; or why one failed.
+    private actor Heard {
+        private var items: [String: [GQLValue]] = [:]
+        private var failure: String?
 
-    // MARK: HTTP
-
-    /// POSTs a GraphQL request with the API key and returns `data[field]`; GraphQL errors are failures.
-    private func post(_ query: String, _ variables: GQLValue, to url: String, field: String) async throws -> GQLValue {
-        let body = try GQLValue.object(["query": .string(query), "variables": variables]).jsonData()
-        let (status, data) = try await Self.send(body, to: url, apiKey: Self.apiKey)
-        let response = try GQLValue(json: data)
-        guard status == 200, response["errors"] == nil, let value = response["data"]?[field] else {
-            throw Failure(description: "\(field) answered \(status): \(String(decoding: data, as: UTF8.self))")
+        /// Records the events of one subscription until it ends or its task is cancelled.
+        func record(_ field: String, from events: GQLServer.Subscription) async {
+            do {
+                for try await event in events {
+                    if let error = event.errors.first {
+                        failure = "\(field) delivered an error: \(error)"
+                    } else if let item = event.data?[field] {
+                        items[field, default: []].append(item)
+                    }
+                }
+            } catch {
+                if !Task.isCancelled { failure = "\(field) failed: \(error)" }
+            }
         }
-        return value
-    }
 
-    private func status(of json: String, to url: String) async throws -> Int {
-        try await Self.send(Data(json.utf8), to: url, apiKey: nil).0
-    }
-
-    private static func send(_ body: Data, to url: String, apiKey: String?) async throws -> (Int, Data) {
-        guard let endpoint = URL(string: url) else { throw Failure(description: "bad endpoint \(url)") }
-        var request = URLRequest(url: endpoint, timeoutInterval: 10)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if let apiKey { request.setValue(apiKey, forHTTPHeaderField: "x-api-key") }
-        request.httpBody = body
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        /// The first item `field` delivered whose `objectId` is (or starts with) `objectId`.
+        func item(_ field: String, objectId: String, prefix: Bool = false) throws -> GQLValue? {
+            if let failure { throw Failure(description: "the subscription \(failure)") }
+            return items[field]?.first { item in
+                guard let id = item["objectId"]?.stringValue else { return false }
+                return prefix ? id.hasPrefix(objectId) : id == objectId
+            }
+        }
     }
 
     // MARK: Output
@@ -212,16 +194,6 @@ struct DemoServerTour {
         let number = item["number"]?.intValue.map(String.init) ?? "null"
         let version = item["_version"]?.intValue.map(String.init) ?? "?"
         return "\(key) \(text) \(number) (_version \(version))"
-    }
-
-    private static func host(_ url: String) -> String {
-        URL(string: url).map { "\($0.host ?? "127.0.0.1"):\($0.port ?? 80)" } ?? "127.0.0.1"
-    }
-
-    private static func percentEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     private func heading(_ text: String) {

@@ -156,3 +156,44 @@ extension GQLResult.Error {
         self.init(message: message, locations: locations, path: path, extensions: members["extensions"]?.objectValue)
     }
 }
+
+extension GQLResult {
+    /// The result in the wire shape of a GraphQL response: `data` (`null` when there was none), then `errors` and
+    /// `extensions` when present.
+    ///
+    /// ```swift
+    /// print(try result.jsonValue.jsonString())   // {"data":{"listObjects":…},"errors":[…]}
+    /// ```
+    public var jsonValue: GQLValue {
+        var members: GQLValues = ["data": data ?? .null]
+        if !errors.isEmpty { members["errors"] = .array(errors.map(\.jsonValue)) }
+        if let extensions { members["extensions"] = .object(extensions) }
+        return .object(members)
+    }
+}
+
+extension GQLResult.Error {
+    /// The error as the GraphQL specification writes it: message, then locations, path and extensions when present.
+    ///
+    /// ```swift
+    /// let wire = error.jsonValue   // {"message": "…", "path": ["film", 0]}
+    /// ```
+    public var jsonValue: GQLValue {
+        var members: GQLValues = ["message": .string(message)]
+        if !locations.isEmpty {
+            members["locations"] = .array(
+                locations.map { ["line": .int(Int64($0.line)), "column": .int(Int64($0.column))] })
+        }
+        if !path.isEmpty {
+            members["path"] = .array(
+                path.map { element in
+                    switch element {
+                    case .key(let key): .string(key)
+                    case .index(let index): .int(Int64(index))
+                    }
+                })
+        }
+        if let extensions { members["extensions"] = .object(extensions) }
+        return .object(members)
+    }
+}

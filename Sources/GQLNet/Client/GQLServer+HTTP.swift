@@ -137,7 +137,7 @@ extension GQLServer {
     var target: String { Self.loggable(url ?? webSocketURL ?? "") }
 
     /// A URL without its query string or user info, which may carry credentials.
-    static func loggable(_ url: String) -> String {
+    package static func loggable(_ url: String) -> String {
         guard var components = URLComponents(string: url) else { return "<unparsable URL>" }
         components.query = nil
         components.user = nil

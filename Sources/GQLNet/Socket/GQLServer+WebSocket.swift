@@ -156,7 +156,7 @@ extension GQLServer {
     }
 
     /// The same URL with a WebSocket scheme (`http` → `ws`, `https` → `wss`).
-    static func webSocketURL(forHTTP url: String) -> String {
+    package static func webSocketURL(forHTTP url: String) -> String {
         guard var components = URLComponents(string: url) else { return url }
         switch components.scheme?.lowercased() {
         case "https": components.scheme = "wss"

@@ -74,8 +74,9 @@ struct SocketStateMachine: Sendable {
     private let random: @Sendable () -> Double
     private(set) var phase: Phase = .idle
     private(set) var generation = 0
-    /// Live operations in the order they started (resubscribed in that order).
-    private(set) var operations: [Operation] = []
+    /// Live operations by id; `started` orders them for resending.
+    private var live: [String: (operation: Operation, started: Int)] = [:]
+    private var started = 0
     private var pendingConnects = 0
     /// Whether the connection is kept up without subscriptions (a `connect()` succeeded and no `disconnect()` since).
     private var persistent = false
@@ -141,7 +142,8 @@ struct SocketStateMachine: Sendable {
 
     /// An operation starts: sent now when connected, otherwise after the next acknowledgement.
     mutating func start(_ operation: Operation, at now: Instant) -> [Action] {
-        operations.append(operation)
+        started += 1
+        live[operation.id] = (operation, started)
         switch phase {
         case .ready:
             return [sendStart(operation)]
@@ -154,11 +156,10 @@ struct SocketStateMachine: Sendable {
 
     /// The caller stopped listening to an operation.
     mutating func stop(id: String) -> [Action] {
-        guard let index = operations.firstIndex(where: { $0.id == id }) else { return [] }
-        operations.remove(at: index)
+        guard live.removeValue(forKey: id) != nil else { return [] }
         var actions: [Action] = []
         if phase == .ready { actions.append(.send(settings.codec.stop(id: id))) }
-        if case .waiting = phase, operations.isEmpty, !persistent {
+        if case .waiting = phase, live.isEmpty, !persistent {
             phase = .idle
             actions.append(.state(.disconnected))
         }
@@ -198,19 +199,17 @@ struct SocketStateMachine: Sendable {
         case .pong, .startAck, .unknown:
             return []
         case .next(let id, let payload):
-            guard let index = operations.firstIndex(where: { $0.id == id }) else { return [] }
-            guard operations[index].isSubscription else {
-                operations.remove(at: index)
+            guard let entry = live[id] else { return [] }
+            guard entry.operation.isSubscription else {
+                live[id] = nil
                 return [.deliver(id: id, payload), .finish(id: id, .completed)]
             }
             return [.deliver(id: id, payload)]
         case .error(let id, let errors):
-            guard let index = operations.firstIndex(where: { $0.id == id }) else { return [] }
-            operations.remove(at: index)
+            guard live.removeValue(forKey: id) != nil else { return [] }
             return [.finish(id: id, .rejected(errors))]
         case .complete(let id):
-            guard let index = operations.firstIndex(where: { $0.id == id }) else { return [] }
-            operations.remove(at: index)
+            guard live.removeValue(forKey: id) != nil else { return [] }
             return [.finish(id: id, .completed)]
         case .connectionError(let payload):
             let detail = payload.map(Self.describe) ?? "no details"
@@ -307,6 +306,11 @@ struct SocketStateMachine: Sendable {
         return last + keepAliveTimeout
     }
 
+    /// Live operations in the order they started (resent in that order).
+    var operations: [Operation] {
+        live.values.sorted { $0.started < $1.started }.map(\.operation)
+    }
+
     private func sendStart(_ operation: Operation) -> Action {
         .send(operation.startMessage)
     }
@@ -334,10 +338,10 @@ struct SocketStateMachine: Sendable {
             actions.append(.resumeConnects(error))
         }
         let singles = operations.filter { !$0.isSubscription }
-        operations.removeAll { !$0.isSubscription }
+        for single in singles { live[single.id] = nil }
         actions += singles.map { .finish(id: $0.id, .failed(error)) }
 
-        guard !operations.isEmpty || persistent else {
+        guard !live.isEmpty || persistent else {
             phase = .idle
             return actions + [.state(.disconnected)]
         }
@@ -369,7 +373,7 @@ struct SocketStateMachine: Sendable {
     }
 
     private mutating func endAll(_ ending: Ending) -> [Action] {
-        defer { operations.removeAll() }
+        defer { live.removeAll() }
         return operations.map { .finish(id: $0.id, ending) }
     }
 

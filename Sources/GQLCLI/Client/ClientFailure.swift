@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import GQLNet
+
+/// How `query`, `mutate` and `subscribe` report failures: one readable line on standard error, with the
+/// credentials of the command line (keys, secrets, header values) blanked out of it.
+///
+/// Exit status: 1 when the server could not be reached or answered with something other than a GraphQL
+/// response (``CLIError``), 2 when it answered with GraphQL errors (``graphQLErrors(_:in:secrets:)``).
+enum ClientFailure {
+    /// The exit status of a response that carries GraphQL errors.
+    static let graphQLErrorStatus: Int32 = 2
+
+    /// A transport failure of `action` (`"the query failed"`) as a ``CLIError``.
+    static func error(_ error: any Error, _ action: String, secrets: [String]) -> CLIError {
+        let message: String
+        switch error {
+        case let error as CLIError:
+            message = error.message
+        case let error as GQLError where error.code == .http && [401, 403].contains(error.httpStatus):
+            message =
+                "\(action): the server refused the credentials (HTTP \(error.httpStatus ?? 0)); "
+                + "check --appsync-key, --hasura-secret or --header"
+        case let error as GQLError where error.code == .unauthorized:
+            message = "\(action): the server refused the credentials: \(error.message)"
+        case let error as GQLError where error.code == .connection:
+            message = "\(action): cannot connect: \(error.message)"
+        case let error as GQLError where error.code == .timeout:
+            message = "\(action): \(error.message) (see --timeout)"
+        case let error as GQLError:
+            message = "\(action): \(error.message)"
+        case let error as GQLResult.Failure:
+            message = "\(action): the server refused it: \(error.errors.map(\.description).joined(separator: "; "))"
+        default:
+            message = "\(action): \(error)"
+        }
+        return CLIError(redacted(message, secrets: secrets))
+    }
+
+    /// Writes the summary of a response's GraphQL errors on standard error and returns the exit code to throw.
+    static func graphQLErrors(_ errors: [GQLResult.Error], in action: String, secrets: [String]) -> ExitCode {
+        let count = errors.count == 1 ? "1 GraphQL error" : "\(errors.count) GraphQL errors"
+        let messages = errors.map(\.description).joined(separator: "; ")
+        warn(redacted("Error: the \(action) answered with \(count): \(messages)", secrets: secrets))
+        return ExitCode(graphQLErrorStatus)
+    }
+
+    /// `text` with every secret of at least three characters replaced by `<redacted>`.
+    static func redacted(_ text: String, secrets: [String]) -> String {
+        secrets.filter { $0.count >= 3 }.sorted { $0.count > $1.count }.reduce(text) {
+            $0.replacingOccurrences(of: $1, with: "<redacted>")
+        }
+    }
+
+    /// One line on standard error.
+    static func warn(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import GQLNet
+
+/// Runs one query or mutation for `gql-cli query` and `gql-cli mutate` and prints its response object.
+///
+/// Exit status: 0 for a response without errors; 2 for a response with GraphQL errors (the response is still
+/// printed on standard output, a summary goes to standard error); 1 when there is no response (unreachable
+/// server, refused credentials, timeout, an answer that is not a GraphQL response).
+enum OperationRunner {
+    /// How long a WebSocket-only operation may take when --timeout is not given.
+    static let defaultTimeout = 30.0
+
+    static func run(_ kind: GQLQuery.OperationType, client: ClientOptions, operation: OperationOptions) async throws {
+        let text = try operation.operationText(for: kind)
+        let variables = try operation.parsedVariables().mapValues { $0 as any GQLValueConvertible }
+        let headers = try client.callHeaders()
+        let secrets = client.secrets
+        let server = try client.makeServer(subscribing: false)
+        let socketOnly = client.isSocketOnly
+        let result: GQLResult
+        do {
+            result = try await within(client.timeout ?? defaultTimeout, kind: kind, server: server) {
+                if socketOnly { try await server.connect() }
+                switch kind {
+                case .mutation: return try await server.mutation(text, variables, headers: headers)
+                case .query, .subscription: return try await server.query(text, variables, headers: headers)
+                }
+            }
+        } catch {
+            try? await server.shutdown()
+            throw ClientFailure.error(error, "the \(kind.rawValue) failed", secrets: secrets)
+        }
+        try? await server.shutdown()
+        print(try operation.printed(result))
+        if !result.errors.isEmpty {
+            throw ClientFailure.graphQLErrors(result.errors, in: kind.rawValue, secrets: secrets)
+        }
+    }
+
+    /// Runs `body`, failing with `.timeout` after `seconds`: GQLServer bounds HTTP requests itself, this also
+    /// bounds an operation over a WebSocket.
+    private static func within(
+        _ seconds: Double, kind: GQLQuery.OperationType, server: GQLServer,
+        _ body: @escaping @Sendable () async throws -> GQLResult
+    ) async throws -> GQLResult {
+        let target = GQLServer.loggable(server.url ?? server.webSocketURL ?? "")
+        return try await withThrowingTaskGroup(of: GQLResult.self) { group in
+            group.addTask(operation: body)
+            group.addTask {
+                // A little later than GQLServer's own deadline, whose message is more precise.
+                try await Task.sleep(for: .milliseconds(Int64(seconds * 1000) + 500))
+                throw GQLError(.timeout, "the \(kind.rawValue) to \(target) got no answer within \(seconds) s")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+}

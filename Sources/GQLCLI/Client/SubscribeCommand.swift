@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import GQLNet
+
+/// `gql-cli subscribe`: connects, starts one subscription and prints each event as a line of JSON until
+/// interrupted or `--count` events arrived.
+///
+/// ```
+/// gql-cli subscribe --url http://127.0.0.1:4000/graphql --appsync-key da2-local \
+///     'subscription { onCreateObjects { objectId text } }' --count 1
+/// {"data":{"onCreateObjects":{"objectId":"demo-1","text":"Hello"}}}
+/// ```
+struct SubscribeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscribe",
+        abstract: "Run a GraphQL subscription and print each event as a line of JSON.",
+        discussion: """
+            Connects first, failing at once when the server is unreachable or refuses the credentials, then \
+            prints each event's response object ({"data": …, "errors": […]}) as one line of compact JSON, \
+            until SIGINT or SIGTERM (exit 0), --count events, or the server ending the subscription (exit 0). \
+            The WebSocket is --ws-url, or --url with a ws/wss scheme. \(ClientHelp.transport) A lost \
+            connection is reopened (up to 5 attempts in a row) and the subscription resent.
+
+            Exit status: 0 as above; 2 when the server refuses the subscription with GraphQL errors (events \
+            that carry errors are printed and do not change it); 1 when the connection fails or is lost for \
+            good; 64 for bad options. Keys, secrets and header values never appear in messages.
+
+            Example: gql-cli subscribe --url http://127.0.0.1:4000/graphql \
+            'subscription { onCreateObjects { objectId text } }' --count 2
+            """
+    )
+
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var operation: OperationOptions
+
+    @Option(help: ArgumentHelp("Stop after this many events.", valueName: "n"))
+    var count: Int?
+
+    private enum Outcome: Sendable {
+        case finished, interrupted
+    }
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if operation.pretty { throw ValidationError("--pretty does not apply to subscribe: events are one line each") }
+    }
+
+    func run() async throws {
+        // First, so an interrupt while connecting is a clean stop too.
+        let interrupts = InterruptSignals.stream()
+        let text = try operation.operationText(for: .subscription)
+        let variables = try operation.parsedVariables().mapValues { $0 as any GQLValueConvertible }
+        let secrets = client.secrets
+        let server = try client.makeServer(subscribing: true)
+        let limit = count
+        do {
+            _ = try await withThrowingTaskGroup(of: Outcome.self) { group in
+                group.addTask {
+                    for await _ in interrupts { return .interrupted }
+                    return .interrupted
+                }
+                group.addTask {
+                    do {
+                        try await server.connect()
+                    } catch {
+                        throw ClientFailure.error(error, "cannot subscribe", secrets: secrets)
+                    }
+                    var received = 0
+                    do {
+                        for try await event in server.subscription(text, variables) {
+                            let line = try event.jsonValue.jsonString() + "\n"
+                            FileHandle.standardOutput.write(Data(line.utf8))
+                            received += 1
+                            if let limit, received >= limit { break }
+                        }
+                    } catch let failure as GQLResult.Failure {
+                        throw ClientFailure.graphQLErrors(failure.errors, in: "subscription", secrets: secrets)
+                    } catch {
+                        throw ClientFailure.error(error, "the subscription failed", secrets: secrets)
+                    }
+                    return .finished
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? .finished
+            }
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+        try? await server.shutdown()
+    }
+}
