@@ -74,6 +74,8 @@ let package = Package(
             name: "GQLNetTests",
             dependencies: [
                 "GQLNet", "GQLDevServer",
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

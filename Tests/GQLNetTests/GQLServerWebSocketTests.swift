@@ -92,6 +92,11 @@ struct GQLServerWebSocketTests {
                 ])
                 #expect(batch.count == 2)
                 #expect(batch[0].data?["getObjects"]?["text"] == "socket")
+                #expect(batch[1].data == nil)
+                #expect(batch[1].errors.first?.message.contains("nope") == true)
+                // Validation errors come back in the result, as over HTTP.
+                let invalid = try await server.query("{ nope }")
+                #expect(invalid.errors.first?.message.contains("nope") == true)
                 #expect(server.connectionState == .connected)
             }
         }

@@ -130,6 +130,9 @@ extension GQLServer {
             for try await result in results { return result }
         } catch let error as GQLError {
             throw GQLError(error.code, error.message, operation: operation)
+        } catch let failure as GQLResult.Failure {
+            // A refusal before execution (validation errors) is still an answer, as it is over HTTP.
+            return GQLResult(data: failure.data, errors: failure.errors)
         }
         if Task.isCancelled {
             throw GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
