@@ -188,12 +188,12 @@ struct GQLServerHTTPTests {
         let server = GQLServer(HTTP: "http://127.0.0.1:1/graphql?token=secret")
         defer { Task { try? await server.shutdown() } }
         let html = #expect(throws: GQLError.self) {
-            try server.answer(status: 200, body: Array("<html>Bad gateway</html>".utf8), operation: "query")
+            try server.answer(status: 200, body: Data("<html>Bad gateway</html>".utf8), operation: "query")
         }
         #expect(html?.code == .invalidResponse)
         #expect(html?.message.contains("<html>Bad gateway") == true)
         #expect(html?.message.contains("secret") == false)
-        let empty = #expect(throws: GQLError.self) { try server.answer(status: 200, body: [], operation: "query") }
+        let empty = #expect(throws: GQLError.self) { try server.answer(status: 200, body: Data(), operation: "query") }
         #expect(empty?.message.contains("empty body") == true)
         let notAResponse = #expect(throws: GQLError.self) { try GQLResult(response: ["hello": 1]) }
         #expect(notAResponse?.code == .invalidResponse)

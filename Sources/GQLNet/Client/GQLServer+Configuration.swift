@@ -42,7 +42,9 @@ extension GQLServer {
         /// The AsyncHTTPClient configuration these settings give.
         var httpClientConfiguration: HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration()
-            configuration.timeout = .init(connect: .nanoseconds(connectTimeout.nanoseconds))
+            // The read timeout bounds a stalled answer; GQLServer checks the overall deadline itself.
+            configuration.timeout = .init(
+                connect: .nanoseconds(connectTimeout.nanoseconds), read: .nanoseconds(timeout.nanoseconds))
             configuration.decompression = acceptsCompression ? .enabled(limit: .size(maximumResponseSize)) : .disabled
             return configuration
         }
