@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-core test-store test-cli test-devserver test-interop demo serve bench bench-store bench-server format lint tsan clean
+.PHONY: build venv test test-core test-store test-cli test-devserver test-interop demo serve bench bench-store bench-server bench-net format lint tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -36,7 +36,7 @@ demo:
 serve:
 	$(SWIFT) run $(SWIFT_FLAGS) gql-cli serve
 
-bench: bench-store bench-server
+bench: bench-store bench-server bench-net
 
 bench-store:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench
@@ -44,6 +44,10 @@ bench-store:
 # GQLDevServer vs a Strawberry GraphQL server (Benchmarks/Server), loopback only.
 bench-server: venv
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching ServerBench
+
+# The GQLNet client (GQLServer, GQLQuery) vs raw AsyncHTTPClient / WSClient, on an in-process GQLDevServer.
+bench-net:
+	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching NetBench
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks/Sources Package.swift

@@ -1,8 +1,10 @@
 // swift-tools-version:6.1
-// GraphQLite benchmarks: GQLStore vs GRDB Codable records vs a raw SQLite C loop (StoreBench), and GQLDevServer
-// vs a Strawberry GraphQL server (ServerBench). Kept out of the root package graph (DESIGN.md §1); run with
+// GraphQLite benchmarks: GQLStore vs GRDB Codable records vs a raw SQLite C loop (StoreBench), GQLDevServer vs a
+// Strawberry GraphQL server (ServerBench), and the GQLNet client vs raw AsyncHTTPClient / WSClient (NetBench).
+// Kept out of the root package graph (DESIGN.md §1); run with
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StoreBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching ServerBench
+//   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching NetBench
 // See README.md for the workloads, the flags and why the environment variable matters.
 import Foundation
 import PackageDescription
@@ -47,6 +49,17 @@ let package = Package(
         .executableTarget(
             name: "ServerBench",
             dependencies: [
+                .product(name: "GQLDevServer", package: "GraphQLite"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "NetBench",
+            dependencies: [
+                .product(name: "GQLNet", package: "GraphQLite"),
                 .product(name: "GQLDevServer", package: "GraphQLite"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
