@@ -77,7 +77,7 @@ extension GQLValue {
 }
 
 /// Writes ``GQLValue`` as JSON text; object keys sorted so output is stable.
-struct JSONWriter {
+package struct JSONWriter {
     var pretty: Bool
 
     func write(_ value: GQLValue, into out: inout String, indent: Int) throws {
@@ -127,7 +127,9 @@ struct JSONWriter {
         out += String(repeating: "  ", count: indent)
     }
 
-    static func quote(_ s: String, into out: inout String) {
+    /// Appends `s` as a JSON string literal: quotes, backslashes and control characters escaped (`\n`, `\r`, `\t`,
+    /// otherwise `\u00xx`), every other character as itself. The output is also a valid GraphQL string literal.
+    package static func quote(_ s: String, into out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -282,7 +282,7 @@ import Testing
     @Test func escapesAreTheShortFormsOrUnicodeEscapes() throws {
         var out = ""
         Op.Renderer.quote("a\"b\\c\nd\re\tf\u{8}g\u{C}h\u{1B}é", into: &out)
-        #expect(out == #""a\"b\\c\nd\re\tf\u0008g\u000Ch\u001Bé""#)
+        #expect(out == #""a\"b\\c\nd\re\tf\u0008g\u000ch\u001bé""#)
     }
 
     // MARK: Faults

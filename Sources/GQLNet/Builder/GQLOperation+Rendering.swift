@@ -204,27 +204,11 @@ extension GQLOperation {
             }
         }
 
-        /// Appends `text` as a GraphQL string literal: quotes, backslashes and control characters escaped, every
-        /// other character as itself.
-        ///
-        /// Control characters other than newline, return and tab are written `\uXXXX` (not `\b` / `\f`, which
-        /// some parsers decode wrongly).
+        /// Appends `text` as a GraphQL string literal: JSON's escaping (quotes, backslashes, `\n` `\r` `\t`, other
+        /// control characters as `\u00xx`) is valid GraphQL, and never uses `\b` / `\f`, which some parsers decode
+        /// wrongly.
         static func quote(_ text: String, into out: inout String) {
-            out += "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                    let hex = String(scalar.value, radix: 16, uppercase: true)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            out += "\""
+            JSONWriter.quote(text, into: &out)
         }
 
         // MARK: Names
