@@ -179,6 +179,29 @@ struct GQLServerWebSocketTests {
         }
     }
 
+    @Test func appSyncConnectionTimeoutFromTheAckIsEnforced() async throws {
+        var devConfiguration = GQLDevServer.Configuration()
+        devConfiguration.keepAliveInterval = .seconds(60)
+        devConfiguration.appSyncConnectionTimeoutMilliseconds = 200
+        try await withRunningDevServer(devConfiguration) { running in
+            var configuration = GQLServer.Configuration()
+            configuration.keepAliveTimeout = .seconds(600)  // the ack's connectionTimeoutMs wins for AppSync
+            configuration.reconnect = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(20))
+            try await withClient(Self.client(running, .appSync, configuration: configuration)) { server in
+                var states = server.connectionStates.makeAsyncIterator()
+                let subscription = firstElements(1, of: server.subscription(Self.onCreate))
+                var seen: [GQLServer.ConnectionState] = []
+                while let state = await states.next() {
+                    seen.append(state)
+                    if seen.filter({ $0 == .connected }).count == 2 { break }
+                }
+                #expect(Array(seen.prefix(3)) == [.disconnected, .connecting, .connected])
+                #expect(seen.contains { if case .reconnecting = $0 { true } else { false } })
+                subscription.cancel()
+            }
+        }
+    }
+
     @Test(arguments: GQLServer.WebSocketProtocol.allCases)
     func refusedCredentialsEndWithAnAuthorizationError(_ kind: GQLServer.WebSocketProtocol) async throws {
         var devConfiguration = GQLDevServer.Configuration()

@@ -112,8 +112,9 @@ struct SocketStateMachineTests {
         _ = machine.start(Self.subscription("1"), at: t0)
         _ = machine.socketOpened(1, at: t0)
         _ = machine.received(.ack(keepAliveTimeout: .seconds(5)), on: 1, at: t0)
-        _ = machine.received(.keepAlive, on: 1, at: t0)
         #expect(machine.nextDeadline == t0 + .seconds(5))
+        _ = machine.received(.keepAlive, on: 1, at: t0 + .seconds(1))
+        #expect(machine.nextDeadline == t0 + .seconds(6))
     }
 
     @Test func missingAckTimesOutAndRetries() {

@@ -186,7 +186,8 @@ struct SocketStateMachine: Sendable {
             guard case .awaitingAck = phase else { return [] }
             phase = .ready
             keepAliveTimeout = timeout ?? settings.keepAliveTimeout
-            sawKeepAlive = false
+            // A timeout announced in the ack (AppSync) runs from the ack; otherwise from the first `ka`.
+            sawKeepAlive = timeout != nil
             if pendingConnects > 0 { persistent = true }
             pendingConnects = 0
             return [.state(.connected), .resumeConnects(nil), .reschedule] + operations.map(sendStart)
