@@ -91,37 +91,10 @@ struct AppSyncSession {
         }
         let writer = self.writer
         let started = operations.start(id) {
-            await Self.perform(request, id: id, engine: engine, writer: writer)
+            await SessionWire.appSync.perform(request, id: id, engine: engine, writer: writer)
         }
         if started == .duplicate {
             await writer.send(Self.error(id, "BadRequestException", "Subscription \(id) already exists"))
-        }
-    }
-
-    private static func perform(
-        _ request: DevEngine.Request,
-        id: String,
-        engine: any DevExecutor,
-        writer: SocketWriter
-    ) async {
-        switch await engine.subscribe(request, style: .appSync) {
-        case .failed(let response):
-            guard !Task.isCancelled else { return }
-            await writer.send(["type": "error", "id": .string(id), "payload": ["errors": response.responseErrors]])
-        case .stream(let stream):
-            await writer.send(["type": "start_ack", "id": .string(id)])
-            do {
-                for try await response in stream {
-                    guard !Task.isCancelled else { return }
-                    await writer.send(["type": "data", "id": .string(id), "payload": response])
-                }
-            } catch {
-                guard !Task.isCancelled else { return }
-                await writer.send(Self.error(id, "InternalFailure", "Subscription failed: \(error)"))
-                return
-            }
-            guard !Task.isCancelled else { return }
-            await writer.send(["type": "complete", "id": .string(id)])
         }
     }
 

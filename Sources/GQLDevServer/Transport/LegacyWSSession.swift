@@ -83,7 +83,7 @@ struct LegacyWSSession {
         }
         let engine = transport.engine
         let started = operations.start(id) {
-            await Self.perform(request, id: id, engine: engine, writer: writer)
+            await SessionWire.legacy.perform(request, id: id, engine: engine, writer: writer)
         }
         if started == .duplicate {
             await writer.send(Self.error(id, "Subscriber for \(id) already exists"))
@@ -94,40 +94,4 @@ struct LegacyWSSession {
         ["type": "error", "id": .string(id), "payload": ["message": .string(message)]]
     }
 
-    private static func perform(
-        _ request: DevEngine.Request,
-        id: String,
-        engine: any DevExecutor,
-        writer: SocketWriter
-    ) async {
-        let kind = try? engine.operationKind(request)
-        switch kind {
-        case .subscription:
-            switch await engine.subscribe(request, style: .standard) {
-            case .failed(let response):
-                guard !Task.isCancelled else { return }
-                let first = response.responseErrors[0] ?? ["message": "Subscription failed"]
-                await writer.send(["type": "error", "id": .string(id), "payload": first])
-            case .stream(let stream):
-                do {
-                    for try await response in stream {
-                        guard !Task.isCancelled else { return }
-                        await writer.send(["type": "data", "id": .string(id), "payload": response])
-                    }
-                } catch {
-                    guard !Task.isCancelled else { return }
-                    await writer.send(Self.error(id, "Subscription failed: \(error)"))
-                    return
-                }
-                guard !Task.isCancelled else { return }
-                await writer.send(["type": "complete", "id": .string(id)])
-            }
-        case .query, .mutation, nil:
-            // A document that does not parse gets its errors as data, as the reference server sends them.
-            let response = await engine.execute(request, style: .standard)
-            guard !Task.isCancelled else { return }
-            await writer.send(["type": "data", "id": .string(id), "payload": response])
-            await writer.send(["type": "complete", "id": .string(id)])
-        }
-    }
 }

@@ -56,50 +56,9 @@ struct TransportWSSession {
         let engine = transport.engine
         let writer = self.writer
         let started = operations.start(id) {
-            await Self.perform(request, id: id, engine: engine, writer: writer)
+            await SessionWire.transportWS.perform(request, id: id, engine: engine, writer: writer)
         }
         return started != .duplicate
     }
 
-    /// Runs one operation and reports it; sends nothing more once the client completed it (task cancelled).
-    private static func perform(
-        _ request: DevEngine.Request,
-        id: String,
-        engine: any DevExecutor,
-        writer: SocketWriter
-    ) async {
-        let kind = try? engine.operationKind(request)
-        switch kind {
-        case .subscription:
-            switch await engine.subscribe(request, style: .standard) {
-            case .failed(let response):
-                guard !Task.isCancelled else { return }
-                await writer.send(["type": "error", "id": .string(id), "payload": response.responseErrors])
-            case .stream(let stream):
-                do {
-                    for try await response in stream {
-                        guard !Task.isCancelled else { return }
-                        await writer.send(["type": "next", "id": .string(id), "payload": response])
-                    }
-                } catch {
-                    guard !Task.isCancelled else { return }
-                    let errors: GQLValue = [["message": .string("Subscription failed: \(error)")]]
-                    await writer.send(["type": "error", "id": .string(id), "payload": errors])
-                    return
-                }
-                guard !Task.isCancelled else { return }
-                await writer.send(["type": "complete", "id": .string(id)])
-            }
-        case .query, .mutation:
-            let response = await engine.execute(request, style: .standard)
-            guard !Task.isCancelled else { return }
-            await writer.send(["type": "next", "id": .string(id), "payload": response])
-            await writer.send(["type": "complete", "id": .string(id)])
-        case nil:
-            // The document does not parse or selects no operation: the engine says why, before execution.
-            let response = await engine.execute(request, style: .standard)
-            guard !Task.isCancelled else { return }
-            await writer.send(["type": "error", "id": .string(id), "payload": response.responseErrors])
-        }
-    }
 }
