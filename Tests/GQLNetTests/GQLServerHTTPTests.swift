@@ -300,4 +300,19 @@ struct GQLServerHTTPTests {
         #expect(result.errors.map(\.message) == ["boom"])
         #expect(try GQLResult(response: ["data": ["a": nil]]).data == ["a": nil])
     }
+
+    @Test func graphQLResponsesWithA4xxStatusAreResults() throws {
+        let server = GQLServer(HTTP: "http://127.0.0.1:1/graphql")
+        defer { Task { try? await server.shutdown() } }
+        let body = Data(#"{"errors":[{"message":"Cannot query field \"nope\""}]}"#.utf8)
+        let answer = try server.answer(
+            status: 400, contentType: "application/graphql-response+json; charset=utf-8", body: body, operation: "query"
+        )
+        #expect(try GQLResult(response: answer).errors.first?.message == #"Cannot query field "nope""#)
+        // The same body as plain JSON is an HTTP error, as before GraphQL over HTTP.
+        let plain = #expect(throws: GQLError.self) {
+            try server.answer(status: 400, contentType: "application/json", body: body, operation: "query")
+        }
+        #expect(plain?.httpStatus == 400)
+    }
 }

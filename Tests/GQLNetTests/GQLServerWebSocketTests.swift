@@ -97,7 +97,8 @@ struct GQLServerWebSocketTests {
                 // Validation errors come back in the result, as over HTTP.
                 let invalid = try await server.query("{ nope }")
                 #expect(invalid.errors.first?.message.contains("nope") == true)
-                #expect(server.connectionState == .connected)
+                // Without connect(), each operation's connection closes when it is done.
+                #expect(server.connectionState == .disconnected)
             }
         }
     }
@@ -237,11 +238,12 @@ struct GQLServerWebSocketTests {
     func refusedSubscriptionThrowsItsGraphQLErrors(_ kind: GQLServer.WebSocketProtocol) async throws {
         try await withRunningDevServer { running in
             try await withClient(Self.client(running, kind)) { server in
+                try await server.connect()
                 let failure = await #expect(throws: GQLResult.Failure.self) {
                     for try await _ in server.subscription("subscription { noSuchField }") {}
                 }
                 #expect(failure?.errors.first?.message.contains("noSuchField") == true)
-                // The connection stays up for the next one.
+                // connect() keeps the connection up for the next one.
                 #expect(server.connectionState == .connected)
             }
         }
@@ -285,7 +287,8 @@ struct GQLServerWebSocketTests {
                 try #require(await running.waitForSubscriptions(1))
                 task.cancel()
                 #expect(await running.waitForSubscriptions(0))
-                #expect(server.connectionState == .connected)
+                // Nothing uses the connection any more (no connect()), so it was closed.
+                #expect(server.connectionState == .disconnected)
             }
         }
     }
@@ -393,6 +396,24 @@ struct GQLServerWebSocketTests {
             var afterwards: [GQLServer.ConnectionState] = []
             for await state in server.connectionStates { afterwards.append(state) }
             #expect(afterwards == [.disconnected])
+        }
+    }
+
+    @Test func socketQueriesHonourTheTimeout() async throws {
+        var devConfiguration = GQLDevServer.Configuration()
+        devConfiguration.faults.latencyMilliseconds = 1_500
+        try await withRunningDevServer(devConfiguration) { running in
+            var configuration = GQLServer.Configuration()
+            configuration.timeout = .milliseconds(200)
+            try await withClient(GQLServer(WebSocket: running.endpoints.webSocket, configuration: configuration)) {
+                server in
+                // The answer would come after 1.5 s: a timeout error (not a result) shows the limit held.
+                let error = await #expect(throws: GQLError.self) {
+                    try await server.query("{ listObjects { nextToken } }")
+                }
+                #expect(error?.code == .timeout)
+                #expect(error?.operation == "query")
+            }
         }
     }
 }

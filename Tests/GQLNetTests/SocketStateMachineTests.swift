@@ -38,9 +38,10 @@ struct SocketStateMachineTests {
 
     @Test func firstOperationOpensASocketAndIsSentAfterTheAck() {
         var machine = Self.machine()
-        #expect(machine.start(Self.subscription("1"), at: t0) == [.state(.connecting), .open(generation: 1)])
+        #expect(
+            machine.start(Self.subscription("1"), at: t0) == [.state(.connecting), .open(generation: 1), .reschedule])
         #expect(machine.start(Self.subscription("2"), at: t0) == [])
-        #expect(machine.socketOpened(1, at: t0) == [.reschedule])
+        #expect(machine.socketOpened(1, at: t0) == [])
         #expect(
             machine.received(.ack(keepAliveTimeout: nil), on: 1, at: t0) == [
                 .state(.connected), .resumeConnects(nil), .reschedule,
@@ -62,17 +63,32 @@ struct SocketStateMachineTests {
         #expect(machine.received(.next(id: "unknown", ["data": 3]), on: 1, at: t0) == [])
         #expect(
             machine.received(.error(id: "1", [["message": "bad"]]), on: 1, at: t0) == [
-                .finish(id: "1", .rejected([["message": "bad"]]))
+                .finish(id: "1", .rejected([["message": "bad"]])), .close(code: 1000, reason: "no more operations"),
+                .state(.disconnected),
             ])
         #expect(machine.operations.isEmpty)
     }
 
-    @Test func stoppingSendsTheProtocolsStopMessageOnlyWhileConnected() {
+    @Test func stoppingTheLastOperationClosesAnUnusedConnection() {
         var transport = connected(.graphqlTransportWS)
-        #expect(transport.stop(id: "1") == [.send(["type": "complete", "id": "1"])])
+        #expect(
+            transport.stop(id: "1") == [
+                .send(["type": "complete", "id": "1"]), .close(code: 1000, reason: "no more operations"),
+                .state(.disconnected),
+            ])
         #expect(transport.stop(id: "1") == [])
+        #expect(transport.phase == .idle)
         var legacy = connected(.graphqlWS)
-        #expect(legacy.stop(id: "1") == [.send(["type": "stop", "id": "1"])])
+        #expect(
+            legacy.stop(id: "1") == [
+                .send(["type": "stop", "id": "1"]), .send(["type": "connection_terminate"]),
+                .close(code: 1000, reason: "no more operations"), .state(.disconnected),
+            ])
+        // After connect(), the connection stays up without operations.
+        var kept = connected(.graphqlTransportWS)
+        #expect(kept.connectRequested(at: t0) == [.resumeConnects(nil)])
+        #expect(kept.stop(id: "1") == [.send(["type": "complete", "id": "1"])])
+        #expect(kept.phase == .ready(attempt: 0, since: t0))
     }
 
     @Test func serverPingsGetPongsWithTheirPayload() {
@@ -92,7 +108,7 @@ struct SocketStateMachineTests {
         #expect(machine.nextDeadline == t0 + .seconds(31))
         _ = machine.tick(at: t0 + .seconds(31))
         let actions = machine.tick(at: t0 + .seconds(61))
-        #expect(actions.first == .close(code: 4408, reason: "the server was silent for longer than 30.0 seconds"))
+        #expect(actions.first == .close(code: 4499, reason: "the server was silent for longer than 30.0 seconds"))
         #expect(actions.contains(.state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
         #expect(machine.phase == .waiting(attempt: 1, until: t0 + .seconds(61) + .milliseconds(500)))
     }
@@ -125,7 +141,7 @@ struct SocketStateMachineTests {
         let actions = machine.tick(at: t0 + .seconds(10))
         #expect(
             actions.first
-                == .close(code: 4408, reason: "the server did not acknowledge the connection within 10.0 seconds"))
+                == .close(code: 4504, reason: "the server did not acknowledge the connection within 10.0 seconds"))
         #expect(actions.contains(.state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
     }
 
@@ -141,7 +157,7 @@ struct SocketStateMachineTests {
         // Messages from the old socket are ignored from now on.
         #expect(machine.received(.next(id: "1", ["data": 1]), on: 1, at: t0) == [])
         #expect(machine.tick(at: t0 + .milliseconds(499)) == [])
-        #expect(machine.tick(at: t0 + .milliseconds(500)) == [.state(.connecting), .open(generation: 3)])
+        #expect(machine.tick(at: t0 + .milliseconds(500)) == [.state(.connecting), .open(generation: 3), .reschedule])
         _ = machine.socketOpened(3, at: t0 + .seconds(1))
         #expect(
             machine.received(.ack(keepAliveTimeout: nil), on: 3, at: t0 + .seconds(1)).contains(
@@ -186,7 +202,7 @@ struct SocketStateMachineTests {
         _ = machine.start(Self.subscription("1"), at: t0)
         _ = machine.socketClosed(1, code: nil, reason: nil, error: GQLError(.connection, "refused"), at: t0)
         #expect(machine.phase == .waiting(attempt: 1, until: t0 + .milliseconds(500)))
-        #expect(machine.tick(at: t0 + .seconds(1)) == [.state(.connecting), .open(generation: 3)])
+        #expect(machine.tick(at: t0 + .seconds(1)) == [.state(.connecting), .open(generation: 3), .reschedule])
         let actions = machine.socketClosed(3, code: nil, reason: nil, error: GQLError(.connection, "refused"), at: t0)
         let error = GQLError(.connection, "gave up reconnecting after 1 attempts; last: refused")
         #expect(actions.contains(.finish(id: "1", .failed(error))))
@@ -199,14 +215,14 @@ struct SocketStateMachineTests {
 
     @Test func connectWaitsForTheAckAndFailsFastWithoutSubscriptions() {
         var machine = Self.machine()
-        #expect(machine.connectRequested(at: t0) == [.state(.connecting), .open(generation: 1)])
+        #expect(machine.connectRequested(at: t0) == [.state(.connecting), .open(generation: 1), .reschedule])
         let error = GQLError(.connection, "refused")
         #expect(
             machine.socketClosed(1, code: nil, reason: nil, error: error, at: t0) == [
                 .resumeConnects(error), .state(.disconnected),
             ])
         // A successful connect keeps the connection up without subscriptions.
-        #expect(machine.connectRequested(at: t0) == [.state(.connecting), .open(generation: 3)])
+        #expect(machine.connectRequested(at: t0) == [.state(.connecting), .open(generation: 3), .reschedule])
         _ = machine.socketOpened(3, at: t0)
         #expect(machine.received(.ack(keepAliveTimeout: nil), on: 3, at: t0).contains(.resumeConnects(nil)))
         #expect(machine.connectRequested(at: t0) == [.resumeConnects(nil)])
@@ -215,13 +231,18 @@ struct SocketStateMachineTests {
                 .state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
     }
 
-    @Test func disconnectCompletesOperationsAndClosesPolitely() {
+    @Test func disconnectCompletesSubscriptionsFailsQueriesAndClosesPolitely() {
         var machine = connected(.graphqlWS)
+        _ = machine.start(Self.query("q"), at: t0)
         #expect(
             machine.disconnectRequested() == [
-                .finish(id: "1", .completed), .send(["type": "connection_terminate"]),
-                .close(code: 1000, reason: "client disconnect"), .state(.disconnected),
+                .finish(id: "1", .completed),
+                .finish(id: "q", .failed(GQLError(.closed, "the connection was closed by disconnect() or shutdown()"))),
+                .send(["type": "connection_terminate"]), .close(code: 1000, reason: "client disconnect"),
+                .state(.disconnected),
             ])
+        // The old socket's last words are ignored.
+        #expect(machine.received(.connectionError(["message": "late"]), on: 1, at: t0) == [])
         #expect(machine.socketClosed(1, code: 1000, reason: nil, at: t0) == [])
         #expect(machine.phase == .idle)
         #expect(machine.tick(at: t0 + .seconds(100)) == [])
@@ -236,6 +257,63 @@ struct SocketStateMachineTests {
                     GQLError(
                         .connection, "the server closed the WebSocket for a protocol error (4400: Invalid message)")))
         // A new subscription starts over.
-        #expect(machine.start(Self.subscription("2"), at: t0) == [.state(.connecting), .open(generation: 3)])
+        #expect(
+            machine.start(Self.subscription("2"), at: t0) == [.state(.connecting), .open(generation: 3), .reschedule])
+    }
+
+    @Test func aSocketThatNeverOpensTimesOutLikeAMissingAck() {
+        var machine = Self.machine()
+        _ = machine.start(Self.subscription("1"), at: t0)
+        // Still opening (the upgrade never answered): the acknowledgement deadline already runs.
+        #expect(machine.nextDeadline == t0 + .seconds(10))
+        let actions = machine.tick(at: t0 + .seconds(10))
+        #expect(actions.contains(.state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
+        #expect(machine.socketOpened(1, at: t0 + .seconds(11)) == [])
+    }
+
+    @Test func aServerThatDropsEveryConnectionGetsGrowingDelays() {
+        var machine = Self.machine()
+        _ = machine.start(Self.subscription("1"), at: t0)
+        var now = t0
+        var delays: [Duration] = []
+        for generation in stride(from: 1, through: 7, by: 2) {
+            _ = machine.socketOpened(generation, at: now)
+            _ = machine.received(.ack(keepAliveTimeout: nil), on: generation, at: now)
+            // Dropped right after the ack, long before a ping interval.
+            for case .state(.reconnecting(_, let delay)) in machine.socketClosed(
+                generation, code: 1011, reason: nil, at: now)
+            {
+                delays.append(delay)
+            }
+            now = now + .seconds(60)
+            _ = machine.tick(at: now)
+        }
+        #expect(delays == [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4)])
+        // A connection that lasted a ping interval starts over.
+        _ = machine.socketOpened(9, at: now)
+        _ = machine.received(.ack(keepAliveTimeout: nil), on: 9, at: now)
+        #expect(
+            machine.socketClosed(9, code: 1011, reason: nil, at: now + .seconds(15)).contains(
+                .state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
+    }
+
+    @Test func invalidOrOversizedMessagesEndTheConnectionWithTheirError() {
+        var machine = connected()
+        let tooLarge = GQLError(.responseTooLarge, "too large")
+        let actions = machine.receivedInvalid(tooLarge, on: 1, at: t0)
+        #expect(actions.first == .close(code: 1009, reason: "too large"))
+        #expect(actions.contains(.finish(id: "1", .failed(tooLarge))))
+        #expect(machine.phase == .failed(tooLarge))
+        var garbled = connected()
+        _ = garbled.receivedInvalid(GQLError(.invalidResponse, "not JSON"), on: 1, at: t0)
+        #expect(garbled.phase == .failed(GQLError(.invalidResponse, "not JSON")))
+    }
+
+    @Test func appSyncTimeoutsBelowASecondAreRaised() {
+        var machine = Self.machine(.appSync)
+        _ = machine.start(Self.subscription("1"), at: t0)
+        _ = machine.socketOpened(1, at: t0)
+        _ = machine.received(.ack(keepAliveTimeout: .zero), on: 1, at: t0)
+        #expect(machine.nextDeadline == t0 + .seconds(1))
     }
 }

@@ -81,7 +81,8 @@ extension GQLServer {
     /// ``subscription(cancel:completion:)``.
     ///
     /// `handler` runs for every result with `(result, nil)`; at the end it runs once more: with `(nil, error)` when
-    /// the subscription failed, `(nil, nil)` when the server completed it. It is not called after a cancel.
+    /// the subscription failed, `(nil, nil)` when it ended (the server completed it, or ``disconnect()`` or
+    /// ``shutdown()`` closed the connection). It is not called after a cancel.
     ///
     /// ```swift
     /// let id = server.subscription("subscription { onCreateObjects { objectId } }") { result, error in

@@ -12,7 +12,9 @@ extension GQLServer {
     /// let server = GQLServer(HTTP: "https://example.com/graphql", configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
-        /// The longest a request may take, from sending it to the last byte of the answer. Default 30 s.
+        /// The longest a request may wait for its answer to start, and the longest its body may stall; a body
+        /// still arriving after that deadline is stopped at its next chunk. Queries and mutations over a WebSocket
+        /// get the whole operation within it, connecting included. Default 30 s.
         public var timeout: Duration = .seconds(30)
         /// The longest opening a connection may take; for a WebSocket, until the server's `connection_ack`.
         /// Default 10 s.

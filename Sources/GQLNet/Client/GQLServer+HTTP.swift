@@ -24,18 +24,27 @@ extension GQLServer {
         request.body = .bytes(try body.jsonData())
 
         let started = ContinuousClock.now
-        let (status, bytes) = try await exchange(request, operation: operation)
+        let (status, contentType, bytes) = try await exchange(request, operation: operation)
         configuration.logger?.debug(
             "GraphQL \(operation) answered",
             metadata: [
                 "url": "\(target)", "status": "\(status)",
                 "duration": "\(ContinuousClock.now - started)", "bytes": "\(bytes.count)",
             ])
-        return try answer(status: status, body: bytes, operation: operation)
+        return try answer(status: status, contentType: contentType, body: bytes, operation: operation)
     }
 
     /// The JSON of an answer, or the error its status or body calls for.
-    func answer(status: Int, body bytes: Data, operation: String) throws -> GQLValue {
+    ///
+    /// A 4xx answer in `application/graphql-response+json` with `errors` is a GraphQL response (GraphQL over HTTP
+    /// answers parse and validation errors that way) and is returned like a 200 one.
+    func answer(status: Int, contentType: String? = nil, body bytes: Data, operation: String) throws -> GQLValue {
+        if (400..<500).contains(status),
+            contentType?.lowercased().hasPrefix("application/graphql-response+json") == true,
+            let value = try? GQLValue(json: bytes), value["errors"] != nil
+        {
+            return value
+        }
         guard (200..<300).contains(status) else {
             throw GQLError(
                 .http, "HTTP \(status) from \(target): \(excerpt(bytes))", operation: operation,
@@ -51,12 +60,12 @@ extension GQLServer {
         }
     }
 
-    /// Runs the request and collects the answer within ``Configuration/timeout``, turning AsyncHTTPClient's
-    /// failures into ``GQLError``s.
+    /// Runs the request and collects the answer, turning AsyncHTTPClient's failures into ``GQLError``s.
     ///
-    /// AsyncHTTPClient's deadline covers the response head; the body is held to the same deadline by its read
-    /// timeout (a stalled body) and a check per chunk (a slow one), so no timer task runs per request.
-    private func exchange(_ request: HTTPClientRequest, operation: String) async throws -> (Int, Data) {
+    /// ``Configuration/timeout`` bounds the wait for the response head (AsyncHTTPClient's deadline) and every
+    /// stall of the body (its read timeout); a body still arriving after the deadline is stopped at its next chunk.
+    /// No timer task runs per request.
+    private func exchange(_ request: HTTPClientRequest, operation: String) async throws -> (Int, String?, Data) {
         let limit = configuration.maximumResponseSize
         let deadline = ContinuousClock.now + configuration.timeout
         do {
@@ -73,7 +82,7 @@ extension GQLServer {
                 guard ContinuousClock.now < deadline else { throw HTTPClientError.deadlineExceeded }
                 body.append(contentsOf: chunk.readableBytesView)
             }
-            return (status, body)
+            return (status, response.headers.first(name: "Content-Type"), body)
         } catch let error as GQLError {
             throw error
         } catch {
@@ -91,6 +100,13 @@ extension GQLServer {
     func transportError(_ error: any Error, operation: String) -> GQLError {
         if error is CancellationError || (error as? HTTPClientError) == .cancelled || Task.isCancelled {
             return GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
+        }
+        // A compressed answer that inflates past the limit (NIO's decompression limit).
+        if String(describing: type(of: error)).contains("DecompressionError") {
+            return GQLError(
+                .responseTooLarge,
+                "the answer from \(target) is larger than the \(configuration.maximumResponseSize)-byte maximum "
+                    + "once decompressed", operation: operation)
         }
         if let error = error as? HTTPClientError {
             switch error {

@@ -86,10 +86,13 @@ public final class GQLServer: Sendable {
         headers: [String: String] = [:], configuration: Configuration = .init(),
         connectionPayload: ConnectionPayload? = nil
     ) {
+        // AppSync authorizes in the URL and in every `start`, not with handshake headers.
+        let isAppSync = `protocol` == .appSync
         let endpoint = SocketConnection.Endpoint(
-            url: webSocketURL, codec: SocketCodec(kind: `protocol`),
-            handshakeHeaders: `protocol` == .appSync ? [:] : headers, connectionPayload: connectionPayload,
-            appSyncHost: nil, appSyncAuthorization: [:])
+            url: webSocketURL, codec: SocketCodec(kind: `protocol`), handshakeHeaders: isAppSync ? [:] : headers,
+            connectionPayload: connectionPayload,
+            appSyncHost: isAppSync ? URLComponents(string: url ?? webSocketURL)?.host : nil,
+            appSyncAuthorization: isAppSync ? headers.mapValues { .string($0) } : [:])
         self.init(url: url, headers: headers, socket: endpoint, configuration: configuration)
     }
 

@@ -60,7 +60,7 @@ extension GQLServer {
     public func subscription(
         _ subscription: String, _ variables: [String: any GQLValueConvertible] = [:]
     ) -> Subscription {
-        Subscription(connection: socket, request: Self.request(subscription, variables))
+        Subscription(server: self, request: Self.request(subscription, variables))
     }
 
     // MARK: - Types
@@ -70,23 +70,26 @@ extension GQLServer {
     public struct Subscription: AsyncSequence, Sendable {
         public typealias Element = GQLResult
         public typealias Failure = any Error
-        let connection: SocketConnection?
+        /// Kept so that a subscription outlives the variable its server was held in.
+        let server: GQLServer
         let request: GQLValue
 
         public func makeAsyncIterator() -> Iterator {
-            guard let connection else {
+            guard let connection = server.socket else {
                 let (stream, continuation) = AsyncThrowingStream<GQLResult, any Error>.makeStream()
                 continuation.finish(
                     throwing: GQLError(
                         .invalidArgument, "this server has no WebSocket endpoint for subscriptions",
                         operation: "subscription"))
-                return Iterator(base: stream.makeAsyncIterator())
+                return Iterator(server: server, base: stream.makeAsyncIterator())
             }
-            return Iterator(base: connection.results(of: request, isSubscription: true).makeAsyncIterator())
+            return Iterator(
+                server: server, base: connection.results(of: request, isSubscription: true).makeAsyncIterator())
         }
 
         /// Produces a subscription's results.
         public struct Iterator: AsyncIteratorProtocol {
+            let server: GQLServer
             var base: AsyncThrowingStream<GQLResult, any Error>.AsyncIterator
 
             public mutating func next() async throws -> GQLResult? {
@@ -123,22 +126,41 @@ extension GQLServer {
 
     // MARK: - Helpers
 
-    /// Runs a query or mutation over the WebSocket and returns its single result.
+    /// Runs a query or mutation over the WebSocket and returns its single result, within
+    /// ``Configuration/timeout`` (connecting included).
     func overSocket(_ request: GQLValue, operation: String) async throws -> GQLResult {
-        let results = try requireSocket(operation).results(of: request, isSubscription: false)
-        do {
-            for try await result in results { return result }
-        } catch let error as GQLError {
-            throw GQLError(error.code, error.message, operation: operation)
-        } catch let failure as GQLResult.Failure {
-            // A refusal before execution (validation errors) is still an answer, as it is over HTTP.
-            return GQLResult(data: failure.data, errors: failure.errors)
+        let socket = try requireSocket(operation)
+        let timeout = configuration.timeout
+        let target = self.target
+        return try await withThrowingTaskGroup(of: GQLResult.self) { group in
+            group.addTask {
+                let results = socket.results(of: request, isSubscription: false)
+                do {
+                    for try await result in results { return result }
+                } catch let error as GQLError {
+                    throw GQLError(error.code, error.message, operation: operation)
+                } catch let failure as GQLResult.Failure {
+                    // A refusal before execution (validation errors) is still an answer, as it is over HTTP.
+                    return GQLResult(data: failure.data, errors: failure.errors)
+                }
+                if Task.isCancelled {
+                    throw GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
+                }
+                throw GQLError(
+                    .invalidResponse, "the server completed the \(operation) without sending a result",
+                    operation: operation)
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw GQLError(
+                    .timeout, "the \(operation) to \(target) took longer than \(timeout)", operation: operation)
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else {
+                throw GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
+            }
+            return first
         }
-        if Task.isCancelled {
-            throw GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
-        }
-        throw GQLError(
-            .invalidResponse, "the server completed the \(operation) without sending a result", operation: operation)
     }
 
     private func requireSocket(_ operation: String) throws -> SocketConnection {

@@ -115,7 +115,8 @@ struct SocketCodec: Sendable {
         }
         switch type {
         case "connection_ack":
-            let milliseconds = payload?["connectionTimeoutMs"]?.intValue
+            // Only AppSync announces how long it may stay silent; another server's payload field means nothing here.
+            let milliseconds = kind == .appSync ? payload?["connectionTimeoutMs"]?.intValue : nil
             return .ack(keepAliveTimeout: milliseconds.map { .milliseconds($0) })
         case "ping": return .ping(payload)
         case "pong": return .pong

@@ -35,11 +35,13 @@ final class SocketConnection: Sendable {
     private struct Shared {
         var machine: SocketStateMachine
         var streams: [String: AsyncThrowingStream<GQLResult, any Error>.Continuation] = [:]
-        var connectWaiters: [CheckedContinuation<Void, any Error>] = []
+        var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
         /// The writer queue of the current socket.
         var outgoing: AsyncStream<Outgoing>.Continuation?
         var socketTask: Task<Void, Never>?
         var timerTask: Task<Void, Never>?
+        /// When the running timer task wakes next; a deadline moving earlier restarts it.
+        var timerDeadline: ContinuousClock.Instant?
         var observers: [Int: AsyncStream<GQLServer.ConnectionState>.Continuation] = [:]
         var state: GQLServer.ConnectionState = .disconnected
         var nextID = 0
@@ -54,7 +56,6 @@ final class SocketConnection: Sendable {
         case yield(AsyncThrowingStream<GQLResult, any Error>.Continuation, GQLValue)
         case finish(AsyncThrowingStream<GQLResult, any Error>.Continuation, (any Error)?)
         case resume([CheckedContinuation<Void, any Error>], GQLError?)
-        case publish([AsyncStream<GQLServer.ConnectionState>.Continuation], GQLServer.ConnectionState)
     }
 
     let endpoint: Endpoint
@@ -76,15 +77,29 @@ final class SocketConnection: Sendable {
 
     var state: GQLServer.ConnectionState { shared.withLock { $0.state } }
 
-    /// Returns once the server acknowledged a connection.
+    /// Returns once the server acknowledged a connection; cancelling the calling task stops the wait.
     func connect() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let effects = shared.withLock { shared -> [Effect] in
-                guard !shared.isShutDown else { return [.resume([continuation], Self.shutDownError("connect"))] }
-                shared.connectWaiters.append(continuation)
-                return apply(shared.machine.connectRequested(at: .now), to: &shared)
+        let key = shared.withLock { shared -> Int in
+            shared.nextID += 1
+            return shared.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let effects = shared.withLock { shared -> [Effect] in
+                    guard !shared.isShutDown else {
+                        return [.resume([continuation], Self.shutDownError("connect"))]
+                    }
+                    guard !Task.isCancelled else {
+                        return [.resume([continuation], GQLError(.cancelled, "connect() was cancelled"))]
+                    }
+                    shared.connectWaiters[key] = continuation
+                    return apply(shared.machine.connectRequested(at: .now), to: &shared)
+                }
+                run(effects)
             }
-            run(effects)
+        } onCancel: {
+            let waiter = shared.withLock { $0.connectWaiters.removeValue(forKey: key) }
+            waiter?.resume(throwing: GQLError(.cancelled, "connect() was cancelled"))
         }
     }
 
@@ -140,7 +155,16 @@ final class SocketConnection: Sendable {
     /// Ends everything: operations complete, observers finish, the socket closes; returns once its task ended
     /// (bounded by the close handshake's timeout).
     func shutdown() async {
-        await shutdownNow()?.value
+        guard let socket = shutdownNow() else { return }
+        // The close handshake is bounded by WSClient's close timeout, but a socket still opening (a server that
+        // never answers the upgrade) is not: wait a little, then abandon it.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await socket.value }
+            group.addTask { try? await Task.sleep(for: .seconds(3)) }
+            await group.next()
+            group.cancelAll()
+        }
+        socket.cancel()
     }
 
     /// ``shutdown()`` without waiting for the socket's task, which it returns.
@@ -184,7 +208,8 @@ final class SocketConnection: Sendable {
             effects = shared.withLock { apply($0.machine.received(message, on: generation, at: now), to: &$0) }
         } catch {
             let error = error as? GQLError ?? GQLError(.invalidResponse, "\(error)")
-            logger.warning("GraphQL WebSocket message rejected", metadata: ["error": "\(error.message)"])
+            // The message quotes the frame, which may carry data: log only that it happened.
+            logger.warning("GraphQL WebSocket message rejected", metadata: ["code": "\(error.code)"])
             effects = shared.withLock { apply($0.machine.receivedInvalid(error, on: generation, at: now), to: &$0) }
         }
         run(effects)
@@ -194,7 +219,7 @@ final class SocketConnection: Sendable {
         let code = frame.map { UInt16(webSocketErrorCode: $0.closeCode) }
         let failure = error.map { error -> GQLError in
             if let error = error as? GQLError { return error }
-            return GQLError(.connection, "could not connect to \(GQLServer.loggable(endpoint.url)): \(error)")
+            return GQLError(.connection, "the WebSocket to \(GQLServer.loggable(endpoint.url)) failed: \(error)")
         }
         logger.debug(
             "GraphQL WebSocket closed",
@@ -239,7 +264,7 @@ final class SocketConnection: Sendable {
                 }
                 if let text = try? message.jsonString() { shared.outgoing?.yield(.text(text)) }
             case .close(let code, let reason):
-                shared.outgoing?.yield(.close(code: code, reason: String(reason.prefix(120))))
+                shared.outgoing?.yield(.close(code: code, reason: Self.closeReason(reason)))
                 shared.outgoing?.finish()
                 shared.outgoing = nil
             case .deliver(let id, let payload):
@@ -248,14 +273,18 @@ final class SocketConnection: Sendable {
                 guard let stream = shared.streams.removeValue(forKey: id) else { continue }
                 effects.append(.finish(stream, Self.error(for: ending)))
             case .state(let state):
+                // Published under the lock so observers see changes in order (`yield` never calls back in).
                 shared.state = state
-                effects.append(.publish(Array(shared.observers.values), state))
+                for observer in shared.observers.values { observer.yield(state) }
             case .resumeConnects(let error):
-                effects.append(.resume(shared.connectWaiters, error))
+                effects.append(.resume(Array(shared.connectWaiters.values), error))
                 shared.connectWaiters.removeAll()
             case .reschedule:
+                guard let next = shared.machine.nextDeadline else { continue }
+                if shared.timerTask != nil, let current = shared.timerDeadline, current <= next { continue }
                 shared.timerTask?.cancel()
-                shared.timerTask = Task { await self.runTimer() }
+                shared.timerDeadline = next
+                shared.timerTask = Task { await self.runTimer(until: next) }
             }
         }
         return effects
@@ -276,8 +305,6 @@ final class SocketConnection: Sendable {
                 for waiter in waiters {
                     if let error { waiter.resume(throwing: error) } else { waiter.resume() }
                 }
-            case .publish(let observers, let state):
-                for observer in observers { observer.yield(state) }
             }
         }
     }
@@ -297,14 +324,38 @@ final class SocketConnection: Sendable {
 
     // MARK: - Tasks
 
-    /// Sleeps until the machine's next deadline and ticks, for as long as it has one.
-    private func runTimer() async {
-        while !Task.isCancelled {
-            guard let deadline = shared.withLock({ $0.machine.nextDeadline }) else { return }
+    /// Sleeps until the machine's next deadline and ticks, for as long as it has one. A deadline that moves
+    /// earlier replaces this task (see `.reschedule`); one that moves later is picked up after the wake-up.
+    private func runTimer(until first: ContinuousClock.Instant) async {
+        var deadline = first
+        while true {
             try? await Task.sleep(until: deadline, clock: .continuous)
             if Task.isCancelled { return }
             tick()
+            let next = shared.withLock { shared -> ContinuousClock.Instant? in
+                // Cancelled under this lock when replaced: then the replacement owns the timer fields.
+                guard !Task.isCancelled else { return nil }
+                let next = shared.machine.nextDeadline
+                shared.timerDeadline = next
+                if next == nil { shared.timerTask = nil }
+                return next
+            }
+            guard let next else { return }
+            deadline = next
         }
+    }
+
+    /// A close frame's reason: at most 123 UTF-8 bytes (a control frame carries 125, two of them the code), cut at
+    /// a character boundary.
+    static func closeReason(_ reason: String) -> String {
+        var result = ""
+        var bytes = 0
+        for character in reason {
+            bytes += character.utf8.count
+            guard bytes <= 123 else { break }
+            result.append(character)
+        }
+        return result
     }
 
     /// Opens socket `generation`, sends `connection_init`, then reads until it closes while a writer drains the
@@ -312,7 +363,7 @@ final class SocketConnection: Sendable {
     private func runSocket(_ generation: Int, outgoing: AsyncStream<Outgoing>) async {
         do {
             let extra = try await endpoint.connectionPayload?() ?? [:]
-            let (url, initPayload) = try prepare(extra)
+            let (url, initPayload) = try prepare(extra, for: generation)
             var settings = WebSocketClientConfiguration()
             // NIO drops a frame over `maxFrameSize` without saying why; allowing twice the limit lets oversized
             // messages arrive and fail with a clear error (larger ones still close the socket).
@@ -361,14 +412,17 @@ final class SocketConnection: Sendable {
     }
 
     /// The URL to open and the `connection_init` payload, given the provider's part.
-    private func prepare(_ extra: GQLValues) throws -> (url: String, payload: GQLValues?) {
+    private func prepare(_ extra: GQLValues, for generation: Int) throws -> (url: String, payload: GQLValues?) {
         guard endpoint.codec.kind == .appSync else { return (endpoint.url, extra) }
         var authorization = endpoint.appSyncAuthorization
         authorization.merge(extra) { _, new in new }
         if let host = endpoint.appSyncHost { authorization["host"] = .string(host) }
         let header = try GQLValue.object(authorization).jsonData().base64EncodedString()
         let stored = authorization
-        shared.withLock { $0.authorization = stored }
+        shared.withLock { shared in
+            // A late provider of an abandoned socket must not replace the current connection's token.
+            if shared.machine.generation == generation { shared.authorization = stored }
+        }
         guard var components = URLComponents(string: endpoint.url) else {
             throw GQLError(.invalidArgument, "'\(GQLServer.loggable(endpoint.url))' is not a usable WebSocket URL")
         }

@@ -24,15 +24,14 @@ struct SocketStateMachine: Sendable {
         /// No socket, none wanted.
         case idle
         /// The driver is opening a socket and sending `connection_init`; `attempt` 0 is a first connection,
-        /// 1 and up are retries.
-        case opening(attempt: Int)
+        /// 1 and up are retries. `connection_ack` is due by `deadline`.
+        case opening(attempt: Int, deadline: Instant)
         /// The socket is open; `connection_ack` is due by `deadline`.
         case awaitingAck(attempt: Int, deadline: Instant)
-        case ready
+        /// Acknowledged at `since` by attempt `attempt`.
+        case ready(attempt: Int, since: Instant)
         /// The connection was lost; attempt `attempt` starts at `until`.
         case waiting(attempt: Int, until: Instant)
-        /// The client asked the socket to close and waits for it to go.
-        case closing
         case failed(GQLError)
     }
 
@@ -93,7 +92,7 @@ struct SocketStateMachine: Sendable {
 
     var publicState: GQLServer.ConnectionState {
         switch phase {
-        case .idle, .closing: .disconnected
+        case .idle: .disconnected
         case .opening, .awaitingAck: .connecting
         case .ready: .connected
         case .waiting(let attempt, _): .reconnecting(attempt: attempt, delay: .zero)
@@ -106,38 +105,46 @@ struct SocketStateMachine: Sendable {
     /// A caller of `connect()` waits for the next acknowledgement (or failure).
     mutating func connectRequested(at now: Instant) -> [Action] {
         switch phase {
-        case .ready: return [.resumeConnects(nil)]
+        case .ready:
+            persistent = true
+            return [.resumeConnects(nil)]
         case .opening, .awaitingAck:
             pendingConnects += 1
             return []
         case .waiting(let attempt, _):
             pendingConnects += 1
-            return startAttempt(attempt)
-        case .idle, .failed, .closing:
+            return startAttempt(attempt, at: now)
+        case .idle, .failed:
             pendingConnects += 1
-            return startAttempt(0)
+            return startAttempt(0, at: now)
         }
     }
 
-    /// `disconnect()`: end every operation, close the socket, stop reconnecting.
+    /// `disconnect()`: subscriptions finish, queries and mutations fail with `.closed`, the socket closes, and
+    /// reconnecting stops. Whatever the old socket still says is ignored.
     mutating func disconnectRequested() -> [Action] {
         persistent = false
-        var actions = endAll(.completed)
+        let closed = GQLError(.closed, "the connection was closed by disconnect() or shutdown()")
+        var actions = operations.map { Action.finish(id: $0.id, $0.isSubscription ? .completed : .failed(closed)) }
+        live.removeAll()
         if pendingConnects > 0 {
             pendingConnects = 0
             actions.append(.resumeConnects(GQLError(.cancelled, "disconnect() was called while connecting")))
         }
         switch phase {
-        case .opening, .awaitingAck, .ready:
-            if let terminate = settings.codec.terminate, phase == .ready { actions.append(.send(terminate)) }
-            phase = .closing
-            actions += [.close(code: 1000, reason: "client disconnect"), .state(.disconnected)]
+        case .ready:
+            if let terminate = settings.codec.terminate { actions.append(.send(terminate)) }
+            actions.append(.close(code: 1000, reason: "client disconnect"))
+        case .opening, .awaitingAck:
+            actions.append(.close(code: 1000, reason: "client disconnect"))
+        case .idle:
+            return actions
         case .waiting, .failed:
-            phase = .idle
-            actions.append(.state(.disconnected))
-        case .idle, .closing: break
+            break
         }
-        return actions
+        generation += 1
+        phase = .idle
+        return actions + [.state(.disconnected)]
     }
 
     /// An operation starts: sent now when connected, otherwise after the next acknowledgement.
@@ -147,8 +154,8 @@ struct SocketStateMachine: Sendable {
         switch phase {
         case .ready:
             return [sendStart(operation)]
-        case .idle, .failed, .closing:
-            return startAttempt(0)
+        case .idle, .failed:
+            return startAttempt(0, at: now)
         case .opening, .awaitingAck, .waiting:
             return []
         }
@@ -158,22 +165,18 @@ struct SocketStateMachine: Sendable {
     mutating func stop(id: String) -> [Action] {
         guard live.removeValue(forKey: id) != nil else { return [] }
         var actions: [Action] = []
-        if phase == .ready { actions.append(.send(settings.codec.stop(id: id))) }
-        if case .waiting = phase, live.isEmpty, !persistent {
-            phase = .idle
-            actions.append(.state(.disconnected))
-        }
-        return actions
+        if case .ready = phase { actions.append(.send(settings.codec.stop(id: id))) }
+        return actions + closeIfUnused()
     }
 
     // MARK: - Socket events
 
     /// Socket `generation` is open and `connection_init` was sent.
     mutating func socketOpened(_ generation: Int, at now: Instant) -> [Action] {
-        guard generation == self.generation, case .opening(let attempt) = phase else { return [] }
-        phase = .awaitingAck(attempt: attempt, deadline: now + settings.ackTimeout)
+        guard generation == self.generation, case .opening(let attempt, let deadline) = phase else { return [] }
+        phase = .awaitingAck(attempt: attempt, deadline: deadline)
         lastReceived = now
-        return [.reschedule]
+        return []
     }
 
     /// A message arrived on socket `generation`.
@@ -183,9 +186,10 @@ struct SocketStateMachine: Sendable {
         pingSentAt = nil
         switch message {
         case .ack(let timeout):
-            guard case .awaitingAck = phase else { return [] }
-            phase = .ready
-            keepAliveTimeout = timeout ?? settings.keepAliveTimeout
+            guard case .awaitingAck(let attempt, _) = phase else { return [] }
+            phase = .ready(attempt: attempt, since: now)
+            // A server asking for less than a second would have every connection dropped at once.
+            keepAliveTimeout = timeout.map { max($0, .seconds(1)) } ?? settings.keepAliveTimeout
             // A timeout announced in the ack (AppSync) runs from the ack; otherwise from the first `ka`.
             sawKeepAlive = timeout != nil
             if pendingConnects > 0 { persistent = true }
@@ -203,25 +207,26 @@ struct SocketStateMachine: Sendable {
             guard let entry = live[id] else { return [] }
             guard entry.operation.isSubscription else {
                 live[id] = nil
-                return [.deliver(id: id, payload), .finish(id: id, .completed)]
+                return [.deliver(id: id, payload), .finish(id: id, .completed)] + closeIfUnused()
             }
             return [.deliver(id: id, payload)]
         case .error(let id, let errors):
             guard live.removeValue(forKey: id) != nil else { return [] }
-            return [.finish(id: id, .rejected(errors))]
+            return [.finish(id: id, .rejected(errors))] + closeIfUnused()
         case .complete(let id):
             guard live.removeValue(forKey: id) != nil else { return [] }
-            return [.finish(id: id, .completed)]
+            return [.finish(id: id, .completed)] + closeIfUnused()
         case .connectionError(let payload):
             let detail = payload.map(Self.describe) ?? "no details"
             return fail(GQLError(.unauthorized, "the server refused the WebSocket connection: \(detail)"), close: 4403)
         }
     }
 
-    /// Socket `generation` sent something that is not a message of the protocol.
+    /// Socket `generation` sent something that is not a message of the protocol, or one over the size limit.
     mutating func receivedInvalid(_ error: GQLError, on generation: Int, at now: Instant) -> [Action] {
         guard generation == self.generation else { return [] }
-        return lose(error, at: now, close: error.code == .responseTooLarge ? 1009 : 4400)
+        // The same server would send the same message again: end instead of reconnecting into it.
+        return fail(error, close: error.code == .responseTooLarge ? 1009 : 4004)
     }
 
     /// Socket `generation` closed (`code` is `nil` when it closed without a close frame) or could not be opened.
@@ -229,10 +234,7 @@ struct SocketStateMachine: Sendable {
         _ generation: Int, code: UInt16?, reason: String?, error: GQLError? = nil, at now: Instant
     ) -> [Action] {
         guard generation == self.generation else { return [] }
-        if phase == .closing {
-            phase = .idle
-            return []
-        }
+        if let error, error.code == .invalidArgument { return fail(error, close: nil) }
         let because = reason.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? ""
         switch code {
         case 4401?, 4403?:
@@ -255,15 +257,15 @@ struct SocketStateMachine: Sendable {
     /// The time passed `now`: acknowledgement and keep-alive deadlines, pings, reconnect delays.
     mutating func tick(at now: Instant) -> [Action] {
         switch phase {
-        case .awaitingAck(_, let deadline) where now >= deadline:
+        case .opening(_, let deadline) where now >= deadline, .awaitingAck(_, let deadline) where now >= deadline:
             return lose(
                 GQLError(.timeout, "the server did not acknowledge the connection within \(settings.ackTimeout)"),
-                at: now, close: 4408)
+                at: now, close: 4504)
         case .ready:
             if let deadline = keepAliveDeadline, now >= deadline {
                 return lose(
                     GQLError(.timeout, "the server was silent for longer than \(keepAliveTimeout)"), at: now,
-                    close: 4408)
+                    close: 4499)
             }
             if let ping = settings.codec.ping, pingSentAt == nil, let last = lastReceived,
                 now >= last + settings.pingInterval
@@ -273,7 +275,7 @@ struct SocketStateMachine: Sendable {
             }
             return []
         case .waiting(let attempt, let until) where now >= until:
-            return startAttempt(attempt)
+            return startAttempt(attempt, at: now)
         default:
             return []
         }
@@ -282,7 +284,7 @@ struct SocketStateMachine: Sendable {
     /// When ``tick(at:)`` next has something to do, or `nil` when only an event can change anything.
     var nextDeadline: Instant? {
         switch phase {
-        case .awaitingAck(_, let deadline): return deadline
+        case .opening(_, let deadline), .awaitingAck(_, let deadline): return deadline
         case .waiting(_, let until): return until
         case .ready:
             var deadlines: [Instant] = []
@@ -316,20 +318,23 @@ struct SocketStateMachine: Sendable {
         .send(operation.startMessage)
     }
 
-    private mutating func startAttempt(_ attempt: Int) -> [Action] {
+    private mutating func startAttempt(_ attempt: Int, at now: Instant) -> [Action] {
         generation += 1
-        phase = .opening(attempt: attempt)
+        phase = .opening(attempt: attempt, deadline: now + settings.ackTimeout)
         lastReceived = nil
         pingSentAt = nil
         sawKeepAlive = false
-        return [.state(.connecting), .open(generation: generation)]
+        return [.state(.connecting), .open(generation: generation), .reschedule]
     }
 
     /// The connection is gone but may come back: fail what cannot be resent, then wait or give up.
     private mutating func lose(_ error: GQLError, at now: Instant, close code: UInt16?) -> [Action] {
+        // Retries count up until a connection has lasted a ping interval, so a server that accepts and then drops
+        // every connection still sees growing delays (and `maximumAttempts` still applies).
         let attempt: Int
         switch phase {
-        case .opening(let current), .awaitingAck(let current, _): attempt = current + 1
+        case .opening(let current, _), .awaitingAck(let current, _): attempt = current + 1
+        case .ready(let current, let since): attempt = now - since >= settings.pingInterval ? 1 : current + 1
         default: attempt = 1
         }
         var actions: [Action] = code.map { [.close(code: $0, reason: error.message)] } ?? []
@@ -348,7 +353,7 @@ struct SocketStateMachine: Sendable {
         }
         if let maximum = settings.reconnect.maximumAttempts, attempt > maximum {
             let gaveUp = GQLError(
-                .connection,
+                error.code,
                 maximum == 0
                     ? error.message : "gave up reconnecting after \(maximum) attempts; last: \(error.message)")
             return actions + fail(gaveUp, close: nil)
@@ -356,6 +361,25 @@ struct SocketStateMachine: Sendable {
         let delay = settings.reconnect.delay(attempt: attempt, random: random())
         phase = .waiting(attempt: attempt, until: now + delay)
         return actions + [.state(.reconnecting(attempt: attempt, delay: delay)), .reschedule]
+    }
+
+    /// Closes a connection nothing uses any more: no operation left and no `connect()` holding it (like graphql-ws's
+    /// lazy mode; servers such as AppSync count connected time).
+    private mutating func closeIfUnused() -> [Action] {
+        guard live.isEmpty, !persistent, pendingConnects == 0 else { return [] }
+        switch phase {
+        case .ready:
+            generation += 1
+            phase = .idle
+            var actions: [Action] = settings.codec.terminate.map { [.send($0)] } ?? []
+            actions += [.close(code: 1000, reason: "no more operations"), .state(.disconnected)]
+            return actions
+        case .waiting:
+            phase = .idle
+            return [.state(.disconnected)]
+        default:
+            return []
+        }
     }
 
     /// The connection ends for good: every operation and waiting `connect()` gets `error`.
