@@ -154,6 +154,21 @@ struct GQLServerWebSocketTests {
         }
     }
 
+    /// Starts a subscription and returns the connection states seen until the second `connected`, with the
+    /// subscription's task (to cancel).
+    static func statesUntilReconnected(_ server: GQLServer) async -> (
+        [GQLServer.ConnectionState], Task<[GQLResult], any Error>
+    ) {
+        var states = server.connectionStates.makeAsyncIterator()
+        let subscription = firstElements(1, of: server.subscription(onCreate))
+        var seen: [GQLServer.ConnectionState] = []
+        while let state = await states.next() {
+            seen.append(state)
+            if seen.filter({ $0 == .connected }).count == 2 { break }
+        }
+        return (seen, subscription)
+    }
+
     @Test func silentLegacyServerIsDroppedAfterTheKeepAliveTimeout() async throws {
         var devConfiguration = GQLDevServer.Configuration()
         devConfiguration.keepAliveInterval = .seconds(60)
@@ -162,13 +177,7 @@ struct GQLServerWebSocketTests {
             configuration.keepAliveTimeout = .milliseconds(200)
             configuration.reconnect = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(20))
             try await withClient(Self.client(running, .graphqlWS, configuration: configuration)) { server in
-                var states = server.connectionStates.makeAsyncIterator()
-                let subscription = firstElements(1, of: server.subscription(Self.onCreate))
-                var seen: [GQLServer.ConnectionState] = []
-                while let state = await states.next() {
-                    seen.append(state)
-                    if seen.filter({ $0 == .connected }).count == 2 { break }
-                }
+                let (seen, subscription) = await Self.statesUntilReconnected(server)
                 #expect(Array(seen.prefix(3)) == [.disconnected, .connecting, .connected])
                 guard case .reconnecting(let attempt, _) = seen[3] else {
                     Issue.record("expected a reconnect after the keep-alive timeout, saw \(seen)")
@@ -189,13 +198,7 @@ struct GQLServerWebSocketTests {
             configuration.keepAliveTimeout = .seconds(600)  // the ack's connectionTimeoutMs wins for AppSync
             configuration.reconnect = .init(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(20))
             try await withClient(Self.client(running, .appSync, configuration: configuration)) { server in
-                var states = server.connectionStates.makeAsyncIterator()
-                let subscription = firstElements(1, of: server.subscription(Self.onCreate))
-                var seen: [GQLServer.ConnectionState] = []
-                while let state = await states.next() {
-                    seen.append(state)
-                    if seen.filter({ $0 == .connected }).count == 2 { break }
-                }
+                let (seen, subscription) = await Self.statesUntilReconnected(server)
                 #expect(Array(seen.prefix(3)) == [.disconnected, .connecting, .connected])
                 #expect(seen.contains { if case .reconnecting = $0 { true } else { false } })
                 subscription.cancel()

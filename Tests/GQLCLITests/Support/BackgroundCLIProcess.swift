@@ -18,18 +18,7 @@ final class BackgroundCLIProcess {
         process.arguments = arguments
         self.arguments = arguments
         scratch = try TemporaryDirectory()
-        _ = FileManager.default.createFile(atPath: scratch.path("stdout"), contents: nil)
-        _ = FileManager.default.createFile(atPath: scratch.path("stderr"), contents: nil)
-        let out = try FileHandle(forWritingTo: scratch.url.appendingPathComponent("stdout"))
-        let err = try FileHandle(forWritingTo: scratch.url.appendingPathComponent("stderr"))
-        defer {
-            try? out.close()
-            try? err.close()
-        }
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.run(writingOutputTo: scratch)
     }
 
     var isRunning: Bool { process.isRunning }

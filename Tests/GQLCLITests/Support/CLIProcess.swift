@@ -69,23 +69,10 @@ enum CLIProcess {
         process.executableURL = try executable()
         process.arguments = arguments
         let scratch = try TemporaryDirectory()
-        let outURL = scratch.url.appendingPathComponent("stdout")
-        let errURL = scratch.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? out.close()
-            try? err.close()
-        }
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             process.terminationHandler = { _ in continuation.resume() }
             do {
-                try process.run()
+                try process.run(writingOutputTo: scratch)
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)
@@ -94,8 +81,8 @@ enum CLIProcess {
         return Output(
             status: process.terminationStatus,
             exited: process.terminationReason == .exit,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+            stdout: String(decoding: try Data(contentsOf: scratch.url.appendingPathComponent("stdout")), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: scratch.url.appendingPathComponent("stderr")), as: UTF8.self))
     }
 
     /// Runs `gql-cli arguments…` and expects it to succeed with nothing on standard error.
@@ -121,5 +108,26 @@ enum CLIProcess {
         #expect(output.stdout.isEmpty, "unexpected standard output: \(output.stdout)", sourceLocation: sourceLocation)
         #expect(!output.stderr.isEmpty, "no message on standard error", sourceLocation: sourceLocation)
         return output.stderr
+    }
+}
+
+extension Process {
+    /// Starts the child with its stdout and stderr going to the files `stdout` and `stderr` in `scratch` (files,
+    /// not pipes, so a chatty child never blocks on a full pipe) and an empty stdin.
+    func run(writingOutputTo scratch: TemporaryDirectory) throws {
+        let outURL = scratch.url.appendingPathComponent("stdout")
+        let errURL = scratch.url.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        defer {
+            try? out.close()
+            try? err.close()
+        }
+        standardOutput = out
+        standardError = err
+        standardInput = FileHandle.nullDevice
+        try run()
     }
 }
