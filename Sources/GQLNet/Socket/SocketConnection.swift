@@ -208,9 +208,15 @@ final class SocketConnection: Sendable {
             effects = shared.withLock { apply($0.machine.received(message, on: generation, at: now), to: &$0) }
         } catch {
             let error = error as? GQLError ?? GQLError(.invalidResponse, "\(error)")
+            let (current, actions) = shared.withLock { shared in
+                (
+                    shared.machine.generation == generation,
+                    apply(shared.machine.receivedInvalid(error, on: generation, at: now), to: &shared)
+                )
+            }
             // The message quotes the frame, which may carry data: log only that it happened.
-            logger.warning("GraphQL WebSocket message rejected", metadata: ["code": "\(error.code)"])
-            effects = shared.withLock { apply($0.machine.receivedInvalid(error, on: generation, at: now), to: &$0) }
+            if current { logger.warning("GraphQL WebSocket message rejected", metadata: ["code": "\(error.code)"]) }
+            effects = actions
         }
         run(effects)
     }
