@@ -109,7 +109,9 @@ struct ServerAppSyncTests {
                 let refused = try await socket.receiveSkippingKeepAlive()
                 try await socket.send(["type": "start", "id": "d", "payload": ["data": ["query": "not a string"]]])
                 let badData = try await socket.receiveSkippingKeepAlive()
-                return [unauthorized, unsupported, refused, badData].map { $0 ?? .null }
+                try await socket.send(try Self.start("e", "subscription { onCreateObjects { objectId }"))
+                let unparsable = try await socket.receiveSkippingKeepAlive()
+                return [unauthorized, unsupported, refused, badData, unparsable].map { $0 ?? .null }
             }
             let seen = try #require(outcome.result)
             #expect(seen[0]["type"] == "error" && seen[0]["id"] == "a")
@@ -128,6 +130,9 @@ struct ServerAppSyncTests {
                     ],
                 ])
             #expect(seen[3]["id"] == "d" && seen[3]["payload"]?["errors"]?[0]?["errorType"] == "BadRequestException")
+            // A document that does not parse is refused with its syntax error, in AppSync's error shape.
+            #expect(seen[4]["type"] == "error" && seen[4]["id"] == "e")
+            #expect(seen[4]["payload"]?["errors"]?[0]?["message"]?.stringValue?.contains("Syntax Error") == true)
         }
     }
 }

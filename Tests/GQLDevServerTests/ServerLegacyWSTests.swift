@@ -89,9 +89,19 @@ struct ServerLegacyWSTests {
                 let unknown = try await socket.receive()
                 try await socket.sendText("{")
                 let unreadable = try await socket.receive()
-                return [early, unknown, unreadable].map { $0 ?? .null }
+                try await socket.send(["type": "connection_init"])
+                _ = try await socket.receive()  // connection_ack
+                _ = try await socket.receive()  // the first ka
+                try await socket.send(["type": "start", "id": "3", "payload": ["query": "{ listObjects {"]])
+                let unparsableData = try await socket.receive()
+                let unparsableComplete = try await socket.receive()
+                return [early, unknown, unreadable, unparsableData, unparsableComplete].map { $0 ?? .null }
             }
             let seen = try #require(outcome.result)
+            // Like the reference server, a document that does not parse gets its errors as data, then complete.
+            #expect(seen[3]["type"] == "data" && seen[3]["id"] == "3")
+            #expect(seen[3]["payload"]?["errors"]?[0]?["message"]?.stringValue?.contains("Syntax Error") == true)
+            #expect(seen[4] == ["type": "complete", "id": "3"])
             #expect(seen[0]["type"] == "error" && seen[0]["id"] == "1")
             #expect(seen[1]["type"] == "error" && seen[1]["id"] == "2")
             #expect(seen[2]["type"] == "connection_error")
