@@ -84,13 +84,14 @@ import Testing
                 "update",
                 arguments: [
                     "input": ["b": "x", "a": [1.5, -2, true, nil]], "order": .enum("ASC"), "flag": .variable("on"),
+                    "first": .variable("first"),
                 ],
                 directives: [.include(if: .variable("on")), .skip(if: false)])
         }
         #expect(
             try op.render()
                 == "mutation($first: [Int!]! = [1, 2], $on: Boolean = null) @trace { update(input: {a: [1.5, -2, "
-                + "true, null], b: \"x\"}, order: ASC, flag: $on) @include(if: $on) @skip(if: false) }")
+                + "true, null], b: \"x\"}, order: ASC, flag: $on, first: $first) @include(if: $on) @skip(if: false) }")
     }
 
     // MARK: Parsed back
@@ -437,6 +438,144 @@ import Testing
         #expect(Op.query { Op.Field("f", arguments: ["x": .float(.nan)]) }.description.hasPrefix("<invalid operation"))
     }
 
+    @Test func aSpreadByNameFindsADefinitionCarriedLaterInTheDocument() throws {
+        let b = Op.Fragment("B", on: "T") { "x" }
+        let op = Op.query("Q") {
+            Op.Field("c") { Op.FragmentSpread("B") }
+            Op.Field("a") { b }
+        }
+        #expect(try op.usedFragments() == [b])
+        #expect(try op.render() == "query Q { c { ...B } a { ...B } } fragment B on T { x }")
+        // Carried inside another carried definition, after the spread by name.
+        let outer = Op.Fragment("A", on: "T") { Op.Field("y") { b } }
+        let nested = Op.query("Q", fragments: [Op.Fragment("L", on: "T") { Op.FragmentSpread("B") }]) {
+            Op.FragmentSpread("L")
+            outer
+        }
+        #expect(try nested.usedFragments().map(\.name) == ["L", "B", "A"])
+        _ = try Self.operation(in: try nested.render())
+    }
+
+    @Test func deeplyNestedValuesThrowInvalidValueInsteadOfOverflowingTheStack() throws {
+        var deep = Op.Value.int(1)
+        for _ in 0..<10_000 { deep = .list([deep]) }
+        let op = Op.query("Q") { Op.Field("f", arguments: ["x": deep]) }
+        let error = try #require(Self.gqlError { _ = try op.render() })
+        #expect(error.code == .invalidValue)
+        #expect(error.message.contains("more than 256"))
+        #expect(error.message.contains("query Q > f > argument x"))
+        var deepObject = Op.Value.null
+        for _ in 0..<10_000 { deepObject = ["a": deepObject] }
+        let inDefault = Op.query("Q", variables: [.init("v", "In", default: deepObject)]) {
+            Op.Field("f", arguments: ["v": .variable("v")])
+        }
+        let defaultError = try #require(Self.gqlError { _ = try inDefault.render() })
+        #expect(defaultError.code == .invalidValue)
+        #expect(defaultError.message.contains("default of $v"))
+        // 256 levels is the limit; just under it still renders and parses.
+        var allowed = Op.Value.int(1)
+        for _ in 0..<255 { allowed = .list([allowed]) }
+        _ = try Self.operation(in: try Op.query("Q") { Op.Field("f", arguments: ["x": allowed]) }.render())
+    }
+
+    @Test func deeplyNestedSelectionsThrowInsteadOfOverflowingTheStack() throws {
+        var field = Op.Field("leaf")
+        for _ in 0..<10_000 {
+            var parent = Op.Field("f")
+            parent.selections = [.field(field)]
+            field = parent
+        }
+        let op = Op.query("Q", fragments: [Op.Fragment("F", on: "T") { field }]) { Op.FragmentSpread("F") }
+        #expect(try op.usedFragments().map(\.name) == ["F"])
+        let error = try #require(Self.gqlError { _ = try op.render() })
+        #expect(error.code == .invalidArgument)
+        #expect(error.message.contains("nest more than 256 levels"))
+        #expect(error.message.contains("fragment F > f > f"))
+        let inline = Op.query("Q") { Op.InlineFragment { Op.Field("x") { Op.InlineFragment { "y" } } } }
+        _ = try Self.operation(in: try inline.render())
+    }
+
+    @Test func theArticleShowsTheRealErrorMessage() throws {
+        let op = Op.query("GetFilm") { Op.Field("film") { "first-name" } }
+        let error = try #require(Self.gqlError { _ = try op.render() })
+        #expect(
+            error.message
+                == "invalid field name \"first-name\": a GraphQL name starts with a letter or _ and continues with "
+                + "letters, digits or _ at query GetFilm > film > first-name")
+    }
+
+    @Test func typeNamesKeepTheirSpellingAndOnlySpaceBetweenTokensIsIgnored() throws {
+        for bad in ["I D!", "I D !", "[Str ing]", "Int!x", "[ID] ]"] {
+            let op = Op.query("Q", variables: [.init("a", bad)]) { Op.Field("f", arguments: ["a": .variable("a")]) }
+            let error = try #require(Self.gqlError { _ = try op.render() }, "\(bad) should be refused")
+            #expect(error.message.contains("invalid type \(bad.debugDescription)"))
+        }
+        let op = Op.query("Q", variables: [.init("a", " [ ID !\t]\n! ")]) {
+            Op.Field("f", arguments: ["a": .variable("a")])
+        }
+        #expect(try op.render() == "query Q($a: [ID!]!) { f(a: $a) }")
+    }
+
+    static let mergeFaults: [Fault] = [
+        Fault(
+            testDescription: "unused variable",
+            operation: Op.query("Q", variables: [.init("a", "Int"), .init("b", "Int")]) {
+                Op.Field("f", arguments: ["b": .variable("b")])
+            },
+            mentions: ["variable $a is declared but never used"]),
+        Fault(
+            testDescription: "one response name for two fields",
+            operation: Op.query("Q") {
+                Op.Field("p") {
+                    Op.Field("f", alias: "x")
+                    Op.Field("g", alias: "x")
+                }
+            },
+            mentions: ["response name \"x\" is given to two different fields, f and g", "at query Q > p"]),
+        Fault(
+            testDescription: "an alias that is another field's name",
+            operation: Op.query("Q") {
+                "g"
+                Op.Field("f", alias: "g")
+            },
+            mentions: ["response name \"g\" is given to two different fields, g and f", "at query Q"]),
+        Fault(
+            testDescription: "one field twice with different arguments",
+            operation: Op.query("Q") {
+                Op.Field("f", arguments: ["a": 1])
+                Op.Field("f", arguments: ["a": 2])
+            },
+            mentions: ["field f is selected twice as \"f\" with different arguments"]),
+    ]
+
+    @Test(arguments: mergeFaults)
+    func unusedVariablesAndConflictingResponseNamesThrow(fault: Fault) throws {
+        let error = try #require(Self.gqlError { _ = try fault.operation.render() })
+        #expect(error.code == .invalidArgument)
+        #expect(error.operation == "Q")
+        for mention in fault.mentions {
+            #expect(error.message.contains(mention), "\(error.message) should mention \(mention)")
+        }
+    }
+
+    @Test func fieldsThatMergeAndVariablesUsedElsewhereStillRender() throws {
+        let same = Op.query("Q", variables: [.init("v", "Int")]) {
+            Op.Field("f", arguments: ["a": 1, "b": .variable("v")])
+            Op.Field("f", arguments: ["b": .variable("v"), "a": 1], directives: [.skip(if: false)])
+            Op.Field("g", alias: "x")
+            Op.InlineFragment(on: "T") { Op.Field("h", alias: "x") }
+        }
+        _ = try Self.operation(in: try same.render())
+        // The fragment sent from elsewhere may use $v, so it is not reported unused.
+        let external = Op.query("Q", variables: [.init("v", "Int")]) { Op.FragmentSpread("External") }
+        #expect(try external.render(includingFragments: false) == "query Q($v: Int) { ...External }")
+        // A variable used only in a fragment counts as used.
+        let inFragment = Op.query("Q", variables: [.init("v", "Int")]) {
+            Op.Fragment("F", on: "T") { Op.Field("f", arguments: ["a": .variable("v")]) }
+        }
+        _ = try Self.operation(in: try inFragment.render())
+    }
+
     @Test func aSpreadByNameRendersAloneWhenFragmentsAreSentFromElsewhere() throws {
         let op = Op.query("Q") { Op.Field("f") { Op.FragmentSpread("External") } }
         #expect(throws: GQLError.self) { try op.render() }
@@ -691,8 +830,10 @@ private struct OperationGenerator {
         return chance(40) ? base + "!" : base
     }
 
+    /// Selections whose fields all have different response names, so none conflict ("Field Selection Merging").
     mutating func selections(depth: Int, fragments: [String]) -> [Op.Selection] {
-        (0..<Int.random(in: 1...4, using: &random)).map { _ in
+        var responseNames: Set<String> = []
+        return (0..<Int.random(in: 1...4, using: &random)).map { _ in
             let roll = Int.random(in: 0..<10, using: &random)
             if roll == 0, let fragment = fragments.randomElement(using: &random) {
                 var spread = Op.FragmentSpread(fragment)
@@ -706,6 +847,7 @@ private struct OperationGenerator {
                 return .inlineFragment(inline)
             }
             var field = Op.Field(name(), alias: chance(30) ? name() : nil)
+            while !responseNames.insert(field.alias ?? field.name).inserted { field.alias = name() }
             field.arguments = arguments()
             field.directives = directives()
             if depth < 3, chance(40) { field.selections = selections(depth: depth + 1, fragments: fragments) }
@@ -738,6 +880,12 @@ private struct OperationGenerator {
         op.variables = variables
         op.directives = directives()
         op.selections = selections(depth: 0, fragments: fragmentNames)
+        // Every declared variable must be used; a field whose name is longer than any random name uses them all.
+        if !declared.isEmpty {
+            var uses = Op.Field("usesAllVariables")
+            uses.arguments = declared.map { Op.Argument($0, .variable($0)) }
+            op.selections.append(.field(uses))
+        }
         return op
     }
 }

@@ -8,6 +8,11 @@ extension GQLOperation {
         private(set) var output = ""
         /// Variables referenced so far, with where.
         var variableUses: [(name: String, place: String)] = []
+        /// Whether the text written so far spreads a named fragment.
+        private(set) var spreadsFragments = false
+        /// Selection sets nest at most this deep, and values at most this deep inside an argument or a default, so a
+        /// deeply nested operation throws instead of exhausting the call stack.
+        static let maximumDepth = 256
         private var path: [String] = []
         private var level = 0
 
@@ -64,7 +69,7 @@ extension GQLOperation {
                     }
                     path.append("default of $\(variable.name)")
                     output += " = "
-                    try write(value)
+                    try write(value, depth: 0)
                     path.removeLast()
                 }
             }
@@ -82,12 +87,27 @@ extension GQLOperation {
             }
         }
 
+        /// Checks that every declared variable is used, as GraphQL's "All Variables Used" rule requires.
+        func checkVariablesUsed(_ variables: [Variable]) throws {
+            let used = Set(variableUses.map(\.name))
+            if let variable = variables.first(where: { !used.contains($0.name) }) {
+                throw GQLError(
+                    .invalidArgument,
+                    "variable $\(variable.name) is declared but never used; servers reject unused variables, so "
+                        + "remove it from `variables:` or use it", operation: operationName)
+            }
+        }
+
         // MARK: Selections
 
         private mutating func writeSelectionSet(_ selections: [Selection], of owner: String) throws {
             guard !selections.isEmpty else {
                 throw invalid("the \(owner) selects nothing; a selection set needs at least one field or fragment")
             }
+            guard level < Self.maximumDepth else {
+                throw invalid("selection sets nest more than \(Self.maximumDepth) levels deep")
+            }
+            try checkResponseNames(selections)
             output += " {"
             level += 1
             for selection in selections {
@@ -100,6 +120,35 @@ extension GQLOperation {
             }
             level -= 1
             output += format == .pretty ? "\n" + String(repeating: "  ", count: level) + "}" : " }"
+        }
+
+        /// Throws when two fields of one selection set share a response name (alias or name) but differ in field
+        /// name or arguments: the server could not merge them into one result ("Field Selection Merging").
+        private func checkResponseNames(_ selections: [Selection]) throws {
+            var seen: [String: Field] = [:]
+            for case .field(let field) in selections {
+                let responseName = field.alias ?? field.name
+                guard let first = seen[responseName] else {
+                    seen[responseName] = field
+                    continue
+                }
+                if first.name != field.name {
+                    throw invalid(
+                        "the response name \(responseName.debugDescription) is given to two different fields, "
+                            + "\(first.name) and \(field.name); give one of them another alias")
+                }
+                if !Self.sameArguments(first.arguments, field.arguments) {
+                    throw invalid(
+                        "field \(field.name) is selected twice as \(responseName.debugDescription) with different "
+                            + "arguments; give one of them another alias")
+                }
+            }
+        }
+
+        private static func sameArguments(_ a: [Argument], _ b: [Argument]) -> Bool {
+            guard a.count == b.count else { return false }
+            let values = Dictionary(a.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            return b.allSatisfy { values[$0.name] == $0.value }
         }
 
         private mutating func write(_ field: Field) throws {
@@ -123,6 +172,7 @@ extension GQLOperation {
             try check(spread.name, "fragment name")
             if spread.name == "on" { throw invalid("a fragment cannot be called \"on\"") }
             output += "..." + spread.name
+            spreadsFragments = true
             try write(spread.directives)
         }
 
@@ -151,7 +201,7 @@ extension GQLOperation {
                 guard seen.insert(argument.name).inserted else { throw invalid("the argument is given twice") }
                 if index > 0 { output += ", " }
                 output += argument.name + ": "
-                try write(argument.value)
+                try write(argument.value, depth: 0)
             }
             output += ")"
         }
@@ -166,7 +216,12 @@ extension GQLOperation {
             }
         }
 
-        private mutating func write(_ value: Value) throws {
+        private mutating func write(_ value: Value, depth: Int) throws {
+            guard depth < Self.maximumDepth else {
+                throw GQLError(
+                    .invalidValue, "the value nests more than \(Self.maximumDepth) lists or objects deep" + location,
+                    operation: operationName)
+            }
             switch value {
             case .null: output += "null"
             case .bool(let b): output += b ? "true" : "false"
@@ -189,7 +244,7 @@ extension GQLOperation {
                 output += "["
                 for (index, element) in values.enumerated() {
                     if index > 0 { output += ", " }
-                    try write(element)
+                    try write(element, depth: depth + 1)
                 }
                 output += "]"
             case .object(let members):
@@ -198,7 +253,7 @@ extension GQLOperation {
                     try check(key, "input field name")
                     if index > 0 { output += ", " }
                     output += key + ": "
-                    try write(members[key] ?? .null)
+                    try write(members[key] ?? .null, depth: depth + 1)
                 }
                 output += "}"
             }

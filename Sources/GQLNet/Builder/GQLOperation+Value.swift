@@ -61,13 +61,19 @@ extension GQLOperation {
         }
 
         /// Whether the value, or a value inside it, is a variable (not allowed in a variable's default).
+        ///
+        /// Walks with an explicit stack, so a deeply nested value cannot exhaust the call stack.
         var containsVariable: Bool {
-            switch self {
-            case .variable: true
-            case .list(let values): values.contains(where: \.containsVariable)
-            case .object(let members): members.values.contains(where: \.containsVariable)
-            default: false
+            var pending = [self]
+            while let value = pending.popLast() {
+                switch value {
+                case .variable: return true
+                case .list(let values): pending += values
+                case .object(let members): pending += members.values
+                default: continue
+                }
             }
+            return false
         }
     }
 

@@ -35,11 +35,19 @@ indirect enum TypeReference: Equatable {
     case list(TypeReference)
     case nonNull(TypeReference)
 
-    /// Parses `text` (`ID`, `[ID!]!` …), ignoring spaces; `nil` when it is not a GraphQL type.
+    /// Parses `text` (`ID`, `[ID!]!` …), ignoring white space between tokens but not inside a name; `nil` when it
+    /// is not a GraphQL type.
     init?(parsing text: String) {
-        var scalars = Array(text.unicodeScalars.filter { $0 != " " && $0 != "\t" })[...]
-        guard let type = Self.parse(&scalars, depth: 0), scalars.isEmpty else { return nil }
+        var scalars = Array(text.unicodeScalars)[...]
+        guard let type = Self.parse(&scalars, depth: 0) else { return nil }
+        Self.skipSpace(&scalars)
+        guard scalars.isEmpty else { return nil }
         self = type
+    }
+
+    /// Drops the spaces, tabs and line breaks before the next token.
+    private static func skipSpace(_ scalars: inout ArraySlice<Unicode.Scalar>) {
+        while let first = scalars.first, [" ", "\t", "\n", "\r"].contains(first) { scalars.removeFirst() }
     }
 
     /// Lists nest at most this deep, so a hostile type string cannot exhaust the stack.
@@ -47,10 +55,13 @@ indirect enum TypeReference: Equatable {
 
     private static func parse(_ scalars: inout ArraySlice<Unicode.Scalar>, depth: Int) -> TypeReference? {
         var type: TypeReference
+        skipSpace(&scalars)
         if scalars.first == "[" {
             guard depth < maximumDepth else { return nil }
             scalars.removeFirst()
-            guard let element = parse(&scalars, depth: depth + 1), scalars.first == "]" else { return nil }
+            guard let element = parse(&scalars, depth: depth + 1) else { return nil }
+            skipSpace(&scalars)
+            guard scalars.first == "]" else { return nil }
             scalars.removeFirst()
             type = .list(element)
         } else {
@@ -59,6 +70,7 @@ indirect enum TypeReference: Equatable {
             scalars.removeFirst(name.count)
             type = .named(String(String.UnicodeScalarView(name)))
         }
+        skipSpace(&scalars)
         if scalars.first == "!" {
             scalars.removeFirst()
             type = .nonNull(type)

@@ -20,9 +20,9 @@
 /// let result = try await server.execute(op, ["id": "1", "withDirector": true])
 /// ```
 ///
-/// Building never fails; ``render(_:includingFragments:)`` checks what the parser and the server would reject and
-/// throws a ``GQLError`` that names the fault and where it is: an invalid name, an empty selection set, a
-/// variable used but not declared, a fragment spread without a definition.
+/// Building never fails; ``render(_:includingFragments:)`` checks the faults a parser or a server rejects whatever the
+/// schema and throws a ``GQLError`` that names the fault and where it is: an invalid name, an empty selection set, a
+/// variable used but not declared or declared but not used, a fragment spread without a definition.
 public struct GQLOperation: Sendable, Hashable {
     /// How rendered text is laid out.
     ///
@@ -129,9 +129,11 @@ public struct GQLOperation: Sendable, Hashable {
     ///   - includingFragments: append the definitions of the spread fragments. Each must be known, carried by a
     ///     spread made from a ``Fragment`` or listed in ``fragments``. Pass `false` to render the operation alone.
     /// - Throws: ``GQLError`` `.invalidArgument` for an invalid name or type, an empty selection set, a duplicate
-    ///   argument or variable, a variable used but not declared (or used in a default value), a spread without a
-    ///   definition, two different fragments with one name, or fragments that spread each other in a cycle;
-    ///   `.invalidValue` for a NaN or infinite number. The message says what and where.
+    ///   argument or variable, a variable used but not declared (or used in a default value), a variable declared but
+    ///   not used (when every spread fragment is rendered), two fields of one selection set with one response name
+    ///   but different names or arguments, selection sets nested more than 256 deep, a spread without a definition,
+    ///   two different fragments with one name, or fragments that spread each other in a cycle; `.invalidValue` for
+    ///   a NaN or infinite number or a value nested more than 256 deep. The message says what and where.
     public func render(_ format: Format = .compact, includingFragments: Bool = true) throws -> String {
         var renderer = Renderer(format: format, operationName: name)
         try renderer.write(self)
@@ -145,6 +147,8 @@ public struct GQLOperation: Sendable, Hashable {
             }
         }
         try renderer.checkVariablesDeclared(variables)
+        // Fragments sent from elsewhere may use variables, so unused ones are a fault only when all the text is known.
+        if includingFragments || !renderer.spreadsFragments { try renderer.checkVariablesUsed(variables) }
         return definitions.joined(separator: format == .pretty ? "\n\n" : " ")
     }
 
@@ -158,7 +162,8 @@ public struct GQLOperation: Sendable, Hashable {
     public func usedFragments() throws -> [Fragment] {
         var collector = FragmentCollector(operationName: name)
         for fragment in fragments { try collector.register(fragment, at: "fragments:") }
-        try collector.visit(selections, chain: [])
+        try collector.registerCarried(in: selections, listed: fragments)
+        try collector.visit(selections)
         return collector.ordered
     }
 }
@@ -171,6 +176,9 @@ extension GQLOperation: CustomStringConvertible {
 }
 
 /// Finds the fragments an operation uses, in order of first use, and the faults among them.
+///
+/// Both passes walk with an explicit stack rather than recursion, so neither deep selections nor long chains of
+/// fragments can exhaust the call stack.
 private struct FragmentCollector {
     let operationName: String?
     var known: [String: GQLOperation.Fragment] = [:]
@@ -188,19 +196,48 @@ private struct FragmentCollector {
         known[fragment.name] = fragment
     }
 
-    mutating func visit(_ selections: [GQLOperation.Selection], chain: [String]) throws {
-        for selection in selections {
+    /// First pass: registers every definition carried by a spread made from a ``GQLOperation/Fragment`` value, in the
+    /// operation, in the listed fragments and inside carried definitions, so a spread by name resolves wherever in
+    /// the document the definition is carried.
+    mutating func registerCarried(in selections: [GQLOperation.Selection], listed: [GQLOperation.Fragment]) throws {
+        var pending: [(selections: [GQLOperation.Selection], owner: String?)] = [(selections, nil)]
+        pending += listed.map { ($0.selections, $0.name) }
+        var walked: Set<String> = []
+        while let next = pending.popLast() {
+            let (selections, owner) = next
+            for selection in selections {
+                switch selection {
+                case .field(let field): pending.append((field.selections, owner))
+                case .inlineFragment(let inline): pending.append((inline.selections, owner))
+                case .fragmentSpread(let spread):
+                    guard let definition = spread.definition else { continue }
+                    try register(definition, at: "spread \(Self.place(owner))")
+                    if walked.insert(definition.name).inserted {
+                        pending.append((definition.selections, definition.name))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Second pass: resolves the spreads depth-first, in document order, appending each definition at its first use.
+    mutating func visit(_ selections: [GQLOperation.Selection]) throws {
+        var stack: [(selections: ArraySlice<GQLOperation.Selection>, chain: [String])] = [(selections[...], [])]
+        while !stack.isEmpty {
+            guard let selection = stack[stack.count - 1].selections.popFirst() else {
+                stack.removeLast()
+                continue
+            }
+            let chain = stack[stack.count - 1].chain
             switch selection {
-            case .field(let field): try visit(field.selections, chain: chain)
-            case .inlineFragment(let inline): try visit(inline.selections, chain: chain)
+            case .field(let field): stack.append((field.selections[...], chain))
+            case .inlineFragment(let inline): stack.append((inline.selections[...], chain))
             case .fragmentSpread(let spread):
-                let place = chain.isEmpty ? "in the operation" : "in fragment \(chain[chain.count - 1])"
-                if let definition = spread.definition { try register(definition, at: "spread \(place)") }
                 guard let definition = known[spread.name] else {
                     throw GQLError(
                         .invalidArgument,
-                        "fragment \(spread.name.debugDescription) is spread \(place) but not defined; "
-                            + "pass it in `fragments:`, spread the Fragment value, or render with "
+                        "fragment \(spread.name.debugDescription) is spread \(Self.place(chain.last)) but not "
+                            + "defined; pass it in `fragments:`, spread the Fragment value, or render with "
                             + "includingFragments: false", operation: operationName)
                 }
                 if chain.contains(spread.name) {
@@ -211,8 +248,12 @@ private struct FragmentCollector {
                 }
                 if ordered.contains(where: { $0.name == spread.name }) { continue }
                 ordered.append(definition)
-                try visit(definition.selections, chain: chain + [spread.name])
+                stack.append((definition.selections[...], chain + [spread.name]))
             }
         }
+    }
+
+    private static func place(_ fragment: String?) -> String {
+        fragment.map { "in fragment \($0)" } ?? "in the operation"
     }
 }
