@@ -82,11 +82,14 @@ struct ClientCommandTests {
         #expect(fetched["data"]?["getObjects"]?["text"] == "from a file")
 
         let wrongKind = try await CLIProcess.fail(
-            ["query", "--url", server.http, "--documents", folder.url.path, "CreateObject"])
-        #expect(wrongKind.contains("CreateObject is a mutation"), "stderr: \(wrongKind)")
+            ["query", "--url", server.http, "--documents", folder.url.path, "CreateObject"], status: 64)
+        #expect(wrongKind.contains("Error: --documents: CreateObject is a mutation"), "stderr: \(wrongKind)")
         let unknown = try await CLIProcess.fail(
-            ["query", "--url", server.http, "--documents", folder.url.path, "Missing"])
-        #expect(unknown.contains("Missing"), "stderr: \(unknown)")
+            ["query", "--url", server.http, "--documents", folder.url.path, "Missing"], status: 64)
+        #expect(unknown.contains("Error: --documents: no operation named Missing"), "stderr: \(unknown)")
+        let noFolder = try await CLIProcess.fail(
+            ["query", "--url", server.http, "--documents", folder.url.path + "/nope", "GetObject"], status: 64)
+        #expect(noFolder.contains("Error: --documents: no folder at"), "stderr: \(noFolder)")
         let halfGiven = try await CLIProcess.fail(
             ["query", "--url", server.http, "--documents", folder.url.path], status: 64)
         #expect(halfGiven.contains("--documents DIR NAME"), "stderr: \(halfGiven)")
@@ -232,6 +235,78 @@ struct ClientCommandTests {
         #expect(noServer.contains("--url"), "stderr: \(noServer)")
         let noOperation = try await CLIProcess.fail(["query"] + url, status: 64)
         #expect(noOperation.contains("--documents"), "stderr: \(noOperation)")
+    }
+
+    @Test func headerValuesWithControlCharactersAreRefusedWithoutShowingThem() async throws {
+        let base = ["query", "--url", "http://127.0.0.1:1/graphql", "{ a }"]
+        let crlf = try await CLIProcess.fail(base + ["--header", "x-api-key:da2-sec\r\nret"], status: 64)
+        #expect(crlf.contains("--header #1") && !crlf.contains("da2-sec"), "stderr: \(crlf)")
+        let second = try await CLIProcess.fail(
+            base + ["--header", "x-one:fine", "--header", "x-api-key:da2-sec\u{200B}ret"], status: 64)
+        #expect(second.contains("--header #2") && !second.contains("da2-sec"), "stderr: \(second)")
+        let badName = try await CLIProcess.fail(base + ["--header", "x(api)key:da2-secret-value"], status: 64)
+        #expect(badName.contains("--header #1") && !badName.contains("da2-secret-value"), "stderr: \(badName)")
+        let key = try await CLIProcess.fail(base + ["--appsync-key", "da2-sec\nret"], status: 64)
+        #expect(key.contains("--appsync-key") && !key.contains("da2-sec"), "stderr: \(key)")
+        let secret = try await CLIProcess.fail(base + ["--hasura-secret", "hs-sec\u{7F}ret"], status: 64)
+        #expect(secret.contains("--hasura-secret") && !secret.contains("hs-sec"), "stderr: \(secret)")
+    }
+
+    @Test func protocolAppSyncSendsHeadersAsRealtimeAuthorization() async throws {
+        let server = try await ServeProcess.start(["--port", "0", "--api-key", "da2-header-key"])
+        let credentials = ["--url", server.http, "--header", "x-api-key:da2-header-key", "--protocol", "appsync"]
+        let fetched = try await Self.response(["query"] + credentials + ["{ listObjects { items { objectId } } }"])
+        #expect(fetched["data"]?["listObjects"]?["items"] == [])
+
+        let subscriber = try BackgroundCLIProcess(["subscribe"] + credentials + [Self.onCreate, "--count", "1"])
+        _ = try await Self.mutate(
+            until: { !subscriber.isRunning }, url: server.http, prefix: "a",
+            extra: ["--url", server.http, "--appsync-key", "da2-header-key"])
+        let output = try await subscriber.wait()
+        #expect(output.exited && output.status == 0, "exit \(output.status): \(output.stderr)")
+        #expect(try GQLValue(json: output.stdout)["data"]?["onCreateObjects"]?["text"] == "probe")
+    }
+
+    @Test func urlsMustBeHTTPOrWebSocketWithAHostAndNoUserInformation() async throws {
+        let operation = ["{ a }"]
+        let scheme = try await CLIProcess.fail(["query", "--url", "ftp://127.0.0.1/graphql"] + operation, status: 64)
+        #expect(scheme.contains("--url"), "stderr: \(scheme)")
+        let socketScheme = try await CLIProcess.fail(
+            ["query", "--ws-url", "ftp://127.0.0.1/graphql"] + operation, status: 64)
+        #expect(socketScheme.contains("--ws-url"), "stderr: \(socketScheme)")
+        let noHost = try await CLIProcess.fail(["query", "--url", "http:///graphql"] + operation, status: 64)
+        #expect(noHost.contains("--url"), "stderr: \(noHost)")
+        let user = try await CLIProcess.fail(
+            ["query", "--url", "http://admin:pa55-secret@127.0.0.1:1/graphql"] + operation, status: 64)
+        #expect(user.contains("--url") && !user.contains("pa55-secret") && !user.contains("admin"), "\(user)")
+        let socketUser = try await CLIProcess.fail(
+            ["query", "--ws-url", "wss://admin:pa55-secret@127.0.0.1:1/graphql"] + operation, status: 64)
+        #expect(socketUser.contains("--ws-url") && !socketUser.contains("pa55-secret"), "\(socketUser)")
+    }
+
+    @Test func inlineOperationsAreParsedAndMustMatchTheCommand() async throws {
+        let url = ["--url", "http://127.0.0.1:1/graphql"]
+        let syntax = try await CLIProcess.fail(["query"] + url + ["{ a"], status: 64)
+        #expect(syntax.contains("syntax error at operation:1:"), "stderr: \(syntax)")
+        let mutation = try await CLIProcess.fail(["query"] + url + ["mutation { a }"], status: 64)
+        #expect(mutation.contains("is a mutation, not a query") && mutation.contains("gql-cli mutate"), "\(mutation)")
+        let named = try await CLIProcess.fail(["mutate"] + url + ["query Get { a }"], status: 64)
+        #expect(named.contains("Get is a query, not a mutation"), "stderr: \(named)")
+        let subscription = try await CLIProcess.fail(["subscribe"] + url + ["# c\n{ a }"], status: 64)
+        #expect(subscription.contains("is a query, not a subscription"), "stderr: \(subscription)")
+    }
+
+    @Test func varNamesAndJSONLookingValuesAreChecked() async throws {
+        let base = ["query", "--url", "http://127.0.0.1:1/graphql", "{ a }"]
+        let json = try await CLIProcess.fail(
+            base + ["--var", "id=1", "--var", #"input={"text": secret-value"#], status: 64)
+        #expect(json.contains("--var #2") && !json.contains("secret-value"), "stderr: \(json)")
+        let quoted = try await CLIProcess.fail(base + ["--var", #"token="secret-value"#], status: 64)
+        #expect(quoted.contains("--var #1") && !quoted.contains("secret-value"), "stderr: \(quoted)")
+        let name = try await CLIProcess.fail(base + ["--var", "1st=x"], status: 64)
+        #expect(name.contains("--var #1") && name.contains("GraphQL name"), "stderr: \(name)")
+        let dashed = try await CLIProcess.fail(base + ["--var", "a-b=x"], status: 64)
+        #expect(dashed.contains("--var #1"), "stderr: \(dashed)")
     }
 
     // MARK: Helpers

@@ -5,15 +5,34 @@ import GQLNet
 /// How `query`, `mutate` and `subscribe` report failures: one readable line on standard error, with the
 /// credentials of the command line (keys, secrets, header values) blanked out of it.
 ///
-/// Exit status: 1 when the server could not be reached or answered with something other than a GraphQL
-/// response (``CLIError``), 2 when it answered with GraphQL errors (``graphQLErrors(_:in:secrets:)``).
+/// Exit status (``ClientHelp/exitStatus(subscribing:)`` documents it): 1 when the server could not be reached or
+/// answered with something other than a GraphQL response (``CLIError``), 2 when it answered with GraphQL errors
+/// (``graphQLErrors(_:in:secrets:)``), 64 for bad options (``badOptions(_:)``).
 enum ClientFailure {
     /// The exit status of a response that carries GraphQL errors.
     static let graphQLErrorStatus: Int32 = 2
 
+    /// Runs `body`, which checks options that only `run()` can (the operation's text, a documents folder): a
+    /// ``ValidationError`` it throws is written as one line on standard error and becomes exit status 64, without
+    /// the usage line ArgumentParser would add for a whole-tool error.
+    static func badOptions<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ValidationError {
+            warn("Error: \(error.message)")
+            throw ExitCode.validationFailure
+        }
+    }
+
     /// A transport failure of `action` (`"the query failed"`) as a ``CLIError``.
     static func error(_ error: any Error, _ action: String, secrets: [String]) -> CLIError {
         let message: String
+        // AsyncHTTPClient's invalidHeaderFieldNames/Values quote the offending header; never show it.
+        if String(describing: error).contains("invalidHeaderField")
+            || (error as? GQLError)?.message.contains("invalidHeaderField") == true
+        {
+            return CLIError("\(action): a header name or value is not allowed in HTTP; check --header")
+        }
         switch error {
         case let error as CLIError:
             message = error.message

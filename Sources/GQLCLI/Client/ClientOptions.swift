@@ -71,25 +71,22 @@ struct ClientOptions: ParsableArguments {
         guard url != nil || webSocketURL != nil else {
             throw ValidationError("give the server's address: --url, --ws-url or both")
         }
-        for (name, value) in [("--url", url), ("--ws-url", webSocketURL)] {
-            guard let value else { continue }
-            guard let components = URLComponents(string: value), components.scheme != nil, components.host != nil
-            else {
-                throw ValidationError("\(name) must be an absolute URL such as http://127.0.0.1:4000/graphql")
-            }
-        }
+        try Self.checkURL(url, option: "--url", schemes: ["http", "https"])
+        try Self.checkURL(webSocketURL, option: "--ws-url", schemes: ["ws", "wss", "http", "https"])
         if let timeout, !(timeout > 0 && timeout <= 86_400) {
             throw ValidationError("--timeout must be a number of seconds above 0 (at most 86400)")
         }
         if appSyncKey != nil, hasuraSecret != nil {
             throw ValidationError("--appsync-key and --hasura-secret cannot be used together")
         }
-        if appSyncKey != nil {
+        if let appSyncKey {
             guard url != nil else { throw ValidationError("--appsync-key needs --url, the AppSync API endpoint") }
             if let socketProtocol, socketProtocol != .appsync {
                 throw ValidationError("--appsync-key speaks the appsync protocol, not \(socketProtocol.rawValue)")
             }
+            try Self.checkFieldValue(appSyncKey, option: "--appsync-key")
         }
+        if let hasuraSecret { try Self.checkFieldValue(hasuraSecret, option: "--hasura-secret") }
         if socketProtocol == .appsync {
             guard url != nil else { throw ValidationError("--protocol appsync needs --url, the AppSync API endpoint") }
             guard hasuraSecret == nil else { throw ValidationError("--hasura-secret does not apply to AppSync") }
@@ -97,36 +94,88 @@ struct ClientOptions: ParsableArguments {
         _ = try parsedHeaders()
     }
 
+    /// Checks that `value`, when given, is an absolute URL of one of `schemes` with a host and no user information;
+    /// the URL itself is never quoted back (its user information may be a password).
+    private static func checkURL(_ value: String?, option: String, schemes: Set<String>) throws {
+        guard let value else { return }
+        let allowed = schemes.sorted().joined(separator: ", ")
+        guard let components = URLComponents(string: value), let scheme = components.scheme?.lowercased(),
+            schemes.contains(scheme)
+        else {
+            throw ValidationError("\(option) must be an absolute URL with one of the schemes \(allowed)")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw ValidationError("\(option) has no host; write it as \(scheme)://host:port/path")
+        }
+        guard components.user == nil, components.password == nil else {
+            throw ValidationError(
+                "\(option) must not carry a user name or password; send credentials with --header instead")
+        }
+    }
+
+    /// Checks that `value` is a valid HTTP field value (RFC 9110 5.5: visible characters, spaces and tabs); the
+    /// message names `option`, never the value, which may be a credential.
+    private static func checkFieldValue(_ value: String, option: String) throws {
+        let invisible = value.unicodeScalars.contains { scalar in
+            if scalar == " " || scalar == "\t" { return false }
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned, .privateUse:
+                return true
+            default:
+                return scalar.properties.isWhitespace && scalar.value < 0x80
+            }
+        }
+        if invisible {
+            throw ValidationError(
+                "\(option) has a control or invisible character in its value (only visible characters, spaces and "
+                    + "tabs are allowed in HTTP headers)")
+        }
+    }
+
+    /// The characters of an RFC 7230 token, the only ones a header name may have.
+    private static let tokenCharacters = Set(
+        "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
     /// `--header name:value` pairs; the value is never quoted back in a message, it may be a credential.
     func parsedHeaders() throws -> [String: String] {
         var result: [String: String] = [:]
         for (index, header) in headers.enumerated() {
+            let option = "--header #\(index + 1)"
             guard let colon = header.firstIndex(of: ":") else {
-                throw ValidationError("--header number \(index + 1) has no ':'; write it as name:value")
+                throw ValidationError("\(option) has no ':'; write it as name:value")
             }
             let name = header[..<colon].trimmingCharacters(in: .whitespaces)
             let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else {
-                throw ValidationError("--header number \(index + 1) has no usable name before ':'")
+            guard !name.isEmpty, name.allSatisfy({ Self.tokenCharacters.contains($0) }) else {
+                throw ValidationError(
+                    "\(option) has no usable name before ':' (letters, digits and !#$%&'*+-.^_`|~ only)")
             }
+            try Self.checkFieldValue(value, option: option)
             result[name] = value
         }
         return result
     }
 
-    /// The values error messages must not show: the key, the secret and every header value.
+    /// The values error messages must not show: the key, the secret and the values of the headers that carry
+    /// credentials.
     var secrets: [String] {
         var secrets = [appSyncKey, hasuraSecret].compactMap { $0 }
-        secrets += ((try? parsedHeaders()) ?? [:]).values.filter { !$0.isEmpty }
+        let headers = (try? parsedHeaders()) ?? [:]
+        secrets += headers.filter { Self.credentialHeaders.contains($0.key.lowercased()) }.values.filter { !$0.isEmpty }
         return secrets
     }
+
+    /// The headers whose values are credentials.
+    static let credentialHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "x-api-key", "x-hasura-admin-secret", "cookie",
+    ]
 
     /// The server the options describe.
     ///
     /// - Parameter subscribing: whether a WebSocket is needed: without --ws-url it is derived from --url (same
     ///   path, `ws`/`wss` scheme).
     func makeServer(subscribing: Bool) throws -> GQLServer {
-        let headers = try parsedHeaders()
+        var headers = try parsedHeaders()
         var configuration = GQLServer.Configuration()
         if let timeout {
             let duration = Duration.milliseconds(Int64((timeout * 1000).rounded(.up)))
@@ -136,36 +185,31 @@ struct ClientOptions: ParsableArguments {
         // A command line that lost its server should say so rather than retry for ever.
         configuration.reconnect = .init(maximumAttempts: 5)
 
-        if let appSyncKey, let url {
-            return GQLServer(AppSync: url, key: appSyncKey, realtime: webSocketURL, configuration: configuration)
+        if let url, appSyncKey != nil || socketProtocol == .appsync {
+            // The --header pairs (and the key, as x-api-key) go with every HTTP request and into AppSync's
+            // real-time authorization.
+            if let appSyncKey { headers["x-api-key"] = appSyncKey }
+            return GQLServer(
+                HTTP: url, WebSocket: webSocketURL ?? GQLServer.realtimeURL(forAppSync: url), protocol: .appSync,
+                headers: headers, configuration: configuration)
         }
         if let hasuraSecret, let url, usesHasuraDefaults {
             return GQLServer(Hasura: url, secret: hasuraSecret, configuration: configuration)
         }
-        let socketURL = webSocketURL ?? (subscribing ? url.map { GQLServer.webSocketURL(forHTTP: $0) } : nil)
-        var allHeaders = headers
         var payload: GQLServer.ConnectionPayload?
         if let hasuraSecret {
-            allHeaders["x-hasura-admin-secret"] = hasuraSecret
+            headers["x-hasura-admin-secret"] = hasuraSecret
             payload = { ["headers": ["x-hasura-admin-secret": .string(hasuraSecret)]] }
         }
-        if socketProtocol == .appsync, let url {
-            return GQLServer(AppSync: url, key: nil, realtime: webSocketURL, configuration: configuration)
-        }
         let kind = (socketProtocol ?? .graphqlTransportWS).webSocketProtocol
-        guard let socketURL else {
-            guard let url else { throw ValidationError("give the server's address: --url, --ws-url or both") }
-            return GQLServer(HTTP: url, headers: allHeaders, configuration: configuration)
+        if let socketURL = webSocketURL ?? (subscribing ? url.map { GQLServer.webSocketURL(forHTTP: $0) } : nil) {
+            return GQLServer(
+                HTTP: url, WebSocket: socketURL, protocol: kind, headers: headers, configuration: configuration,
+                connectionPayload: payload)
         }
-        return GQLServer(
-            HTTP: url, WebSocket: socketURL, protocol: kind, headers: allHeaders, configuration: configuration,
-            connectionPayload: payload)
-    }
-
-    /// The headers to send with each call: for an AppSync server, whose initializer takes none, the --header
-    /// pairs travel with each HTTP request (the real-time WebSocket carries AppSync's own authorization).
-    func callHeaders() throws -> [String: String] {
-        appSyncKey != nil || socketProtocol == .appsync ? try parsedHeaders() : [:]
+        // validate() makes sure of --url or --ws-url, and --ws-url returned above; the unwrap is for the compiler.
+        guard let url else { throw ValidationError("give the server's address: --url, --ws-url or both") }
+        return GQLServer(HTTP: url, headers: headers, configuration: configuration)
     }
 
     /// Whether `GQLServer(Hasura:secret:)` fits: a secret and an HTTP endpoint, no WebSocket choices and no other

@@ -4,7 +4,8 @@ import Foundation
 /// SIGINT and SIGTERM as an `AsyncStream`, so a long-running command can stop cleanly (exit 0) instead of
 /// being killed.
 enum InterruptSignals {
-    /// Stops the default handling of SIGINT and SIGTERM and yields each one that arrives from now on.
+    /// Stops the default handling of SIGINT and SIGTERM and yields each one that arrives from now on; when the
+    /// stream ends, the default handling is back.
     static func stream() -> AsyncStream<Int32> {
         AsyncStream { continuation in
             let sources = Sources(
@@ -15,7 +16,10 @@ enum InterruptSignals {
                     source.resume()
                     return source
                 })
-            continuation.onTermination = { _ in sources.cancel() }
+            continuation.onTermination = { _ in
+                sources.cancel()
+                for number in [SIGINT, SIGTERM] { signal(number, SIG_DFL) }
+            }
         }
     }
 

@@ -58,31 +58,119 @@ struct OperationOptions: ParsableArguments {
             }
             result = members
         }
-        for pair in variablePairs {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw ValidationError("--var '\(pair)' is not name=value")
+        for (index, pair) in variablePairs.enumerated() {
+            let option = "--var #\(index + 1)"
+            guard let equals = pair.firstIndex(of: "=") else {
+                throw ValidationError("\(option) is not name=value")
+            }
+            let name = String(pair[..<equals])
+            guard Self.isGraphQLName(name) else {
+                throw ValidationError(
+                    "\(option) needs a GraphQL name before '=' (letters, digits and _, not first a digit)")
             }
             let raw = String(pair[pair.index(after: equals)...])
-            result[String(pair[..<equals])] = (try? GQLValue(json: raw)) ?? .string(raw)
+            if let first = raw.first, "{[\"".contains(first) {
+                do {
+                    result[name] = try GQLValue(json: raw)
+                } catch {
+                    throw ValidationError("\(option) (\(name)) starts like JSON but is not valid JSON")
+                }
+            } else {
+                result[name] = (try? GQLValue(json: raw)) ?? .string(raw)
+            }
         }
         return result
     }
 
-    /// The text to send, checked against the command when it comes from a documents folder (where the kind is
-    /// known): `query` sends queries, `mutate` mutations, `subscribe` subscriptions.
+    /// Whether `name` is a GraphQL name: `[_A-Za-z][_0-9A-Za-z]*`.
+    static func isGraphQLName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy {
+            $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+        }
+    }
+
+    /// The text to send, checked against the command: `query` sends queries, `mutate` mutations, `subscribe`
+    /// subscriptions. Inline text is parsed here, so a syntax error or the wrong kind is a bad option (exit 64).
     func operationText(for kind: GQLQuery.OperationType) throws -> String {
-        if let text { return text }
+        if let text {
+            try Self.checkInline(text, kind: kind)
+            return text
+        }
         let (directory, name) = (documents[0], documents[1])
-        let registry = try DocumentsCommand.registry(directory)
-        let document = try CLIError.guarding("cannot use \(name) of \(directory)") {
-            try registry.document(named: name)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+        else {
+            throw ValidationError("--documents: no folder at \(directory)")
         }
-        guard document.operationType == kind else {
-            let verb = Self.command(for: document.operationType)
-            throw CLIError(
-                "\(name) is a \(document.operationType.rawValue), not a \(kind.rawValue): send it with gql-cli \(verb)")
+        let registry = GQLQuery()
+        do {
+            try registry.load(directory: URL(fileURLWithPath: directory, isDirectory: true))
+        } catch let error as GQLError {
+            throw ValidationError("--documents: cannot load the documents in \(directory): \(error.message)")
         }
+        guard registry.contains(name) else {
+            throw ValidationError(
+                "--documents: no operation named \(name) in \(directory) (see gql-cli documents list)")
+        }
+        let document: GQLQuery.Document
+        do {
+            document = try registry.document(named: name)
+        } catch let error as GQLError {
+            throw ValidationError("--documents: cannot use \(name) of \(directory): \(error.message)")
+        }
+        try Self.check(document.operationType, of: name, against: kind, option: "--documents: ")
         return document.text
+    }
+
+    /// Parses inline `text` and checks that its operations are of `kind`.
+    private static func checkInline(_ text: String, kind: GQLQuery.OperationType) throws {
+        let registry = GQLQuery()
+        do {
+            try registry.load(text, sourceName: "operation")
+        } catch let error as GQLError where error.message.hasPrefix("Syntax error") {
+            throw ValidationError(
+                "the operation's text has a \(error.message.prefix(1).lowercased())\(error.message.dropFirst())")
+        } catch {
+            // Parsed, but an operation has no name, which the registry needs: read its kind from its first word.
+            if let found = leadingOperationType(text) {
+                try check(found, of: "the operation", against: kind, option: "")
+            }
+            return
+        }
+        for name in registry.operationNames {
+            // A fragment missing from the text is the server's to report.
+            guard let document = try? registry.document(named: name) else { continue }
+            try check(document.operationType, of: name, against: kind, option: "")
+        }
+    }
+
+    /// The kind of the operation `text` starts with (`{` is a query), skipping whitespace, commas and comments;
+    /// nil when it starts with something else (a fragment).
+    private static func leadingOperationType(_ text: String) -> GQLQuery.OperationType? {
+        var rest = Substring(text)
+        while let first = rest.first {
+            if first == "#" {
+                rest = rest.drop { $0 != "\n" && $0 != "\r" }
+            } else if first.isWhitespace || first == "," || first == "\u{FEFF}" {
+                rest = rest.dropFirst()
+            } else {
+                break
+            }
+        }
+        if rest.first == "{" { return .query }
+        let word = rest.prefix { $0.isLetter }
+        return GQLQuery.OperationType(rawValue: String(word))
+    }
+
+    /// Throws a ``ValidationError`` when `found` is not the `expected` kind.
+    private static func check(
+        _ found: GQLQuery.OperationType, of name: String, against expected: GQLQuery.OperationType, option: String
+    ) throws {
+        guard found != expected else { return }
+        throw ValidationError(
+            "\(option)\(name) is a \(found.rawValue), not a \(expected.rawValue): send it with gql-cli "
+                + command(for: found))
     }
 
     /// Prints one response object as JSON.

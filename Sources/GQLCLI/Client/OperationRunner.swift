@@ -4,17 +4,14 @@ import GQLNet
 
 /// Runs one query or mutation for `gql-cli query` and `gql-cli mutate` and prints its response object.
 ///
-/// Exit status: 0 for a response without errors; 2 for a response with GraphQL errors (the response is still
-/// printed on standard output, a summary goes to standard error); 1 when there is no response (unreachable
-/// server, refused credentials, timeout, an answer that is not a GraphQL response).
+/// Exit status: as ``ClientHelp/exitStatus(subscribing:)`` says, through ``ClientFailure``.
 enum OperationRunner {
     /// How long a WebSocket-only operation may take when --timeout is not given.
     static let defaultTimeout = 30.0
 
     static func run(_ kind: GQLQuery.OperationType, client: ClientOptions, operation: OperationOptions) async throws {
-        let text = try operation.operationText(for: kind)
+        let text = try ClientFailure.badOptions { try operation.operationText(for: kind) }
         let variables = try operation.parsedVariables().mapValues { $0 as any GQLValueConvertible }
-        let headers = try client.callHeaders()
         let secrets = client.secrets
         let server = try client.makeServer(subscribing: false)
         let socketOnly = client.isSocketOnly
@@ -22,10 +19,8 @@ enum OperationRunner {
         do {
             result = try await within(client.timeout ?? defaultTimeout, kind: kind, server: server) {
                 if socketOnly { try await server.connect() }
-                switch kind {
-                case .mutation: return try await server.mutation(text, variables, headers: headers)
-                case .query, .subscription: return try await server.query(text, variables, headers: headers)
-                }
+                return kind == .mutation
+                    ? try await server.mutation(text, variables) : try await server.query(text, variables)
             }
         } catch {
             try? await server.shutdown()

@@ -21,9 +21,7 @@ struct SubscribeCommand: AsyncParsableCommand {
             The WebSocket is --ws-url, or --url with a ws/wss scheme. \(ClientHelp.transport) A lost \
             connection is reopened (up to 5 attempts in a row) and the subscription resent.
 
-            Exit status: 0 as above; 2 when the server refuses the subscription with GraphQL errors (events \
-            that carry errors are printed and do not change it); 1 when the connection fails or is lost for \
-            good; 64 for bad options. Keys, secrets and header values never appear in messages.
+            \(ClientHelp.exitStatus(subscribing: true))
 
             Example: gql-cli subscribe --url http://127.0.0.1:4000/graphql \
             'subscription { onCreateObjects { objectId text } }' --count 2
@@ -48,7 +46,7 @@ struct SubscribeCommand: AsyncParsableCommand {
     func run() async throws {
         // First, so an interrupt while connecting is a clean stop too.
         let interrupts = InterruptSignals.stream()
-        let text = try operation.operationText(for: .subscription)
+        let text = try ClientFailure.badOptions { try operation.operationText(for: .subscription) }
         let variables = try operation.parsedVariables().mapValues { $0 as any GQLValueConvertible }
         let secrets = client.secrets
         let server = try client.makeServer(subscribing: true)

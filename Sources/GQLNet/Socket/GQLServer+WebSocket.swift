@@ -172,7 +172,7 @@ extension GQLServer {
 
     /// AppSync's real-time endpoint for an API URL: `https://x.appsync-api.…/graphql` becomes
     /// `wss://x.appsync-realtime-api.…/graphql`; other hosts keep theirs, with a WebSocket scheme.
-    static func realtimeURL(forAppSync url: String) -> String {
+    package static func realtimeURL(forAppSync url: String) -> String {
         guard var components = URLComponents(string: url) else { return url }
         if let host = components.host, host.contains(".appsync-api.") {
             components.host = host.replacingOccurrences(of: ".appsync-api.", with: ".appsync-realtime-api.")
