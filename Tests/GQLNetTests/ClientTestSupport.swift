@@ -1,5 +1,6 @@
 import Foundation
 import GQLNet
+import Testing
 
 @testable import GQLDevServer
 
@@ -121,4 +122,17 @@ func waitForState(
         if predicate(state) { break }
     }
     return seen
+}
+
+/// The `GQLError` `body` throws, or `nil` (recording an issue for any other error).
+func gqlError(_ body: () throws -> Void) -> GQLError? {
+    do {
+        try body()
+        return nil
+    } catch let error as GQLError {
+        return error
+    } catch {
+        Issue.record("expected a GQLError, got \(error)")
+        return nil
+    }
 }

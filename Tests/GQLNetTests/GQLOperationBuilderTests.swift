@@ -356,7 +356,7 @@ import Testing
 
     @Test(arguments: badNames)
     func invalidNamesThrowNamingTheNameAndWhere(fault: Fault) throws {
-        let error = try #require(Self.gqlError { _ = try fault.operation.render() })
+        let error = try #require(gqlError { _ = try fault.operation.render() })
         #expect(error.code == .invalidArgument)
         for mention in fault.mentions {
             #expect(error.message.contains(mention), "\(error.message) should mention \(mention)")
@@ -420,7 +420,7 @@ import Testing
 
     @Test(arguments: otherFaults)
     func unrenderableOperationsThrowSayingWhatAndWhere(fault: Fault) throws {
-        let error = try #require(Self.gqlError { _ = try fault.operation.render() })
+        let error = try #require(gqlError { _ = try fault.operation.render() })
         #expect(error.code == .invalidArgument)
         #expect(error.operation == "Q")
         for mention in fault.mentions {
@@ -431,7 +431,7 @@ import Testing
     @Test func nonFiniteNumbersThrowInvalidValue() throws {
         for number in [Double.nan, .infinity, -.infinity] {
             let op = Op.query("Q") { Op.Field("f", arguments: ["x": [.float(number)]]) }
-            let error = try #require(Self.gqlError { _ = try op.render() })
+            let error = try #require(gqlError { _ = try op.render() })
             #expect(error.code == .invalidValue)
             #expect(error.message.contains("query Q > f > argument x"))
         }
@@ -460,7 +460,7 @@ import Testing
         var deep = Op.Value.int(1)
         for _ in 0..<10_000 { deep = .list([deep]) }
         let op = Op.query("Q") { Op.Field("f", arguments: ["x": deep]) }
-        let error = try #require(Self.gqlError { _ = try op.render() })
+        let error = try #require(gqlError { _ = try op.render() })
         #expect(error.code == .invalidValue)
         #expect(error.message.contains("more than 256"))
         #expect(error.message.contains("query Q > f > argument x"))
@@ -469,7 +469,7 @@ import Testing
         let inDefault = Op.query("Q", variables: [.init("v", "In", default: deepObject)]) {
             Op.Field("f", arguments: ["v": .variable("v")])
         }
-        let defaultError = try #require(Self.gqlError { _ = try inDefault.render() })
+        let defaultError = try #require(gqlError { _ = try inDefault.render() })
         #expect(defaultError.code == .invalidValue)
         #expect(defaultError.message.contains("default of $v"))
         // 256 levels is the limit; just under it still renders and parses.
@@ -487,7 +487,7 @@ import Testing
         }
         let op = Op.query("Q", fragments: [Op.Fragment("F", on: "T") { field }]) { Op.FragmentSpread("F") }
         #expect(try op.usedFragments().map(\.name) == ["F"])
-        let error = try #require(Self.gqlError { _ = try op.render() })
+        let error = try #require(gqlError { _ = try op.render() })
         #expect(error.code == .invalidArgument)
         #expect(error.message.contains("nest more than 256 levels"))
         #expect(error.message.contains("fragment F > f > f"))
@@ -497,7 +497,7 @@ import Testing
 
     @Test func theArticleShowsTheRealErrorMessage() throws {
         let op = Op.query("GetFilm") { Op.Field("film") { "first-name" } }
-        let error = try #require(Self.gqlError { _ = try op.render() })
+        let error = try #require(gqlError { _ = try op.render() })
         #expect(
             error.message
                 == "invalid field name \"first-name\": a GraphQL name starts with a letter or _ and continues with "
@@ -507,7 +507,7 @@ import Testing
     @Test func typeNamesKeepTheirSpellingAndOnlySpaceBetweenTokensIsIgnored() throws {
         for bad in ["I D!", "I D !", "[Str ing]", "Int!x", "[ID] ]"] {
             let op = Op.query("Q", variables: [.init("a", bad)]) { Op.Field("f", arguments: ["a": .variable("a")]) }
-            let error = try #require(Self.gqlError { _ = try op.render() }, "\(bad) should be refused")
+            let error = try #require(gqlError { _ = try op.render() }, "\(bad) should be refused")
             #expect(error.message.contains("invalid type \(bad.debugDescription)"))
         }
         let op = Op.query("Q", variables: [.init("a", " [ ID !\t]\n! ")]) {
@@ -550,7 +550,7 @@ import Testing
 
     @Test(arguments: mergeFaults)
     func unusedVariablesAndConflictingResponseNamesThrow(fault: Fault) throws {
-        let error = try #require(Self.gqlError { _ = try fault.operation.render() })
+        let error = try #require(gqlError { _ = try fault.operation.render() })
         #expect(error.code == .invalidArgument)
         #expect(error.operation == "Q")
         for mention in fault.mentions {
@@ -584,7 +584,7 @@ import Testing
 
     @Test func serverExecuteRefusesSubscriptions() throws {
         let subscription = Op.subscription("S") { "a" }
-        let error = try #require(Self.gqlError { _ = try GQLServer.text(of: subscription) })
+        let error = try #require(gqlError { _ = try GQLServer.text(of: subscription) })
         #expect(error.code == .invalidArgument)
         #expect(error.operation == "S")
         #expect(error.message.contains("not sent over HTTP"))
@@ -631,18 +631,6 @@ import Testing
     }
 
     // MARK: Helpers
-
-    static func gqlError(_ body: () throws -> Void) -> GQLError? {
-        do {
-            try body()
-            return nil
-        } catch let error as GQLError {
-            return error
-        } catch {
-            Issue.record("expected a GQLError, got \(error)")
-            return nil
-        }
-    }
 
     static func operation(in text: String) throws -> OperationDefinition {
         let document = try GraphQL.parse(source: Source(body: text))

@@ -30,18 +30,6 @@ import Testing
         }
     }
 
-    private func gqlError(_ body: () throws -> Void) -> GQLError? {
-        do {
-            try body()
-            return nil
-        } catch let error as GQLError {
-            return error
-        } catch {
-            Issue.record("expected a GQLError, got \(error)")
-            return nil
-        }
-    }
-
     @Test func loadsDirectoriesRecursivelyAndOnlyGraphQLFiles() throws {
         let root = try directory([
             "a.graphql": "query Top { a }",
