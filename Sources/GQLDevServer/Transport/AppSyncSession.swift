@@ -18,17 +18,11 @@ struct AppSyncSession {
     let operations = OperationRegistry()
 
     func run(_ messages: WebSocketInboundMessageStream) async throws {
-        var keepAlive: Task<Void, Never>?
-        defer {
-            keepAlive?.cancel()
-            operations.stopAll()
-        }
         var acknowledged = false
-        for try await message in messages {
-            await transport.faults.delay()
-            guard let object = WebSocketTransport.decode(message), let type = object["type"]?.stringValue else {
+        try await transport.readMessages(messages, writer: writer, operations: operations) { message, keepAlive in
+            guard let (type, object) = message else {
                 await writer.send(Self.error(nil, "BadRequestException", "Message must be JSON with a type."))
-                continue
+                return true
             }
             let id = object["id"]?.stringValue
             switch type {
@@ -40,9 +34,9 @@ struct AppSyncSession {
                     ]
                     await writer.send(["type": "connection_error", "payload": ["errors": [error]]])
                     await writer.close(code: 4403, reason: "Forbidden")
-                    return
+                    return false
                 }
-                guard !acknowledged else { continue }
+                guard !acknowledged else { return true }
                 acknowledged = true
                 let timeout = GQLValue.int(Int64(transport.configuration.appSyncConnectionTimeoutMilliseconds))
                 await writer.send(["type": "connection_ack", "payload": ["connectionTimeoutMs": timeout]])
@@ -50,17 +44,17 @@ struct AppSyncSession {
             case "start":
                 guard let id else {
                     await writer.send(Self.error(nil, "BadRequestException", "start needs an id"))
-                    continue
+                    return true
                 }
                 await start(id: id, payload: object["payload"])
             case "stop":
-                guard let id else { continue }
+                guard let id else { return true }
                 operations.stop(id)
                 await writer.send(["type": "complete", "id": .string(id)])
             default:
                 await writer.send(Self.error(id, "UnsupportedOperation", "Unknown message type \(type)"))
             }
-            if await writer.isClosed { return }
+            return true
         }
     }
 

@@ -16,19 +16,13 @@ struct LegacyWSSession {
     let operations = OperationRegistry()
 
     func run(_ messages: WebSocketInboundMessageStream) async throws {
-        var keepAlive: Task<Void, Never>?
-        defer {
-            keepAlive?.cancel()
-            operations.stopAll()
-        }
         var acknowledged = false
-        for try await message in messages {
-            await transport.faults.delay()
-            guard let object = WebSocketTransport.decode(message), let type = object["type"]?.stringValue else {
+        try await transport.readMessages(messages, writer: writer, operations: operations) { message, keepAlive in
+            guard let (type, object) = message else {
                 await writer.send([
                     "type": "connection_error", "payload": ["message": "Message must be JSON with a type."],
                 ])
-                continue
+                return true
             }
             let id = object["id"]?.stringValue
             switch type {
@@ -39,24 +33,24 @@ struct LegacyWSSession {
                         "type": "connection_error", "payload": ["message": "Forbidden: invalid credentials"],
                     ])
                     await writer.close(code: 4403, reason: "Forbidden")
-                    return
+                    return false
                 }
-                guard !acknowledged else { continue }
+                guard !acknowledged else { return true }
                 acknowledged = true
                 await writer.send(["type": "connection_ack"])
                 keepAlive = writer.keepAlive(every: transport.configuration.keepAliveInterval)
             case "start":
                 guard let id else {
                     await writer.send(["type": "error", "payload": ["message": "start needs an id"]])
-                    continue
+                    return true
                 }
                 await start(id: id, object: object, acknowledged: acknowledged)
             case "stop":
-                guard let id else { continue }
+                guard let id else { return true }
                 if operations.stop(id) { await writer.send(["type": "complete", "id": .string(id)]) }
             case "connection_terminate":
                 await writer.close(code: 1000, reason: "Connection terminated")
-                return
+                return false
             default:
                 var reply: GQLValues = [
                     "type": "error", "payload": ["message": .string("Invalid message type \(type)")],
@@ -64,7 +58,7 @@ struct LegacyWSSession {
                 if let id { reply["id"] = .string(id) }
                 await writer.send(.object(reply))
             }
-            if await writer.isClosed { return }
+            return true
         }
     }
 

@@ -66,6 +66,26 @@ struct WebSocketTransport: Sendable {
         return value.objectValue
     }
 
+    /// Reads a legacy or AppSync socket until it closes or `handle` returns `false`: each message after the fault
+    /// delay, as its `type` and object (`nil` when it is not a JSON object with a string `type`). The keep-alive task
+    /// `handle` may start and the session's operations stop when it returns.
+    func readMessages(
+        _ messages: WebSocketInboundMessageStream, writer: SocketWriter, operations: OperationRegistry,
+        _ handle: (_ message: (type: String, object: GQLValues)?, _ keepAlive: inout Task<Void, Never>?) async -> Bool
+    ) async throws {
+        var keepAlive: Task<Void, Never>?
+        defer {
+            keepAlive?.cancel()
+            operations.stopAll()
+        }
+        for try await message in messages {
+            await faults.delay()
+            let object = Self.decode(message)
+            let decoded = object.flatMap { object in object["type"]?.stringValue.map { (type: $0, object: object) } }
+            guard await handle(decoded, &keepAlive), await !writer.isClosed else { return }
+        }
+    }
+
     /// The GraphQL request in a `{query, variables, operationName}` object, or why it is not one.
     static func graphQLRequest(_ payload: GQLValue?) -> Result<DevEngine.Request, RequestError> {
         guard let object = payload?.objectValue else {
