@@ -1,0 +1,181 @@
+import Foundation
+import GQLCore
+import HTTPTypes
+import Logging
+import WSClient
+
+/// The socket and timer side of ``SocketConnection``: what the socket reports goes to the state machine, and the
+/// tasks that open sockets and wait for deadlines.
+extension SocketConnection {
+    // MARK: - Socket events
+
+    func opened(_ generation: Int) {
+        run(shared.withLock { apply($0.machine.socketOpened(generation, at: .now), to: &$0) })
+    }
+
+    func received(_ text: String, on generation: Int) {
+        let now = ContinuousClock.now
+        let effects: [Effect]
+        do {
+            let message = try endpoint.codec.decode(text)
+            effects = shared.withLock { apply($0.machine.received(message, on: generation, at: now), to: &$0) }
+        } catch {
+            let error = error as? GQLError ?? GQLError(.invalidResponse, "\(error)")
+            let (current, actions) = shared.withLock { shared in
+                (
+                    shared.machine.generation == generation,
+                    apply(shared.machine.receivedInvalid(error, on: generation, at: now), to: &shared)
+                )
+            }
+            // The message quotes the frame, which may carry data: log only that it happened.
+            if current { logger.warning("GraphQL WebSocket message rejected", metadata: ["code": "\(error.code)"]) }
+            effects = actions
+        }
+        run(effects)
+    }
+
+    func closed(_ generation: Int, frame: WebSocketCloseFrame?, error: (any Error)?) {
+        let code = frame.map { UInt16(webSocketErrorCode: $0.closeCode) }
+        let failure = error.map { error -> GQLError in
+            if let error = error as? GQLError { return error }
+            return GQLError(.connection, "the WebSocket to \(GQLServer.loggable(endpoint.url)) failed: \(error)")
+        }
+        logger.debug(
+            "GraphQL WebSocket closed",
+            metadata: ["code": "\(code.map(String.init) ?? "none")", "error": "\(failure?.message ?? "none")"])
+        run(
+            shared.withLock {
+                apply(
+                    $0.machine.socketClosed(generation, code: code, reason: frame?.reason, error: failure, at: .now),
+                    to: &$0)
+            })
+    }
+
+    func tooLarge(_ size: Int, on generation: Int) {
+        let error = GQLError(
+            .responseTooLarge,
+            "a \(size)-byte WebSocket message from \(GQLServer.loggable(endpoint.url)) is larger than the "
+                + "\(configuration.maximumResponseSize)-byte maximum")
+        run(shared.withLock { apply($0.machine.receivedInvalid(error, on: generation, at: .now), to: &$0) })
+    }
+
+    func tick() {
+        run(shared.withLock { apply($0.machine.tick(at: .now), to: &$0) })
+    }
+
+    // MARK: - Tasks
+
+    /// Sleeps until the machine's next deadline and ticks, for as long as it has one. A deadline that moves
+    /// earlier replaces this task (see `.reschedule`); one that moves later is picked up after the wake-up.
+    func runTimer(until first: ContinuousClock.Instant) async {
+        var deadline = first
+        while true {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            if Task.isCancelled { return }
+            tick()
+            let next = shared.withLock { shared -> ContinuousClock.Instant? in
+                // Cancelled under this lock when replaced: then the replacement owns the timer fields.
+                guard !Task.isCancelled else { return nil }
+                let next = shared.machine.nextDeadline
+                shared.timerDeadline = next
+                if next == nil { shared.timerTask = nil }
+                return next
+            }
+            guard let next else { return }
+            deadline = next
+        }
+    }
+
+    /// A close frame's reason: at most 123 UTF-8 bytes (a control frame carries 125, two of them the code), cut at
+    /// a character boundary.
+    static func closeReason(_ reason: String) -> String {
+        var result = ""
+        var bytes = 0
+        for character in reason {
+            bytes += character.utf8.count
+            guard bytes <= 123 else { break }
+            result.append(character)
+        }
+        return result
+    }
+
+    /// Opens socket `generation`, sends `connection_init`, then reads until it closes while a writer drains the
+    /// queue.
+    func runSocket(_ generation: Int, outgoing: AsyncStream<Outgoing>) async {
+        do {
+            let extra = try await endpoint.connectionPayload?() ?? [:]
+            let (url, initPayload) = try prepare(extra, for: generation)
+            var settings = WebSocketClientConfiguration()
+            // NIO drops a frame over `maxFrameSize` without saying why; allowing twice the limit lets oversized
+            // messages arrive and fail with a clear error (larger ones still close the socket).
+            let frameLimit = min(max(configuration.maximumResponseSize, 1 << 16) * 2, 1 << 30)
+            settings.maxFrameSize = frameLimit
+            settings.closeTimeout = .seconds(2)
+            settings.additionalHeaders[.secWebSocketProtocol] = endpoint.codec.subprotocol
+            for (name, value) in endpoint.handshakeHeaders {
+                guard let field = HTTPField.Name(name) else { continue }
+                settings.additionalHeaders[field] = value
+            }
+            let initText = try endpoint.codec.connectionInit(payload: initPayload).jsonString()
+            let limit = configuration.maximumResponseSize
+            let frame = try await WebSocketClient.connect(url: url, configuration: settings, logger: logger) {
+                inbound, outbound, _ in
+                try await outbound.write(.text(initText))
+                self.opened(generation)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await item in outgoing {
+                            switch item {
+                            case .text(let text):
+                                try await outbound.write(.text(text))
+                            case .close(let code, let reason):
+                                try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
+                                return
+                            }
+                        }
+                    }
+                    for try await message in inbound.messages(maxSize: frameLimit) {
+                        guard case .text(let text) = message else { continue }
+                        guard text.utf8.count <= limit else {
+                            // Keep reading: the server's answer to the close ends the loop.
+                            self.tooLarge(text.utf8.count, on: generation)
+                            continue
+                        }
+                        self.received(text, on: generation)
+                    }
+                    group.cancelAll()
+                }
+            }
+            closed(generation, frame: frame, error: nil)
+        } catch {
+            closed(generation, frame: nil, error: error)
+        }
+    }
+
+    /// The URL to open and the `connection_init` payload, given the provider's part.
+    private func prepare(_ extra: GQLValues, for generation: Int) throws -> (url: String, payload: GQLValues?) {
+        guard endpoint.codec.kind == .appSync else { return (endpoint.url, extra) }
+        var authorization = endpoint.appSyncAuthorization
+        authorization.merge(extra) { _, new in new }
+        if let host = endpoint.appSyncHost { authorization["host"] = .string(host) }
+        let header = try GQLValue.object(authorization).jsonData().base64EncodedString()
+        let stored = authorization
+        shared.withLock { shared in
+            // A late provider of an abandoned socket must not replace the current connection's token.
+            if shared.machine.generation == generation { shared.authorization = stored }
+        }
+        guard var components = URLComponents(string: endpoint.url) else {
+            throw GQLError(.invalidArgument, "'\(GQLServer.loggable(endpoint.url))' is not a usable WebSocket URL")
+        }
+        var items = components.queryItems ?? []
+        items.removeAll { $0.name == "header" || $0.name == "payload" }
+        items += [URLQueryItem(name: "header", value: header), URLQueryItem(name: "payload", value: "e30=")]
+        components.queryItems = items
+        // Base64's '+' must not turn into a space on the server.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        guard let url = components.string else {
+            throw GQLError(.invalidArgument, "'\(GQLServer.loggable(endpoint.url))' is not a usable WebSocket URL")
+        }
+        return (url, nil)
+    }
+}
