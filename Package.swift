@@ -66,14 +66,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Helpers the test targets share (child processes); not a product.
+        .target(name: "GQLTestSupport", path: "Tests/GQLTestSupport"),
         .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore"]),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
-        .testTarget(name: "GQLCLITests", dependencies: ["GQLStore"]),
+        .testTarget(name: "GQLCLITests", dependencies: ["GQLStore", "GQLTestSupport"]),
         .testTarget(
             name: "GQLNetTests",
             dependencies: [
-                "GQLNet", "GQLDevServer",
+                "GQLNet", "GQLDevServer", "GQLTestSupport",
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GQLTestSupport
 import Testing
 
 /// A Strawberry GraphQL server (Tests/Interop/strawberry_peer.py) run by the venv's Python for one test: started,
@@ -52,7 +53,7 @@ final class StrawberryPeer {
         process.standardInput = stdin
         try process.run()
 
-        let lines = Self.lines(of: stdout.fileHandleForReading)
+        let lines = stdout.fileHandleForReading.lines()
         let ready = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
                 for await line in lines where line.hasPrefix("READY ") {
@@ -114,25 +115,6 @@ final class StrawberryPeer {
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: stderrURL)
-    }
-
-    /// The lines a pipe delivers, read on a dispatch thread until it closes.
-    private static func lines(of handle: FileHandle) -> AsyncStream<String> {
-        AsyncStream { continuation in
-            DispatchQueue.global().async {
-                var pending = Data()
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    pending.append(chunk)
-                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                        continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
-                        pending.removeSubrange(...newline)
-                    }
-                }
-                continuation.finish()
-            }
-        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GQLTestSupport
 import Testing
 
 /// A `gql-cli serve` child process: started, its endpoint lines read, then stopped with a signal.
@@ -31,7 +32,7 @@ final class ServeProcess {
         process.standardInput = FileHandle.nullDevice
         try process.run()
 
-        let lines = Self.lines(of: stdout.fileHandleForReading)
+        let lines = stdout.fileHandleForReading.lines()
         let endpoints = try await withThrowingTaskGroup(of: [String]?.self) { group in
             group.addTask {
                 var found: [String] = []
@@ -69,26 +70,6 @@ final class ServeProcess {
         self.process = process
         self.stderrURL = stderrURL
         self.scratch = scratch
-    }
-
-    /// The lines a pipe delivers, read on a dispatch thread until it closes. Lines after the consumer
-    /// stopped are dropped.
-    private static func lines(of handle: FileHandle) -> AsyncStream<String> {
-        AsyncStream { continuation in
-            DispatchQueue.global().async {
-                var pending = Data()
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    pending.append(chunk)
-                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                        continuation.yield(String(decoding: pending[..<newline], as: UTF8.self))
-                        pending.removeSubrange(...newline)
-                    }
-                }
-                continuation.finish()
-            }
-        }
     }
 
     /// What the server wrote on standard error so far.
