@@ -14,7 +14,10 @@ public struct GQLError: Error, Sendable, Hashable {
     /// What went wrong, as a value a caller can branch on.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
-        private init(_ name: String) { self.name = name }
+        /// A code named by a module of the toolkit. Modules above GQLCore add their own codes
+        /// (`static let signature = GQLError.Code("signature")` in an extension); two codes are equal when
+        /// their names are, so a name must be unique across the toolkit.
+        package init(_ name: String) { self.name = name }
         public var description: String { name }
 
         /// Text that is not valid JSON.
