@@ -4,12 +4,26 @@ import GQLCore
 extension GQLDatabase {
     /// Runs `body` in one write transaction without blocking the caller's thread.
     ///
+    /// `origin` tags the transaction's changes for observers, as in the synchronous form; commit and
+    /// rollback hooks run on the worker thread before this returns.
     /// ```swift
     /// try await db.write { tx in try user.insert(tx) }
+    /// try await db.write(origin: "sync") { tx in try pulled.insertUpdate(tx) }
     /// ```
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (GQLTransaction) throws -> T) async throws -> T {
-        try await offload { try self.write(body) }
+    public func write<T: Sendable>(
+        origin: String? = nil, _ body: @escaping @Sendable (GQLTransaction) throws -> T
+    ) async throws -> T {
+        try await offload { try self.write(origin: origin, body) }
+    }
+
+    /// Closes the database without blocking the caller's thread while reads and the write in progress end.
+    ///
+    /// ```swift
+    /// try await db.close()
+    /// ```
+    public func close() async throws {
+        try await offload { try self.close() }
     }
 
     /// Runs `body` in one read transaction without blocking the caller's thread.

@@ -73,7 +73,7 @@ public final class GQLDatabase: Sendable {
         }
         ObserverCenter.install(on: writer)
         let observers = self.observers
-        writer.committed = { events in observers.deliver(events) }
+        writer.committed = { events, origin in observers.deliver(events, origin: origin) }
         let connection = writer.connection
         writer.rolledBackTriggers = { tables in
             for table in tables.sorted() { try? observers.reinstall(table: table, connection: connection) }
@@ -120,26 +120,38 @@ public final class GQLDatabase: Sendable {
 
     /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
     ///
-    /// Observers hear about the changes after the commit, never about a rolled-back write.
+    /// Observers hear about the changes after the commit, never about a rolled-back write; `origin`, when
+    /// given, tags every change of the transaction (``GQLChange/origin``), so an observer can tell, say, rows
+    /// pulled from a server from local edits. Hooks added with ``GQLTransaction/afterCommit(_:)`` and
+    /// ``GQLTransaction/onRollback(_:)`` run after the outcome, before this returns.
     /// ```swift
     /// try db.write { tx in
     ///     try user.insert(tx)
     ///     try User.updateAll(tx, ["approved": true], "age > ?", [40])
     /// }
+    /// try db.write(origin: "sync") { tx in try pulled.insertUpdate(tx) }
     /// ```
-    /// - Throws: ``GQLError`` `.nestedWrite` when called from inside another write on this database.
+    /// - Throws: ``GQLError`` `.nestedWrite` when called from inside another write on this database;
+    ///   `.closed` after ``close()``.
     @discardableResult
-    public func write<T>(_ body: (GQLTransaction) throws -> T) throws -> T {
-        var created: [(ObjectIdentifier?, TableSchema)] = []
-        let result = try writer.write(transaction: true) { connection in
-            let tx = GQLTransaction(database: self, connection: connection, writes: true)
-            defer {
-                tx.end()
-                created = tx.pendingSchemas
+    public func write<T>(origin: String? = nil, _ body: (GQLTransaction) throws -> T) throws -> T {
+        var transaction: GQLTransaction?
+        let result: T
+        do {
+            result = try writer.write(transaction: true, origin: origin) { connection in
+                let tx = GQLTransaction(database: self, connection: connection, writes: true)
+                transaction = tx
+                defer { tx.end() }
+                return try body(tx)
             }
-            return try body(tx)
+        } catch {
+            transaction?.runHooks(committed: false)
+            throw error
         }
-        registry.commit(created)
+        if let transaction {
+            registry.commit(transaction.pendingSchemas)
+            transaction.runHooks(committed: true)
+        }
         return result
     }
 
@@ -183,6 +195,26 @@ public final class GQLDatabase: Sendable {
             }
             return changed
         }
+    }
+
+    /// Closes the database: waits for the reads and the write in progress, then closes every connection.
+    ///
+    /// Closing twice is harmless. After it, every read and write fails with ``GQLError`` `.closed`; a read
+    /// or write waiting for a connection when it is called fails the same way. Observer callbacks of writes
+    /// that committed before still run. Use it in tests, or to switch an app to another user's file.
+    /// ```swift
+    /// try db.close()
+    /// try User.count(db)       // throws GQLError .closed
+    /// ```
+    /// - Throws: ``GQLError`` `.nestedWrite` or `.invalidArgument` when called from inside one of this
+    ///   database's own writes or reads, which would wait for themselves.
+    public func close() throws {
+        if writer.isHeldByCurrentThread {
+            throw GQLError(
+                .nestedWrite, "the database cannot be closed from inside one of its own writes", operation: "close")
+        }
+        try readers?.close()
+        try writer.close()
     }
 
     /// Returns once every observer callback for the writes committed so far has run.

@@ -22,6 +22,9 @@ public final class GQLTransaction: GQLDatabaseContext {
     var pendingSchemas: [(ObjectIdentifier?, TableSchema)] = []
     /// Schemas already looked up in this transaction: a loop of inserts skips the registry's lock.
     var schemaCache: [ObjectIdentifier: TableSchema] = [:]
+    /// Hooks registered with ``afterCommit(_:)`` and ``onRollback(_:)``, in registration order.
+    private var commitHooks: [() -> Void] = []
+    private var rollbackHooks: [() -> Void] = []
 
     init(database: GQLDatabase, connection: Connection, writes: Bool) {
         self.database = database
@@ -32,6 +35,61 @@ public final class GQLTransaction: GQLDatabaseContext {
     public var transaction: GQLTransaction? { self }
 
     func end() { isActive = false }
+
+    /// Runs `body` once, after this write transaction has committed.
+    ///
+    /// The hook runs on the thread that called ``GQLDatabase/write(origin:_:)``, after the commit is durable and
+    /// the writer is free again, and before `write` returns — so it may write to the database again, like an
+    /// observer callback. Hooks run in the order they were added. A transaction that rolls back (its closure
+    /// threw, or the commit failed) never runs its commit hooks.
+    /// ```swift
+    /// try db.write { tx in
+    ///     try item.insert(tx)
+    ///     try tx.afterCommit { outbox.wake() }      // only once the insert is on disk
+    /// }
+    /// ```
+    /// - Throws: ``GQLError`` `.closed` after the transaction's closure returned; `.invalidArgument` in a
+    ///   read transaction.
+    public func afterCommit(_ body: @escaping () -> Void) throws {
+        try checkHookable("afterCommit")
+        commitHooks.append(body)
+    }
+
+    /// Runs `body` once, after this write transaction has rolled back.
+    ///
+    /// The hook runs on the thread that called ``GQLDatabase/write(origin:_:)``, after the rollback and with the
+    /// writer free again, before `write` rethrows the error that caused it. Hooks run in the order they were
+    /// added. A committed transaction never runs its rollback hooks.
+    /// ```swift
+    /// try db.write { tx in
+    ///     cache.markDirty(key)
+    ///     try tx.onRollback { cache.forget(key) }   // undo what the database undid
+    ///     try item.update(tx)
+    /// }
+    /// ```
+    /// - Throws: ``GQLError`` `.closed` after the transaction's closure returned; `.invalidArgument` in a
+    ///   read transaction.
+    public func onRollback(_ body: @escaping () -> Void) throws {
+        try checkHookable("onRollback")
+        rollbackHooks.append(body)
+    }
+
+    private func checkHookable(_ name: String) throws {
+        guard isActive else {
+            throw GQLError(.closed, "tx.\(name) was called after the transaction's closure returned")
+        }
+        guard isWritable else {
+            throw GQLError(.invalidArgument, "tx.\(name) needs a write transaction (db.write { }), not db.read { }")
+        }
+    }
+
+    /// Runs the hooks of the outcome, once: the other outcome's hooks are dropped.
+    func runHooks(committed: Bool) {
+        let hooks = committed ? commitHooks : rollbackHooks
+        commitHooks.removeAll()
+        rollbackHooks.removeAll()
+        for hook in hooks { hook() }
+    }
 
     /// The connection, after checking the transaction is still open (and writable when `write`).
     func checkedConnection(write: Bool) throws -> Connection {

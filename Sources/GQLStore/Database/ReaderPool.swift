@@ -11,6 +11,7 @@ final class ReaderPool: @unchecked Sendable {
     private var open = 0
     /// The reader each thread holds while inside `read`.
     private var holders: [UInt: Connection] = [:]
+    private var isClosed = false
     private let maximum: Int
     private let makeConnection: () throws -> Connection
 
@@ -45,7 +46,11 @@ final class ReaderPool: @unchecked Sendable {
 
     private func checkOut() throws -> Connection {
         condition.lock()
-        while idle.isEmpty && open >= maximum { condition.wait() }
+        while idle.isEmpty && open >= maximum && !isClosed { condition.wait() }
+        guard !isClosed else {
+            condition.unlock()
+            throw GQLError(.closed, "the database was closed", operation: "read")
+        }
         if let connection = idle.popLast() {
             condition.unlock()
             return connection
@@ -66,8 +71,26 @@ final class ReaderPool: @unchecked Sendable {
     private func checkIn(_ connection: Connection) {
         condition.lock()
         idle.append(connection)
-        condition.signal()
+        // A close() waits for every reader to come back; wake it along with any read.
+        if isClosed { condition.broadcast() } else { condition.signal() }
         condition.unlock()
+    }
+
+    /// Refuses new reads, waits for the reads in progress to end, and closes every connection.
+    func close() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if holders[Writer.currentThread] != nil {
+            throw GQLError(
+                .invalidArgument, "the database cannot be closed from inside one of its own reads",
+                operation: "close")
+        }
+        isClosed = true
+        condition.broadcast()
+        while idle.count < open { condition.wait() }
+        for connection in idle { connection.close() }
+        open = 0
+        idle.removeAll()
     }
 
     /// Closes the idle connections (they reopen on demand), e.g. after the schema changed.

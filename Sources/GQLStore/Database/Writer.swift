@@ -16,7 +16,12 @@ final class Writer: @unchecked Sendable {
     /// Events reported by triggers during the current write, in order.
     var pending: [ObserverEvent] = []
     /// Called, with the lock still held, when a write ended committed, so the events keep commit order.
-    var committed: (([ObserverEvent]) -> Void)?
+    /// Receives the write's origin tag.
+    var committed: (([ObserverEvent], String?) -> Void)?
+    /// The origin tag of the write in progress, handed on with its events.
+    private var origin: String?
+    /// Set by ``close()``: every later write fails with `.closed`.
+    private var isClosed = false
     private var pendingMark = 0
     /// Tables whose observer triggers changed inside the current transaction.
     private var triggerTables: Set<String> = []
@@ -93,7 +98,7 @@ final class Writer: @unchecked Sendable {
     }
 
     deinit {
-        sqlite3_rollback_hook(connection.handle, nil, nil)
+        if !connection.isClosed { sqlite3_rollback_hook(connection.handle, nil, nil) }
     }
 
     static var currentThread: UInt {
@@ -111,7 +116,7 @@ final class Writer: @unchecked Sendable {
     ///
     /// - Parameter transaction: wrap `body` in `BEGIN IMMEDIATE` … `COMMIT` (rolled back when it throws).
     ///   Without it each statement commits on its own.
-    func write<T>(transaction: Bool, _ body: (Connection) throws -> T) throws -> T {
+    func write<T>(transaction: Bool, origin: String? = nil, _ body: (Connection) throws -> T) throws -> T {
         let me = Self.currentThread
         if owner.load(ordering: .acquiring) == me {
             throw GQLError(
@@ -125,7 +130,26 @@ final class Writer: @unchecked Sendable {
             owner.store(0, ordering: .releasing)
             lock.unlock()
         }
+        guard !isClosed else { throw GQLError(.closed, "the database was closed", operation: "write") }
+        self.origin = origin
+        defer { self.origin = nil }
         return try withHeld(transaction: transaction, body)
+    }
+
+    /// Waits for the write in progress, then closes the connection; later writes fail with `.closed`.
+    /// - Returns: `false` when the writer was already closed.
+    @discardableResult
+    func close() throws -> Bool {
+        if isHeldByCurrentThread {
+            throw GQLError(
+                .nestedWrite, "the database cannot be closed from inside one of its own writes", operation: "close")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed else { return false }
+        isClosed = true
+        connection.close()
+        return true
     }
 
     /// Like ``write(transaction:_:)``, but reentrant: runs inline when the calling thread already writes.
@@ -168,7 +192,7 @@ final class Writer: @unchecked Sendable {
         guard !pending.isEmpty else { return }
         let events = pending
         pending.removeAll(keepingCapacity: true)
-        committed?(events)
+        committed?(events, origin)
     }
 }
 

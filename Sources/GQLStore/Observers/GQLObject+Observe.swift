@@ -18,6 +18,23 @@ extension GQLObject {
         _ db: GQLDatabase, _ types: GQLObserverType, _ condition: String? = nil,
         _ callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
     ) throws -> String {
+        try createObserver(db, types, condition) { (change: GQLChange) in callback(change.type, change.key) }
+    }
+
+    /// Calls `callback` with each committed change to a row that matches `condition`, including the tag of
+    /// the write that made it (``GQLChange/origin``).
+    ///
+    /// The same observer as ``createObserver(_:_:_:_:)-(_,_,_,(GQLObserverType,GQLValue)->Void)``, for callers
+    /// that need the origin.
+    /// ```swift
+    /// let id = try User.createObserver(db, .all) { change in
+    ///     if change.origin != "sync" { outbox.enqueue(change.key) }
+    /// }
+    /// ```
+    public static func createObserver(
+        _ db: GQLDatabase, _ types: GQLObserverType, _ condition: String? = nil,
+        _ callback: @escaping @Sendable (GQLChange) -> Void
+    ) throws -> String {
         try db.addObserver(try db.schema(Self.self), types, condition, callback)
     }
 
@@ -52,6 +69,19 @@ extension GQLDatabase {
         _ table: String, _ types: GQLObserverType, _ condition: String? = nil,
         _ callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
     ) throws -> String {
+        try createObserver(table, types, condition) { (change: GQLChange) in callback(change.type, change.key) }
+    }
+
+    /// Calls `callback` with each committed change to a row of `table` that matches `condition`, including
+    /// the tag of the write that made it (``GQLChange/origin``).
+    ///
+    /// ```swift
+    /// let id = try db.createObserver("User", .all) { change in print(change.type, change.key, change.origin ?? "local") }
+    /// ```
+    public func createObserver(
+        _ table: String, _ types: GQLObserverType, _ condition: String? = nil,
+        _ callback: @escaping @Sendable (GQLChange) -> Void
+    ) throws -> String {
         let schema = try tableSchema(named: table)
         guard schema.hasKey else {
             throw GQLError(
@@ -73,7 +103,7 @@ extension GQLDatabase {
 
     func addObserver(
         _ schema: TableSchema, _ types: GQLObserverType, _ condition: String?,
-        _ callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
+        _ callback: @escaping @Sendable (GQLChange) -> Void
     ) throws -> String {
         let id = try writer.writeReentrant { connection in
             let id = try observers.add(

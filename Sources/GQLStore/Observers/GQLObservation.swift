@@ -6,10 +6,21 @@ public struct GQLChange: Sendable, Hashable {
     public var type: GQLObserverType
     /// The row's primary key.
     public var key: GQLValue
+    /// The tag of the write that made the change (``GQLDatabase/write(origin:_:)``), or `nil` for an untagged
+    /// write.
+    ///
+    /// ```swift
+    /// for try await change in User.observe(db) where change.origin != "sync" {
+    ///     upload(change.key)        // a local edit, not a row the sync engine pulled
+    /// }
+    /// ```
+    public var origin: String?
 
-    public init(type: GQLObserverType, key: GQLValue) {
+    /// Makes a change; `origin` defaults to an untagged write.
+    public init(type: GQLObserverType, key: GQLValue, origin: String? = nil) {
         self.type = type
         self.key = key
+        self.origin = origin
     }
 }
 
@@ -44,12 +55,12 @@ public struct GQLObservation: AsyncSequence, Sendable {
 
     init(
         _ db: GQLDatabase,
-        register: (@escaping @Sendable (GQLObserverType, GQLValue) -> Void) throws -> String
+        register: (@escaping @Sendable (GQLChange) -> Void) throws -> String
     ) {
         let (stream, continuation) = AsyncThrowingStream<GQLChange, any Error>.makeStream()
         var id: String?
         do {
-            id = try register { type, key in continuation.yield(GQLChange(type: type, key: key)) }
+            id = try register { change in continuation.yield(change) }
         } catch {
             continuation.finish(throwing: error)
         }

@@ -20,12 +20,12 @@ final class ObserverCenter: Sendable {
         let primaryKey: String
         let types: GQLObserverType
         let condition: String?
-        let callback: @Sendable (GQLObserverType, GQLValue) -> Void
+        let callback: @Sendable (GQLChange) -> Void
         let active = Atomic<Bool>(true)
 
         init(
             id: Int, table: String, primaryKey: String, types: GQLObserverType, condition: String?,
-            callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
+            callback: @escaping @Sendable (GQLChange) -> Void
         ) {
             self.id = id
             self.table = table
@@ -63,7 +63,7 @@ final class ObserverCenter: Sendable {
     /// Adds an observer and creates its triggers with `connection` (the writer's, lock held).
     func add(
         table: TableSchema, types: GQLObserverType, condition: String?, connection: Connection,
-        callback: @escaping @Sendable (GQLObserverType, GQLValue) -> Void
+        callback: @escaping @Sendable (GQLChange) -> Void
     ) throws -> Int {
         guard !types.isEmpty else {
             throw GQLError(
@@ -114,13 +114,13 @@ final class ObserverCenter: Sendable {
 
     var count: Int { entries.withLock { $0.count } }
 
-    /// Queues the events of one commit for delivery.
-    func deliver(_ events: [ObserverEvent]) {
+    /// Queues the events of one commit, made by a write tagged `origin`, for delivery.
+    func deliver(_ events: [ObserverEvent], origin: String?) {
         let snapshot = entries.withLock { $0 }
         queue.async {
             for event in events {
                 guard let entry = snapshot[event.observer], entry.active.load(ordering: .relaxed) else { continue }
-                entry.callback(event.type, event.key)
+                entry.callback(GQLChange(type: event.type, key: event.key, origin: origin))
             }
         }
     }

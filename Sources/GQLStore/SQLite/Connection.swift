@@ -17,6 +17,7 @@ final class Connection {
     private var verbCache: [Int: Statement] = [:]
     private var lastVerbKey = -1
     private var lastVerbStatement: Statement?
+    private(set) var isClosed = false
     /// Called when a statement starts and when it fails, so the observer buffer can forget the events
     /// of a statement SQLite undid.
     var statementStarted: (() -> Void)?
@@ -57,9 +58,15 @@ final class Connection {
         }
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Finalizes the cached statements and closes the handle; later uses fail with SQLite's "misuse" error.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         cache.removeAll()
         verbCache.removeAll()
+        lastVerbKey = -1
         lastVerbStatement = nil
         sqlite3_close_v2(handle)
     }
