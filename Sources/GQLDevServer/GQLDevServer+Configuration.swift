@@ -1,3 +1,5 @@
+import Foundation
+
 extension GQLDevServer {
     /// How the server listens, authenticates and misbehaves on purpose.
     public struct Configuration: Sendable {
@@ -25,6 +27,11 @@ extension GQLDevServer {
         public var connectionInitTimeout: Duration = .seconds(3)
         /// The `connectionTimeoutMs` announced in AppSync's `connection_ack`. Default 300000.
         public var appSyncConnectionTimeoutMilliseconds = 300_000
+        /// What one request may ask, and how long a connection may take: see ``Limits``.
+        public var limits = Limits()
+        /// The time the server stamps on what it writes (`createdAt`, `updatedAt`, `_lastChangedAt`) and reports
+        /// (`startedAt` of sync queries). Default: the system clock; tests of delta sync inject their own.
+        public var clock: @Sendable () -> Date = Date.init
         /// Faults injected to test clients.
         public var faults = Faults()
 

@@ -1,3 +1,4 @@
+import GQLCore
 import GQLStore
 import Logging
 import ServiceLifecycle
@@ -52,15 +53,22 @@ public final class GQLDevServer: Service, Sendable {
     /// - Parameters:
     ///   - database: where the models are stored; `nil` opens ``Configuration/databasePath``, or a
     ///     private in-memory database when that is `nil` too.
-    ///   - logger: where the server logs; `nil` logs nothing. Credentials never reach a log line.
-    /// - Throws: ``GQLError`` for a schema that does not parse or a database that cannot be opened.
+    ///   - logger: where the server logs; `nil` logs through swift-log's handler for `GraphQLite.GQLDevServer`
+    ///     as far as ``GQLDebug`` allows (silent by default). Credentials never reach a log line.
+    /// - Throws: ``GQLError`` for a schema that does not parse, a database that cannot be opened, or an empty
+    ///   API key or admin secret (which would let any request carrying an empty header in).
     public convenience init(
         configuration: Configuration = Configuration(),
         database: GQLDatabase? = nil,
         logger: Logger? = nil
     ) throws {
+        for (name, value) in [("API key", configuration.apiKey), ("admin secret", configuration.adminSecret)]
+        where value?.isEmpty == true {
+            throw GQLError(.invalidArgument, "The \(name) must not be empty; leave it nil to require none.")
+        }
         let database = try database ?? GQLDatabase(path: configuration.databasePath ?? ":memory:")
-        let engine = try DevEngine(sdl: configuration.schema, database: database)
+        let engine = try DevEngine(
+            sdl: configuration.schema, database: database, limits: configuration.limits, clock: configuration.clock)
         self.init(configuration: configuration, engine: engine, logger: logger)
     }
 
@@ -69,7 +77,7 @@ public final class GQLDevServer: Service, Sendable {
         self.configuration = configuration
         self.engine = engine
         self.database = engine.database
-        self.logger = logger ?? Logger(label: "GraphQLite.GQLDevServer", factory: { _ in SwiftLogNoOpLogHandler() })
+        self.logger = logger ?? DebugGatedLogHandler.logger()
     }
 
     /// The generated schema as SDL: every model with its queries, mutations, subscriptions and inputs.
@@ -93,7 +101,7 @@ public final class GQLDevServer: Service, Sendable {
         let registry = WebSocketRegistry()
         let http = HTTPTransport(
             engine: engine, authenticator: authenticator, faults: faults,
-            maxBodyBytes: configuration.maxBodyBytes, logger: logger)
+            maxBodyBytes: configuration.maxBodyBytes, limits: configuration.limits, logger: logger)
         let webSocket = WebSocketTransport(
             engine: engine, authenticator: authenticator, faults: faults, configuration: configuration,
             registry: registry, logger: logger)

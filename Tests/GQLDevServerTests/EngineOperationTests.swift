@@ -96,20 +96,28 @@ struct EngineOperationTests {
         #expect(accepted["updateObjects"]?["text"] == "x")
     }
 
-    @Test func operationKindComesFromTheSelectedOperation() throws {
+    @Test func prepareTellsTheKindOfTheSelectedOperationOrWhyNone() throws {
         let engine = try EngineFixture().engine
-        #expect(try engine.operationKind(.init(query: "{ listObjects { nextToken } }")) == .query)
-        #expect(
-            try engine.operationKind(
-                .init(query: "mutation M { deleteObjects(input: {objectId: \"x\"}) { objectId } }")) == .mutation)
-        #expect(
-            try engine.operationKind(.init(query: "subscription { onCreateObjects { objectId } }")) == .subscription)
+        func kind(_ query: String, _ name: String? = nil) -> DevEngine.OperationKind? {
+            try? engine.prepare(.init(query: query, operationName: name)).get().kind
+        }
+        func refusal(_ query: String, _ name: String? = nil) -> DevEngine.Refusal? {
+            if case .failure(let refusal) = engine.prepare(.init(query: query, operationName: name)) { return refusal }
+            return nil
+        }
+        #expect(kind("{ listObjects { nextToken } }") == .query)
+        #expect(kind("mutation M { deleteObjects(input: {objectId: \"x\"}) { objectId } }") == .mutation)
+        #expect(kind("subscription { onCreateObjects { objectId } }") == .subscription)
         let two = "query A { listObjects { nextToken } } subscription B { onCreateObjects { objectId } }"
-        #expect(try engine.operationKind(.init(query: two, operationName: "B")) == .subscription)
-        #expect(throws: GQLError.self) { try engine.operationKind(.init(query: two)) }
-        #expect(throws: GQLError.self) { try engine.operationKind(.init(query: two, operationName: "C")) }
-        #expect(throws: GQLError.self) { try engine.operationKind(.init(query: "{ broken")) }
-        #expect(throws: GQLError.self) { try engine.operationKind(.init(query: "fragment F on Objects { text }")) }
+        #expect(kind(two, "B") == .subscription)
+        #expect(refusal(two)?.reason == .unparsable)
+        #expect(refusal(two, "C")?.reason == .unparsable)
+        #expect(refusal("{ broken")?.reason == .unparsable)
+        #expect(refusal("fragment F on Objects { text }")?.reason == .invalid)  // an unused fragment, no operation
+        let invalid = try #require(refusal("subscription { nope }"))
+        #expect(invalid.reason == .invalid && invalid.kind == .subscription)
+        // A cached document answers the second time from the cache, with the same verdict.
+        #expect(kind("{ listObjects { nextToken } }") == .query)
     }
 
     @Test func operationNameSelectsWhatRuns() async throws {

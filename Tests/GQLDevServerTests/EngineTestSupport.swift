@@ -9,12 +9,14 @@ final class EngineFixture: Sendable {
     let db: GQLDatabase
     let engine: DevEngine
 
-    init(sdl: String? = nil) throws {
+    init(sdl: String? = nil, limits: GQLDevServer.Limits = .init(), clock: @escaping @Sendable () -> Date = Date.init)
+        throws
+    {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("gqldevserver-engine-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         db = try GQLDatabase(path: directory.appendingPathComponent("engine.sqlite").path)
-        engine = try DevEngine(sdl: sdl, database: db)
+        engine = try DevEngine(sdl: sdl, database: db, limits: limits, clock: clock)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }

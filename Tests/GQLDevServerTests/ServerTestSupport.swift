@@ -25,19 +25,21 @@ final class GatedEngine: DevExecutor {
     var database: GQLDatabase { engine.database }
     var schemaSDL: String { engine.schemaSDL }
 
-    func operationKind(_ request: DevEngine.Request) throws -> DevEngine.OperationKind {
-        try engine.operationKind(request)
+    var limits: GQLDevServer.Limits { engine.limits }
+
+    func prepare(_ request: DevEngine.Request) -> Result<DevEngine.Prepared, DevEngine.Refusal> {
+        engine.prepare(request)
     }
 
-    func execute(_ request: DevEngine.Request, style: DevEngine.ErrorStyle) async -> GQLValue {
+    func execute(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle, budget: ResponseBudget) async -> GQLValue {
         entered.continuation.yield()
         var waiting = gate.stream.makeAsyncIterator()
         _ = await waiting.next()
-        return await engine.execute(request, style: style)
+        return await engine.execute(prepared, style: style, budget: budget)
     }
 
-    func subscribe(_ request: DevEngine.Request, style: DevEngine.ErrorStyle) async -> DevEngine.Subscription {
-        await engine.subscribe(request, style: style)
+    func subscribe(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle) async -> DevEngine.Subscription {
+        await engine.subscribe(prepared, style: style)
     }
 }
 
@@ -52,7 +54,9 @@ func withDevServer<T>(
 ) async throws -> T {
     var configuration = configuration
     configuration.port = 0
-    let fixture = engine == nil ? try EngineFixture(sdl: configuration.schema) : nil
+    let fixture =
+        engine == nil
+        ? try EngineFixture(sdl: configuration.schema, limits: configuration.limits, clock: configuration.clock) : nil
     let executor: any DevExecutor = try engine ?? required(fixture?.engine)
     // The fixture removes the database file when released: keep it until the server has stopped.
     defer { withExtendedLifetime(fixture) {} }

@@ -68,6 +68,9 @@ struct ServeCommand: AsyncParsableCommand {
             "Fault: close each WebSocket (1011) after the server sent this many messages on it.", valueName: "n"))
     var dropWebsocketsAfter: Int?
 
+    @OptionGroup(title: "Limits")
+    var limits: ServeLimitOptions
+
     @Flag(help: "Print the generated schema (SDL) and exit.")
     var printSchema = false
 
@@ -81,6 +84,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let dropWebsocketsAfter, dropWebsocketsAfter < 1 {
             throw ValidationError("--drop-websockets-after must be at least 1")
         }
+        if apiKey?.isEmpty == true { throw ValidationError("--api-key must not be empty") }
+        if adminSecret?.isEmpty == true { throw ValidationError("--admin-secret must not be empty") }
         if let schema, !FileManager.default.fileExists(atPath: schema) {
             throw ValidationError("no schema file at \(schema)")
         }
@@ -119,6 +124,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.faults.failRate = failRate
         configuration.faults.seed = seed
         configuration.faults.dropWebSocketsAfter = dropWebsocketsAfter
+        configuration.limits = limits.limits
         return configuration
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import GQLCore
 import GQLStore
 import GraphQL
@@ -57,22 +58,32 @@ package final class DevEngine: Sendable {
     /// The model names, in declaration order.
     package let modelNames: [String]
 
+    /// What one request may ask.
+    package let limits: GQLDevServer.Limits
     let schema: GraphQLSchema
     let hub: SubscriptionHub
+    /// The root fields that return pages (`listTs`, `syncTs`), for the cost estimate.
+    let pagedFields: Set<String>
     private let groups = SubscriptionGroups()
-    /// Parsed and validated documents by query text, so repeated requests skip parsing and validation.
-    private let documents = GQLLocked<[String: Document]>([:])
-    private static let documentCacheSize = 256
+    /// Parsed, checked and validated documents by query text, so repeated requests skip all three.
+    let documents = GQLLocked<[String: CachedDocument]>([:])
+    static let documentCacheSize = 256
 
     /// Builds the schema from `sdl` (`type X @model { … }` declarations; `nil` for the default `Objects`
     /// model) and creates the models' tables in `database`.
     ///
+    /// - Parameters:
+    ///   - limits: what one request may ask (filters included).
+    ///   - clock: the time mutations stamp (`createdAt`, `updatedAt`, `_lastChangedAt`) and sync reports.
     /// - Throws: ``GQLError`` `.invalidArgument` naming the line of a bad declaration.
-    package init(sdl: String?, database: GQLDatabase) throws {
-        let parsed = try ModelParser.parse(sdl ?? ModelParser.defaultSDL)
+    package init(
+        sdl: String?, database: GQLDatabase, limits: GQLDevServer.Limits = .init(),
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) throws {
+        let parsed = try ModelParser.parse(sdl ?? ModelParser.defaultSDL, maxNesting: limits.maxNesting)
         var stores: [String: ModelStore] = [:]
         for model in parsed.models {
-            let store = ModelStore(model: model, database: database)
+            let store = ModelStore(model: model, database: database, maxFilterTerms: limits.maxFilterTerms, clock: clock)
             try store.createTable()
             stores[model.name] = store
         }
@@ -86,6 +97,7 @@ package final class DevEngine: Sendable {
         } catch {
             throw GQLError(.invalidArgument, "the generated schema is not valid: \(error)")
         }
+        try IntrospectionFix.install(in: schema)
         var queries: [String: GraphQLFieldResolve] = [:]
         var mutations: [String: GraphQLFieldResolve] = [:]
         var subscriptions: [String: GraphQLFieldResolve] = [:]
@@ -116,6 +128,8 @@ package final class DevEngine: Sendable {
             _ = try root.fields()
         }
         self.database = database
+        self.limits = limits
+        self.pagedFields = Set(parsed.models.flatMap { ["list\($0.plural)", "sync\($0.plural)"] })
         self.schema = schema
         self.hub = hub
         self.modelNames = parsed.models.map(\.name)
@@ -125,49 +139,22 @@ package final class DevEngine: Sendable {
     /// The number of active subscriptions.
     package var subscriptionCount: Int { groups.memberCount }
 
-    /// The kind of the operation `request` selects.
+    /// Runs a prepared query or mutation. Never throws: failures are `errors` in the response.
     ///
-    /// - Throws: ``GQLError`` `.invalidArgument` for a document that does not parse or names no operation.
-    package func operationKind(_ request: Request) throws -> OperationKind {
-        let document: Document
-        if let cached = documents.withLock({ $0[request.query] }) {
-            document = cached
-        } else {
-            do {
-                document = try GraphQL.parse(source: Source(body: request.query, name: "GraphQL request"))
-            } catch let error as GraphQLError {
-                throw GQLError(.invalidArgument, error.message)
-            }
-        }
-        let operation = try Self.operation(in: document, named: request.operationName)
-        switch operation.operation {
-        case .query: return .query
-        case .mutation: return .mutation
-        case .subscription: return .subscription
-        }
-    }
-
-    /// Runs a query or mutation. Never throws: failures are `errors` in the response.
-    package func execute(_ request: Request, style: ErrorStyle = .standard) async -> GQLValue {
+    /// - Parameter budget: the bytes the request may still read; a batch shares one.
+    package func execute(_ prepared: Prepared, style: ErrorStyle = .standard, budget: ResponseBudget) async -> GQLValue {
         let formatter = ResponseFormatter(style: style)
-        let document: Document
-        switch prepare(request.query) {
-        case .failure(let errors): return formatter.response(errors: errors.errors)
-        case .success(let prepared): document = prepared
+        if prepared.kind == .subscription {
+            return formatter.response(
+                message: "subscription operations cannot be executed as a request; subscribe over a WebSocket",
+                errorType: "UnsupportedOperation")
         }
         do {
-            let operation = try Self.operation(in: document, named: request.operationName)
-            if operation.operation == .subscription {
-                return formatter.response(
-                    message: "subscription operations cannot be executed as a request; subscribe over a WebSocket",
-                    errorType: "UnsupportedOperation")
-            }
             let result = try await GraphQL.execute(
-                schema: schema, documentAST: document, rootValue: (), context: (),
-                variableValues: MapConversion.variables(request.variables), operationName: request.operationName)
+                schema: schema, documentAST: prepared.document, rootValue: (), context: budget,
+                variableValues: MapConversion.variables(prepared.request.variables),
+                operationName: prepared.request.operationName)
             return formatter.response(result)
-        } catch let error as GQLError {
-            return formatter.response(message: error.message)
         } catch let error as GraphQLError {
             return formatter.response(errors: [error])
         } catch {
@@ -175,46 +162,60 @@ package final class DevEngine: Sendable {
         }
     }
 
-    /// Starts a subscription. The stream ends when the consumer stops iterating (the observer is removed).
+    /// Prepares and runs a query or mutation: the refusal's errors when it cannot run.
+    package func execute(_ request: Request, style: ErrorStyle = .standard) async -> GQLValue {
+        switch prepare(request) {
+        case .failure(let refusal): return refusal.response(style)
+        case .success(let prepared):
+            return await execute(prepared, style: style, budget: ResponseBudget(limit: limits.maxResponseBytes))
+        }
+    }
+
+    /// Starts a prepared subscription. The stream ends when the consumer stops iterating (the observer is removed).
     ///
     /// When `.stream` is returned, the subscription is registered: every change committed after this returns
     /// is delivered, as `{"data": {"onCreateT": item}}`, the item read when the change's observer event is
     /// handled. The subscription ends when the task iterating the stream is cancelled, or when the stream and
     /// its iterators are released (breaking out of a `for try await` loop ends it once the stream is dropped too).
-    package func subscribe(_ request: Request, style: ErrorStyle = .standard) async -> Subscription {
+    package func subscribe(_ prepared: Prepared, style: ErrorStyle = .standard) async -> Subscription {
+        let request = prepared.request
         // Subscribers of the same request share one execution per event (see SubscriptionGroups).
         let key = SubscriptionGroups.Key(
             query: request.query, variables: (try? GQLValue.object(request.variables).jsonString()) ?? "",
             operationName: request.operationName, appSync: style == .appSync)
-        return await groups.join(key) { await openSubscription(request, style: style) }
+        return await groups.join(key) { await openSubscription(prepared, style: style) }
     }
 
-    /// Starts one GraphQL subscription for `request`, registered with the hub before it returns.
-    private func openSubscription(_ request: Request, style: ErrorStyle) async -> Subscription {
+    /// Prepares and starts a subscription: `.failed` with the refusal's errors when it cannot run.
+    package func subscribe(_ request: Request, style: ErrorStyle = .standard) async -> Subscription {
+        switch prepare(request) {
+        case .failure(let refusal): return .failed(refusal.response(style))
+        case .success(let prepared): return await subscribe(prepared, style: style)
+        }
+    }
+
+    /// Starts one GraphQL subscription for `prepared`, registered with the hub before it returns.
+    private func openSubscription(_ prepared: Prepared, style: ErrorStyle) async -> Subscription {
         let formatter = ResponseFormatter(style: style)
-        let document: Document
-        switch prepare(request.query) {
-        case .failure(let errors): return .failed(formatter.response(errors: errors.errors))
-        case .success(let prepared): document = prepared
+        guard prepared.kind == .subscription else {
+            return .failed(
+                formatter.response(
+                    message: "the operation is a \(prepared.operation.operation.rawValue), not a subscription",
+                    errorType: "UnsupportedOperation"))
         }
         let results: AsyncThrowingStream<GraphQLResult, any Error>
         do {
-            let operation = try Self.operation(in: document, named: request.operationName)
-            guard operation.operation == .subscription else {
-                return .failed(
-                    formatter.response(
-                        message: "the operation is a \(operation.operation.rawValue), not a subscription",
-                        errorType: "UnsupportedOperation"))
-            }
+            // The text passed the limits and validation in `prepare`: parsed again (GraphQLSwift has no public
+            // subscribe over a parsed document), not validated again.
             let outcome = try await graphqlSubscribe(
-                schema: schema, request: request.query,
-                variableValues: MapConversion.variables(request.variables), operationName: request.operationName)
+                schema: schema, request: prepared.request.query,
+                context: ResponseBudget(limit: limits.maxResponseBytes),
+                variableValues: MapConversion.variables(prepared.request.variables),
+                operationName: prepared.request.operationName, validationRules: [])
             switch outcome {
             case .failure(let errors): return .failed(formatter.response(errors: errors.errors))
             case .success(let stream): results = stream
             }
-        } catch let error as GQLError {
-            return .failed(formatter.response(message: error.message))
         } catch let error as GraphQLError {
             return .failed(formatter.response(errors: [error]))
         } catch {
@@ -226,47 +227,5 @@ package final class DevEngine: Sendable {
     /// Ends every active subscription stream (for a server shutting down).
     package func finishSubscriptions() {
         hub.finishAll()
-    }
-
-    // MARK: Documents
-
-    /// The parsed, validated document for `query`, from the cache when it was seen before.
-    private func prepare(_ query: String) -> Result<Document, GraphQLErrors> {
-        if let cached = documents.withLock({ $0[query] }) { return .success(cached) }
-        let document: Document
-        do {
-            document = try GraphQL.parse(source: Source(body: query, name: "GraphQL request"))
-        } catch let error as GraphQLError {
-            return .failure(GraphQLErrors([error]))
-        } catch {
-            return .failure(GraphQLErrors([GraphQLError(message: String(describing: error))]))
-        }
-        let errors = validate(schema: schema, ast: document)
-        guard errors.isEmpty else { return .failure(GraphQLErrors(errors)) }
-        documents.withLock { cache in
-            if cache.count >= Self.documentCacheSize { cache.removeAll(keepingCapacity: true) }
-            cache[query] = document
-        }
-        return .success(document)
-    }
-
-    /// The operation a request selects: the one named `name`, or the only one.
-    ///
-    /// - Throws: ``GQLError`` `.invalidArgument` when there is none, or several and no (known) name.
-    static func operation(in document: Document, named name: String?) throws -> OperationDefinition {
-        let operations = document.definitions.compactMap { $0 as? OperationDefinition }
-        if let name, !name.isEmpty {
-            guard let operation = operations.first(where: { $0.name?.value == name }) else {
-                throw GQLError(.invalidArgument, "Unknown operation named \"\(name)\".", operation: name)
-            }
-            return operation
-        }
-        guard let operation = operations.first else {
-            throw GQLError(.invalidArgument, "Must provide an operation.")
-        }
-        guard operations.count == 1 else {
-            throw GQLError(.invalidArgument, "Must provide operation name if query contains multiple operations.")
-        }
-        return operation
     }
 }

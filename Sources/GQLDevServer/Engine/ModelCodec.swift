@@ -115,7 +115,7 @@ struct ModelCodec: Sendable {
 
 extension ModelCodec {
     /// Milliseconds since 1970, as `_lastChangedAt` and `startedAt` hold them.
-    static func milliseconds(_ date: Date = Date()) -> Int64 {
+    static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 }

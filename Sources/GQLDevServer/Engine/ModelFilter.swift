@@ -18,10 +18,29 @@ indirect enum ModelFilter: Sendable {
 
     /// Parses a filter input object; `nil` or `null` is no filter.
     ///
-    /// - Throws: ``ResolverError`` naming the unknown field or operator, or the bad operand.
-    static func parse(_ value: GQLValue?, codec: ModelCodec) throws -> ModelFilter? {
+    /// Its nesting is bounded by ``GQLDevServer/Limits/maxValueDepth`` before it gets here; its size by
+    /// `maxTerms`, comparisons and list elements counted, so the SQL built from it stays within SQLite's limits.
+    ///
+    /// - Throws: ``ResolverError`` naming the unknown field or operator, or the bad operand; ``LimitExceeded``
+    ///   (`FILTER_LIMIT_EXCEEDED`) for a filter of more than `maxTerms` terms.
+    static func parse(_ value: GQLValue?, codec: ModelCodec, maxTerms: Int = 1_000) throws -> ModelFilter? {
         guard let value, !value.isNull else { return nil }
+        let terms = countTerms(value)
+        guard terms <= maxTerms else {
+            throw LimitExceeded(
+                .filter, "The filter has \(terms) terms (comparisons and list elements); the limit is \(maxTerms).",
+                limit: maxTerms)
+        }
         return try parseObject(value, codec: codec)
+    }
+
+    /// Comparisons and list elements in a filter value, before it is parsed.
+    private static func countTerms(_ value: GQLValue) -> Int {
+        switch value {
+        case .object(let members): members.values.reduce(members.isEmpty ? 0 : 1) { $0 + countTerms($1) }
+        case .array(let elements): elements.reduce(0) { $0 + max(1, countTerms($1)) }
+        default: 0
+        }
     }
 
     private static func parseObject(_ value: GQLValue, codec: ModelCodec) throws -> ModelFilter {
@@ -39,7 +58,9 @@ indirect enum ModelFilter: Sendable {
                 let inner = try elements.filter { !$0.isNull }.map { try parseObject($0, codec: codec) }
                 parts.append(name == "and" ? .all(inner) : .any(inner))
             case "not":
-                parts.append(.not(try parseObject(member, codec: codec)))
+                let inner = try parseObject(member, codec: codec)
+                // not(not(x)) holds exactly where x holds: no nesting for SQLite's parser to count.
+                if case .not(let twice) = inner { parts.append(twice) } else { parts.append(.not(inner)) }
             default:
                 guard let field = codec.model.field(name) else {
                     throw ResolverError.badRequest("\(codec.model.name) has no field '\(name)' to filter on")
@@ -114,15 +135,23 @@ indirect enum ModelFilter: Sendable {
         switch self {
         case .all(let parts):
             guard !parts.isEmpty else { return "1" }
-            return "(" + parts.map { $0.sql(&arguments) }.joined(separator: " AND ") + ")"
+            return Self.balanced(parts.map { $0.sql(&arguments) }[...], "AND")
         case .any(let parts):
             guard !parts.isEmpty else { return "0" }
-            return "(" + parts.map { $0.sql(&arguments) }.joined(separator: " OR ") + ")"
+            return Self.balanced(parts.map { $0.sql(&arguments) }[...], "OR")
         case .not(let inner):
             return "NOT coalesce(" + inner.sql(&arguments) + ", 0)"
         case .compare(let field, let op, let value):
             return Self.compareSQL(field, op, value, &arguments)
         }
+    }
+
+    /// `terms` joined by `op` as a balanced tree of parenthesized groups, so a filter of a thousand terms stays far
+    /// below SQLite's expression depth limit (1000), which a flat `a OR b OR …` chain reaches.
+    private static func balanced(_ terms: ArraySlice<String>, _ op: String) -> String {
+        guard terms.count > 8 else { return "(" + terms.joined(separator: " \(op) ") + ")" }
+        let middle = terms.startIndex + terms.count / 2
+        return "(" + balanced(terms[..<middle], op) + " \(op) " + balanced(terms[middle...], op) + ")"
     }
 
     private static func compareSQL(

@@ -13,20 +13,22 @@ struct ModelResolvers: Sendable {
     var queries: [String: GraphQLFieldResolve] {
         let store = store
         return [
-            "get\(model.name)": { _, args, _, info in
+            "get\(model.name)": { _, args, context, info in
                 try await ResolverError.guarding(info) {
                     let key = try store.codec.key(Self.argument(args, store.model.key))
-                    return try store.get(key).map(MapConversion.nativeObject)
+                    let item = try store.get(key)
+                    try (context as? ResponseBudget)?.charge(item.map { [$0] } ?? [])
+                    return item.map(MapConversion.nativeObject)
                 }
             },
-            "list\(model.plural)": { _, args, _, info in
+            "list\(model.plural)": { _, args, context, info in
                 try await ResolverError.guarding(info) {
-                    try Self.page(store, args, sync: false)
+                    try Self.page(store, args, sync: false, budget: context as? ResponseBudget)
                 }
             },
-            "sync\(model.plural)": { _, args, _, info in
+            "sync\(model.plural)": { _, args, context, info in
                 try await ResolverError.guarding(info) {
-                    try Self.page(store, args, sync: true)
+                    try Self.page(store, args, sync: true, budget: context as? ResponseBudget)
                 }
             },
         ]
@@ -48,7 +50,7 @@ struct ModelResolvers: Sendable {
                     guard let input = Self.argument(args, "input")?.objectValue else {
                         throw ResolverError.badRequest("\(verb)\(store.model.name) needs an input object")
                     }
-                    let condition = try ModelFilter.parse(Self.argument(args, "condition"), codec: store.codec)
+                    let condition = try store.filter(Self.argument(args, "condition"))
                     return MapConversion.nativeObject(try await run(store, input, condition))
                 }
             }
@@ -65,7 +67,7 @@ struct ModelResolvers: Sendable {
         for (name, event) in events {
             resolvers["on\(name)\(model.name)"] = { _, args, _, info in
                 try await ResolverError.guarding(info) {
-                    let filter = try ModelFilter.parse(Self.argument(args, "filter"), codec: store.codec)
+                    let filter = try store.filter(Self.argument(args, "filter"))
                     return try hub.subscribe(table: store.model.name, event: event, filter: filter)
                 }
             }
@@ -84,14 +86,17 @@ struct ModelResolvers: Sendable {
         return MapConversion.value(map)
     }
 
-    private static func page(_ store: ModelStore, _ args: Map, sync: Bool) throws -> [String: any Sendable] {
-        let startedAt = ModelCodec.milliseconds()
-        let filter = try ModelFilter.parse(argument(args, "filter"), codec: store.codec)
+    private static func page(_ store: ModelStore, _ args: Map, sync: Bool, budget: ResponseBudget?) throws
+        -> [String: any Sendable]
+    {
+        let startedAt = ModelCodec.milliseconds(store.clock())
+        let filter = try store.filter(argument(args, "filter"))
         let limit = argument(args, "limit").flatMap { $0.isNull ? nil : $0.intValue }.map { Int($0) }
         let token = argument(args, "nextToken")?.stringValue
         let since = sync ? argument(args, "lastSync").flatMap { $0.isNull ? nil : $0.intValue } : nil
         let page = try store.page(
             filter: filter, limit: limit, nextToken: token, includeDeleted: sync, since: since)
+        try budget?.charge(page.items)
         var result: [String: any Sendable] = [
             "items": page.items.map { MapConversion.nativeObject($0) } as [(any Sendable)?]
         ]

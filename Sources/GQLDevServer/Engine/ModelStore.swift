@@ -20,8 +20,18 @@ struct ModelStore: Sendable {
     static let defaultLimit = 100
     static let maximumLimit = 1000
 
-    init(model: ModelDefinition, database: GQLDatabase) {
+    /// The most terms a filter or condition may hold (``GQLDevServer/Limits/maxFilterTerms``).
+    let maxFilterTerms: Int
+    /// The time mutations stamp.
+    let clock: @Sendable () -> Date
+
+    init(
+        model: ModelDefinition, database: GQLDatabase, maxFilterTerms: Int = 1_000,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.model = model
+        self.maxFilterTerms = maxFilterTerms
+        self.clock = clock
         self.codec = ModelCodec(model: model)
         self.database = database
         self.selectSQL = "SELECT \(model.selectList) FROM \(model.table)"
@@ -58,6 +68,11 @@ struct ModelStore: Sendable {
     }
 
     // MARK: Reads
+
+    /// The `filter` or `condition` argument, within ``maxFilterTerms``; `nil` for none.
+    func filter(_ value: GQLValue?) throws -> ModelFilter? {
+        try ModelFilter.parse(value, codec: codec, maxTerms: maxFilterTerms)
+    }
 
     /// The item with `key`, deleted or not.
     func get(_ key: GQLValue) throws -> GQLValues? {
@@ -122,7 +137,7 @@ struct ModelStore: Sendable {
         } else {
             throw ResolverError.badRequest("create\(model.name) needs \(model.key), the key of \(model.name)")
         }
-        let now = Date()
+        let now = clock()
         let stamp = GQLValue.string(GQLDate.string(from: now))
         var values: GQLValues = [model.key: key]
         for field in model.fields where field.name != model.key && !field.isServerKept {
@@ -186,6 +201,7 @@ struct ModelStore: Sendable {
         let table = model.name
         let keyName = model.key
         let codec = codec
+        let clock = clock
         return try await database.write { tx in
             guard let row = try row(tx, key) else {
                 throw ResolverError.conditionFailed("there is no \(table) with \(keyName) \(key) to \(verb)")
@@ -198,7 +214,7 @@ struct ModelStore: Sendable {
             if let condition, !condition.matches(current) {
                 throw ResolverError.conditionFailed("the condition of \(verb)\(table) does not hold")
             }
-            let now = Date()
+            let now = clock()
             var values = try changes(current, .string(GQLDate.string(from: now)))
             values["_version"] = .int((current["_version"]?.intValue ?? 0) + 1)
             values["_lastChangedAt"] = .int(ModelCodec.milliseconds(now))

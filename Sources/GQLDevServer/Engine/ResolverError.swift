@@ -45,6 +45,8 @@ struct ResolverError: Error, Sendable {
             throw error.graphQLError(info)
         } catch let error as GQLError {
             throw ResolverError("DatabaseError", error.message).graphQLError(info)
+        } catch let error as LimitExceeded {
+            throw error.graphQLError(nodes: info.fieldASTs, path: info.path)
         } catch let error as GraphQLError {
             throw error
         } catch {

@@ -89,8 +89,7 @@ final class SubscriptionHub: Sendable {
 
     /// What a hard-deleted row is reported as: its key, `_deleted`, and the server-kept fields that cannot be
     /// null filled in (`_version` 0 means unknown); other fields are null.
-    static func tombstone(_ model: ModelDefinition, key: GQLValue) -> GQLValues {
-        let now = Date()
+    static func tombstone(_ model: ModelDefinition, key: GQLValue, now: Date) -> GQLValues {
         let stamp = GQLValue.string(GQLDate.string(from: now))
         var item: GQLValues = [model.key: key, "_deleted": true, "_version": 0]
         item["_lastChangedAt"] = .int(ModelCodec.milliseconds(now))
@@ -106,7 +105,7 @@ final class SubscriptionHub: Sendable {
         let event: Event
         if type.contains(.delete) {
             event = .delete
-            item = (try? store.get(key)) ?? Self.tombstone(store.model, key: key)
+            item = (try? store.get(key)) ?? Self.tombstone(store.model, key: key, now: store.clock())
         } else {
             guard let current = try? store.get(key) else { return }
             item = current

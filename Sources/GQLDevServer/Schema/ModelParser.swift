@@ -32,7 +32,14 @@ struct ModelParser {
         "aws_oidc", "aws_lambda", "searchable", "versioned", "default",
     ]
 
-    static func parse(_ sdl: String) throws -> Result {
+    /// Reads `sdl`; its brackets may nest at most `maxNesting` deep (checked before GraphQLSwift's recursive
+    /// parser sees the text).
+    static func parse(_ sdl: String, maxNesting: Int = 80) throws -> Result {
+        do throws(LimitExceeded) {
+            try DocumentScanner.check(sdl, maxTokens: .max, maxNesting: maxNesting)
+        } catch {
+            throw GQLError(.invalidArgument, "the schema does not parse: \(error.message)")
+        }
         let document: Document
         do {
             document = try GraphQL.parse(source: Source(body: sdl, name: "schema"))

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 
@@ -6,7 +7,8 @@ import Logging
 ///
 /// Requests with `Upgrade: websocket` go to the WebSocket router (the path, and `PATH/realtime` where AppSync
 /// clients with a custom domain connect), every other request to the HTTP router (POST and GET on the path;
-/// PUT, DELETE and PATCH get 405).
+/// PUT, DELETE and PATCH get 405). Each connection is guarded (``GuardedHTTPChannel``): header and idle timeouts,
+/// answers to malformed HTTP, bounded closes.
 enum DevApplication {
     static func make(
         configuration: GQLDevServer.Configuration,
@@ -38,12 +40,20 @@ enum DevApplication {
             }
         }
 
+        let webSocketResponder = webSocketRouter.buildResponder()
+        let limits = configuration.limits
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(additionalChannelHandlers: [CloseAfterResponse()], idleTimeout: limits.idleTimeout.timeAmount),
+            ws: .init(maxFrameSize: WebSocketTransport.maxMessageBytes))
+        let server = HTTPServerBuilder { responder in
+            GuardedHTTPChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
+                headerTimeout: limits.headerTimeout.timeAmount)
+        }
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: webSocketRouter,
-                configuration: .init(ws: .init(maxFrameSize: WebSocketTransport.maxMessageBytes))
-            ),
+            server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: "GQLDevServer"

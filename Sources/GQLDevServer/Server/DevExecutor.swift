@@ -1,7 +1,7 @@
 import GQLStore
 
-/// What the transports need from a GraphQL engine: the kind of a request's operation, running a query or
-/// mutation, and starting a subscription.
+/// What the transports need from a GraphQL engine: preparing a request (parse, limits, validation, the operation
+/// it selects), running a query or mutation, and starting a subscription.
 ///
 /// ``DevEngine`` is the implementation the server uses. The protocol keeps the transports independent of how
 /// the schema and resolvers are built, and lets tests wrap the real engine (e.g. to hold a request in flight).
@@ -10,12 +10,14 @@ package protocol DevExecutor: Sendable {
     var database: GQLDatabase { get }
     /// The generated schema as SDL.
     var schemaSDL: String { get }
-    /// The kind of the operation `request` selects; throws for a document that does not parse.
-    func operationKind(_ request: DevEngine.Request) throws -> DevEngine.OperationKind
+    /// What one request may ask.
+    var limits: GQLDevServer.Limits { get }
+    /// The request checked and ready to run, or why it cannot run (nothing was executed).
+    func prepare(_ request: DevEngine.Request) -> Result<DevEngine.Prepared, DevEngine.Refusal>
     /// Runs a query or mutation; failures are `errors` in the `{"data","errors"}` response.
-    func execute(_ request: DevEngine.Request, style: DevEngine.ErrorStyle) async -> GQLValue
+    func execute(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle, budget: ResponseBudget) async -> GQLValue
     /// Starts a subscription: a stream of responses, or one response that ends it at once.
-    func subscribe(_ request: DevEngine.Request, style: DevEngine.ErrorStyle) async -> DevEngine.Subscription
+    func subscribe(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle) async -> DevEngine.Subscription
 }
 
 extension DevEngine: DevExecutor {}

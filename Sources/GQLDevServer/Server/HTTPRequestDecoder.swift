@@ -65,6 +65,22 @@ enum HTTPRequestDecoder {
         return request(from: object)
     }
 
+    /// The parameters of a URL query string, decoded as an HTML form encodes them: `+` is a space, `%XX` a byte.
+    /// The first of repeated names wins.
+    static func formParameters(_ query: String?) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for pair in (query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String? {
+                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
+            guard let name = decode(parts[0]) else { continue }
+            let value = parts.count > 1 ? decode(parts[1]) : ""
+            if let value, parameters[name] == nil { parameters[name] = value }
+        }
+        return parameters
+    }
+
     /// The request in one `{query, variables, operationName}` object.
     static func request(from object: GQLValues) -> Result<DevEngine.Request, Failure> {
         guard let queryValue = object["query"], !queryValue.isNull else {

@@ -13,6 +13,7 @@ struct HTTPTransport: Sendable {
     let authenticator: DevAuthenticator
     let faults: FaultInjector
     let maxBodyBytes: Int
+    let limits: GQLDevServer.Limits
     let logger: Logger
 
     func post(_ request: Request) async -> Response {
@@ -40,16 +41,15 @@ struct HTTPTransport: Sendable {
         case .failure(let failure):
             return Self.error(.badRequest, failure.message)
         case .success(.single(let graphQLRequest)):
-            return Self.respond(await run(graphQLRequest, overGET: false))
+            return await run([graphQLRequest], batch: false, overGET: false)
         case .success(.batch(let requests)):
-            var responses: [GQLValue] = []
-            for graphQLRequest in requests {
-                switch await run(graphQLRequest, overGET: false) {
-                case .success(let response): responses.append(response)
-                case .failure(let failure): return Self.error(failure.status, failure.message)
-                }
+            guard requests.count <= limits.maxBatchOperations else {
+                let limit = limits.maxBatchOperations
+                return Self.refused(
+                    LimitExceeded(
+                        .batch, "The batch holds \(requests.count) operations; the limit is \(limit).", limit: limit))
             }
-            return Self.json(.ok, .array(responses))
+            return await run(requests, batch: true, overGET: false)
         }
     }
 
@@ -58,53 +58,68 @@ struct HTTPTransport: Sendable {
         guard authenticator.authorizes(DevAuthenticator.Credentials(headers: request.headers)) else {
             return Self.unauthorized()
         }
-        let parameters = request.uri.queryParameters
+        let parameters = HTTPRequestDecoder.formParameters(request.uri.query)
         let decoded = HTTPRequestDecoder.decodeQuery(
-            query: parameters["query"].map(String.init),
-            variables: parameters["variables"].map(String.init),
-            operationName: parameters["operationName"].map(String.init)
-        )
+            query: parameters["query"], variables: parameters["variables"], operationName: parameters["operationName"])
         switch decoded {
         case .failure(let failure): return Self.error(.badRequest, failure.message)
-        case .success(let graphQLRequest): return Self.respond(await run(graphQLRequest, overGET: true))
+        case .success(let graphQLRequest): return await run([graphQLRequest], batch: false, overGET: true)
         }
     }
 
-    /// A request refused before execution, with its HTTP status.
-    private struct Refusal: Error {
-        let status: HTTPResponse.Status
-        let message: String
+    /// Prepares every request before running any, so a request or batch over a limit runs nothing (HTTP 400),
+    /// then runs them in order with one response budget: queries and mutations; subscriptions get a GraphQL error.
+    private func run(_ requests: [DevEngine.Request], batch: Bool, overGET: Bool) async -> Response {
+        let outcomes = requests.map(engine.prepare)
+        var cost = 0
+        for outcome in outcomes {
+            switch outcome {
+            case .failure(let refusal) where refusal.reason == .limit:
+                return Self.json(.badRequest, refusal.response(.standard))
+            case .failure:
+                break
+            case .success(let prepared):
+                if overGET, prepared.kind == .mutation {
+                    var response = Self.error(.methodNotAllowed, "Mutations must be sent with POST.")
+                    response.headers[.allow] = "POST"
+                    return response
+                }
+                cost = DocumentLimits.sum(cost, prepared.cost)
+            }
+        }
+        if cost > limits.maxCost {
+            return Self.refused(DevEngine.costExceeded(cost, limit: limits.maxCost))
+        }
+        let budget = ResponseBudget(limit: limits.maxResponseBytes)
+        var responses: [GQLValue] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .failure(let refusal):
+                responses.append(refusal.response(.standard))
+            case .success(let prepared) where prepared.kind == .subscription:
+                let message = "Subscriptions are served over WebSocket (graphql-transport-ws, graphql-ws or AppSync)."
+                responses.append(["errors": [["message": .string(message)]]])
+            case .success(let prepared):
+                responses.append(await engine.execute(prepared, style: .standard, budget: budget))
+            }
+        }
+        return Self.json(.ok, batch ? .array(responses) : responses[0])
     }
 
-    /// Runs one request: queries and mutations; subscriptions are answered with a GraphQL error.
-    private func run(_ request: DevEngine.Request, overGET: Bool) async -> Result<GQLValue, Refusal> {
-        switch try? engine.operationKind(request) {
-        case .mutation? where overGET:
-            return .failure(Refusal(status: .methodNotAllowed, message: "Mutations must be sent with POST."))
-        case .subscription?:
-            let message = "Subscriptions are served over WebSocket (graphql-transport-ws, graphql-ws or AppSync)."
-            return .success(["errors": [["message": .string(message)]]])
-        default:
-            return .success(await engine.execute(request, style: .standard))
-        }
-    }
-
-    private static func respond(_ result: Result<GQLValue, Refusal>) -> Response {
-        switch result {
-        case .success(let response): return json(.ok, response)
-        case .failure(let refusal):
-            var response = error(refusal.status, refusal.message)
-            if refusal.status == .methodNotAllowed { response.headers[.allow] = "POST" }
-            return response
-        }
+    /// HTTP 400 with the limit's GraphQL error.
+    static func refused(_ limit: LimitExceeded) -> Response {
+        json(.badRequest, ResponseFormatter(style: .standard).response(errors: [limit.graphQLError()]))
     }
 
     static func unauthorized() -> Response {
         error(.unauthorized, "Unauthorized: missing or invalid x-api-key or x-hasura-admin-secret.")
     }
 
+    /// 413, and the connection ends: the rest of the body is not worth reading.
     static func tooLarge(_ limit: Int) -> Response {
-        error(.contentTooLarge, "The request body is larger than \(limit) bytes.")
+        var response = error(.contentTooLarge, "The request body is larger than \(limit) bytes.")
+        response.headers[.connection] = "close"
+        return response
     }
 
     /// A JSON error body in GraphQL's shape, with the HTTP status as `extensions.status`.

@@ -15,7 +15,7 @@ struct AppSyncSession {
     let transport: WebSocketTransport
     let writer: SocketWriter
     let handshake: DevAuthenticator.Credentials
-    let operations = OperationRegistry()
+    let operations: OperationRegistry
 
     func run(_ messages: WebSocketInboundMessageStream) async throws {
         var acknowledged = false
@@ -76,7 +76,12 @@ struct AppSyncSession {
             return
         }
         let engine = transport.engine
-        let kind = try? engine.operationKind(request)
+        let outcome = engine.prepare(request)
+        let kind: DevEngine.OperationKind?
+        switch outcome {
+        case .success(let prepared): kind = prepared.kind
+        case .failure(let refusal): kind = refusal.reason == .limit ? nil : refusal.kind
+        }
         if let kind, kind != .subscription {
             let name = kind == .query ? "query" : "mutation"
             await writer.send(
@@ -84,11 +89,13 @@ struct AppSyncSession {
             return
         }
         let writer = self.writer
-        let started = operations.start(id) {
-            await SessionWire.appSync.perform(request, id: id, engine: engine, writer: writer)
-        }
-        if started == .duplicate {
+        switch operations.start(id, { await SessionWire.appSync.perform(outcome, id: id, engine: engine, writer: writer) }) {
+        case .duplicate:
             await writer.send(Self.error(id, "BadRequestException", "Subscription \(id) already exists"))
+        case .full:
+            await writer.send(SessionWire.appSync.full(id, limit: operations.limit))
+        case .started, .closed:
+            break
         }
     }
 

@@ -13,7 +13,7 @@ struct LegacyWSSession {
     let transport: WebSocketTransport
     let writer: SocketWriter
     let handshake: DevAuthenticator.Credentials
-    let operations = OperationRegistry()
+    let operations: OperationRegistry
 
     func run(_ messages: WebSocketInboundMessageStream) async throws {
         var acknowledged = false
@@ -76,11 +76,14 @@ struct LegacyWSSession {
             return
         }
         let engine = transport.engine
-        let started = operations.start(id) {
-            await SessionWire.legacy.perform(request, id: id, engine: engine, writer: writer)
-        }
-        if started == .duplicate {
+        let outcome = engine.prepare(request)
+        switch operations.start(id, { await SessionWire.legacy.perform(outcome, id: id, engine: engine, writer: writer) }) {
+        case .duplicate:
             await writer.send(Self.error(id, "Subscriber for \(id) already exists"))
+        case .full:
+            await writer.send(SessionWire.legacy.full(id, limit: operations.limit))
+        case .started, .closed:
+            break
         }
     }
 

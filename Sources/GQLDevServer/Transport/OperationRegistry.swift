@@ -11,6 +11,8 @@ final class OperationRegistry: Sendable {
         case started
         case duplicate
         case closed
+        /// As many operations as allowed are running.
+        case full
     }
 
     private struct Entry {
@@ -26,11 +28,19 @@ final class OperationRegistry: Sendable {
 
     private let state = GQLLocked(State())
 
-    /// Runs `operation` under `id` unless an operation with that id is running.
+    /// The most operations running at once (``GQLDevServer/Limits/maxSubscriptionsPerSocket``).
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Runs `operation` under `id` unless an operation with that id is running, or ``limit`` operations are.
     func start(_ id: String, _ operation: @escaping @Sendable () async -> Void) -> StartResult {
         state.withLock { state in
             guard !state.isClosed else { return .closed }
             guard state.running[id] == nil else { return .duplicate }
+            guard state.running.count < limit else { return .full }
             state.nextToken += 1
             let token = state.nextToken
             // `finished` takes this lock, so it runs after the entry is stored below.

@@ -36,40 +36,67 @@ struct SessionWire: Sendable {
         failure: { ["errors": [["errorType": "InternalFailure", "message": .string("Subscription failed: \($0)")]]] },
         acknowledgesStart: true, refusesUnparsable: true)
 
-    /// Runs one operation and reports it; sends nothing more once the client stopped it (task cancelled).
-    func perform(_ request: DevEngine.Request, id: String, engine: any DevExecutor, writer: SocketWriter) async {
-        switch try? engine.operationKind(request) {
-        case .subscription:
-            switch await engine.subscribe(request, style: style) {
-            case .failed(let response):
-                guard !Task.isCancelled else { return }
-                await writer.send(message("error", id, refusal(response)))
-            case .stream(let stream):
-                if acknowledgesStart { await writer.send(["type": "start_ack", "id": .string(id)]) }
-                do {
-                    for try await response in stream {
-                        guard !Task.isCancelled else { return }
-                        await writer.send(message(resultType, id, response))
-                    }
-                } catch {
-                    guard !Task.isCancelled else { return }
-                    await writer.send(message("error", id, failure("\(error)")))
-                    return
-                }
-                guard !Task.isCancelled else { return }
+    /// Runs one prepared operation and reports it, or reports why it could not run; sends nothing more once the
+    /// client stopped it (task cancelled).
+    func perform(
+        _ outcome: Result<DevEngine.Prepared, DevEngine.Refusal>, id: String, engine: any DevExecutor,
+        writer: SocketWriter
+    ) async {
+        let prepared: DevEngine.Prepared
+        switch outcome {
+        case .failure(let refusal):
+            guard !Task.isCancelled else { return }
+            let response = refusal.response(style)
+            // Limits and subscriptions are refused with `error` on every protocol; a document that does not parse
+            // or validate gets what this protocol's reference server sends.
+            let refuses =
+                refusal.reason == .limit || refusal.kind == .subscription || style == .appSync
+                || (refusal.reason == .unparsable && refusesUnparsable)
+            if refuses {
+                await writer.send(message("error", id, self.refusal(response)))
+            } else {
+                await writer.send(message(resultType, id, response))
                 await writer.send(["type": "complete", "id": .string(id)])
             }
-        case let kind:
-            let response = await engine.execute(request, style: style)
+            return
+        case .success(let value):
+            prepared = value
+        }
+        guard prepared.kind == .subscription else {
+            let budget = ResponseBudget(limit: engine.limits.maxResponseBytes)
+            let response = await engine.execute(prepared, style: style, budget: budget)
             guard !Task.isCancelled else { return }
-            if kind == nil, refusesUnparsable {
-                // The document does not parse or selects no operation: the engine says why, before execution.
-                await writer.send(message("error", id, refusal(response)))
-                return
-            }
             await writer.send(message(resultType, id, response))
             await writer.send(["type": "complete", "id": .string(id)])
+            return
         }
+        switch await engine.subscribe(prepared, style: style) {
+        case .failed(let response):
+            guard !Task.isCancelled else { return }
+            await writer.send(message("error", id, refusal(response)))
+        case .stream(let stream):
+            if acknowledgesStart { await writer.send(["type": "start_ack", "id": .string(id)]) }
+            do {
+                for try await response in stream {
+                    guard !Task.isCancelled else { return }
+                    await writer.send(message(resultType, id, response))
+                }
+            } catch {
+                guard !Task.isCancelled else { return }
+                await writer.send(message("error", id, failure("\(error)")))
+                return
+            }
+            guard !Task.isCancelled else { return }
+            await writer.send(["type": "complete", "id": .string(id)])
+        }
+    }
+
+    /// The `error` message refusing operation `id` because the socket runs as many operations as it may.
+    func full(_ id: String, limit: Int) -> GQLValue {
+        let exceeded = LimitExceeded(
+            .subscriptions, "This socket already runs \(limit) operations, the most it may; stop one first.",
+            limit: limit)
+        return message("error", id, refusal(ResponseFormatter(style: style).response(errors: [exceeded.graphQLError()])))
     }
 
     private func message(_ type: String, _ id: String, _ payload: GQLValue) -> GQLValue {

@@ -13,7 +13,7 @@ struct TransportWSSession {
     let transport: WebSocketTransport
     let writer: SocketWriter
     let handshake: DevAuthenticator.Credentials
-    let operations = OperationRegistry()
+    let operations: OperationRegistry
 
     func run(_ messages: WebSocketInboundMessageStream) async throws {
         var machine = TransportWSStateMachine(authenticator: transport.authenticator, handshake: handshake)
@@ -33,8 +33,12 @@ struct TransportWSSession {
             await transport.faults.delay()
             var action = machine.receive(WebSocketTransport.decode(message))
             if machine.isAcknowledged { timer.cancel() }
-            if case .run(let id, let request) = action, !start(request, id: id) {
-                action = TransportWSStateMachine.duplicate(id)
+            if case .run(let id, let request) = action {
+                switch start(request, id: id) {
+                case .duplicate: action = TransportWSStateMachine.duplicate(id)
+                case .full: action = .send(SessionWire.transportWS.full(id, limit: operations.limit))
+                case .started, .closed: break
+                }
             }
             switch action {
             case .send(let reply):
@@ -51,14 +55,14 @@ struct TransportWSSession {
         }
     }
 
-    /// Starts the operation; `false` when one with this id is running.
-    private func start(_ request: DevEngine.Request, id: String) -> Bool {
+    /// Prepares and starts the operation (a refusal is reported by the operation's task).
+    private func start(_ request: DevEngine.Request, id: String) -> OperationRegistry.StartResult {
         let engine = transport.engine
         let writer = self.writer
-        let started = operations.start(id) {
-            await SessionWire.transportWS.perform(request, id: id, engine: engine, writer: writer)
+        let outcome = engine.prepare(request)
+        return operations.start(id) {
+            await SessionWire.transportWS.perform(outcome, id: id, engine: engine, writer: writer)
         }
-        return started != .duplicate
     }
 
 }

@@ -37,17 +37,21 @@ struct WebSocketTransport: Sendable {
         defer { registry.remove(registration) }
         let handshake = DevAuthenticator.Credentials(headers: request.headers)
         let messages = inbound.messages(maxSize: Self.maxMessageBytes)
+        let operations = OperationRegistry(limit: configuration.limits.maxSubscriptionsPerSocket)
         switch WebSocketFlavor(request: request) {
         case .transportWS:
             logger.debug("GQLDevServer WebSocket: graphql-transport-ws")
-            try await TransportWSSession(transport: self, writer: writer, handshake: handshake).run(messages)
+            try await TransportWSSession(transport: self, writer: writer, handshake: handshake, operations: operations)
+                .run(messages)
         case .legacyWS:
             logger.debug("GQLDevServer WebSocket: graphql-ws")
-            try await LegacyWSSession(transport: self, writer: writer, handshake: handshake).run(messages)
+            try await LegacyWSSession(transport: self, writer: writer, handshake: handshake, operations: operations)
+                .run(messages)
         case .appSync(let header):
             logger.debug("GQLDevServer WebSocket: AppSync real-time")
             let credentials = DevAuthenticator.Credentials(json: header).merging(handshake)
-            try await AppSyncSession(transport: self, writer: writer, handshake: credentials).run(messages)
+            try await AppSyncSession(transport: self, writer: writer, handshake: credentials, operations: operations)
+                .run(messages)
         case .unsupported:
             // Closed at the client's first message (or after the init timeout) rather than at once: some
             // clients (WSClient among them) lose a frame that arrives in the same read as the 101 response.

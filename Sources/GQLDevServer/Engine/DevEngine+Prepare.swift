@@ -1,0 +1,161 @@
+import GQLCore
+import GraphQL
+
+extension DevEngine {
+    /// A request checked and ready to run: its document parsed, within the limits and valid, and the operation it
+    /// selects.
+    package struct Prepared: Sendable {
+        package let request: Request
+        package let kind: OperationKind
+        /// The estimated cost (see ``GQLDevServer/Limits/maxCost``).
+        package let cost: Int
+        let document: Document
+        let operation: OperationDefinition
+    }
+
+    /// Why a request cannot run; it was not executed.
+    package struct Refusal: Error, Sendable {
+        package enum Reason: Sendable, Equatable {
+            /// The document does not parse, or selects no operation.
+            case unparsable
+            /// The document fails validation against the schema.
+            case invalid
+            /// The request is over one of the ``GQLDevServer/Limits``.
+            case limit
+        }
+
+        package let reason: Reason
+        /// The kind of the selected operation, when the document parsed and selects one.
+        package let kind: OperationKind?
+        let errors: [GraphQLError]
+
+        init(_ reason: Reason, kind: OperationKind? = nil, errors: [GraphQLError]) {
+            self.reason = reason
+            self.kind = kind
+            self.errors = errors
+        }
+
+        init(_ limit: LimitExceeded, kind: OperationKind? = nil) {
+            self.init(.limit, kind: kind, errors: [limit.graphQLError()])
+        }
+
+        /// The `{"errors": […]}` response in `style`.
+        package func response(_ style: ErrorStyle) -> GQLValue {
+            ResponseFormatter(style: style).response(errors: errors)
+        }
+
+        /// The first error's `extensions.code`, if any.
+        package var code: String? {
+            if case .string(let code)? = errors.first?.extensions["code"] { return code }
+            return nil
+        }
+    }
+
+    /// A parsed document within the static limits, and valid.
+    struct CachedDocument: Sendable {
+        let document: Document
+        let limits: DocumentLimits
+    }
+
+    /// Parses (or takes from the cache), checks the limits, validates, and selects the operation of `request`.
+    ///
+    /// The raw text is scanned before parsing, and the parsed document checked before validation, so a document
+    /// that would exhaust the parser's stack or the validator's time is refused first.
+    package func prepare(_ request: Request) -> Result<Prepared, Refusal> {
+        let cached: CachedDocument
+        if let hit = documents.withLock({ $0[request.query] }) {
+            cached = hit
+        } else {
+            switch parse(request.query, operationName: request.operationName) {
+            case .failure(let refusal): return .failure(refusal)
+            case .success(let parsed): cached = parsed
+            }
+        }
+        let operation: OperationDefinition
+        do {
+            operation = try Self.operation(in: cached.document, named: request.operationName)
+        } catch {
+            return .failure(Refusal(.unparsable, errors: [GraphQLError(message: error.message)]))
+        }
+        let kind = Self.kind(of: operation)
+        do throws(LimitExceeded) {
+            try cached.limits.checkVariables(request.variables)
+        } catch {
+            return .failure(Refusal(error, kind: kind))
+        }
+        let cost = cached.limits.cost(of: operation, variables: request.variables)
+        if cost > limits.maxCost {
+            return .failure(Refusal(Self.costExceeded(cost, limit: limits.maxCost), kind: kind))
+        }
+        return .success(Prepared(request: request, kind: kind, cost: cost, document: cached.document, operation: operation))
+    }
+
+    /// The refusal of a request (or batch) estimated at `cost`.
+    static func costExceeded(_ cost: Int, limit: Int) -> LimitExceeded {
+        LimitExceeded(
+            .cost,
+            "The request's estimated cost is \(cost) (each field times the page sizes of the lists around it); "
+                + "the limit is \(limit).",
+            limit: limit)
+    }
+
+    /// Scans, parses, checks and validates `query`; caches it when it is valid.
+    private func parse(_ query: String, operationName: String?) -> Result<CachedDocument, Refusal> {
+        do throws(LimitExceeded) {
+            try DocumentScanner.check(query, maxTokens: limits.maxTokens, maxNesting: limits.maxNesting)
+        } catch {
+            return .failure(Refusal(error))
+        }
+        let document: Document
+        do {
+            document = try GraphQL.parse(source: Source(body: query, name: "GraphQL request"))
+        } catch let error as GraphQLError {
+            return .failure(Refusal(.unparsable, errors: [error]))
+        } catch {
+            return .failure(Refusal(.unparsable, errors: [GraphQLError(message: String(describing: error))]))
+        }
+        let checked = DocumentLimits(document, limits: limits, pagedFields: pagedFields)
+        let kind = (try? Self.operation(in: document, named: operationName)).map(Self.kind)
+        do throws(LimitExceeded) {
+            try checked.checkDocument()
+        } catch {
+            return .failure(Refusal(error, kind: kind))
+        }
+        let errors = validate(schema: schema, ast: document)
+        guard errors.isEmpty else { return .failure(Refusal(.invalid, kind: kind, errors: errors)) }
+        let cached = CachedDocument(document: document, limits: checked)
+        documents.withLock { cache in
+            if cache.count >= Self.documentCacheSize { cache.removeAll(keepingCapacity: true) }
+            cache[query] = cached
+        }
+        return .success(cached)
+    }
+
+    static func kind(of operation: OperationDefinition) -> OperationKind {
+        switch operation.operation {
+        case .query: .query
+        case .mutation: .mutation
+        case .subscription: .subscription
+        }
+    }
+
+    /// The operation a request selects: the one named `name`, or the only one.
+    ///
+    /// - Throws: ``GQLError`` `.invalidArgument` when there is none, or several and no (known) name.
+    static func operation(in document: Document, named name: String?) throws(GQLError) -> OperationDefinition {
+        let operations = document.definitions.compactMap { $0 as? OperationDefinition }
+        if let name, !name.isEmpty {
+            guard let operation = operations.first(where: { $0.name?.value == name }) else {
+                throw GQLError(.invalidArgument, "Unknown operation named \"\(name)\".", operation: name)
+            }
+            return operation
+        }
+        guard let operation = operations.first else {
+            throw GQLError(.invalidArgument, "Must provide an operation.")
+        }
+        guard operations.count == 1 else {
+            throw GQLError(.invalidArgument, "Must provide operation name if query contains multiple operations.")
+        }
+        return operation
+    }
+}

@@ -1,0 +1,196 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// The first handler of every connection's pipeline, on raw bytes: it answers what the HTTP layers above cannot —
+/// a request whose headers do not arrive in time (408), or that the HTTP parser refuses (400, or 431 for headers
+/// over the size limit, reported by ``ParseErrorGuard``) — and makes every close of a connection bounded.
+///
+/// A connection is closed "lingering", as web servers do: the answer is flushed, the output shut, whatever the
+/// client still sends is read and dropped, and the socket is closed when the client closes its side or after
+/// ``lingerTime`` at the latest. Closing at once with unread input would make the kernel reset the connection,
+/// and the client could lose the answer; waiting for the client without a bound (Hummingbird's half-close after
+/// `Connection: close`) holds the descriptor as long as the client likes.
+///
+/// It is bytes in, bytes out, so it stays correct after a WebSocket upgrade, where it only passes data along.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    /// How long a closing connection is drained before it is closed regardless.
+    static let lingerTime = TimeAmount.seconds(2)
+
+    private let headerTimeout: TimeAmount
+    private var context: ChannelHandlerContext?
+    private var headerTimer: Scheduled<Void>?
+    private var lingerTimer: Scheduled<Void>?
+    /// Whether the first request's header block ended (`\r\n\r\n` seen).
+    private var headersEnded = false
+    /// The last bytes seen while looking for the end of the header block.
+    private var tail: UInt32 = 0
+    /// Whether anything was written to the client.
+    private var wroteAnything = false
+    private var lingering = false
+    private var inputClosed = false
+
+    init(headerTimeout: TimeAmount) {
+        self.headerTimeout = headerTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { startHeaderTimer(context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        headerTimer?.cancel()
+        lingerTimer?.cancel()
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        startHeaderTimer(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        headerTimer?.cancel()
+        lingerTimer?.cancel()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !lingering else { return }  // a closing connection's input is dropped
+        if !headersEnded {
+            let buffer = unwrapInboundIn(data)
+            for byte in buffer.readableBytesView {
+                tail = (tail << 8) | UInt32(byte)
+                if tail == 0x0D0A_0D0A || tail & 0xFFFF == 0x0A0A {
+                    headersEnded = true
+                    headerTimer?.cancel()
+                    headerTimer = nil
+                    break
+                }
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            inputClosed = true
+            if lingering {
+                context.close(promise: nil)
+                return
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        wroteAnything = true
+        context.write(data, promise: promise)
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode == .output { linger(context) }
+        context.close(mode: mode, promise: promise)
+    }
+
+    /// Answers with `status` and a GraphQL-shaped JSON error, then closes lingering. Nothing happens when an answer
+    /// was already written on this connection (the parser's own error then just closes it).
+    func refuse(_ status: HTTPResponseStatus, _ message: String) {
+        guard let context, !lingering else { return }
+        guard !wroteAnything else {
+            context.close(mode: .output, promise: nil)
+            return
+        }
+        let body = #"{"errors":[{"message":"\#(message)","extensions":{"code":"BAD_REQUEST","status":\#(status.code)}}]}"#
+        var buffer = context.channel.allocator.buffer(capacity: body.utf8.count + 160)
+        buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
+        buffer.writeString("Content-Type: application/json; charset=utf-8\r\n")
+        buffer.writeString("Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n")
+        buffer.writeString(body)
+        headerTimer?.cancel()
+        wroteAnything = true
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
+        context.close(mode: .output, promise: nil)
+    }
+
+    private func startHeaderTimer(_ context: ChannelHandlerContext) {
+        guard headerTimer == nil, !headersEnded else { return }
+        let seconds = Double(headerTimeout.nanoseconds) / 1e9
+        headerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: headerTimeout) { [self] in
+            headerTimer = nil
+            guard !headersEnded else { return }
+            refuse(.requestTimeout, "The request headers did not arrive within \(seconds) s.")
+        }
+    }
+
+    /// Drops further input and closes the connection when the client closes its side, or after ``lingerTime``.
+    private func linger(_ context: ChannelHandlerContext) {
+        guard !lingering else { return }
+        lingering = true
+        headerTimer?.cancel()
+        if inputClosed {
+            context.eventLoop.assumeIsolated().execute { context.close(promise: nil) }
+            return
+        }
+        lingerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingerTime) {
+            context.close(promise: nil)
+        }
+    }
+}
+
+/// Sits right after the HTTP request decoder and turns its parse errors — a garbage request line, a negative or
+/// repeated `Content-Length`, headers over the size limit — into an answer and a close (``ConnectionGuard``)
+/// instead of an error no one answers. It reads no data itself, so it is harmless after a WebSocket upgrade.
+final class ParseErrorGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let connection: ConnectionGuard
+
+    init(connection: ConnectionGuard) {
+        self.connection = connection
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parseError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        switch parseError {
+        case .headerOverflow:
+            connection.refuse(.requestHeaderFieldsTooLarge, "The request headers are too large.")
+        default:
+            connection.refuse(.badRequest, "The request is not valid HTTP/1.1 (\(parseError)).")
+        }
+    }
+}
+
+/// Ends a connection after a response that says `Connection: close` (a 413, say): the output is shut once the
+/// response is flushed, and ``ConnectionGuard`` closes the socket after a bounded drain. Hummingbird by itself
+/// only closes when the *request* asked for it, and then waits for the client without a bound.
+final class CloseAfterResponse: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private var closing = false
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            closing = head.headerFields[.connection]?.lowercased() == "close"
+        case .end where closing:
+            context.writeAndFlush(data, promise: promise)
+            context.close(mode: .output, promise: nil)
+            return
+        default:
+            break
+        }
+        context.write(data, promise: promise)
+    }
+}

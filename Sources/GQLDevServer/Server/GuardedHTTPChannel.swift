@@ -1,0 +1,38 @@
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Hummingbird's HTTP/1.1 channel with WebSocket upgrade, with the guards of ``ConnectionGuard`` added to each
+/// connection: a header timeout, answers to requests the HTTP parser refuses, and bounded closes.
+struct GuardedHTTPChannel: ServerChildChannel {
+    typealias Value = HTTP1WebSocketUpgradeChannel.Value
+
+    let inner: HTTP1WebSocketUpgradeChannel
+    let headerTimeout: TimeAmount
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let headerTimeout = headerTimeout
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = channel.pipeline.syncOperations
+            let connection = ConnectionGuard(headerTimeout: headerTimeout)
+            try pipeline.addHandler(connection, position: .first)
+            let decoder = try pipeline.handler(type: ByteToMessageHandler<NIOHTTP1.HTTPRequestDecoder>.self)
+            try pipeline.addHandler(ParseErrorGuard(connection: connection), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+}
+
+extension Duration {
+    /// The duration as NIO's `TimeAmount`.
+    var timeAmount: TimeAmount {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import GQLCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A plain TCP connection to 127.0.0.1, for the requests no HTTP client would send: garbage request lines,
+/// contradictory `Content-Length`s, headers that never end. Blocking socket calls run on a thread of their own,
+/// never on the concurrency pool the server's handlers use.
+final class RawConnection: Sendable {
+    private let descriptor: Int32
+
+    /// What the server sent, and whether it closed the connection (end of stream or reset) before `timeout`.
+    struct Reply: Sendable {
+        var text: String
+        var closed: Bool
+
+        /// The status code of the first response line, e.g. 400.
+        var status: Int? {
+            let parts = text.split(separator: " ", maxSplits: 2)
+            guard parts.count >= 2, parts[0].hasPrefix("HTTP/1.") else { return nil }
+            return Int(parts[1])
+        }
+
+        /// The JSON body after the header block.
+        var json: GQLValue? {
+            guard let range = text.range(of: "\r\n\r\n") else { return nil }
+            return try? GQLValue(json: String(text[range.upperBound...]))
+        }
+    }
+
+    init(port: Int) throws {
+        #if canImport(Glibc)
+            let kind = Int32(SOCK_STREAM.rawValue)
+        #else
+            let kind = SOCK_STREAM
+        #endif
+        descriptor = socket(AF_INET, kind, 0)
+        guard descriptor >= 0 else { throw GQLError(.io, "socket() failed: \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw GQLError(.io, "connect() failed: \(errno)")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends `text` (as UTF-8); a connection the server already closed is not an error here.
+    func send(_ text: String) async {
+        let bytes = Array(text.utf8)
+        await Self.onThread { [descriptor] in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard sent > 0 else { return }
+                offset += sent
+            }
+        }
+    }
+
+    /// Reads until the server closes the connection, or until `timeout` seconds pass without data.
+    func readUntilClosed(timeout: Int = 10) async -> Reply {
+        await Self.onThread { [descriptor] in
+            var limit = timeval(tv_sec: timeout, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            var received: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                if count > 0 {
+                    received += chunk[0..<count]
+                } else {
+                    let closed = count == 0 || errno == ECONNRESET
+                    return Reply(text: String(decoding: received, as: UTF8.self), closed: closed)
+                }
+            }
+        }
+    }
+
+    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
+}
