@@ -15,9 +15,11 @@ final class BindingEncoder: Encoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     let schema: TableSchema
-    /// Unowned: the statement keeps its encoder for reuse, and an encoder never outlives its statement.
-    unowned(unsafe) let statement: Statement
     fileprivate let stmt: OpaquePointer
+    /// For errors: the statement's SQL and its connection's handle. No reference back to the statement, which
+    /// keeps its encoder.
+    private let sql: String
+    private let db: OpaquePointer?
     fileprivate let names: [String]
     /// Also bind the primary key to this parameter (the WHERE of an UPDATE).
     fileprivate let keyParameter: Int32
@@ -34,8 +36,9 @@ final class BindingEncoder: Encoder {
 
     init(schema: TableSchema, statement: Statement, keyParameter: Int32?) {
         self.schema = schema
-        self.statement = statement
         self.stmt = statement.stmt
+        self.sql = statement.sql
+        self.db = sqlite3_db_handle(statement.stmt)
         self.names = schema.columnNames
         self.keyParameter = keyParameter ?? 0
         self.keyColumn = schema.primaryKeyIndex
@@ -100,7 +103,7 @@ final class BindingEncoder: Encoder {
     @inline(__always)
     fileprivate func check(_ rc: Int32, _ index: Int) throws {
         guard rc == SQLITE_OK else {
-            var error = statement.connection.error(rc, sql: statement.sql, table: schema.name)
+            var error = Connection.error(db, rc, sql: sql, table: schema.name)
             error.column = names[index]
             throw error
         }
@@ -152,8 +155,8 @@ final class BindingEncoder: Encoder {
 
     private func bind(_ value: GQLValue, column index: Int) throws {
         do {
-            try statement.bind(value, at: Int32(index + 1))
-            if index == keyColumn && keyParameter > 0 { try statement.bind(value, at: keyParameter) }
+            try Statement.bind(value, at: Int32(index + 1), to: stmt, sql: sql)
+            if index == keyColumn && keyParameter > 0 { try Statement.bind(value, at: keyParameter, to: stmt, sql: sql) }
         } catch var error as GQLError {
             error.table = schema.name
             error.column = names[index]

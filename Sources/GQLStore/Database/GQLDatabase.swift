@@ -1,6 +1,5 @@
 import Foundation
 import GQLCore
-import Synchronization
 
 /// A local SQLite database of plain Codable objects.
 ///
@@ -63,20 +62,13 @@ public final class GQLDatabase: Sendable {
             }
         }
         self.path = path
-        writer = Writer(connection: try Connection(path: path, reader: false, configuration: configuration))
+        writer = try Writer(path: path, configuration: configuration, observers: observers)
         if inMemory {
             readers = nil
         } else {
             readers = ReaderPool(maximum: configuration.maximumReaders) {
                 try Connection(path: path, reader: true, configuration: configuration)
             }
-        }
-        ObserverCenter.install(on: writer)
-        let observers = self.observers
-        writer.committed = { events, origin in observers.deliver(events, origin: origin) }
-        let connection = writer.connection
-        writer.rolledBackTriggers = { tables in
-            for table in tables.sorted() { try? observers.reinstall(table: table, connection: connection) }
         }
     }
 
@@ -187,7 +179,7 @@ public final class GQLDatabase: Sendable {
             guard connection.isAutocommit else {
                 // A BEGIN without its COMMIT would leave the shared writer inside a transaction after the
                 // lock is released, and every later write would join it.
-                try? connection.execute("ROLLBACK")
+                _ = try? connection.execute("ROLLBACK")
                 throw GQLError(
                     .invalidArgument,
                     "the SQL left a transaction open, so it was rolled back; use db.write { } for transactions",

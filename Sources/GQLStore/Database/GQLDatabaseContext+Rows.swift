@@ -24,20 +24,18 @@ extension GQLDatabaseContext {
         }
         var sql =
             "UPDATE \(schema.quotedName) SET "
-            + names.enumerated().map { "\($1.quotedIdentifier) = \(Writer.updateValueFunction)(\($0))" }
+            + names.enumerated().map { "\($1.quotedIdentifier) = \(WriteSession.updateValueFunction)(\($0))" }
             .joined(separator: ", ")
         sql.appendClauses(condition, order: nil, limit: nil, offset: nil)
         let writer = database.writer
         return try withWriteConnection { connection -> Int in
             let statement = try connection.cached(sql)
-            defer {
-                statement.reset()
-                writer.updateValues = []
-            }
+            defer { statement.reset() }
             try statement.bind(arguments)
-            writer.updateValues = setValues
-            while try statement.step() {}
-            return connection.changes
+            return try writer.withUpdateValues(setValues) {
+                while try statement.step() {}
+                return connection.changes
+            }
         }
     }
 

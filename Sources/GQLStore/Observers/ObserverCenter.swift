@@ -36,29 +36,9 @@ final class ObserverCenter: Sendable {
         }
     }
 
-    static let functionName = "gql_observer_event"
     private let entries = GQLLocked<[Int: Entry]>([:])
     private let nextID = Atomic<Int>(1)
     private let queue = DispatchQueue(label: "GraphQLite.GQLStore.observers")
-
-    /// Registers the SQL function the triggers call; the events go to `writer.pending`.
-    static func install(on writer: Writer) {
-        let context = Unmanaged.passUnretained(writer).toOpaque()
-        sqlite3_create_function_v2(
-            writer.connection.handle, functionName, 3, SQLITE_UTF8, context,
-            { context, count, arguments in
-                guard let context, count == 3, let arguments,
-                    let idArg = arguments[0], let typeArg = arguments[1], let keyArg = arguments[2]
-                else { return }
-                let writer = Unmanaged<Writer>.fromOpaque(UnsafeRawPointer(sqlite3_user_data(context)))
-                    .takeUnretainedValue()
-                let event = ObserverEvent(
-                    observer: Int(sqlite3_value_int64(idArg)),
-                    type: GQLObserverType(rawValue: Int(sqlite3_value_int64(typeArg))),
-                    key: sqliteValue(keyArg))
-                writer.pending.append(event)
-            }, nil, nil, nil)
-    }
 
     /// Adds an observer and creates its triggers with `connection` (the writer's, lock held).
     func add(
@@ -148,7 +128,7 @@ final class ObserverCenter: Sendable {
             try connection.execute("DROP TRIGGER IF EXISTS temp.\(name)")
             let selects = observers.filter { $0.types.contains(type) }.map { entry -> String in
                 let key = "\(row).\(entry.primaryKey.quotedIdentifier)"
-                let call = "SELECT \(Self.functionName)(\(entry.id), \(type.rawValue), \(key))"
+                let call = "SELECT \(WriteSession.observerFunction)(\(entry.id), \(type.rawValue), \(key))"
                 guard let condition = entry.condition else { return call + ";" }
                 return call + " WHERE (" + ConditionRewriter.rewrite(condition, row: row) + "\n);"
             }

@@ -18,19 +18,14 @@ final class Connection {
     private var lastVerbKey = -1
     private var lastVerbStatement: Statement?
     private(set) var isClosed = false
-    /// Called when a statement starts and when it fails, so the observer buffer can forget the events
-    /// of a statement SQLite undid.
-    var statementStarted: (() -> Void)?
-    var statementFailed: (() -> Void)?
-    /// Set while a write transaction's body runs: statements then refuse to run outside a transaction.
-    var requiresTransaction = false
-    /// Called when a statement ran to completion, so committed events can be handed on.
-    var statementDone: (() -> Void)?
+    /// The writer's session, which its statements report to as they start, finish and fail; `nil` on readers.
+    let session: WriteSession?
     static let log = GQLDebug.logger("GQLStore")
 
-    init(path: String, reader: Bool, configuration: GQLDatabase.Configuration) throws {
+    init(path: String, reader: Bool, configuration: GQLDatabase.Configuration, session: WriteSession? = nil) throws {
         self.path = path
         self.isReader = reader
+        self.session = session
         var db: OpaquePointer?
         let readOnly = reader || configuration.readOnly
         let flags =
@@ -56,6 +51,7 @@ final class Connection {
             sqlite3_close_v2(db)
             throw error
         }
+        session?.install(on: db)
     }
 
     deinit { close() }
@@ -178,11 +174,16 @@ final class Connection {
 
     /// A ``GQLError`` from SQLite's current error state.
     func error(_ rc: Int32, sql: String?, table: String? = nil) -> GQLError {
-        let message = String(cString: sqlite3_errmsg(handle))
-        Self.log.error("SQLite error \(rc): \(message)")
+        Self.error(handle, rc, sql: sql, table: table)
+    }
+
+    /// A ``GQLError`` from the error state of the connection `handle`.
+    static func error(_ handle: OpaquePointer?, _ rc: Int32, sql: String?, table: String? = nil) -> GQLError {
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection"
+        log.error("SQLite error \(rc): \(message)")
         return GQLError(
             .sqlite, "SQLite error \(rc): \(message)", sql: sql, table: table,
-            sqliteCode: sqlite3_extended_errcode(handle))
+            sqliteCode: handle.map { sqlite3_extended_errcode($0) } ?? rc)
     }
 
     /// Rows of an arbitrary query with its columns in order.

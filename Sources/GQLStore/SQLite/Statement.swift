@@ -3,10 +3,15 @@ import Foundation
 import GQLCore
 
 /// A prepared statement. Owned by its ``Connection`` and used only by whoever holds that connection.
+///
+/// It keeps no reference to the connection: only the raw handle (valid while the statement exists, since
+/// SQLite keeps a closed connection's memory until its last statement is finalized) and, on the writer, the
+/// session it reports to.
 final class Statement {
     let stmt: OpaquePointer
-    /// The connection owns its statements and finalizes them before it closes, so this never dangles.
-    unowned(unsafe) let connection: Connection
+    /// The connection's handle, for its autocommit state and error messages.
+    private let db: OpaquePointer
+    private let session: WriteSession?
     let sql: String
     private var names: [String: Int32]?
     private var started = false
@@ -15,8 +20,14 @@ final class Statement {
 
     init(_ stmt: OpaquePointer, connection: Connection, sql: String) {
         self.stmt = stmt
-        self.connection = connection
+        self.db = connection.handle
+        self.session = connection.session
         self.sql = sql
+    }
+
+    /// A ``GQLError`` from the connection's error state, with this statement's SQL.
+    func error(_ rc: Int32, table: String? = nil) -> GQLError {
+        Connection.error(db, rc, sql: sql, table: table)
     }
 
     deinit { sqlite3_finalize(stmt) }
@@ -38,28 +49,30 @@ final class Statement {
     @inline(__always)
     func step() throws -> Bool {
         if !started {
-            if connection.requiresTransaction && sqlite3_get_autocommit(connection.handle) != 0 {
-                // SQLite ended the transaction itself (OR ROLLBACK, a full disk…): running on would commit
-                // this statement on its own, outside the write that is still in progress.
-                throw GQLError(
-                    .sqlite, "the write's transaction was rolled back by SQLite; the rest of the write is refused",
-                    sql: sql)
+            if let session {
+                if session.requiresTransaction && sqlite3_get_autocommit(db) != 0 {
+                    // SQLite ended the transaction itself (OR ROLLBACK, a full disk…): running on would commit
+                    // this statement on its own, outside the write that is still in progress.
+                    throw GQLError(
+                        .sqlite, "the write's transaction was rolled back by SQLite; the rest of the write is refused",
+                        sql: sql)
+                }
+                session.statementStarted()
             }
             started = true
-            connection.statementStarted?()
             // Only the SQL text is logged: bound values may be secrets.
             if Connection.log.isVerbose { Connection.log.debug("SQL: \(sql)") }
         }
         let rc = sqlite3_step(stmt)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE {
-            connection.statementDone?()
+            session?.statementDone(autocommit: sqlite3_get_autocommit(db) != 0)
             return false
         }
-        let error = connection.error(rc, sql: sql)
+        let error = error(rc)
         started = false
         sqlite3_reset(stmt)
-        connection.statementFailed?()
+        session?.statementFailed()
         throw error
     }
 
@@ -124,6 +137,12 @@ final class Statement {
 
     @inline(__always)
     func bind(_ value: GQLValue, at index: Int32) throws {
+        try Self.bind(value, at: index, to: stmt, sql: sql)
+    }
+
+    /// Binds `value` to parameter `index` of `stmt`, whose SQL is `sql`.
+    @inline(__always)
+    static func bind(_ value: GQLValue, at index: Int32, to stmt: OpaquePointer, sql: String) throws {
         let rc: Int32
         switch value {
         case .null: rc = sqlite3_bind_null(stmt, index)
@@ -156,7 +175,7 @@ final class Statement {
             let text = try value.jsonString()
             rc = sqlite3_bind_text(stmt, index, text, -1, SQLITE_TRANSIENT)
         }
-        guard rc == SQLITE_OK else { throw connection.error(rc, sql: sql) }
+        guard rc == SQLITE_OK else { throw Connection.error(sqlite3_db_handle(stmt), rc, sql: sql) }
     }
 
     // MARK: Reading
