@@ -19,6 +19,11 @@ extension GQLDevServer {
         public var apiKey: String?
         /// Requests must carry this admin secret (`x-hasura-admin-secret`). `nil`: not required.
         public var adminSecret: String?
+        /// The web origins (`https://app.example.com`, or `*` for any) whose pages may use the server: their
+        /// requests and CORS preflights are answered with `Access-Control-Allow-Origin`; a request from any other
+        /// origin gets 403. Default: none, so no web page can use the server. Clients that are not browsers send
+        /// no `Origin` and are not affected.
+        public var allowedOrigins: [String] = []
         /// The largest request body accepted; larger ones get HTTP 413. Default 1 MiB.
         public var maxBodyBytes = 1 << 20
         /// How often keep-alive messages go out on `graphql-ws` and AppSync sockets. Default 10 s.

@@ -59,6 +59,43 @@ struct ServeInteropTests {
         #expect(port.contains("--port"))
         let schema = try await CLIProcess.fail(["serve", "--schema", "/nonexistent/schema.graphql"], status: 64)
         #expect(schema.contains("/nonexistent/schema.graphql"))
+        let emptyKey = try await CLIProcess.fail(["serve", "--api-key", ""], status: 64)
+        #expect(emptyKey.contains("--api-key"))
+        let depth = try await CLIProcess.fail(["serve", "--max-depth", "0"], status: 64)
+        #expect(depth.contains("--max-depth"))
+    }
+
+    @Test func pythonGQLClientLoadsTheSchemaWithInputValueDeprecation() async throws {
+        let python = Self.root.appendingPathComponent(".venv/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            Issue.record("\(python.path) is missing: run Tests/Interop/setup-venv.sh to install the Python test peers.")
+            return
+        }
+        let directory = try TemporaryDirectory()
+        let server = try await ServeProcess.start(["--port", "0"])
+        // gql's fetch_schema_from_transport asks graphql-core's introspection query with input_value_deprecation:
+        // __InputValue.isDeprecated must be a Boolean for every argument and input field.
+        let script = """
+            import asyncio, sys
+            from gql import Client, gql
+            from gql.transport.aiohttp import AIOHTTPTransport
+            from graphql import get_introspection_query
+
+            async def main():
+                async with Client(transport=AIOHTTPTransport(url=sys.argv[1]), fetch_schema_from_transport=True) as s:
+                    result = await s.execute(gql(get_introspection_query(input_value_deprecation=True)))
+                    types = result["__schema"]["types"]
+                    args = [a for t in types for f in (t["fields"] or []) for a in f["args"]]
+                    inputs = [f for t in types for f in (t["inputFields"] or [])]
+                    assert args and inputs and all(v["isDeprecated"] is False for v in args + inputs)
+                    print("schema", len(s.client.schema.type_map), "args", len(args), "inputs", len(inputs))
+
+            asyncio.run(main())
+            """
+        let output = try await Self.runPython(python, ["-c", script, server.http], in: directory, timeout: .seconds(60))
+        #expect(output.status == 0, "the Python gql client failed:\n\(output.stdout)\n\(output.stderr)")
+        #expect(output.stdout.hasPrefix("schema "), "\(output.stdout)")
+        #expect(try await server.stop(with: SIGINT) == 0)
     }
 
     @Test func announcesEndpointsChecksTheKeyAndStopsOnSIGTERM() async throws {

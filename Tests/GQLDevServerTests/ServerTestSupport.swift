@@ -129,13 +129,14 @@ struct HTTPOutcome {
     var json: GQLValue?
 }
 
-/// Sends one request with AsyncHTTPClient.
+/// Sends one request with AsyncHTTPClient; a body goes with `contentType` unless that is `nil`.
 func httpRequest(
-    _ url: String, method: String = "POST", body: String? = nil, headers: [String: String] = [:]
+    _ url: String, method: String = "POST", body: String? = nil, headers: [String: String] = [:],
+    contentType: String? = "application/json"
 ) async throws -> HTTPOutcome {
     var request = HTTPClientRequest(url: url)
     request.method = .init(rawValue: method)
-    if body != nil { request.headers.add(name: "Content-Type", value: "application/json") }
+    if body != nil, let contentType { request.headers.add(name: "Content-Type", value: contentType) }
     for (name, value) in headers { request.headers.add(name: name, value: value) }
     if let body { request.body = .bytes(Array(body.utf8)) }
     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))

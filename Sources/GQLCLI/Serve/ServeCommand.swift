@@ -53,6 +53,12 @@ struct ServeCommand: AsyncParsableCommand {
     var adminSecret: String?
 
     @Option(
+        name: .customLong("allowed-origin"),
+        help: ArgumentHelp(
+            "A web origin whose pages may use the server (repeatable; * for any). Default: none.", valueName: "origin"))
+    var allowedOrigins: [String] = []
+
+    @Option(
         help: ArgumentHelp(
             "Fault: delay every HTTP request and WebSocket message by this many milliseconds.", valueName: "ms"))
     var latencyMs = 0
@@ -125,6 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.faults.seed = seed
         configuration.faults.dropWebSocketsAfter = dropWebsocketsAfter
         configuration.limits = limits.limits
+        configuration.allowedOrigins = allowedOrigins
         return configuration
     }
 

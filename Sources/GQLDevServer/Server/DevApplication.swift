@@ -19,8 +19,11 @@ enum DevApplication {
     ) -> some ApplicationProtocol {
         let path = RouterPath(configuration.path)
         let router = Router()
+        router.add(middleware: BrowserGuard(allowedOrigins: Set(configuration.allowedOrigins)))
         router.post(path) { request, _ in await http.post(request) }
         router.get(path) { request, _ in await http.get(request) }
+        // Answered by BrowserGuard, which runs for matched routes only.
+        router.on(path, method: .options) { _, _ in Response(status: .noContent) }
         for method in [HTTPRequest.Method.put, .delete, .patch] {
             router.on(path, method: method) { _, _ in
                 var response = HTTPTransport.error(.methodNotAllowed, "Use POST, or GET for queries.")

@@ -123,11 +123,10 @@ struct HTTPTransport: Sendable {
     }
 
     /// A JSON error body in GraphQL's shape, with the HTTP status as `extensions.status`.
-    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        let body: GQLValue = [
-            "errors": [["message": .string(message), "extensions": ["status": .int(Int64(status.code))]]]
-        ]
-        return json(status, body)
+    static func error(_ status: HTTPResponse.Status, _ message: String, code: String? = nil) -> Response {
+        var extensions: GQLValues = ["status": .int(Int64(status.code))]
+        if let code { extensions["code"] = .string(code) }
+        return json(status, ["errors": [["message": .string(message), "extensions": .object(extensions)]]])
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: GQLValue) -> Response {

@@ -1,0 +1,79 @@
+import HTTPTypes
+import Hummingbird
+
+/// Keeps web pages from using the server unless they come from an allowed origin.
+///
+/// - A request with an `Origin` header (browsers send one on every cross-origin request, and on every POST) is
+///   refused with 403 unless ``GQLDevServer/Configuration/allowedOrigins`` lists that origin (or `*`); allowed
+///   ones get `Access-Control-Allow-Origin` on their answers.
+/// - A CORS preflight (`OPTIONS`) from an allowed origin is answered 204 with the methods and headers the endpoint
+///   accepts; other `OPTIONS` get 204 with `Allow` and no CORS headers, so browsers refuse the real request.
+/// - CSRF prevention as Apollo Server does it, for browsers that send no `Origin`: a POST whose `Content-Type` is
+///   missing or one a plain HTML form or `fetch` may send without a preflight (`text/plain`,
+///   `application/x-www-form-urlencoded`, `multipart/form-data`) is refused with 400 unless it carries a header
+///   only a preflighted request can (`apollo-require-preflight`, `x-apollo-operation-name`, or the server's own
+///   credential headers). GET runs no mutations, so it needs no such check.
+///
+/// Clients that are not browsers send no `Origin` and `Content-Type: application/json`, and pass untouched.
+struct BrowserGuard<Context: RequestContext>: RouterMiddleware {
+    let allowedOrigins: Set<String>
+
+    /// Content types a browser sends without a preflight (the CORS "simple" ones).
+    static var simpleContentTypes: Set<String> {
+        ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]
+    }
+
+    /// Headers a browser sends only after a preflight, so their presence shows the request was preflighted.
+    static var preflightHeaders: [HTTPField.Name] {
+        [
+            HTTPField.Name("apollo-require-preflight"), HTTPField.Name("x-apollo-operation-name"),
+            HTTPField.Name("x-api-key"), HTTPField.Name("x-hasura-admin-secret"), .authorization,
+        ].compactMap { $0 }
+    }
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let origin = request.headers[.origin]
+        if let origin, !allowedOrigins.contains(origin), !allowedOrigins.contains("*") {
+            return HTTPTransport.error(
+                .forbidden, "Requests from the web origin \(origin) are not allowed; start the server with it in "
+                    + "allowedOrigins (gql-cli serve --allowed-origin).", code: "FORBIDDEN_ORIGIN")
+        }
+        if request.method == .options {
+            var response = Response(status: .noContent, headers: [.allow: "GET, POST, OPTIONS"])
+            if let origin {
+                response.headers[.accessControlAllowOrigin] = origin
+                response.headers[.accessControlAllowMethods] = "GET, POST, OPTIONS"
+                response.headers[.accessControlAllowHeaders] =
+                    request.headers[.accessControlRequestHeaders] ?? "content-type"
+                response.headers[.accessControlMaxAge] = "600"
+                response.headers[.vary] = "Origin"
+            }
+            return response
+        }
+        if request.method == .post, Self.isSimple(request.headers[.contentType]),
+            !Self.preflightHeaders.contains(where: { !(request.headers[$0] ?? "").isEmpty })
+        {
+            return HTTPTransport.error(
+                .badRequest,
+                "This request was blocked as a potential cross-site request forgery: send Content-Type: "
+                    + "application/json, or a non-empty apollo-require-preflight header.", code: "BAD_REQUEST")
+        }
+        var response = try await next(request, context)
+        if let origin {
+            response.headers[.accessControlAllowOrigin] = origin
+            response.headers[.vary] = "Origin"
+        }
+        return response
+    }
+
+    /// Whether `contentType` is missing or one a browser sends without a preflight.
+    static func isSimple(_ contentType: String?) -> Bool {
+        guard let contentType else { return true }
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        return type.map(simpleContentTypes.contains) ?? true
+    }
+}
