@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "GQLCore", targets: ["GQLCore"]),
         .library(name: "GQLStore", targets: ["GQLStore"]),
         .library(name: "GQLNet", targets: ["GQLNet"]),
+        .library(name: "GQLServices", targets: ["GQLServices"]),
         .library(name: "GQLDevServer", targets: ["GQLDevServer"]),
         .executable(name: "gql-cli", targets: ["GQLCLI"]),
     ],
@@ -28,6 +29,14 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        // SHA-256, HMAC, hex and signature checks on the system libcrypto, shared by the modules that sign or
+        // verify; not a product.
+        .target(name: "GQLCrypto", dependencies: ["GQLCore", "CCrypto"]),
         .target(
             name: "GQLCore",
             dependencies: [.product(name: "Logging", package: "swift-log")]
@@ -48,6 +57,14 @@ let package = Package(
             ]
         ),
         .target(
+            name: "GQLServices",
+            dependencies: [
+                "GQLCore", "GQLNet", "GQLCrypto",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "GQLDevServer",
             dependencies: [
                 "GQLCore", "GQLStore",
@@ -61,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "GQLCLI",
             dependencies: [
-                "GQLCore", "GQLStore", "GQLNet", "GQLDevServer",
+                "GQLCore", "GQLStore", "GQLNet", "GQLServices", "GQLDevServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -69,6 +86,14 @@ let package = Package(
         // Helpers the test targets share (child processes); not a product.
         .target(name: "GQLTestSupport", path: "Tests/GQLTestSupport"),
         .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore"]),
+        .testTarget(name: "GQLCryptoTests", dependencies: ["GQLCrypto"]),
+        .testTarget(
+            name: "GQLServicesTests",
+            dependencies: [
+                "GQLServices", "GQLCrypto", "GQLTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
         .testTarget(name: "GQLCLITests", dependencies: ["GQLStore", "GQLTestSupport"]),

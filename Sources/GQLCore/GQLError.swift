@@ -64,6 +64,8 @@ public struct GQLError: Error, Sendable, Hashable {
         public static let unauthorized = Code("unauthorized")
         /// A connection was lost or could not be made; reconnecting may help.
         public static let connection = Code("connection")
+        /// A cryptographic operation failed: a malformed key or signature, or libcrypto out of memory.
+        public static let crypto = Code("crypto")
     }
 
     /// What went wrong.
@@ -82,11 +84,16 @@ public struct GQLError: Error, Sendable, Hashable {
     public var httpStatus: Int?
     /// SQLite's extended result code, for `.sqlite` errors.
     public var sqliteCode: Int32?
+    /// A web service's own name for the failure (S3's `NoSuchKey`, Auth0's `invalid_grant` …), if it gave one.
+    public var serviceCode: String?
+    /// The id a web service gave the failed request (S3's `RequestId`), for its support.
+    public var requestId: String?
 
     /// Creates an error.
     public init(
         _ code: Code, _ message: String, sql: String? = nil, table: String? = nil, column: String? = nil,
-        operation: String? = nil, httpStatus: Int? = nil, sqliteCode: Int32? = nil
+        operation: String? = nil, httpStatus: Int? = nil, sqliteCode: Int32? = nil, serviceCode: String? = nil,
+        requestId: String? = nil
     ) {
         self.code = code
         self.message = message
@@ -96,6 +103,8 @@ public struct GQLError: Error, Sendable, Hashable {
         self.operation = operation
         self.httpStatus = httpStatus
         self.sqliteCode = sqliteCode
+        self.serviceCode = serviceCode
+        self.requestId = requestId
     }
 }
 
@@ -107,6 +116,8 @@ extension GQLError: CustomStringConvertible {
         if let column { text += " [column: \(column)]" }
         if let httpStatus { text += " [HTTP \(httpStatus)]" }
         if let sqliteCode { text += " [SQLite code \(sqliteCode)]" }
+        if let serviceCode { text += " [service code: \(serviceCode)]" }
+        if let requestId { text += " [request id: \(requestId)]" }
         if let sql { text += " [SQL: \(sql)]" }
         return text
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates <package root>/.venv with the pinned Python test peers of Tests/Interop/requirements.txt:
 # the `gql` client library (HTTP, graphql-transport-ws, graphql-ws, AppSync transports) and graphql-core
-# for the interoperability test, Strawberry + uvicorn for the server benchmark.
+# for the interoperability test, Strawberry + uvicorn for the server benchmark, moto's S3 server and botocore
+# for the GQLStorage tests.
 #
 # Idempotent: a stamp file holds the hash of the requirements and the Python version; when it matches,
 # the script prints nothing and exits 0. Run it again after editing requirements.txt.
@@ -26,6 +27,6 @@ if [ ! -x "$venv/bin/python" ]; then
   fi
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --requirement "$requirements"
-"$venv/bin/python" -c 'import gql, graphql, strawberry, uvicorn, websockets, aiohttp'
+"$venv/bin/python" -c 'import gql, graphql, strawberry, uvicorn, websockets, aiohttp, moto, boto3, botocore, flask'
 echo "$want" >"$stamp"
 echo "Installed $(grep -c '==' "$requirements") pinned packages into .venv"

@@ -1,0 +1,42 @@
+import AsyncHTTPClient
+import Foundation
+import GQLCore
+
+extension GQLStorage {
+    /// How a ``GQLStorage`` talks to S3: timeouts, multipart sizes, parallelism, retries, payload signing.
+    ///
+    /// ```swift
+    /// var configuration = GQLStorage.Configuration()
+    /// configuration.partSize = 16 << 20
+    /// configuration.maximumConcurrentParts = 8
+    /// let storage = GQLStorage(AmazonS3: "us-east-2", accessKey: key, secretKey: secret, configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The longest a request may wait for its answer to start, and the longest its body may stall. Default 60 s.
+        public var timeout: Duration = .seconds(60)
+        /// Files at least this large are uploaded in parts. Default 16 MiB.
+        public var multipartThreshold = 16 << 20
+        /// The size of each part of a multipart upload, at least 5 MiB (S3's minimum). Default 8 MiB.
+        public var partSize = 8 << 20
+        /// How many parts are uploaded at once; memory use is about this many parts. Default 4.
+        public var maximumConcurrentParts = 4
+        /// How many times a request is tried before its error is thrown (5xx, `SlowDown`, timeouts and lost
+        /// connections are retried; other errors are not). Default 4.
+        public var maximumAttempts = 4
+        /// The delays between attempts. Default: from 200 ms, doubling, at most 5 s, jittered.
+        public var backoff = GQLBackoff(initialDelay: .milliseconds(200), maximumDelay: .seconds(5))
+        /// The largest object ``GQLStorage/download(_:_:)`` holds in memory; larger ones need
+        /// ``GQLStorage/download(_:_:to:progress:)``. Default 256 MiB.
+        public var maximumInMemoryDownload = 256 << 20
+        /// Whether bodies are hashed into the signature (`true`, the default) or sent as `UNSIGNED-PAYLOAD`,
+        /// which spares reading a file twice; TLS still protects the body in transit.
+        public var signsPayload = true
+        /// The AsyncHTTPClient to send requests with, shared with other clients of the app; `nil`, the default,
+        /// makes one owned (and shut down) by the storage.
+        public var httpClient: HTTPClient?
+        /// The time signatures are made at; replaced by tests. Default: the system clock.
+        public var now: @Sendable () -> Date = { Date() }
+
+        public init() {}
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import GQLCore
+import GQLCrypto
+import GQLNet
+
+extension GQLStorage {
+    /// Called as a transfer moves: bytes done so far and the total.
+    public typealias Progress = @Sendable (_ done: Int64, _ total: Int64) -> Void
+
+    /// Uploads the file at `file` as the object `key`; files of ``Configuration/multipartThreshold`` bytes or more
+    /// go in parts, several at a time, each retried on its own. A failed multipart upload is aborted, so no
+    /// orphaned parts are left (and billed).
+    ///
+    /// ```swift
+    /// try await storage.upload("bucket", "big.bin", file: URL(fileURLWithPath: "big.bin")) { sent, total in
+    ///     print("\(sent) of \(total)")
+    /// }
+    /// ```
+    /// - Returns: the object's ETag, without quotes.
+    @discardableResult
+    public func upload(
+        _ bucket: String, _ key: String, file: URL, contentType: String? = nil, progress: Progress? = nil
+    ) async throws -> String {
+        let size = try Self.fileSize(file, operation: "upload")
+        guard size >= Int64(max(configuration.multipartThreshold, 1)) else {
+            let data = try Self.read(file, offset: 0, count: Int(size))
+            let etag = try await upload(bucket, key, data, contentType: contentType)
+            progress?(size, size)
+            return etag
+        }
+        return try await MultipartUpload(storage: self, bucket: bucket, key: key, file: file, size: size)
+            .run(contentType: contentType, progress: progress)
+    }
+
+    /// Downloads the object `key` into the file at `file`, a chunk at a time (memory stays flat however large the
+    /// object). The file is written beside its destination and moved into place once complete and checked, so a
+    /// failed download never leaves a partial file under the destination's name.
+    ///
+    /// ```swift
+    /// try await storage.download("bucket", "big.bin", to: URL(fileURLWithPath: "big.bin")) { received, total in
+    ///     print("\(received) of \(total)")
+    /// }
+    /// ```
+    public func download(_ bucket: String, _ key: String, to file: URL, progress: Progress? = nil) async throws {
+        let call = Call(method: "GET", bucket: bucket, key: key, operation: "download")
+        let partial = file.deletingLastPathComponent().appendingPathComponent(
+            ".\(file.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).part")
+        defer { try? FileManager.default.removeItem(at: partial) }
+        try await retrying(call.operation) {
+            try await exchange.stream(try signedRequest(call), target: target(call), operation: call.operation) {
+                status, headers, body in
+                guard (200..<300).contains(status) else {
+                    var error = Data()
+                    for try await chunk in body where error.count < 65_536 {
+                        error.append(contentsOf: chunk.readableBytesView)
+                    }
+                    throw serviceError(.init(status: status, headers: headers, body: error), call: call)
+                }
+                guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+                    throw GQLError(.io, "cannot create \(partial.path)", operation: call.operation)
+                }
+                let handle = try FileHandle(forWritingTo: partial)
+                defer { try? handle.close() }
+                let total = headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
+                var md5 = try Digest(.md5)
+                var received: Int64 = 0
+                for try await chunk in body {
+                    let bytes = Data(chunk.readableBytesView)
+                    try md5.update(bytes)
+                    try handle.write(contentsOf: bytes)
+                    received += Int64(bytes.count)
+                    progress?(received, total)
+                }
+                if total >= 0, received != total {
+                    throw GQLError(
+                        .connection, "the download of \(bucket)/\(key) ended after \(received) of \(total) bytes",
+                        operation: call.operation)
+                }
+                try Self.checkETag(headers, md5: try md5.finalize(), call: call)
+            }
+        }
+        // rename(2) replaces the destination atomically.
+        guard rename(partial.path, file.path) == 0 else {
+            throw GQLError(
+                .io, "cannot move the download into \(file.path): \(String(cString: strerror(errno)))",
+                operation: call.operation)
+        }
+    }
+
+    // MARK: - Files
+
+    static func fileSize(_ file: URL, operation: String) throws -> Int64 {
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            guard attributes[.type] as? FileAttributeType == .typeRegular else {
+                throw GQLError(.invalidArgument, "\(file.path) is not a regular file", operation: operation)
+            }
+            return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        } catch let error as GQLError {
+            throw error
+        } catch {
+            throw GQLError(.io, "cannot read \(file.path): \(error.localizedDescription)", operation: operation)
+        }
+    }
+
+    /// `count` bytes of `file` from `offset`.
+    static func read(_ file: URL, offset: Int64, count: Int) throws -> Data {
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(offset))
+            let data = try handle.read(upToCount: count) ?? Data()
+            guard data.count == count else {
+                throw GQLError(
+                    .io, "\(file.path) changed while it was read: \(data.count) of \(count) bytes at \(offset)")
+            }
+            return data
+        } catch let error as GQLError {
+            throw error
+        } catch {
+            throw GQLError(.io, "cannot read \(file.path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import GQLCore
+import GQLCrypto
+import NIOHTTP1
+
+extension GQLStorage {
+    /// Stores `data` as the object `key` of `bucket`, replacing any object of that key.
+    ///
+    /// ```swift
+    /// try await storage.upload("bucket", "folder/file name+(1).png", data, contentType: "image/png")
+    /// ```
+    /// The body's SHA-256 is signed, so S3 refuses a body altered on the way.
+    /// - Returns: the object's ETag, without quotes.
+    @discardableResult
+    public func upload(_ bucket: String, _ key: String, _ data: Data, contentType: String? = nil) async throws
+        -> String
+    {
+        var call = Call(method: "PUT", bucket: bucket, key: key, body: data, operation: "upload")
+        if let contentType { call.headers.append(("Content-Type", contentType)) }
+        let response = try await send(call)
+        return Self.unquoted(response.headers.first(name: "ETag") ?? "")
+    }
+
+    /// The object `key` of `bucket`, in memory (up to ``Configuration/maximumInMemoryDownload`` bytes; use
+    /// ``download(_:_:to:progress:)`` for larger objects).
+    ///
+    /// ```swift
+    /// let data = try await storage.download("bucket", "folder/file name+(1).png")
+    /// ```
+    /// - Throws: ``GQLError`` `.notFound` when there is no such object; `.invalidResponse` when the body does
+    ///   not match the object's ETag.
+    public func download(_ bucket: String, _ key: String) async throws -> Data {
+        let call = Call(method: "GET", bucket: bucket, key: key, operation: "download")
+        let response = try await send(call)
+        try Self.checkETag(response.headers, md5: MD5.hash(response.body), call: call)
+        return response.body
+    }
+
+    /// Deletes the object `key` of `bucket`; deleting a missing object succeeds, as in S3.
+    ///
+    /// ```swift
+    /// try await storage.delete("bucket", "folder/old.png")
+    /// ```
+    public func delete(_ bucket: String, _ key: String) async throws {
+        _ = try await send(Call(method: "DELETE", bucket: bucket, key: key, operation: "delete"))
+    }
+
+    /// The size, ETag and modification date of the object `key`, or nil when there is none.
+    ///
+    /// ```swift
+    /// if let info = try await storage.info("bucket", "a.png") { print(info.size) }
+    /// ```
+    public func info(_ bucket: String, _ key: String) async throws -> Object? {
+        do {
+            let response = try await send(Call(method: "HEAD", bucket: bucket, key: key, operation: "info"))
+            return Object(
+                key: key, size: response.headers.first(name: "Content-Length").flatMap(Int.init) ?? 0,
+                etag: Self.unquoted(response.headers.first(name: "ETag") ?? ""),
+                lastModified: response.headers.first(name: "Last-Modified").flatMap(Self.httpDate))
+        } catch let error as GQLError where error.code == .notFound {
+            return nil
+        }
+    }
+
+    /// Creates `bucket` (in the storage's region).
+    ///
+    /// ```swift
+    /// try await storage.createBucket("uploads")
+    /// ```
+    public func createBucket(_ bucket: String) async throws {
+        var call = Call(method: "PUT", bucket: bucket, key: nil, operation: "createBucket")
+        if region != "us-east-1" {
+            call.body = Data(
+                ("<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                    + "<LocationConstraint>\(S3XML.escape(region))</LocationConstraint></CreateBucketConfiguration>")
+                    .utf8)
+        }
+        _ = try await send(call)
+    }
+
+    /// Deletes the empty `bucket`.
+    public func deleteBucket(_ bucket: String) async throws {
+        _ = try await send(Call(method: "DELETE", bucket: bucket, key: nil, operation: "deleteBucket"))
+    }
+
+    // MARK: - Helpers
+
+    static func unquoted(_ etag: String) -> String {
+        etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"") ? String(etag.dropFirst().dropLast()) : etag
+    }
+
+    /// Checks a body against a plain ETag (the MD5 of a single-part upload). Multipart ETags (`…-N`) and those of
+    /// objects encrypted with KMS or a customer key are not digests of the body and are not checked.
+    static func checkETag(_ headers: HTTPHeaders, md5: [UInt8], call: Call) throws {
+        let encryption = headers.first(name: "x-amz-server-side-encryption")?.lowercased() ?? ""
+        guard encryption.isEmpty || encryption == "aes256",
+            headers.first(name: "x-amz-server-side-encryption-customer-algorithm") == nil,
+            let etag = headers.first(name: "ETag").map(unquoted), etag.utf8.count == 32,
+            let expected = Bytes.unhex(etag)
+        else { return }
+        guard Bytes.constantTimeEquals(expected, md5) else {
+            throw GQLError(
+                .invalidResponse,
+                "the body of \(call.bucket)/\(call.key ?? "") does not match its ETag: it was damaged on the way",
+                operation: call.operation)
+        }
+    }
+
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)
+    }
+}
