@@ -20,8 +20,12 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", exact: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", exact: "1.6.2"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        // GQLNet's WebSocket client (NIOWebSocket's upgrader) and HTTP error mapping: the versions AsyncHTTPClient
+        // 1.37.0 resolves to.
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
     ],
     targets: [
         .systemLibrary(
@@ -50,8 +54,12 @@ let package = Package(
             dependencies: [
                 "GQLCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -297,6 +297,59 @@ struct SocketStateMachineTests {
                 .state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
     }
 
+    /// A server that acknowledges and then drops every connection is retried for ever, with delays that grow to
+    /// the cap; only attempts that fail before an acknowledgement count against `maximumAttempts`.
+    @Test func aFlappingServerIsNeverGivenUpButFailedAttemptsInARowAre() {
+        let reconnect = GQLServer.Reconnect(maximumDelay: .seconds(4), maximumAttempts: 2)
+        var machine = Self.machine(reconnect: reconnect)
+        _ = machine.start(Self.subscription("1"), at: t0)
+        var now = t0
+        var generation = 1
+        var seen: [GQLServer.ConnectionState] = []
+        for _ in 0..<8 {
+            _ = machine.socketOpened(generation, at: now)
+            _ = machine.received(.ack(keepAliveTimeout: nil), on: generation, at: now)
+            for case .state(let state) in machine.socketClosed(
+                generation, code: 1011, reason: nil, at: now + .seconds(1))
+            {
+                seen.append(state)
+            }
+            now = now + .seconds(60)
+            _ = machine.tick(at: now)
+            generation += 2
+        }
+        let delays: [Duration] = [.milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(4), .seconds(4)]
+        #expect(seen == (delays + [.seconds(4), .seconds(4)]).map { .reconnecting(attempt: 1, delay: $0) })
+        // Now two attempts in a row fail before an acknowledgement: the second gives up.
+        let refused = GQLError(.connection, "cannot connect: connection refused")
+        #expect(
+            machine.socketClosed(generation, code: nil, reason: nil, error: refused, at: now).contains(
+                .state(.reconnecting(attempt: 2, delay: .seconds(4)))))
+        _ = machine.tick(at: now + .seconds(60))
+        generation += 2
+        _ = machine.socketClosed(generation, code: nil, reason: nil, error: refused, at: now + .seconds(60))
+        #expect(
+            machine.phase
+                == .failed(GQLError(.connection, "gave up reconnecting after 2 attempts; last: \(refused.message)")))
+    }
+
+    /// An upgrade refused with 401/403/404 is the server's final answer; 503 or 429 may pass.
+    @Test func refusedUpgradesEndForGoodUnlessTheStatusMayChange() {
+        for (status, permanent) in [(403, true), (401, true), (404, true), (429, false), (503, false)] {
+            var machine = connected()
+            let code: GQLError.Code = status == 401 || status == 403 ? .unauthorized : .http
+            let error = GQLError(code, "WebSocket upgrade refused: HTTP \(status)", httpStatus: status)
+            _ = machine.socketClosed(1, code: 1006, reason: nil, at: t0)
+            _ = machine.tick(at: t0 + .seconds(60))
+            _ = machine.socketClosed(3, code: nil, reason: nil, error: error, at: t0 + .seconds(60))
+            if permanent {
+                #expect(machine.phase == .failed(error), "HTTP \(status)")
+            } else {
+                #expect(machine.publicState == .reconnecting(attempt: 2, delay: .zero), "HTTP \(status)")
+            }
+        }
+    }
+
     @Test func invalidOrOversizedMessagesEndTheConnectionWithTheirError() {
         var machine = connected()
         let tooLarge = GQLError(.responseTooLarge, "too large")

@@ -273,31 +273,54 @@ struct StrawberryInteropTests {
         }
     }
 
-    /// Strawberry's default WebSocket origin check (no `allowed_origins`) compares the handshake's `Origin` with
-    /// its `Host`. swift-websocket's WSClient always sends `Origin: ws://127.0.0.1`, without the port, so the check
-    /// fails and the upgrade is refused (403). An `Origin` in `headers` does not help: it goes out as a second
-    /// `Origin` header, which uvicorn's WebSocket layer refuses (400 "invalid Origin header"). A known issue until
-    /// the client sends a matching origin (or none); the peer's other tests allow loopback origins explicitly.
+    /// Strawberry's default WebSocket origin check (no `allowed_origins`) accepts a handshake without `Origin` or
+    /// from the page's own origin, and refuses any other with 403. The client sends no `Origin` unless asked, and
+    /// exactly the one asked for; a refusal says the status it got and is not retried.
     @Test(arguments: socketProtocols)
     func defaultOriginCheckAcceptsTheClient(_ kind: GQLServer.WebSocketProtocol) async throws {
-        try await withStrawberryPeer(["--strict-origins"]) { peer in
+        try await withStrawberryPeer { peer in
             var configuration = GQLServer.Configuration()
             configuration.reconnect = .never
-            let origin = peer.http.replacingOccurrences(of: "/graphql", with: "")
-            for headers in [[:], ["Origin": origin]] {
+            let sameOrigin = peer.http.replacingOccurrences(of: "/graphql", with: "")
+            for headers in [[:], ["Origin": sameOrigin]] {
                 try await withClient(
                     GQLServer(WebSocket: peer.webSocket, protocol: kind, headers: headers, configuration: configuration)
                 ) { server in
-                    await withKnownIssue("WSClient's Origin lacks the port; Strawberry refuses it") {
-                        try await server.connect()
-                        let hello = try await server.query("{ hello }")
-                        #expect(hello.data?["hello"] == "Hello, world!")
+                    try await server.connect()
+                    // A subscription, which both subprotocols carry (Strawberry's graphql-ws refuses queries).
+                    var values: [GQLValue?] = []
+                    for try await result in server.subscription("subscription { count(to: 2) }") {
+                        values.append(result.data?["count"])
                     }
+                    #expect(values == [1, 2])
                 }
             }
-            // The evidence, as the peer logged it.
+            try await withClient(
+                GQLServer(
+                    WebSocket: peer.webSocket, protocol: kind, headers: ["Origin": "http://elsewhere.example"],
+                    configuration: configuration)
+            ) { server in
+                await #expect {
+                    try await server.connect()
+                } throws: { error in
+                    guard let error = error as? GQLError else { return false }
+                    return error.code == .unauthorized && error.httpStatus == 403
+                        && error.message.hasPrefix("WebSocket upgrade refused: HTTP 403")
+                }
+                // Refused for good: no reconnect loop.
+                guard case .failed = server.connectionState else {
+                    Issue.record("state after a refused upgrade: \(server.connectionState)")
+                    return
+                }
+            }
+            // What the peer saw: no Origin, then exactly one, then the foreign one.
+            let seen = peer.stderr.split(separator: "\n").filter { $0.hasPrefix("websocket handshake Origin headers") }
             #expect(
-                peer.stderr.contains("Rejected WebSocket connection from origin 'ws://127.0.0.1'"), "\(peer.stderr)")
+                seen == [
+                    "websocket handshake Origin headers: []",
+                    "websocket handshake Origin headers: ['\(sameOrigin)']",
+                    "websocket handshake Origin headers: ['http://elsewhere.example']",
+                ], "\(peer.stderr)")
         }
     }
 

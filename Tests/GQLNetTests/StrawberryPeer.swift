@@ -28,7 +28,11 @@ final class StrawberryPeer {
     /// Starts the peer and waits (at most `timeout`) for it to listen.
     ///
     /// - Throws: ``Failure`` when .venv is missing (run `make venv`), or the peer exits or stays silent.
-    static func start(_ arguments: [String] = [], timeout: Duration = .seconds(60)) async throws -> StrawberryPeer {
+    /// - Parameter script: the peer under Tests/Interop; websocket_peer.py is the plain WebSocket server of the
+    ///   transport tests.
+    static func start(
+        _ arguments: [String] = [], script: String = "strawberry_peer.py", timeout: Duration = .seconds(60)
+    ) async throws -> StrawberryPeer {
         let python = root.appendingPathComponent(".venv/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw Failure(
@@ -39,7 +43,7 @@ final class StrawberryPeer {
         }
         let process = Process()
         process.executableURL = python
-        process.arguments = [root.appendingPathComponent("Tests/Interop/strawberry_peer.py").path] + arguments
+        process.arguments = [root.appendingPathComponent("Tests/Interop/\(script)").path] + arguments
         process.currentDirectoryURL = root
         let stderrURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("strawberry-peer-\(UUID().uuidString).stderr")
@@ -74,7 +78,7 @@ final class StrawberryPeer {
             process.waitUntilExit()
             let message = String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self)
             try? FileManager.default.removeItem(at: stderrURL)
-            throw Failure(description: "strawberry_peer.py did not get ready within \(timeout); stderr:\n\(message)")
+            throw Failure(description: "\(script) did not get ready within \(timeout); stderr:\n\(message)")
         }
         return StrawberryPeer(http: ready, process: process, stdin: stdin, stderrURL: stderrURL)
     }

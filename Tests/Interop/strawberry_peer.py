@@ -162,11 +162,6 @@ class Subscription:
 schema = strawberry.Schema(
     query=Query, mutation=Mutation, subscription=Subscription,
     config=StrawberryConfig(batching_config={"max_operations": 20}))
-# WSClient (swift-websocket) sends `Origin: ws://127.0.0.1`, without the port, which Strawberry's same-origin
-# check refuses; loopback origins are allowed explicitly.
-LOOPBACK_ORIGINS = ("ws://127.0.0.1", "ws://localhost", "http://127.0.0.1", "http://localhost")
-
-
 def recording(app):
     """An ASGI wrapper counting which HTTP answers left gzip-encoded, so tests can see compression happened, and
     logging the `Origin` headers of WebSocket handshakes."""
@@ -195,18 +190,16 @@ def recording(app):
     return wrapped
 
 
-def make_app(strict_origins: bool):
-    graphql = GraphQL(
-        schema, subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL],
-        allowed_origins=() if strict_origins else LOOPBACK_ORIGINS)
+def make_app():
+    # Strawberry's defaults otherwise, its WebSocket origin check included (no `allowed_origins`: a handshake
+    # without Origin, or from the same origin, is accepted; any other origin gets 403).
+    graphql = GraphQL(schema, subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL])
     return recording(GZipMiddleware(graphql, minimum_size=64))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="0 (the default) picks a free port")
-    parser.add_argument(
-        "--strict-origins", action="store_true", help="Strawberry's default WebSocket origin check")
     args = parser.parse_args()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -214,7 +207,7 @@ def main() -> None:
     sock.bind(("127.0.0.1", args.port))
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        make_app(args.strict_origins), log_level="warning", access_log=False, lifespan="off",
+        make_app(), log_level="warning", access_log=False, lifespan="off",
         ws_ping_interval=None)
     server = uvicorn.Server(config)
 

@@ -17,6 +17,7 @@ extension GQLServer {
         /// get the whole operation within it, connecting included. Default 30 s.
         public var timeout: Duration = .seconds(30)
         /// The longest opening a connection may take; for a WebSocket, until the server's `connection_ack`.
+        /// A refused connection (nothing listens at the port) fails at once with `GQLError.Code.connection`.
         /// Default 10 s.
         public var connectTimeout: Duration = .seconds(10)
         /// The largest answer accepted, in bytes after decompression (for a WebSocket, the largest message); a
@@ -35,8 +36,10 @@ extension GQLServer {
         /// How a lost WebSocket connection is retried. Default: jittered exponential delays from 0.5 s to 30 s,
         /// for as long as a subscription wants the connection.
         public var reconnect = Reconnect()
-        /// Where requests are logged (method, URL, status, duration: never headers or bodies, which may hold
-        /// credentials); `nil`, the default, logs nothing.
+        /// Where requests, sockets and reconnects are logged (URL without query, status, sizes, durations: never
+        /// headers, payloads or bodies, which may hold credentials), used as given. `nil`, the default, logs
+        /// through the toolkit's `GraphQLite.GQLNet` logger, which ``GQLDebug`` gates (silent unless
+        /// `GQLDebug.level(.error)` or `.all`).
         public var logger: Logger?
 
         public init() {}
@@ -48,6 +51,9 @@ extension GQLServer {
             configuration.timeout = .init(
                 connect: .nanoseconds(connectTimeout.nanoseconds), read: .nanoseconds(timeout.nanoseconds))
             configuration.decompression = acceptsCompression ? .enabled(limit: .size(maximumResponseSize)) : .disabled
+            // A server that refuses the connection fails the request at once ("connection refused") instead of
+            // being retried until the connect timeout; GQLServer's callers decide about retrying.
+            configuration.connectionPool.retryConnectionEstablishment = false
             return configuration
         }
     }

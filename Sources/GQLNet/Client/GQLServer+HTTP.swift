@@ -1,6 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import GQLCore
+import NIOCore
+import NIOHTTPCompression
+import NIOPosix
 
 extension GQLServer {
     /// Posts a JSON body and returns the answer as JSON, after checking status, size and syntax.
@@ -12,6 +15,8 @@ extension GQLServer {
         guard let url else {
             throw GQLError(.invalidArgument, "this server has no HTTP endpoint", operation: operation)
         }
+        try HeaderCheck.validate(headers, operation: operation)
+        try HeaderCheck.validate(callHeaders, operation: operation)
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -25,7 +30,7 @@ extension GQLServer {
 
         let started = ContinuousClock.now
         let (status, contentType, bytes) = try await exchange(request, operation: operation)
-        configuration.logger?.debug(
+        log.debug(
             "GraphQL \(operation) answered",
             metadata: [
                 "url": "\(target)", "status": "\(status)",
@@ -101,12 +106,22 @@ extension GQLServer {
         if error is CancellationError || (error as? HTTPClientError) == .cancelled || Task.isCancelled {
             return GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
         }
-        // A compressed answer that inflates past the limit (NIO's decompression limit).
-        if String(describing: type(of: error)).contains("DecompressionError") {
+        if let error = error as? NIOHTTPDecompression.DecompressionError {
+            // A compressed answer that inflates past the limit (NIO's decompression limit), or is corrupt.
+            guard error == .limit else {
+                return GQLError(
+                    .invalidResponse, "the answer from \(target) could not be decompressed (\(error))",
+                    operation: operation)
+            }
             return GQLError(
                 .responseTooLarge,
                 "the answer from \(target) is larger than the \(configuration.maximumResponseSize)-byte maximum "
                     + "once decompressed", operation: operation)
+        }
+        if error is NIOConnectionError || error is IOError {
+            return GQLError(
+                .connection, "the \(operation) to \(target) failed: \(describeConnectError(error))",
+                operation: operation)
         }
         if let error = error as? HTTPClientError {
             switch error {

@@ -38,6 +38,8 @@ public final class GQLServer: Sendable {
     public let configuration: Configuration
     let client: HTTPClient
     let socket: SocketConnection?
+    /// The caller's logger, or GQLDebug's (see ``Configuration/logger``).
+    let log: NetLog
     /// The subscriptions started through the completion-handler form, by id.
     let callbackSubscriptions = GQLLocked<[String: Task<Void, Never>]>([:])
     private let isShutDown = GQLLocked(false)
@@ -145,6 +147,7 @@ public final class GQLServer: Sendable {
         self.url = url
         self.headers = headers
         self.configuration = configuration
+        self.log = NetLog(configuration.logger)
         self.client = HTTPClient(
             eventLoopGroupProvider: .singleton, configuration: configuration.httpClientConfiguration)
         self.socket = socket.map { SocketConnection(endpoint: $0, configuration: configuration) }
@@ -182,7 +185,8 @@ public final class GQLServer: Sendable {
     /// ```
     /// - Parameters:
     ///   - variables: plain Swift values (`String`, `Int`, `Bool`, arrays, dictionaries, `GQLValue` …).
-    ///   - headers: added to this request only.
+    ///   - headers: added to this request only (over HTTP; a WebSocket-only server refuses them with
+    ///     `.invalidArgument`).
     /// - Throws: ``GQLError`` for transport failures; GraphQL errors are returned in ``GQLResult/errors``.
     public func query(
         _ query: String, _ variables: [String: any GQLValueConvertible] = [:], headers: [String: String] = [:]
@@ -248,6 +252,7 @@ public final class GQLServer: Sendable {
     ) async throws -> [GQLResult] {
         guard !operations.isEmpty else { return [] }
         if url == nil {
+            try Self.refuseSocketHeaders(headers, operation: "batch")
             var results: [GQLResult] = []
             for operation in operations {
                 results.append(
@@ -268,7 +273,19 @@ public final class GQLServer: Sendable {
         guard url == nil, socket != nil else {
             return try GQLResult(response: await send(request, headers: headers, operation: operation))
         }
+        try Self.refuseSocketHeaders(headers, operation: operation)
         return try await overSocket(request, operation: operation)
+    }
+
+    /// Per-call headers have no place on a WebSocket (its messages carry none, and its handshake is shared by
+    /// every operation): refused rather than dropped.
+    static func refuseSocketHeaders(_ headers: [String: String], operation: String) throws {
+        guard !headers.isEmpty else { return }
+        throw GQLError(
+            .invalidArgument,
+            "per-call headers cannot be sent: this server has no HTTP endpoint and the WebSocket carries none per "
+                + "operation; give them to the server (headers: or connectionPayload:) instead",
+            operation: operation)
     }
 
     /// The `{"query": …, "variables": …}` object of one operation.

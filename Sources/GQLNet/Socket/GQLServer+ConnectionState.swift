@@ -33,10 +33,14 @@ extension GQLServer {
         }
     }
 
-    /// How a lost WebSocket connection is retried: exponential delays with jitter, optionally bounded.
+    /// How a lost WebSocket connection is retried: exponential delays with jitter (a ``GQLBackoff``), optionally
+    /// bounded.
     ///
-    /// Attempt *n* waits a random time between half and all of `min(maximumDelay, initialDelay × multiplierⁿ⁻¹)`,
-    /// so clients that lost the same server do not come back in step.
+    /// Delay *n* is a random time between half and all of `min(maximumDelay, initialDelay × multiplierⁿ⁻¹)`, so
+    /// clients that lost the same server do not come back in step. The delays grow with every loss and start over
+    /// once a connection has stayed up for a ping interval, so a server that accepts and then drops every
+    /// connection is retried ever more slowly, but never given up on. Only attempts that fail to connect and be
+    /// acknowledged, in a row, count against `maximumAttempts`.
     ///
     /// ```swift
     /// var configuration = GQLServer.Configuration()
@@ -49,8 +53,9 @@ extension GQLServer {
         public var maximumDelay: Duration
         /// How much each delay grows. Default 2.
         public var multiplier: Double
-        /// How many attempts in a row may fail before the connection is ``ConnectionState/failed(_:)``; `nil`,
-        /// the default, retries for as long as subscriptions want the connection.
+        /// How many attempts in a row may fail to connect and be acknowledged before the connection is
+        /// ``ConnectionState/failed(_:)``; `nil`, the default, retries for as long as subscriptions want the
+        /// connection. An acknowledged connection starts the count over, however soon it is lost again.
         public var maximumAttempts: Int?
 
         public init(
@@ -66,17 +71,14 @@ extension GQLServer {
         /// No reconnection: a lost connection fails its subscriptions.
         public static let never = Reconnect(maximumAttempts: 0)
 
-        /// The delay before attempt `attempt` (1-based), given a uniform random number in 0..<1.
-        func delay(attempt: Int, random: Double) -> Duration {
-            let growth = Foundation.pow(max(multiplier, 1), Double(max(attempt - 1, 0)))
-            let ceiling = min(Self.seconds(maximumDelay), Self.seconds(initialDelay) * growth)
-            let jittered = ceiling / 2 + ceiling / 2 * min(max(random, 0), 1)
-            return .nanoseconds(Int64((jittered * 1e9).rounded()))
+        /// The delays as a ``GQLBackoff`` (half of each delay random).
+        var backoff: GQLBackoff {
+            GQLBackoff(initialDelay: initialDelay, maximumDelay: maximumDelay, multiplier: multiplier, jitter: 0.5)
         }
 
-        private static func seconds(_ duration: Duration) -> Double {
-            let (seconds, attoseconds) = duration.components
-            return Double(seconds) + Double(attoseconds) / 1e18
+        /// The delay before attempt `attempt` (1-based), given a uniform random number in 0..<1.
+        func delay(attempt: Int, random: Double) -> Duration {
+            backoff.delay(attempt: attempt, random: random)
         }
     }
 }

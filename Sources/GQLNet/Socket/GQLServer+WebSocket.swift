@@ -137,8 +137,10 @@ extension GQLServer {
                 let results = socket.results(of: request, isSubscription: false)
                 do {
                     for try await result in results { return result }
-                } catch let error as GQLError {
-                    throw GQLError(error.code, error.message, operation: operation)
+                } catch var error as GQLError {
+                    // The context stays (HTTP status of a refused upgrade …); only the operation is named.
+                    error.operation = operation
+                    throw error
                 } catch let failure as GQLResult.Failure {
                     // A refusal before execution (validation errors) is still an answer, as it is over HTTP.
                     return GQLResult(data: failure.data, errors: failure.errors)

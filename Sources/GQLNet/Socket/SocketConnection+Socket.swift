@@ -1,8 +1,6 @@
 import Foundation
 import GQLCore
-import HTTPTypes
 import Logging
-import WSClient
 
 /// The socket and timer side of ``SocketConnection``: what the socket reports goes to the state machine, and the
 /// tasks that open sockets and wait for deadlines.
@@ -34,11 +32,14 @@ extension SocketConnection {
         run(effects)
     }
 
-    func closed(_ generation: Int, frame: WebSocketCloseFrame?, error: (any Error)?) {
-        let code = frame.map { UInt16(webSocketErrorCode: $0.closeCode) }
+    /// Socket `generation` closed (with the server's close `code` and `reason`, if it sent them), or could not be
+    /// opened.
+    func closed(_ generation: Int, code: UInt16?, reason: String?, error: (any Error)?) {
         let failure = error.map { error -> GQLError in
             if let error = error as? GQLError { return error }
-            return GQLError(.connection, "the WebSocket to \(GQLServer.loggable(endpoint.url)) failed: \(error)")
+            return GQLError(
+                .connection,
+                "the WebSocket to \(GQLServer.loggable(endpoint.url)) failed: \(describeConnectError(error))")
         }
         logger.debug(
             "GraphQL WebSocket closed",
@@ -46,17 +47,24 @@ extension SocketConnection {
         run(
             shared.withLock {
                 apply(
-                    $0.machine.socketClosed(generation, code: code, reason: frame?.reason, error: failure, at: .now),
-                    to: &$0)
+                    $0.machine.socketClosed(generation, code: code, reason: reason, error: failure, at: .now), to: &$0)
             })
     }
 
-    func tooLarge(_ size: Int, on generation: Int) {
-        let error = GQLError(
-            .responseTooLarge,
-            "a \(size)-byte WebSocket message from \(GQLServer.loggable(endpoint.url)) is larger than the "
-                + "\(configuration.maximumResponseSize)-byte maximum")
-        run(shared.withLock { apply($0.machine.receivedInvalid(error, on: generation, at: .now), to: &$0) })
+    /// What socket `generation` reported, on its event loop.
+    func handle(_ event: WebSocketEvent, on generation: Int) {
+        switch event {
+        case .text(let text):
+            received(text, on: generation)
+        case .tooLarge:
+            let error = GQLError(
+                .responseTooLarge,
+                "a WebSocket message from \(GQLServer.loggable(endpoint.url)) is larger than the "
+                    + "\(configuration.maximumResponseSize)-byte maximum")
+            run(shared.withLock { apply($0.machine.receivedInvalid(error, on: generation, at: .now), to: &$0) })
+        case .invalid(let error):
+            run(shared.withLock { apply($0.machine.receivedInvalid(error, on: generation, at: .now), to: &$0) })
+        }
     }
 
     func tick() {
@@ -99,57 +107,56 @@ extension SocketConnection {
         return result
     }
 
-    /// Opens socket `generation`, sends `connection_init`, then reads until it closes while a writer drains the
-    /// queue.
+    /// Opens socket `generation` (``WebSocketChannel``: the handshake carries the endpoint's headers and nothing
+    /// else), sends `connection_init`, then writes the queue until the socket closes; messages arrive through
+    /// ``handle(_:on:)`` on the socket's event loop.
     func runSocket(_ generation: Int, outgoing: AsyncStream<Outgoing>) async {
+        let socket: WebSocketChannel
+        let initText: String
         do {
             let extra = try await endpoint.connectionPayload?() ?? [:]
             let (url, initPayload) = try prepare(extra, for: generation)
-            var settings = WebSocketClientConfiguration()
-            // NIO drops a frame over `maxFrameSize` without saying why; allowing twice the limit lets oversized
-            // messages arrive and fail with a clear error (larger ones still close the socket).
-            let frameLimit = min(max(configuration.maximumResponseSize, 1 << 16) * 2, 1 << 30)
-            settings.maxFrameSize = frameLimit
-            settings.closeTimeout = .seconds(2)
-            settings.additionalHeaders[.secWebSocketProtocol] = endpoint.codec.subprotocol
-            for (name, value) in endpoint.handshakeHeaders {
-                guard let field = HTTPField.Name(name) else { continue }
-                settings.additionalHeaders[field] = value
+            let handshake = try WebSocketHandshake(
+                url: url, subprotocol: endpoint.codec.subprotocol, headers: endpoint.handshakeHeaders)
+            initText = try endpoint.codec.connectionInit(payload: initPayload).jsonString()
+            let settings = WebSocketChannel.Settings(
+                maximumMessageSize: configuration.maximumResponseSize, connectTimeout: configuration.connectTimeout)
+            socket = try await WebSocketChannel.connect(handshake, settings: settings) { [weak self] event in
+                self?.handle(event, on: generation)
             }
-            let initText = try endpoint.codec.connectionInit(payload: initPayload).jsonString()
-            let limit = configuration.maximumResponseSize
-            let frame = try await WebSocketClient.connect(url: url, configuration: settings, logger: logger) {
-                inbound, outbound, _ in
-                try await outbound.write(.text(initText))
-                self.opened(generation)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await item in outgoing {
-                            switch item {
-                            case .text(let text):
-                                try await outbound.write(.text(text))
-                            case .close(let code, let reason):
-                                try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
-                                return
-                            }
-                        }
-                    }
-                    for try await message in inbound.messages(maxSize: frameLimit) {
-                        guard case .text(let text) = message else { continue }
-                        guard text.utf8.count <= limit else {
-                            // Keep reading: the server's answer to the close ends the loop.
-                            self.tooLarge(text.utf8.count, on: generation)
-                            continue
-                        }
-                        self.received(text, on: generation)
-                    }
-                    group.cancelAll()
-                }
-            }
-            closed(generation, frame: frame, error: nil)
         } catch {
-            closed(generation, frame: nil, error: error)
+            closed(generation, code: nil, reason: nil, error: error)
+            return
         }
+        logger.debug("GraphQL WebSocket open", metadata: ["url": "\(GQLServer.loggable(endpoint.url))"])
+        // Before `connection_init` leaves: the acknowledgement may arrive at once, on another thread.
+        opened(generation)
+        do {
+            try await socket.send(initText)
+        } catch {
+            socket.abort()
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await item in outgoing {
+                    switch item {
+                    case .text(let text):
+                        // A failed write means the socket is closing; its closure says why.
+                        do { try await socket.send(text) } catch { return }
+                    case .close(let code, let reason):
+                        socket.close(code: code, reason: reason)
+                        return
+                    }
+                }
+                // The machine moved on without a close (a newer socket replaced this one).
+                if !Task.isCancelled { socket.close(code: 1000, reason: "") }
+            }
+            group.addTask { _ = await socket.closure }
+            await group.next()
+            group.cancelAll()
+        }
+        let closure = await socket.closure
+        closed(generation, code: closure.code, reason: closure.reason, error: closure.error)
     }
 
     /// The URL to open and the `connection_init` payload, given the provider's part.

@@ -59,12 +59,12 @@ final class SocketConnection: Sendable {
     let endpoint: Endpoint
     let configuration: GQLServer.Configuration
     let shared: GQLLocked<Shared>
-    let logger: Logger
+    let logger: NetLog
 
     init(endpoint: Endpoint, configuration: GQLServer.Configuration) {
         self.endpoint = endpoint
         self.configuration = configuration
-        self.logger = configuration.logger ?? Logger(label: "GQLNet.socket", factory: { _ in SwiftLogNoOpLogHandler() })
+        self.logger = NetLog(configuration.logger)
         let settings = SocketStateMachine.Settings(
             codec: endpoint.codec, ackTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval,
             keepAliveTimeout: configuration.keepAliveTimeout, reconnect: configuration.reconnect)
@@ -154,8 +154,8 @@ final class SocketConnection: Sendable {
     /// (bounded by the close handshake's timeout).
     func shutdown() async {
         guard let socket = shutdownNow() else { return }
-        // The close handshake is bounded by WSClient's close timeout, but a socket still opening (a server that
-        // never answers the upgrade) is not: wait a little, then abandon it.
+        // The close handshake and the upgrade are bounded (close timeout, connect timeout); a connection payload
+        // provider that never returns is not: wait a little, then abandon it.
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await socket.value }
             group.addTask { try? await Task.sleep(for: .seconds(3)) }

@@ -70,8 +70,9 @@ struct SocketStateMachine: Sendable {
     }
 
     let settings: Settings
-    private let random: @Sendable () -> Double
     private(set) var phase: Phase = .idle
+    /// The reconnect delays: grow with every loss, start over after a stable connection or a fresh start.
+    private var backoff: GQLBackoff.Schedule
     private(set) var generation = 0
     /// Live operations by id; `started` orders them for resending.
     private var live: [String: (operation: Operation, started: Int)] = [:]
@@ -86,7 +87,7 @@ struct SocketStateMachine: Sendable {
 
     init(settings: Settings, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.settings = settings
-        self.random = random
+        self.backoff = settings.reconnect.backoff.schedule(random: random)
         self.keepAliveTimeout = settings.keepAliveTimeout
     }
 
@@ -234,7 +235,8 @@ struct SocketStateMachine: Sendable {
         _ generation: Int, code: UInt16?, reason: String?, error: GQLError? = nil, at now: Instant
     ) -> [Action] {
         guard generation == self.generation else { return [] }
-        if let error, error.code == .invalidArgument { return fail(error, close: nil) }
+        // A bad URL, or an upgrade the server refused for good (401, 403, 404 …): retrying cannot help.
+        if let error, Self.isPermanent(error) { return fail(error, close: nil) }
         let because = reason.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? ""
         switch code {
         case 4401?, 4403?:
@@ -319,6 +321,7 @@ struct SocketStateMachine: Sendable {
     }
 
     private mutating func startAttempt(_ attempt: Int, at now: Instant) -> [Action] {
+        if attempt == 0 { backoff.reset() }
         generation += 1
         phase = .opening(attempt: attempt, deadline: now + settings.ackTimeout)
         lastReceived = nil
@@ -329,12 +332,15 @@ struct SocketStateMachine: Sendable {
 
     /// The connection is gone but may come back: fail what cannot be resent, then wait or give up.
     private mutating func lose(_ error: GQLError, at now: Instant, close code: UInt16?) -> [Action] {
-        // Retries count up until a connection has lasted a ping interval, so a server that accepts and then drops
-        // every connection still sees growing delays (and `maximumAttempts` still applies).
+        // `attempt` counts the attempts since the last acknowledgement, for `maximumAttempts`: a server that
+        // acknowledges and then drops every connection is never given up on. The delays keep growing for it
+        // (the schedule starts over only after a connection that lasted a ping interval).
         let attempt: Int
         switch phase {
         case .opening(let current, _), .awaitingAck(let current, _): attempt = current + 1
-        case .ready(let current, let since): attempt = now - since >= settings.pingInterval ? 1 : current + 1
+        case .ready(_, let since):
+            attempt = 1
+            if now - since >= settings.pingInterval { backoff.reset() }
         default: attempt = 1
         }
         var actions: [Action] = code.map { [.close(code: $0, reason: error.message)] } ?? []
@@ -358,7 +364,7 @@ struct SocketStateMachine: Sendable {
                     ? error.message : "gave up reconnecting after \(maximum) attempts; last: \(error.message)")
             return actions + fail(gaveUp, close: nil)
         }
-        let delay = settings.reconnect.delay(attempt: attempt, random: random())
+        let delay = backoff.nextDelay()
         phase = .waiting(attempt: attempt, until: now + delay)
         return actions + [.state(.reconnecting(attempt: attempt, delay: delay)), .reschedule]
     }
@@ -400,6 +406,14 @@ struct SocketStateMachine: Sendable {
     private mutating func endAll(_ ending: Ending) -> [Action] {
         defer { live.removeAll() }
         return operations.map { .finish(id: $0.id, ending) }
+    }
+
+    /// Whether a failure to open a socket is the server's final answer: a bad URL or header, or an upgrade refused
+    /// with a 4xx status other than 408 (timeout) and 429 (too many requests).
+    static func isPermanent(_ error: GQLError) -> Bool {
+        if error.code == .invalidArgument { return true }
+        guard let status = error.httpStatus, error.code == .unauthorized || error.code == .http else { return false }
+        return (400..<500).contains(status) && status != 408 && status != 429
     }
 
     static func describe(_ payload: GQLValue) -> String {
