@@ -110,8 +110,9 @@ struct ClientCommandTests {
 
     @Test func subscribePrintsCountEventsWhileMutationsHappen() async throws {
         let server = try await ServeProcess.start(["--port", "0"])
+        // --url with a ws scheme is the WebSocket endpoint, as the help says.
         let subscriber = try BackgroundCLIProcess(
-            ["subscribe", "--ws-url", server.webSocket, Self.onCreate, "--count", "2"])
+            ["subscribe", "--url", server.webSocket, Self.onCreate, "--count", "2"])
         let created = try await Self.mutate(until: { !subscriber.isRunning }, url: server.http, prefix: "s")
         let output = try await subscriber.wait()
         #expect(output.exited && output.status == 0, "exit \(output.status): \(output.stderr)")
@@ -196,12 +197,21 @@ struct ClientCommandTests {
 
     @Test func unreachableServersFailWithAClearMessage() async throws {
         // Port 1 on loopback: nothing listens there, the connection is refused at once.
-        let http = try await CLIProcess.fail(["query", "--url", "http://127.0.0.1:1/graphql", "{ a }"])
-        #expect(http.contains("the query failed") && http.contains("127.0.0.1:1"), "stderr: \(http)")
+        // At once: with an hour's timeout, waiting for it would hit the suite's time limit.
+        let http = try await CLIProcess.fail(
+            ["query", "--url", "http://127.0.0.1:1/graphql", "--timeout", "3600", "{ a }"])
+        #expect(
+            http.contains("the query failed") && http.contains("127.0.0.1:1/graphql failed: connection refused\n"),
+            "stderr: \(http)")
         let socket = try await CLIProcess.fail(["mutate", "--ws-url", "ws://127.0.0.1:1/graphql", "mutation { a }"])
         #expect(socket.contains("the mutation failed") && socket.contains("127.0.0.1:1"), "stderr: \(socket)")
         let subscribe = try await CLIProcess.fail(["subscribe", "--ws-url", "ws://127.0.0.1:1/graphql", Self.onCreate])
         #expect(subscribe.contains("cannot subscribe: cannot connect"), "stderr: \(subscribe)")
+        #expect(subscribe.contains("connection refused"), "stderr: \(subscribe)")
+        let both = try await CLIProcess.fail(
+            ["subscribe", "--url", "ws://127.0.0.1:1/graphql", "--ws-url", "ws://127.0.0.1:1/graphql", Self.onCreate],
+            status: 64)
+        #expect(both.contains("--ws-url is given too"), "stderr: \(both)")
     }
 
     @Test func aSlowServerHitsTheTimeout() async throws {

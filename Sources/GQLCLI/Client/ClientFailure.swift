@@ -27,12 +27,6 @@ enum ClientFailure {
     /// A transport failure of `action` (`"the query failed"`) as a ``CLIError``.
     static func error(_ error: any Error, _ action: String, secrets: [String]) -> CLIError {
         let message: String
-        // AsyncHTTPClient's invalidHeaderFieldNames/Values quote the offending header; never show it.
-        if String(describing: error).contains("invalidHeaderField")
-            || (error as? GQLError)?.message.contains("invalidHeaderField") == true
-        {
-            return CLIError("\(action): a header name or value is not allowed in HTTP; check --header")
-        }
         switch error {
         case let error as CLIError:
             message = error.message

@@ -4,8 +4,8 @@ enum ClientHelp {
         With --url, the operation is posted over HTTP; with only --ws-url it travels on the WebSocket \
         (--protocol). --appsync-key makes an AWS AppSync client (x-api-key; real-time URL derived from --url \
         unless --ws-url is given; with --protocol appsync the --header pairs are the real-time authorization), \
-        --hasura-secret a Hasura one (x-hasura-admin-secret). --url is http(s), --ws-url ws(s) or http(s), \
-        without a user name or password.
+        --hasura-secret a Hasura one (x-hasura-admin-secret). --url is http(s) (or ws(s), then it is the \
+        WebSocket endpoint), --ws-url ws(s) or http(s), without a user name or password.
         """
 
     /// The exit statuses, the one place that describes them (``ClientFailure`` produces them).

@@ -25,7 +25,10 @@ struct ClientOptions: ParsableArguments {
         }
     }
 
-    @Option(help: ArgumentHelp("The HTTP endpoint queries and mutations are posted to.", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The HTTP endpoint queries and mutations are posted to; a ws/wss URL is the WebSocket endpoint instead "
+                + "(as --ws-url).", valueName: "url"))
     var url: String?
 
     @Option(
@@ -71,8 +74,11 @@ struct ClientOptions: ParsableArguments {
         guard url != nil || webSocketURL != nil else {
             throw ValidationError("give the server's address: --url, --ws-url or both")
         }
-        try Self.checkURL(url, option: "--url", schemes: ["http", "https"])
+        try Self.checkURL(url, option: "--url", schemes: ["http", "https", "ws", "wss"])
         try Self.checkURL(webSocketURL, option: "--ws-url", schemes: ["ws", "wss", "http", "https"])
+        if url != nil, httpURL == nil, webSocketURL != nil {
+            throw ValidationError("--url is a ws/wss URL and --ws-url is given too: give the WebSocket endpoint once")
+        }
         if let timeout, !(timeout > 0 && timeout <= 86_400) {
             throw ValidationError("--timeout must be a number of seconds above 0 (at most 86400)")
         }
@@ -80,7 +86,7 @@ struct ClientOptions: ParsableArguments {
             throw ValidationError("--appsync-key and --hasura-secret cannot be used together")
         }
         if let appSyncKey {
-            guard url != nil else { throw ValidationError("--appsync-key needs --url, the AppSync API endpoint") }
+            guard httpURL != nil else { throw ValidationError("--appsync-key needs --url, the AppSync API endpoint") }
             if let socketProtocol, socketProtocol != .appsync {
                 throw ValidationError("--appsync-key speaks the appsync protocol, not \(socketProtocol.rawValue)")
             }
@@ -88,7 +94,9 @@ struct ClientOptions: ParsableArguments {
         }
         if let hasuraSecret { try Self.checkFieldValue(hasuraSecret, option: "--hasura-secret") }
         if socketProtocol == .appsync {
-            guard url != nil else { throw ValidationError("--protocol appsync needs --url, the AppSync API endpoint") }
+            guard httpURL != nil else {
+                throw ValidationError("--protocol appsync needs --url, the AppSync API endpoint (http or https)")
+            }
             guard hasuraSecret == nil else { throw ValidationError("--hasura-secret does not apply to AppSync") }
         }
         _ = try parsedHeaders()
@@ -174,7 +182,9 @@ struct ClientOptions: ParsableArguments {
     ///
     /// - Parameter subscribing: whether a WebSocket is needed: without --ws-url it is derived from --url (same
     ///   path, `ws`/`wss` scheme).
-    func makeServer(subscribing: Bool) throws -> GQLServer {
+    /// - Parameter reconnectAttempts: how many failed reconnection attempts in a row end the connection (`nil`:
+    ///   never; an acknowledged connection starts the count over).
+    func makeServer(subscribing: Bool, reconnectAttempts: Int? = 5) throws -> GQLServer {
         var headers = try parsedHeaders()
         var configuration = GQLServer.Configuration()
         if let timeout {
@@ -182,8 +192,9 @@ struct ClientOptions: ParsableArguments {
             configuration.timeout = duration
             configuration.connectTimeout = duration
         }
-        // A command line that lost its server should say so rather than retry for ever.
-        configuration.reconnect = .init(maximumAttempts: 5)
+        configuration.reconnect = .init(maximumAttempts: reconnectAttempts)
+        let url = httpURL
+        let webSocketURL = socketURL
 
         if let url, appSyncKey != nil || socketProtocol == .appsync {
             // The --header pairs (and the key, as x-api-key) go with every HTTP request and into AppSync's
@@ -207,7 +218,7 @@ struct ClientOptions: ParsableArguments {
                 HTTP: url, WebSocket: socketURL, protocol: kind, headers: headers, configuration: configuration,
                 connectionPayload: payload)
         }
-        // validate() makes sure of --url or --ws-url, and --ws-url returned above; the unwrap is for the compiler.
+        // validate() makes sure of an endpoint, and a WebSocket one returned above; the unwrap is for the compiler.
         guard let url else { throw ValidationError("give the server's address: --url, --ws-url or both") }
         return GQLServer(HTTP: url, headers: headers, configuration: configuration)
     }
@@ -215,9 +226,21 @@ struct ClientOptions: ParsableArguments {
     /// Whether `GQLServer(Hasura:secret:)` fits: a secret and an HTTP endpoint, no WebSocket choices and no other
     /// headers (which it has no place for).
     private var usesHasuraDefaults: Bool {
-        hasuraSecret != nil && url != nil && webSocketURL == nil && socketProtocol == nil && headers.isEmpty
+        hasuraSecret != nil && httpURL != nil && socketURL == nil && socketProtocol == nil && headers.isEmpty
     }
 
-    /// Whether operations go over the WebSocket: only --ws-url was given.
-    var isSocketOnly: Bool { url == nil }
+    /// --url when it is an HTTP endpoint.
+    var httpURL: String? {
+        guard let url, let scheme = URLComponents(string: url)?.scheme?.lowercased() else { return nil }
+        return scheme == "http" || scheme == "https" ? url : nil
+    }
+
+    /// The WebSocket endpoint given: --ws-url, or --url with a ws/wss scheme.
+    var socketURL: String? {
+        guard webSocketURL == nil, url != nil, httpURL == nil else { return webSocketURL }
+        return url
+    }
+
+    /// Whether operations go over the WebSocket: no HTTP endpoint was given.
+    var isSocketOnly: Bool { httpURL == nil }
 }

@@ -19,7 +19,8 @@ struct SubscribeCommand: AsyncParsableCommand {
             prints each event's response object ({"data": …, "errors": […]}) as one line of compact JSON, \
             until SIGINT or SIGTERM (exit 0), --count events, or the server ending the subscription (exit 0). \
             The WebSocket is --ws-url, or --url with a ws/wss scheme. \(ClientHelp.transport) A lost \
-            connection is reopened (up to 5 attempts in a row) and the subscription resent.
+            connection is reopened with growing delays (0.5 s up to 30 s) and the subscription resent, for as \
+            long as it takes unless --max-reconnects bounds the failed attempts in a row.
 
             \(ClientHelp.exitStatus(subscribing: true))
 
@@ -34,12 +35,19 @@ struct SubscribeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many events.", valueName: "n"))
     var count: Int?
 
+    @Option(
+        name: .customLong("max-reconnects"),
+        help: ArgumentHelp(
+            "Give up after this many failed reconnection attempts in a row (default: never).", valueName: "n"))
+    var maxReconnects: Int?
+
     private enum Outcome: Sendable {
         case finished, interrupted
     }
 
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if let maxReconnects, maxReconnects < 0 { throw ValidationError("--max-reconnects must be 0 or more") }
         if operation.pretty { throw ValidationError("--pretty does not apply to subscribe: events are one line each") }
     }
 
@@ -49,7 +57,7 @@ struct SubscribeCommand: AsyncParsableCommand {
         let text = try ClientFailure.badOptions { try operation.operationText(for: .subscription) }
         let variables = try operation.parsedVariables().mapValues { $0 as any GQLValueConvertible }
         let secrets = client.secrets
-        let server = try client.makeServer(subscribing: true)
+        let server = try client.makeServer(subscribing: true, reconnectAttempts: maxReconnects)
         let limit = count
         do {
             _ = try await withThrowingTaskGroup(of: Outcome.self) { group in
