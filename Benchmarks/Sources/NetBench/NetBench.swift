@@ -6,9 +6,10 @@ import Logging
 /// `swift run -c release NetBench [--queries N] [--clients N] [--events N] [--documents N] [--rounds N]
 /// [--only query,subscription,registry]`
 ///
-/// The GQLNet client against the raw transport it is built on, on loopback against an in-process GQLDevServer
-/// (in-memory database, random port): query round trips through `GQLServer.query` vs AsyncHTTPClient posting the
-/// same body, subscription events through `GQLServer.subscription` vs a WSClient speaking graphql-transport-ws,
+/// The GQLNet client against raw clients, on loopback against an in-process GQLDevServer (in-memory database,
+/// random port): query round trips through `GQLServer.query` vs AsyncHTTPClient (GQLNet's HTTP transport) posting
+/// the same body, subscription events through `GQLServer.subscription` (GQLNet's own WebSocket client on NIO) vs
+/// swift-websocket's WSClient speaking graphql-transport-ws,
 /// and loading 1,000 `.graphql` documents into a `GQLQuery` registry. Prints one table of medians with ratios.
 @main
 struct NetBench {
