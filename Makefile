@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-core test-store test-cli test-devserver test-interop demo serve bench bench-store bench-server bench-net format lint tsan clean
+.PHONY: build venv test test-core test-store test-cli test-devserver test-interop demo serve bench bench-store bench-server bench-net bench-storage format lint tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -36,7 +36,7 @@ demo:
 serve:
 	$(SWIFT) run $(SWIFT_FLAGS) gql-cli serve
 
-bench: bench-store bench-server bench-net
+bench: bench-store bench-server bench-net bench-storage
 
 bench-store:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench
@@ -48,6 +48,10 @@ bench-server: venv
 # The GQLNet client (GQLServer, GQLQuery) vs raw AsyncHTTPClient / WSClient, on an in-process GQLDevServer.
 bench-net:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching NetBench
+
+# GQLStorage vs botocore (SigV4 signatures/s) and boto3's transfer manager (256 MiB up and down) on moto.
+bench-storage: venv
+	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StorageBench
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks/Sources Package.swift

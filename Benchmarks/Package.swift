@@ -1,10 +1,12 @@
 // swift-tools-version:6.1
 // GraphQLite benchmarks: GQLStore vs GRDB Codable records vs a raw SQLite C loop (StoreBench), GQLDevServer vs a
-// Strawberry GraphQL server (ServerBench), and the GQLNet client vs raw AsyncHTTPClient / WSClient (NetBench).
+// Strawberry GraphQL server (ServerBench), the GQLNet client vs raw AsyncHTTPClient / WSClient (NetBench), and
+// GQLStorage vs botocore / boto3 (StorageBench).
 // Kept out of the root package graph (DESIGN.md §1); run with
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StoreBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching ServerBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching NetBench
+//   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StorageBench
 // See README.md for the workloads, the flags and why the environment variable matters.
 import Foundation
 import PackageDescription
@@ -54,6 +56,13 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "StorageBench",
+            dependencies: [
+                .product(name: "GQLServices", package: "GraphQLite"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(
