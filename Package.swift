@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "GQLCore", targets: ["GQLCore"]),
         .library(name: "GQLStore", targets: ["GQLStore"]),
         .library(name: "GQLNet", targets: ["GQLNet"]),
+        .library(name: "GQLSync", targets: ["GQLSync"]),
         .library(name: "GQLServices", targets: ["GQLServices"]),
         .library(name: "GQLDevServer", targets: ["GQLDevServer"]),
         .executable(name: "gql-cli", targets: ["GQLCLI"]),
@@ -73,6 +74,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "GQLSync",
+            dependencies: ["GQLCore", "GQLStore", "GQLNet"]
+        ),
+        .target(
             name: "GQLDevServer",
             dependencies: [
                 "GQLCore", "GQLStore",
@@ -113,6 +118,10 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "GQLSyncTests",
+            dependencies: ["GQLSync", "GQLStore", "GQLNet", "GQLDevServer", "GQLTestSupport"]
         ),
         .testTarget(
             name: "GQLDevServerTests",

@@ -1,0 +1,96 @@
+import GQLCore
+import GQLNet
+import GQLStore
+
+/// Applies an engine's ``GQLSync/ConflictResolution`` to an item the server refused as stale.
+struct ConflictHandler: Sendable {
+    /// What became of the item.
+    enum Settled: Sendable, Equatable {
+        /// The local change is dropped (`resolution` names why).
+        case dropped(String)
+        /// The item is sent again with these values.
+        case resend(GQLValues, String)
+        /// The strategy failed; the item is set aside.
+        case failed(GQLSync.Failure)
+    }
+
+    let resolution: GQLSync.ConflictResolution
+    /// The app's database, where a winning server item is written; `nil` when the outbox has its own file.
+    let store: GQLDatabase?
+
+    func resolve(_ item: OutboxItem, server: GQLValues?, failure: GQLSync.Failure) async -> Settled {
+        let conflict = GQLSync.Conflict(
+            id: item.id, name: item.name, key: item.key, values: item.values, server: server ?? [:],
+            failure: failure)
+        let decided: GQLSync.Resolution
+        switch resolution {
+        case .serverWins: decided = .serverWins
+        case .clientWins: decided = .clientWins
+        case .custom(let decide):
+            do {
+                decided = try await decide(conflict)
+            } catch {
+                var failed = failure
+                failed.message = "the conflict strategy failed: \(error); \(failure.message)"
+                return .failed(failed)
+            }
+        }
+        switch decided {
+        case .serverWins:
+            do {
+                try writeServerItem(conflict)
+            } catch {
+                var failed = failure
+                failed.message = "the server's item could not be written locally: \(error)"
+                return .failed(failed)
+            }
+            return .dropped("serverWins")
+        case .clientWins:
+            return resend(item.values, conflict, "clientWins")
+        case .merged(let values):
+            return resend(values, conflict, "merged")
+        }
+    }
+
+    private func resend(_ values: GQLValues, _ conflict: GQLSync.Conflict, _ name: String) -> Settled {
+        guard let version = conflict.server["_version"], !version.isNull else {
+            var failed = conflict.failure
+            failed.message = "a \(name) resolution needs the server's _version, and the conflict carried none; "
+                + conflict.failure.message
+            return .failed(failed)
+        }
+        var values = values
+        if name != "merged" || values["_version"] == nil { values["_version"] = version }
+        return .resend(values, name)
+    }
+
+    /// Writes the server's item into the local table of the mutation's type (`updateUser` → `User`), with the
+    /// sync origin, keeping only the table's columns. Nothing is written without a store or such a table.
+    private func writeServerItem(_ conflict: GQLSync.Conflict) throws {
+        guard let store, !conflict.server.isEmpty,
+            let field = conflict.failure.errors.lazy.compactMap({ $0.path.first?.description }).first,
+            let table = Self.table(forMutationField: field)
+        else { return }
+        let columns = Set(
+            try store.fetchAll(sql: "SELECT name FROM pragma_table_info(?)", [table]).compactMap {
+                $0["name"]?.stringValue
+            })
+        guard !columns.isEmpty else { return }
+        let values = conflict.server.filter { columns.contains($0.key) }
+        try store.write(origin: GQLSync.origin) { tx in
+            if conflict.server["_deleted"]?.boolValue == true {
+                _ = try tx.delete(table, values.mapValues { $0 as any GQLValueConvertible })
+            } else {
+                try tx.insertUpdate(table, values.mapValues { $0 as any GQLValueConvertible })
+            }
+        }
+    }
+
+    /// `createUser`, `updateUser`, `deleteUser` → `User` (AppSync's names for a model's mutations).
+    static func table(forMutationField field: String) -> String? {
+        for verb in ["create", "update", "delete"] where field.hasPrefix(verb) && field.count > verb.count {
+            return String(field.dropFirst(verb.count))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,261 @@
+import GQLCore
+import GQLNet
+import GQLStore
+
+/// Carries out what ``DeliveryStateMachine`` decides: reads the outbox, sends items, settles them, sleeps, and
+/// publishes statuses. It keeps no decision of its own.
+final class DeliveryDriver: Sendable {
+    struct State {
+        var machine: DeliveryStateMachine
+        var pending: Int
+        var failed: Int
+        var sent = 0
+        var drainWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+        var nextWaiter = 0
+        /// Set when the loop ended: why (`nil` reason: a shutdown).
+        var stopped: GQLError?
+    }
+
+    let outbox: OutboxStore
+    let server: GQLServer
+    let idempotencyHeader: String?
+    let conflicts: ConflictHandler
+    let state: GQLLocked<State>
+    let signal = WakeSignal()
+    let statuses: StatusBroadcaster
+
+    init(
+        outbox: OutboxStore, server: GQLServer, settings: DeliveryStateMachine.Settings,
+        configuration: GQLSync.Configuration, conflicts: ConflictHandler
+    ) throws {
+        self.outbox = outbox
+        self.server = server
+        self.conflicts = conflicts
+        // Per-call headers cannot travel over a WebSocket-only server.
+        self.idempotencyHeader = server.url == nil ? nil : configuration.idempotencyHeader
+        let counts = try outbox.counts()
+        let machine = DeliveryStateMachine(settings: settings, random: configuration.random)
+        state = GQLLocked(State(machine: machine, pending: counts.pending, failed: counts.failed))
+        statuses = StatusBroadcaster(
+            GQLSync.Status(
+                isOnline: true, pendingCount: counts.pending, failedCount: counts.failed, inFlight: [], sentCount: 0,
+                event: nil))
+    }
+
+    // MARK: The loop
+
+    /// Runs until ``stop()``; items left over from an earlier run are delivered first.
+    func run() async {
+        var removals: [Int64] = []
+        var setAside: [(Int64, GQLSync.Failure)] = []
+        while true {
+            let step = state.withLock { $0.machine.next(now: .now) }
+            switch step {
+            case .stop:
+                return
+            case .sleep:
+                await signal.wait(until: nil)
+            case .wait(let until):
+                await signal.wait(until: until)
+            case .claim(let limit):
+                do {
+                    let claimed = try await outbox.advance(remove: removals, setAside: setAside, claim: limit)
+                    removals = []
+                    setAside = []
+                    try await settle(claimed, removals: &removals, setAside: &setAside)
+                } catch {
+                    if (error as? GQLError)?.code == .closed {
+                        stopAfterFailure(error)
+                        return
+                    }
+                    update(nil) { $0.machine.claimFailed(now: .now) }
+                }
+            }
+        }
+    }
+
+    /// Sends the claimed items and records what the state machine decided for each.
+    private func settle(
+        _ items: [OutboxItem], removals: inout [Int64], setAside: inout [(Int64, GQLSync.Failure)]
+    ) async throws {
+        let ids = items.map(\.id)
+        let drained = update(ids.isEmpty ? nil : .sending(ids: ids)) { $0.machine.claimed(ids) }
+        if drained {
+            let waiters = state.withLock { state in
+                defer { state.drainWaiters.removeAll() }
+                return Array(state.drainWaiters.values)
+            }
+            publish(.drained)
+            for waiter in waiters { waiter.resume() }
+        }
+        guard !items.isEmpty else { return }
+        let results = await send(items)
+        let byID = Dictionary(uniqueKeysWithValues: items.map { ($0.id, $0) })
+        let decisions = update(nil) { $0.machine.sent(results, now: .now) }
+        for decision in decisions {
+            switch decision {
+            case .remove(let id):
+                removals.append(id)
+                update(.sent(id: id, name: byID[id]?.name ?? "")) {
+                    $0.pending -= 1
+                    $0.sent += 1
+                }
+            case .setAside(let id, let failure):
+                setAside.append((id, failure))
+                update(.failed(id: id, failure)) {
+                    $0.pending -= 1
+                    $0.failed += 1
+                }
+            case .conflict(let id, let serverItem, let failure):
+                guard let item = byID[id] else { continue }
+                switch await conflicts.resolve(item, server: serverItem, failure: failure) {
+                case .dropped(let resolution):
+                    removals.append(id)
+                    update(.conflict(id: id, resolution: resolution)) { $0.pending -= 1 }
+                case .resend(let values, let resolution):
+                    // Stays at its place: the next claim sends it again, with a new idempotency key.
+                    try outbox.replaceValues(id, values)
+                    update(.conflict(id: id, resolution: resolution)) { _ in }
+                case .failed(let failure):
+                    setAside.append((id, failure))
+                    update(.failed(id: id, failure)) {
+                        $0.pending -= 1
+                        $0.failed += 1
+                    }
+                }
+            case .keep(let id):
+                let delay = state.withLock { $0.machine.lastDelay }
+                if let delay, let result = results.first(where: { $0.id == id }),
+                    case .transient(let transient) = result.outcome
+                {
+                    publish(.retrying(id: id, attempt: result.attempts, delay: delay, transient.failure))
+                }
+            }
+        }
+    }
+
+    /// Sends the items: one mutation, or one batch request.
+    private func send(_ items: [OutboxItem]) async -> [DeliveryStateMachine.Sent] {
+        if items.count == 1, let item = items.first {
+            let outcome: DeliveryOutcome
+            do {
+                var headers: [String: String] = [:]
+                if let idempotencyHeader { headers[idempotencyHeader] = item.idempotencyKey }
+                outcome = DeliveryOutcome.classify(
+                    try await server.mutation(item.query, item.variables, headers: headers))
+            } catch {
+                outcome = DeliveryOutcome.classify(error)
+            }
+            return [DeliveryStateMachine.Sent(id: item.id, attempts: item.attempts, outcome: outcome)]
+        }
+        do {
+            let results = try await server.batch(items.map { (query: $0.query, variables: $0.variables) })
+            return zip(items, results).map { item, result in
+                DeliveryStateMachine.Sent(id: item.id, attempts: item.attempts, outcome: .classify(result))
+            }
+        } catch {
+            let outcome = DeliveryOutcome.classify(error)
+            return items.map { DeliveryStateMachine.Sent(id: $0.id, attempts: $0.attempts, outcome: outcome) }
+        }
+    }
+
+    // MARK: Calls from the engine
+
+    /// A call was committed to the outbox.
+    func enqueued(_ enqueued: OutboxStore.Enqueued) {
+        switch enqueued {
+        case .inserted(let id):
+            update(.queued(id: id, merged: false)) {
+                $0.pending += 1
+                $0.machine.wake()
+            }
+        case .merged(let id):
+            update(.queued(id: id, merged: true)) { $0.machine.wake() }
+        }
+        signal.signal()
+    }
+
+    /// Items were put back or removed by the app; `pending`/`failed` change by these amounts.
+    func adjust(pending: Int, failed: Int) {
+        update(nil) {
+            $0.pending += pending
+            $0.failed += failed
+            if pending > 0 { $0.machine.wake() }
+        }
+        signal.signal()
+    }
+
+    func resume() {
+        update(nil) { $0.machine.resume(now: .now) }
+        signal.signal()
+    }
+
+    var inFlight: Set<Int64> { state.withLock { Set($0.machine.inFlight) } }
+
+    /// Returns once a claim found no pending item.
+    func drain() async throws {
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let refusal = state.withLock { state -> (any Error)? in
+                    if let stopped = state.stopped { return stopped }
+                    if Task.isCancelled { return CancellationError() }
+                    state.drainWaiters[id] = continuation
+                    state.machine.wake()
+                    return nil
+                }
+                if let refusal { continuation.resume(throwing: refusal) } else { signal.signal() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.drainWaiters.removeValue(forKey: id) }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Ends the loop; drains in progress fail with `.closed`.
+    func stop(_ error: GQLError = GQLError(.closed, "the sync engine was shut down", operation: "drain")) {
+        let waiters = state.withLock { state in
+            state.machine.stop()
+            if state.stopped == nil { state.stopped = error }
+            defer { state.drainWaiters.removeAll() }
+            return Array(state.drainWaiters.values)
+        }
+        signal.signal()
+        for waiter in waiters { waiter.resume(throwing: error) }
+    }
+
+    private func stopAfterFailure(_ error: any Error) {
+        let message = "the outbox could not be written: \(error)"
+        stop(GQLError(.closed, message, operation: "sync"))
+        publish(.stopped(message))
+    }
+
+    // MARK: Status
+
+    /// Changes the state and publishes the status it gives, with `event`, under one lock.
+    @discardableResult
+    private func update<T>(_ event: GQLSync.Event?, _ body: (inout State) -> T) -> T {
+        state.withLock { state in
+            let wasOnline = state.machine.isOnline
+            let result = body(&state)
+            if wasOnline != state.machine.isOnline {
+                statuses.publish(status(state, event: state.machine.isOnline ? .online : .offline))
+            }
+            if let event { statuses.publish(status(state, event: event)) }
+            return result
+        }
+    }
+
+    private func publish(_ event: GQLSync.Event) {
+        update(event) { _ in }
+    }
+
+    private func status(_ state: State, event: GQLSync.Event?) -> GQLSync.Status {
+        GQLSync.Status(
+            isOnline: state.machine.isOnline, pendingCount: state.pending, failedCount: state.failed,
+            inFlight: state.machine.inFlight, sentCount: state.sent, event: event)
+    }
+}

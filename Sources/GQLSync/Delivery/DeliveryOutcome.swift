@@ -1,0 +1,78 @@
+import GQLCore
+import GQLNet
+
+/// What one send of one item came to, decided from the server's answer or the transport's error alone.
+///
+/// The rules: an answer without errors, or with data beside them, is delivered; `ConflictUnhandled` (a stale
+/// `_version`) is a conflict for the engine's strategy; other GraphQL errors without data, HTTP 4xx other than
+/// 408 and 429, and requests the server can never accept are permanent; transport errors, timeouts, HTTP 5xx,
+/// 408 and 429 are transient and retried.
+enum DeliveryOutcome: Sendable, Equatable {
+    /// The server applied the mutation.
+    case delivered(GQLResult)
+    /// The server refused it for good.
+    case permanent(GQLSync.Failure)
+    /// The server holds a newer version of the object (its current item, when the answer carried it).
+    case conflict(server: GQLValues?, GQLSync.Failure)
+    /// Try again later.
+    case transient(Transient)
+
+    struct Transient: Sendable, Equatable {
+        /// The server could not be reached at all (refused, unreachable, timed out): the engine is offline.
+        var unreachable: Bool
+        /// The wait the server asked for (`Retry-After`), if any.
+        var retryAfter: Duration?
+        var failure: GQLSync.Failure
+    }
+
+    /// The AppSync `errorType` of a stale-version conflict.
+    static let conflictErrorType = "ConflictUnhandled"
+
+    /// Classifies a server's answer to one mutation.
+    static func classify(_ result: GQLResult) -> DeliveryOutcome {
+        guard !result.errors.isEmpty else { return .delivered(result) }
+        let failure = GQLSync.Failure(
+            message: result.errors.map(\.message).joined(separator: "; "), errors: result.errors)
+        if let conflict = result.errors.first(where: { errorType($0) == conflictErrorType }) {
+            return .conflict(server: conflict.extensions?["data"]?.objectValue, failure)
+        }
+        if hasData(result.data) { return .delivered(result) }
+        return .permanent(failure)
+    }
+
+    /// Classifies an error thrown instead of an answer.
+    static func classify(_ error: any Error, retryAfter: Duration? = nil) -> DeliveryOutcome {
+        guard let error = error as? GQLError else {
+            return .transient(Transient(unreachable: true, failure: GQLSync.Failure(message: "\(error)")))
+        }
+        let failure = GQLSync.Failure(message: error.message, httpStatus: error.httpStatus)
+        switch error.code {
+        case .http:
+            let status = error.httpStatus ?? 0
+            if status == 408 || status == 429 || status >= 500 {
+                return .transient(Transient(unreachable: false, retryAfter: retryAfter, failure: failure))
+            }
+            return .permanent(failure)
+        case .connection, .timeout, .io, .cancelled:
+            return .transient(Transient(unreachable: true, failure: failure))
+        case .invalidResponse:
+            // A 2xx answer that is not GraphQL: a proxy or portal in the way, most likely; it may pass.
+            return .transient(Transient(unreachable: false, failure: failure))
+        default:
+            // .invalidArgument, .invalidValue, .encoding, .responseTooLarge, .unauthorized …: sending the same
+            // request again gets the same refusal.
+            return .permanent(failure)
+        }
+    }
+
+    /// The `errorType` of an error: in `extensions` (the standard shape) or, as AppSync puts it, beside them.
+    static func errorType(_ error: GQLResult.Error) -> String? {
+        error.extensions?["errorType"]?.stringValue
+    }
+
+    /// Whether the data has at least one non-null top-level field.
+    private static func hasData(_ data: GQLValue?) -> Bool {
+        guard case .object(let fields)? = data else { return false }
+        return fields.values.contains { !$0.isNull }
+    }
+}

@@ -1,0 +1,43 @@
+import GQLCore
+import GQLNet
+
+extension GQLSync {
+    /// How an engine names its outbox, resolves operations, shapes variables and retries.
+    ///
+    /// ```swift
+    /// var configuration = GQLSync.Configuration()
+    /// configuration.inputArgument = "input"          // AppSync style: mutation($input: UpdateUserInput!)
+    /// configuration.backoff = GQLBackoff(initialDelay: .milliseconds(200), maximumDelay: .seconds(10))
+    /// let sync = try GQLSync(server, database: db, configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The engine's name: it tells its items apart from other engines' in a shared database and names its
+        /// own file. `nil`, the default, derives it from the server's URL (`127.0.0.1-4000-graphql`).
+        public var name: String?
+        /// Where operation names are looked up when a call is made. Default: ``GQLQuery/shared``.
+        public var queries: GQLQuery = .shared
+        /// The argument the values are wrapped in, for AppSync-style `input:` arguments: with `"input"`,
+        /// `["id": 1, "name": "Ann"]` is sent as the variables `{"input": {"id": 1, "name": "Ann"}}`. `nil`,
+        /// the default, sends the values as the variables themselves, as the original library did.
+        public var inputArgument: String?
+        /// The delays between retries of an item that failed for a transient reason (no connection, timeout,
+        /// HTTP 5xx, 408, 429), and between probes while offline. Default: 0.5 s growing to 30 s, jittered.
+        public var backoff = GQLBackoff(initialDelay: .milliseconds(500), maximumDelay: .seconds(30))
+        /// Transient failures of one item before it is set aside as failed; `nil`, the default, retries it for
+        /// as long as it takes (an app can still ``GQLSync/drop(_:)`` it).
+        public var maximumAttempts: Int?
+        /// How many items one HTTP request may carry, as a JSON array, still in call order; the server must
+        /// accept batches (`gql-cli serve` does). Default 1: one mutation per request.
+        public var batchSize = 1
+        /// The header that carries each item's idempotency key (the same for every retry of the same item), so
+        /// a server can drop a request it already applied; `nil` sends none. Not sent over a WebSocket-only
+        /// server, nor on batched requests. Default `Idempotency-Key`.
+        public var idempotencyHeader: String? = "Idempotency-Key"
+        /// What to do when the server refuses an item as stale (`ConflictUnhandled`). Default ``ConflictResolution/serverWins``.
+        public var conflictResolution = ConflictResolution.serverWins
+        /// The jitter's random source; tests inject a fixed one.
+        package var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
+
+        public init() {}
+    }
+}

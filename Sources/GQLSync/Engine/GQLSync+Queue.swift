@@ -1,0 +1,83 @@
+import GQLCore
+import GQLStore
+
+extension GQLSync {
+    /// The engine's statuses: the current one first, then one per change (see ``Status``).
+    ///
+    /// ```swift
+    /// for await status in sync.status {
+    ///     if case .failed(let id, let failure)? = status.event { print("item \(id): \(failure)") }
+    /// }
+    /// ```
+    public var status: Statuses { Statuses(broadcaster: driver.statuses) }
+
+    /// The items waiting to be delivered, those being sent included.
+    ///
+    /// ```swift
+    /// badge.count = sync.pendingCount
+    /// ```
+    public var pendingCount: Int { driver.statuses.current.pendingCount }
+
+    /// Whether the last exchange with the server reached it.
+    public var isOnline: Bool { driver.statuses.current.isOnline }
+
+    /// The items the server refused for good, oldest first; the queue went on without them.
+    ///
+    /// ```swift
+    /// for item in try sync.failedItems() { print(item.id, item.name, item.failure) }
+    /// ```
+    public func failedItems() throws -> [FailedItem] {
+        try outbox.failedItems()
+    }
+
+    /// Puts a failed item back in the queue at its place in call order, so it is sent next.
+    ///
+    /// ```swift
+    /// try sync.retry(item.id)
+    /// ```
+    /// - Throws: ``GQLError`` `.notFound` when there is no failed item `id`.
+    public func retry(_ id: Int64) throws {
+        guard try outbox.retry(id) else {
+            throw GQLError(.notFound, "there is no failed outbox item \(id) to retry", operation: "retry")
+        }
+        driver.adjust(pending: 1, failed: -1)
+    }
+
+    /// Removes an item, failed or pending, without sending it.
+    ///
+    /// ```swift
+    /// try sync.drop(item.id)
+    /// ```
+    /// - Throws: ``GQLError`` `.notFound` when there is no item `id`; `.invalidArgument` while it is being sent.
+    public func drop(_ id: Int64) throws {
+        switch try outbox.drop(id, unless: driver.inFlight) {
+        case nil:
+            throw GQLError(.notFound, "there is no outbox item \(id) to drop", operation: "drop")
+        case "failed"?:
+            driver.adjust(pending: 0, failed: -1)
+        default:
+            driver.adjust(pending: -1, failed: 0)
+        }
+    }
+
+    /// Retries the head item now instead of at the end of its backoff: for an app that knows the network is
+    /// back (a reachability callback, a pull-to-refresh).
+    ///
+    /// ```swift
+    /// sync.resume()
+    /// ```
+    public func resume() {
+        driver.resume()
+    }
+
+    /// Returns once every pending item was delivered or set aside (the failed ones do not count).
+    ///
+    /// While the server is unreachable it waits for it; cancel the task to stop waiting.
+    /// ```swift
+    /// try await sync.drain()
+    /// ```
+    /// - Throws: ``GQLError`` `.closed` when the engine shuts down first; `CancellationError`.
+    public func drain() async throws {
+        try await driver.drain()
+    }
+}

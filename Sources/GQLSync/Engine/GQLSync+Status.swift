@@ -1,0 +1,122 @@
+import GQLCore
+
+extension GQLSync {
+    /// A snapshot of an engine: online or not, how many items wait, which are being sent, what just happened.
+    ///
+    /// ```swift
+    /// for await status in sync.status {
+    ///     print(status.isOnline ? "online" : "offline", status.pendingCount, status.event.map { "\($0)" } ?? "")
+    /// }
+    /// ```
+    public struct Status: Sendable, Hashable {
+        /// Whether the last exchange reached the server (a server error counts as reached; no connection,
+        /// a timeout or a refused connection does not).
+        public var isOnline: Bool
+        /// Items waiting to be delivered, those being sent included.
+        public var pendingCount: Int
+        /// Items set aside as failed (see ``GQLSync/failedItems()``).
+        public var failedCount: Int
+        /// The ids of the items being sent now.
+        public var inFlight: [Int64]
+        /// Items delivered since the engine started.
+        public var sentCount: Int
+        /// What changed, when the snapshot was made because something happened.
+        public var event: Event?
+    }
+
+    /// Something that happened to an engine or one of its items.
+    public enum Event: Sendable, Hashable {
+        /// A call was queued as a new item, or merged into the unsent item `id`.
+        case queued(id: Int64, merged: Bool)
+        /// These items were handed to the network (one request).
+        case sending(ids: [Int64])
+        /// The server applied item `id`.
+        case sent(id: Int64, name: String)
+        /// Item `id` failed for a transient reason and is retried after `delay`.
+        case retrying(id: Int64, attempt: Int, delay: Duration, GQLSync.Failure)
+        /// Item `id` was refused for good and set aside.
+        case failed(id: Int64, GQLSync.Failure)
+        /// Item `id` met a newer version on the server; `resolution` says what the strategy chose.
+        case conflict(id: Int64, resolution: String)
+        /// The server answered again after being unreachable.
+        case online
+        /// The server could not be reached; the engine probes with backoff until it can (or ``GQLSync/resume()``).
+        case offline
+        /// Every pending item was delivered or set aside.
+        case drained
+        /// The engine stopped (``GQLSync/shutdown()``, or its outbox could no longer be written).
+        case stopped(String?)
+    }
+
+    /// The statuses of an engine, as an `AsyncSequence`: the current one first, then one per change.
+    ///
+    /// Every iteration gets its own copy of the sequence, buffered without limit so no event is lost; it ends
+    /// when the engine shuts down.
+    /// ```swift
+    /// for await status in sync.status where status.event == .drained { break }
+    /// ```
+    public struct Statuses: AsyncSequence, Sendable {
+        public typealias Element = Status
+        let broadcaster: StatusBroadcaster
+
+        public func makeAsyncIterator() -> AsyncStream<Status>.Iterator {
+            broadcaster.subscribe().makeAsyncIterator()
+        }
+    }
+}
+
+/// Hands every status to every subscriber, in the order they were published.
+final class StatusBroadcaster: Sendable {
+    private struct State {
+        var current: GQLSync.Status
+        var subscribers: [Int: AsyncStream<GQLSync.Status>.Continuation] = [:]
+        var nextID = 0
+        var finished = false
+    }
+
+    private let state: GQLLocked<State>
+
+    init(_ initial: GQLSync.Status) {
+        state = GQLLocked(State(current: initial))
+    }
+
+    var current: GQLSync.Status { state.withLock { $0.current } }
+
+    func subscribe() -> AsyncStream<GQLSync.Status> {
+        let (stream, continuation) = AsyncStream.makeStream(of: GQLSync.Status.self, bufferingPolicy: .unbounded)
+        let id = state.withLock { state -> Int? in
+            var first = state.current
+            first.event = nil
+            continuation.yield(first)
+            guard !state.finished else { return nil }
+            state.nextID += 1
+            state.subscribers[state.nextID] = continuation
+            return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Publishes `status` (under the lock, so subscribers see statuses in publishing order).
+    func publish(_ status: GQLSync.Status) {
+        state.withLock { state in
+            state.current = status
+            for continuation in state.subscribers.values { continuation.yield(status) }
+        }
+    }
+
+    func finish() {
+        let subscribers = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for continuation in subscribers { continuation.finish() }
+    }
+}

@@ -1,0 +1,38 @@
+import GQLCore
+
+/// One queued mutation as the delivery loop sees it: what to send, and how often it was tried.
+///
+/// The operation text and the values are the ones captured when the call was made; nothing is looked up again
+/// at send time.
+struct OutboxItem: Sendable, Hashable {
+    /// The row id: call order.
+    var id: Int64
+    /// The operation's name (as GQLQuery knows it).
+    var name: String
+    /// The object key the call named, if any.
+    var key: GQLValue?
+    /// The operation text, fragments included.
+    var query: String
+    /// The caller's values.
+    var values: GQLValues
+    /// The argument the values are wrapped in (`input`), or `nil` when they are the variables themselves.
+    var wrap: String?
+    /// Sent as `Idempotency-Key`; the same for every retry of the same content.
+    var idempotencyKey: String
+    /// How many times the item was handed to the network, this attempt included.
+    var attempts: Int
+
+    /// The variables of the request.
+    var variables: GQLValues {
+        guard let wrap else { return values }
+        return [wrap: .object(values)]
+    }
+}
+
+/// How an item was enqueued.
+enum OutboxMode: String, Sendable {
+    /// Merged into an unsent item of the same operation and key.
+    case lazy
+    /// Always its own item.
+    case steady
+}
