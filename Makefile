@@ -60,7 +60,7 @@ lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 tsan:
-	$(SWIFT) test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan --filter "GQLStoreTests|GQLServerWebSocketTests|GQLServerHTTPTests|SocketStateMachineTests"
+	$(SWIFT) test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan --filter "GQLStoreTests|GQLServerWebSocketTests|GQLServerHTTPTests|SocketStateMachineTests|WebSocketChannelTests|FlappingServerTests"
 
 clean:
 	rm -rf .build .build-* Benchmarks/.build
