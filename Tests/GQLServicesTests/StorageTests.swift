@@ -242,3 +242,66 @@ final class TemporaryFiles {
 
     deinit { try? FileManager.default.removeItem(at: root) }
 }
+
+/// GQLStorage's retries against moto behind a fault injector (Tests/Interop/s3_peer.py --fail-every K) that
+/// answers 503 SlowDown in S3's shape.
+@Suite(.serialized) struct StorageRetryTests {
+    private static func withFaultyStorage(
+        every: Int, attempts: Int, _ body: (GQLStorage, @escaping () async throws -> Int) async throws -> Void
+    ) async throws {
+        try await PythonPeer.with("s3_peer.py", ["--fail-every", String(every)]) { peer in
+            let info = try JSONDecoder().decode(StorageTests.PeerInfo.self, from: Data(peer.ready.utf8))
+            var configuration = GQLStorage.Configuration()
+            configuration.backoff = GQLBackoff(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(20))
+            configuration.maximumAttempts = attempts
+            configuration.multipartThreshold = 5 << 20
+            configuration.partSize = 5 << 20
+            let storage = GQLStorage(
+                endpoint: "http://127.0.0.1:\(info.port)", accessKey: info.accessKey, secretKey: info.secretKey,
+                configuration: configuration)
+            let injected = {
+                let response = try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: "http://127.0.0.1:\(info.port)/__faults"), timeout: .seconds(10))
+                return Int(String(buffer: try await response.body.collect(upTo: 64))) ?? -1
+            }
+            do {
+                try await body(storage, injected)
+                try await storage.shutdown()
+            } catch {
+                try? await storage.shutdown()
+                throw error
+            }
+        }
+    }
+
+    @Test func slowDownIsRetriedUntilTheRequestSucceeds() async throws {
+        // Every request fails once: each call takes two attempts and succeeds.
+        try await Self.withFaultyStorage(every: 2, attempts: 2) { storage, injected in
+            try await storage.createBucket("retried")
+            let data = StorageTests.bytes(10_000, seed: 11)
+            try await storage.upload("retried", "a.bin", data)
+            #expect(try await storage.download("retried", "a.bin") == data)
+            let directory = try TemporaryFiles()
+            let big = StorageTests.bytes((11 << 20) + 5, seed: 12)
+            try big.write(to: directory.url("big.bin"))
+            try await storage.upload("retried", "big.bin", file: directory.url("big.bin"))
+            try await storage.download("retried", "big.bin", to: directory.url("back.bin"))
+            #expect(try Data(contentsOf: directory.url("back.bin")) == big)
+            // create, put, get, multipart (create, 3 parts, complete), download: one fault each.
+            let faults = try await injected()
+            #expect(faults >= 9)
+        }
+    }
+
+    @Test func aServerThatKeepsFailingGetsItsErrorAfterTheLastAttempt() async throws {
+        try await Self.withFaultyStorage(every: 1, attempts: 3) { storage, injected in
+            let error = await #expect(throws: GQLError.self) { try await storage.createBucket("never") }
+            #expect(error?.code == .service)
+            #expect(error?.serviceCode == "SlowDown")
+            #expect(error?.httpStatus == 503)
+            #expect(error?.requestId == "FAULT")
+            let faults = try await injected()
+            #expect(faults == 3)
+        }
+    }
+}

@@ -8,6 +8,10 @@ and serves on 127.0.0.1 until its standard input closes.
 With `--no-auth` moto checks nothing: for presigned URLs, which moto cannot check while authentication is on (its
 authenticator reads only the Authorization header and fails with a 500 on any presigned request, botocore's own
 included). Their signatures are proven against botocore's presigner in SigV4OracleTests instead.
+
+With `--fail-every K`, the 1st, (K+1)-th, (2K+1)-th … S3 request to the same method, path and query (so with K = 2
+every request fails once and its retry succeeds; with K = 1 every attempt fails) is answered `503 SlowDown` in S3's XML error shape before moto sees it, and `GET /__faults` answers how
+many were injected: the retry tests' fault injector.
 """
 import json
 import os
@@ -18,12 +22,53 @@ AUTHENTICATED = "--no-auth" not in sys.argv[1:]
 if AUTHENTICATED:
     os.environ["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
 
+import threading  # noqa: E402
+
 import boto3  # noqa: E402
-from moto.server import ThreadedMotoServer  # noqa: E402
+from moto.moto_server.threaded_moto_server import ThreadedMotoServer  # noqa: E402
+
+
+class Faults:
+    """WSGI middleware answering every K-th request to the same method and path with 503 SlowDown."""
+
+    def __init__(self, app, every: int):
+        self.app, self.every = app, every
+        self.lock = threading.Lock()
+        self.counts: dict = {}
+        self.injected = 0
+
+    def __call__(self, environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if path == "/__faults":
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [str(self.injected).encode()]
+        key = (environ.get("REQUEST_METHOD"), path, environ.get("QUERY_STRING", ""))
+        with self.lock:
+            self.counts[key] = self.counts.get(key, 0) + 1
+            # Only S3 paths: the IAM set-up posts to "/".
+            fail = path != "/" and (self.counts[key] - 1) % self.every == 0
+            if fail:
+                self.injected += 1
+        if not fail:
+            return self.app(environ, start_response)
+        body = (
+            b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
+            b"<Message>Please reduce your request rate.</Message><RequestId>FAULT</RequestId></Error>"
+        )
+        start_response("503 Slow Down", [("Content-Type", "application/xml"), ("Content-Length", str(len(body)))])
+        return [body]
 
 
 def main() -> None:
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    arguments = sys.argv[1:]
+    every = int(arguments[arguments.index("--fail-every") + 1]) if "--fail-every" in arguments else 0
+    if every:
+        # The server thread builds its app when it starts: wrap the dispatcher it will use.
+        import moto.moto_server.threaded_moto_server as threaded
+
+        dispatcher = threaded.DomainDispatcherApplication
+        threaded.DomainDispatcherApplication = lambda *a, **k: Faults(dispatcher(*a, **k), every)
     server.start()
     _, port = server.get_host_and_port()
     iam = boto3.client(
