@@ -115,6 +115,16 @@ struct ServeInteropTests {
         #expect(status == 0, "exit status \(status) after SIGTERM; stderr: \(server.stderr)")
     }
 
+    @Test func verboseLogsRequests() async throws {
+        let server = try await ServeProcess.start(["--port", "0", "--verbose"])
+        let (status, _) = try await Self.post(
+            #"{"query":"query Everything { listObjects { items { objectId } } }","operationName":"Everything"}"#,
+            to: server.http, apiKey: nil)
+        #expect(status == 200)
+        #expect(try await server.stop(with: SIGINT) == 0)
+        #expect(server.stderr.contains("POST Everything → 200"), "stderr: \(server.stderr)")
+    }
+
     @Test func faultFlagsReachTheServer() async throws {
         let server = try await ServeProcess.start(["--port", "0", "--fail-rate", "1", "--latency-ms", "100"])
         let started = ContinuousClock.now

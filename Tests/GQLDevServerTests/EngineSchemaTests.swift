@@ -97,6 +97,12 @@ struct EngineSchemaTests {
         ("interface Node { id: ID! }", "only `type X @model", 1),
         ("type Post @model { id: ID!", "does not parse", 1),
         ("scalar Bytes\ntype Post @model { id: ID! }", "scalar Bytes", 1),
+        ("type Note @model { id: ID! }\ntype note @model { id: ID! }", "differ only in case", 2),
+        ("type sqlite_master @model { id: ID! }", "reserved for the database", 1),
+        ("type Note @model {\n  id: ID!\n  title: String\n  Title: String\n}", "Note.Title (line 4) differ only in case", 3),
+        ("type Note @model {\n  id: ID!\n  _VERSION: Int\n}", "kept by the server", 3),
+        ("type Note @model { id: ID!, tags: " + String(repeating: "[", count: 100) + "String"
+            + String(repeating: "]", count: 100) + " }", "nests brackets", 1),
     ])
     func badSchemasAreRejectedWithTheirLine(sdl: String, mention: String, line: Int) throws {
         let error = #expect(throws: GQLError.self) { try EngineFixture(sdl: sdl) }

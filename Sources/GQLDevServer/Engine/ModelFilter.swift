@@ -34,13 +34,20 @@ indirect enum ModelFilter: Sendable {
         return try parseObject(value, codec: codec)
     }
 
-    /// Comparisons and list elements in a filter value, before it is parsed.
+    /// Comparisons and list elements in a filter value, before it is parsed: each operator of a field counts 1, and
+    /// each element of its list operand 1 more.
     private static func countTerms(_ value: GQLValue) -> Int {
-        switch value {
-        case .object(let members): members.values.reduce(members.isEmpty ? 0 : 1) { $0 + countTerms($1) }
-        case .array(let elements): elements.reduce(0) { $0 + max(1, countTerms($1)) }
-        default: 0
+        guard let members = value.objectValue else { return 0 }
+        var terms = 0
+        for (name, member) in members {
+            switch name {
+            case "and", "or": terms += (member.arrayValue ?? []).reduce(0) { $0 + countTerms($1) }
+            case "not": terms += countTerms(member)
+            default:
+                for operand in (member.objectValue ?? [:]).values { terms += 1 + (operand.arrayValue?.count ?? 0) }
+            }
         }
+        return terms
     }
 
     private static func parseObject(_ value: GQLValue, codec: ModelCodec) throws -> ModelFilter {

@@ -44,8 +44,10 @@ enum DocumentScanner {
             case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "("):
                 depth += 1
                 if depth > maxNesting {
+                    let line = 1 + bytes[..<index].lazy.filter { $0 == UInt8(ascii: "\n") }.count
                     return LimitExceeded(
-                        .depth, "The document nests brackets more than \(maxNesting) deep.", limit: maxNesting)
+                        .depth, "The document nests brackets more than \(maxNesting) deep (line \(line)).",
+                        limit: maxNesting)
                 }
                 index += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ")"):

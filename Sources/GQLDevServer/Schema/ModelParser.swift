@@ -73,11 +73,20 @@ struct ModelParser {
         let enumNames = Set(enums.map(\.name))
         var models: [ModelDefinition] = []
         var seen: Set<String> = []
+        var byFoldedName: [String: ModelDefinition] = [:]
         for object in objects {
             let model = try model(object, enums: enumNames)
             guard seen.insert(model.name).inserted else {
                 throw GQLError(.invalidArgument, "type \(model.name) (line \(model.line)) is declared twice")
             }
+            // SQLite's table names ignore case: Note and note would share one table.
+            if let other = byFoldedName[model.name.lowercased()] {
+                throw GQLError(
+                    .invalidArgument,
+                    "types \(other.name) (line \(other.line)) and \(model.name) (line \(model.line)) differ only in "
+                        + "case; each type is stored in a table, and table names ignore case")
+            }
+            byFoldedName[model.name.lowercased()] = model
             models.append(model)
         }
         guard !models.isEmpty else {
@@ -102,6 +111,11 @@ struct ModelParser {
         }
         guard !reservedTypeNames.contains(name), !name.hasPrefix("Model"), !name.hasPrefix("__") else {
             throw GQLError(.invalidArgument, "type \(name) (line \(typeLine)): the name is reserved")
+        }
+        guard !name.lowercased().hasPrefix("sqlite_") else {
+            throw GQLError(
+                .invalidArgument,
+                "type \(name) (line \(typeLine)): names beginning with sqlite_ are reserved for the database's own tables")
         }
         guard object.interfaces.isEmpty else {
             throw GQLError(.invalidArgument, "type \(name) (line \(typeLine)): interfaces are not supported")
@@ -163,6 +177,20 @@ struct ModelParser {
             fields[i].isServerKept = true
         }
         fields += ModelDefinition.serverFields(declared: declared)
+        // SQLite's column names ignore case: title and Title would be one column.
+        var byFoldedName: [String: ModelDefinition.Field] = [:]
+        for field in fields {
+            if let other = byFoldedName[field.name.lowercased()] {
+                let place = { (field: ModelDefinition.Field) in
+                    field.line > 0 ? "\(name).\(field.name) (line \(field.line))" : "\(name).\(field.name), kept by the server,"
+                }
+                throw GQLError(
+                    .invalidArgument,
+                    "\(place(other)) and \(place(field)) differ only in case; each field is stored in a column, and "
+                        + "column names ignore case")
+            }
+            byFoldedName[field.name.lowercased()] = field
+        }
         return ModelDefinition(name: name, key: key, fields: fields, line: typeLine)
     }
 

@@ -70,6 +70,19 @@ struct HTTPTransport: Sendable {
     /// Prepares every request before running any, so a request or batch over a limit runs nothing (HTTP 400),
     /// then runs them in order with one response budget: queries and mutations; subscriptions get a GraphQL error.
     private func run(_ requests: [DevEngine.Request], batch: Bool, overGET: Bool) async -> Response {
+        let response = await answer(requests, batch: batch, overGET: overGET)
+        logger.info(
+            "\(overGET ? "GET" : "POST") \(Self.describe(requests, batch: batch)) → \(response.status.code)")
+        return response
+    }
+
+    /// The operation names (or `anonymous`) of `requests`, for the log; never variables or credentials.
+    private static func describe(_ requests: [DevEngine.Request], batch: Bool) -> String {
+        let names = requests.prefix(5).map { $0.operationName ?? "anonymous" }.joined(separator: ", ")
+        return batch ? "batch of \(requests.count) [\(names)\(requests.count > 5 ? ", …" : "")]" : names
+    }
+
+    private func answer(_ requests: [DevEngine.Request], batch: Bool, overGET: Bool) async -> Response {
         let outcomes = requests.map(engine.prepare)
         var cost = 0
         for outcome in outcomes {

@@ -76,7 +76,7 @@ struct AppSyncSession {
             return
         }
         let engine = transport.engine
-        let outcome = engine.prepare(request)
+        let outcome = transport.prepare(request, id: id)
         let kind: DevEngine.OperationKind?
         switch outcome {
         case .success(let prepared): kind = prepared.kind

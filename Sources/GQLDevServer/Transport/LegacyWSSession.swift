@@ -76,7 +76,7 @@ struct LegacyWSSession {
             return
         }
         let engine = transport.engine
-        let outcome = engine.prepare(request)
+        let outcome = transport.prepare(request, id: id)
         switch operations.start(id, { await SessionWire.legacy.perform(outcome, id: id, engine: engine, writer: writer) }) {
         case .duplicate:
             await writer.send(Self.error(id, "Subscriber for \(id) already exists"))

@@ -59,7 +59,7 @@ struct TransportWSSession {
     private func start(_ request: DevEngine.Request, id: String) -> OperationRegistry.StartResult {
         let engine = transport.engine
         let writer = self.writer
-        let outcome = engine.prepare(request)
+        let outcome = transport.prepare(request, id: id)
         return operations.start(id) {
             await SessionWire.transportWS.perform(outcome, id: id, engine: engine, writer: writer)
         }

@@ -25,6 +25,16 @@ enum WebSocketFlavor: Equatable {
         }
     }
 
+    /// The protocol's name, for the log.
+    var name: String {
+        switch self {
+        case .transportWS: "graphql-transport-ws"
+        case .legacyWS: "graphql-ws"
+        case .appSync: "AppSync real-time"
+        case .unsupported: "no supported subprotocol"
+        }
+    }
+
     init(request: Request) {
         let offered = request.headers[values: .secWebSocketProtocol]
             .flatMap { $0.split(separator: ",") }

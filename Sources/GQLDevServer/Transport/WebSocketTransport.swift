@@ -34,21 +34,23 @@ struct WebSocketTransport: Sendable {
             await writer.close(code: 1001, reason: "Server shutting down")
             return
         }
-        defer { registry.remove(registration) }
+        let flavor = WebSocketFlavor(request: request)
+        logger.info("WebSocket opened (\(flavor.name))")
+        defer {
+            registry.remove(registration)
+            logger.info("WebSocket closed (\(flavor.name))")
+        }
         let handshake = DevAuthenticator.Credentials(headers: request.headers)
         let messages = inbound.messages(maxSize: Self.maxMessageBytes)
         let operations = OperationRegistry(limit: configuration.limits.maxSubscriptionsPerSocket)
-        switch WebSocketFlavor(request: request) {
+        switch flavor {
         case .transportWS:
-            logger.debug("GQLDevServer WebSocket: graphql-transport-ws")
             try await TransportWSSession(transport: self, writer: writer, handshake: handshake, operations: operations)
                 .run(messages)
         case .legacyWS:
-            logger.debug("GQLDevServer WebSocket: graphql-ws")
             try await LegacyWSSession(transport: self, writer: writer, handshake: handshake, operations: operations)
                 .run(messages)
         case .appSync(let header):
-            logger.debug("GQLDevServer WebSocket: AppSync real-time")
             let credentials = DevAuthenticator.Credentials(json: header).merging(handshake)
             try await AppSyncSession(transport: self, writer: writer, handshake: credentials, operations: operations)
                 .run(messages)
@@ -61,6 +63,20 @@ struct WebSocketTransport: Sendable {
             }
             defer { timer.cancel() }
             for try await _ in messages { await writer.close(code: 4406, reason: "Subprotocol not acceptable") }
+        }
+    }
+
+    /// Prepares the operation a socket's client started as `id`, and logs it (its name, never its variables).
+    func prepare(_ request: DevEngine.Request, id: String) -> Result<DevEngine.Prepared, DevEngine.Refusal> {
+        let outcome = engine.prepare(request)
+        logger.info("WebSocket operation \(id) \(request.operationName ?? "anonymous")\(Self.verdict(outcome))")
+        return outcome
+    }
+
+    private static func verdict(_ outcome: Result<DevEngine.Prepared, DevEngine.Refusal>) -> String {
+        switch outcome {
+        case .success(let prepared): " (\(prepared.kind))"
+        case .failure(let refusal): " refused (\(refusal.code ?? "\(refusal.reason)"))"
         }
     }
 
