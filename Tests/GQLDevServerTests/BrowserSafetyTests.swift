@@ -61,6 +61,25 @@ struct BrowserSafetyTests {
         }
     }
 
+    @Test("a WebSocket upgrade from a web origin that is not allowed is refused; an allowed one and non-browsers connect")
+    func webSocketOrigin() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.allowedOrigins = ["http://app.example"]
+        try await withDevServer(configuration) { _, endpoints in
+            let protocols = "graphql-transport-ws"
+            await #expect(throws: (any Error).self) {
+                _ = try await withWebSocket(endpoints.webSocket, protocols: protocols, headers: ["Origin": "https://evil.example"]) { _ in true }
+            }
+            for headers in [["Origin": "http://app.example"], [:]] {
+                let outcome = try await withWebSocket(endpoints.webSocket, protocols: protocols, headers: headers) { socket in
+                    try await socket.send(["type": "connection_init"])
+                    return try await socket.receive()
+                }
+                #expect(outcome.result == ["type": "connection_ack"], "\(headers)")
+            }
+        }
+    }
+
     @Test("an empty API key or admin secret is refused when the server is made")
     func emptyCredentials() throws {
         var configuration = GQLDevServer.Configuration()

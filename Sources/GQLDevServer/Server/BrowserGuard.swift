@@ -14,6 +14,9 @@ import Hummingbird
 ///   only a preflighted request can (`apollo-require-preflight`, `x-apollo-operation-name`, or the server's own
 ///   credential headers). GET runs no mutations, so it needs no such check.
 ///
+/// - A WebSocket upgrade from a browser (an `http(s)` or `null` `Origin`) must come from an allowed origin too
+///   (``allowsUpgrade(_:_:)``); a refused upgrade gets HTTP 400.
+///
 /// Clients that are not browsers send no `Origin` and `Content-Type: application/json`, and pass untouched.
 struct BrowserGuard<Context: RequestContext>: RouterMiddleware {
     let allowedOrigins: Set<String>
@@ -66,6 +69,18 @@ struct BrowserGuard<Context: RequestContext>: RouterMiddleware {
             response.headers[.vary] = "Origin"
         }
         return response
+    }
+
+    /// Whether a WebSocket upgrade carrying `origins` may go ahead: browsers always send their page's origin
+    /// (`http(s)://…`, or `null`), which must be allowed; other clients send none, or a non-web one such as the
+    /// `ws://host` some WebSocket libraries add, and pass.
+    static func allowsUpgrade(_ origins: [String], _ allowed: Set<String>) -> Bool {
+        guard !allowed.contains("*") else { return true }
+        return origins.allSatisfy { origin in
+            let lowered = origin.lowercased()
+            let isWeb = lowered == "null" || lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+            return !isWeb || allowed.contains(origin)
+        }
     }
 
     /// Whether `contentType` is missing or one a browser sends without a preflight.

@@ -19,7 +19,8 @@ enum DevApplication {
     ) -> some ApplicationProtocol {
         let path = RouterPath(configuration.path)
         let router = Router()
-        router.add(middleware: BrowserGuard(allowedOrigins: Set(configuration.allowedOrigins)))
+        let allowedOrigins = Set(configuration.allowedOrigins)
+        router.add(middleware: BrowserGuard(allowedOrigins: allowedOrigins))
         router.post(path) { request, _ in await http.post(request) }
         router.get(path) { request, _ in await http.get(request) }
         // Answered by BrowserGuard, which runs for matched routes only.
@@ -37,7 +38,10 @@ enum DevApplication {
         let trimmed = configuration.path.hasSuffix("/") ? String(configuration.path.dropLast()) : configuration.path
         for webSocketPath in [path, RouterPath(trimmed + "/realtime")] {
             webSocketRouter.ws(webSocketPath) { request, _ in
-                .upgrade(webSocket.upgradeHeaders(for: request))
+                // A browser's page may open a socket only from an allowed origin (refused upgrade: HTTP 400).
+                guard BrowserGuard<BasicRequestContext>.allowsUpgrade(request.headers[values: .origin], allowedOrigins)
+                else { return .dontUpgrade }
+                return .upgrade(webSocket.upgradeHeaders(for: request))
             } onUpgrade: { inbound, outbound, context in
                 try await webSocket.serve(inbound, outbound, request: context.request)
             }
