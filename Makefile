@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-core test-store test-cli test-devserver test-interop demo serve bench bench-store bench-server bench-net bench-storage format lint tsan clean
+.PHONY: build venv test test-core test-store test-cli test-devserver fuzz test-interop demo serve bench bench-store bench-server bench-net bench-storage format lint tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -22,6 +22,11 @@ test-store:
 
 test-devserver:
 	$(SWIFT) test $(SWIFT_FLAGS) --filter GQLDevServerTests
+
+# Seeded hostile documents and variables against GQLDevServer for GQL_FUZZ_SECONDS (default 60); set GQL_FUZZ_SEED to
+# replay a run.
+fuzz:
+	GQL_FUZZ_SECONDS=$${GQL_FUZZ_SECONDS:-60} $(SWIFT) test $(SWIFT_FLAGS) --filter FuzzTests
 
 test-cli: venv
 	$(SWIFT) test $(SWIFT_FLAGS) --filter GQLCLITests

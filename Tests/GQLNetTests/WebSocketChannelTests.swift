@@ -15,6 +15,15 @@ struct WebSocketChannelTests {
         var texts: [String] { list.withLock { $0.compactMap { if case .text(let text) = $0 { text } else { nil } } } }
         var sawTooLarge: Bool { list.withLock { $0.contains { if case .tooLarge = $0 { true } else { false } } } }
         func add(_ event: WebSocketEvent) { list.withLock { $0.append(event) } }
+
+        /// Polls (at most 10 s) until `count` text messages arrived: a server drops what it has not sent yet when
+        /// our close arrives.
+        func waitForTexts(_ count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while texts.count < count, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
     }
 
     static func open(
@@ -44,6 +53,7 @@ struct WebSocketChannelTests {
     @Test func theHandshakeCarriesTheCallersHeadersAndNoOrigin() async throws {
         try await Self.withPeer { peer in
             let (socket, events) = try await Self.open(peer, "/headers", headers: ["x-trace": "abc"])
+            try await events.waitForTexts(1)
             socket.close(code: 1000, reason: "")
             _ = await socket.closure
             let headers = try #require(events.texts.first.flatMap { try? GQLValue(json: Data($0.utf8)) })
@@ -81,6 +91,7 @@ struct WebSocketChannelTests {
             let long = String(repeating: "ä", count: 100_000)  // 200 kB: several TCP segments
             try await socket.send("one")
             try await socket.send(long)
+            try await events.waitForTexts(2)
             socket.close(code: 4000, reason: "done")
             let closure = await socket.closure
             #expect(events.texts == ["one", long])
@@ -98,7 +109,7 @@ struct WebSocketChannelTests {
             #expect(events.texts.isEmpty)
             #expect(closure.code == 1009 || closure.error?.code == .responseTooLarge, "\(closure)")
             let (exact, fits) = try await Self.open(peer, "/size/4096", maximumMessageSize: 4096)
-            try await exact.send("bye")
+            try await fits.waitForTexts(1)
             exact.close(code: 1000, reason: "")
             _ = await exact.closure
             #expect(fits.texts.first?.utf8.count == 4096)

@@ -20,7 +20,8 @@ struct NetLog: Sendable {
     func debug(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Logger.Metadata = [:]) {
         if let custom {
             custom.debug("\(message())", metadata: metadata())
-        } else {
+        } else if toolkit.isVerbose {
+            // Checked first: the metadata (string interpolations) is built only when the line is written.
             toolkit.debug(message(), metadata: metadata())
         }
     }
@@ -29,7 +30,7 @@ struct NetLog: Sendable {
     func warning(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Logger.Metadata = [:]) {
         if let custom {
             custom.warning("\(message())", metadata: metadata())
-        } else {
+        } else if GQLDebug.currentLevel >= .error {
             toolkit.error(message(), metadata: metadata())
         }
     }
