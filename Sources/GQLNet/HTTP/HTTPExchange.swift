@@ -3,6 +3,7 @@ import Foundation
 import GQLCore
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 
 /// The HTTP layer every web-service client of the toolkit shares (S3, Auth0, OneSignal, REST): one request and
@@ -55,15 +56,22 @@ package struct HTTPExchange: Sendable {
     /// - Throws: ``GQLError`` `.responseTooLarge`, `.timeout`, `.cancelled`, `.connection`, `.io`,
     ///   `.invalidArgument`.
     package func collect(_ request: HTTPClientRequest, target: String, operation: String) async throws -> Response {
-        try await stream(request, target: target, operation: operation) { status, headers, body in
+        let limit = limits.maximumResponseSize
+        let deadline = ContinuousClock.now + limits.timeout
+        func tooLarge(_ status: Int) -> GQLError {
+            GQLError(
+                .responseTooLarge, "the answer from \(target) is larger than the \(limit)-byte maximum",
+                operation: operation, httpStatus: status)
+        }
+        return try await stream(request, target: target, operation: operation) { status, headers, body in
+            if let length = headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
+                throw tooLarge(status)
+            }
             var data = Data()
             for try await chunk in body {
-                guard data.count + chunk.readableBytes <= limits.maximumResponseSize else {
-                    throw GQLError(
-                        .responseTooLarge,
-                        "the answer from \(target) is larger than the \(limits.maximumResponseSize)-byte maximum",
-                        operation: operation, httpStatus: status)
-                }
+                guard data.count + chunk.readableBytes <= limit else { throw tooLarge(status) }
+                // A body still arriving after the deadline stops at its next chunk (no timer task per request).
+                guard ContinuousClock.now < deadline else { throw HTTPClientError.deadlineExceeded }
                 data.append(contentsOf: chunk.readableBytesView)
             }
             return Response(status: status, headers: headers, body: data)
@@ -82,7 +90,8 @@ package struct HTTPExchange: Sendable {
         } catch let error as GQLError {
             throw error
         } catch {
-            throw Self.transportError(error, target: target, operation: operation)
+            throw Self.transportError(
+                error, target: target, operation: operation, decompressionLimit: limits.maximumResponseSize)
         }
     }
 
@@ -103,34 +112,45 @@ package struct HTTPExchange: Sendable {
         return bytes.count > limit ? text + "…" : text
     }
 
-    /// The ``GQLError`` for a failure below HTTP: timeout, cancellation, bad URL, refused or lost connection.
-    package static func transportError(_ error: any Error, target: String, operation: String) -> GQLError {
+    /// The ``GQLError`` for a failure below HTTP: timeout, cancellation, bad URL, refused or lost connection, a
+    /// compressed answer that inflates past `decompressionLimit` bytes.
+    package static func transportError(
+        _ error: any Error, target: String, operation: String, decompressionLimit: Int? = nil
+    ) -> GQLError {
         if error is CancellationError || (error as? HTTPClientError) == .cancelled || Task.isCancelled {
             return GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
+        }
+        if let error = error as? NIOHTTPDecompression.DecompressionError {
+            guard error == .limit else {
+                return GQLError(
+                    .invalidResponse, "the answer from \(target) could not be decompressed (\(error))",
+                    operation: operation)
+            }
+            let limit = decompressionLimit.map { "the \($0)-byte maximum" } ?? "the maximum"
+            return GQLError(
+                .responseTooLarge, "the answer from \(target) is larger than \(limit) once decompressed",
+                operation: operation)
+        }
+        if error is NIOConnectionError || error is IOError {
+            return GQLError(
+                .connection, "the \(operation) to \(target) failed: \(describeConnectError(error))",
+                operation: operation)
         }
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
-                return GQLError(.timeout, "the \(operation) to \(target) timed out", operation: operation)
+                return GQLError(.timeout, "the \(operation) to \(target) timed out (\(error))", operation: operation)
             case .invalidURL, .emptyHost, .emptyScheme:
-                return GQLError(.invalidArgument, "'\(target)' is not a usable HTTP URL", operation: operation)
+                return GQLError(
+                    .invalidArgument, "'\(target)' is not a usable HTTP URL (\(error))", operation: operation)
             case .alreadyShutdown:
-                return GQLError(.closed, "the HTTP client was shut down", operation: operation)
+                return GQLError(.closed, "the server was shut down", operation: operation)
             case .remoteConnectionClosed:
                 return GQLError(
                     .connection, "the \(operation) to \(target) failed: the server closed the connection",
                     operation: operation)
             default: break
             }
-        }
-        if let error = error as? NIOConnectionError {
-            let refused = error.connectionErrors.contains { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
-            let reason = refused ? "connection refused" : "could not connect"
-            return GQLError(.connection, "the \(operation) to \(target) failed: \(reason)", operation: operation)
-        }
-        if let error = error as? IOError {
-            let reason = error.errnoCode == ECONNREFUSED ? "connection refused" : "\(error)"
-            return GQLError(.connection, "the \(operation) to \(target) failed: \(reason)", operation: operation)
         }
         return GQLError(.io, "the \(operation) to \(target) failed: \(error)", operation: operation)
     }
