@@ -64,18 +64,18 @@ final class EngineFixture: Sendable {
     }
 
     /// Waits (bounded) until the database has `count` observers.
-    func waitForObservers(_ count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    func waitForObservers(_ count: Int, timeout: Duration = .seconds(60)) async -> Bool {
         await waitUntil(timeout: timeout) { self.db.observerCount == count }
     }
 
     /// Waits (bounded) until the engine has `count` subscriptions.
-    func waitForSubscriptions(_ count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+    func waitForSubscriptions(_ count: Int, timeout: Duration = .seconds(60)) async -> Bool {
         await waitUntil(timeout: timeout) { self.engine.subscriptionCount == count }
     }
 }
 
 /// Polls `condition` until it holds or `timeout` passes; whether it held.
-func waitUntil(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool) async -> Bool {
+func waitUntil(timeout: Duration = .seconds(60), _ condition: @Sendable () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while clock.now < deadline {
@@ -86,7 +86,7 @@ func waitUntil(timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bo
 }
 
 /// The first `count` events of `stream`, or fewer when `timeout` passes first.
-func collect(_ stream: AsyncThrowingStream<GQLValue, any Error>, count: Int, timeout: Duration = .seconds(10))
+func collect(_ stream: AsyncThrowingStream<GQLValue, any Error>, count: Int, timeout: Duration = .seconds(60))
     async throws -> [GQLValue]
 {
     try await withThrowingTaskGroup(of: [GQLValue]?.self) { group in

@@ -68,7 +68,7 @@ struct RunningDevServer {
     /// them. Whether it happened.
     func waitForSubscriptions(_ count: Int) async -> Bool {
         guard let engine = server.engine as? DevEngine else { return false }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if engine.subscriptionCount == count { return true }
             try? await Task.sleep(for: .milliseconds(5))

@@ -364,7 +364,7 @@ struct StrawberryInteropTests {
 
     /// Polls (bounded, 10 s) until the peer serves `count` `events` subscriptions.
     static func waitForListeners(_ count: Int, _ server: GQLServer) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if let listeners = try? await server.query("{ listeners }").data?["listeners"]?.intValue,
                 listeners == count
