@@ -19,7 +19,7 @@ struct GQLCLI: AsyncParsableCommand {
         abstract: "Drives every GraphQLite layer from a shell.",
         subcommands: [
             DatabaseCommand.self, DocumentsCommand.self, DemoCommand.self, ServeCommand.self, QueryCommand.self,
-            MutateCommand.self, SubscribeCommand.self, StorageCommand.self,
+            MutateCommand.self, SubscribeCommand.self, StorageCommand.self, SyncCommand.self,
         ]
     )
 }

@@ -195,3 +195,84 @@ import Testing
         await fixture.finish(sync)
     }
 }
+
+/// Batches, the completion-handler forms and the status stream.
+@Suite(.timeLimit(.minutes(2))) struct DeliveryFormsTests {
+    @Test func batchedDrainKeepsCallOrder() async throws {
+        let fixture = try await SyncFixture.make(started: false)
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"),
+            configuration: fixture.configuration { $0.batchSize = 8 })
+        let requests = Task {
+            var sizes: [Int] = []
+            for await status in sync.status {
+                if case .sending(let ids)? = status.event { sizes.append(ids.count) }
+                if status.event == .drained, status.pendingCount == 0, !sizes.isEmpty { break }
+            }
+            return sizes
+        }
+        for n in 1...30 {
+            if n == 12 {
+                try await sync.steady("CreateNote", ["n": "twelve"])   // refused inside its batch
+            } else {
+                try await sync.steady("CreateNote", ["n": n])
+            }
+        }
+        try await fixture.server.start()
+        sync.resume()
+        try await sync.drain()
+        #expect(try fixture.server.appliedNumbers() == Array(1...30).filter { $0 != 12 })
+        #expect(try sync.failedItems().count == 1)
+        #expect(await requests.value.contains(8))
+        await fixture.finish(sync)
+    }
+
+    @Test func completionHandlerCallsKeepCallOrder() async throws {
+        let fixture = try await SyncFixture.make()
+        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let ids = GQLLocked<[Int64]>([])
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for n in 1...20 {
+                sync.steady("CreateNote", ["n": n]) { id, error in
+                    #expect(error == nil)
+                    let count = ids.withLock { ids in
+                        ids.append(id ?? -1)
+                        return ids.count
+                    }
+                    if count == 20 { done.resume() }
+                }
+            }
+        }
+        #expect(ids.withLock { $0 } == ids.withLock { $0 }.sorted())
+        let drained = await withCheckedContinuation { (done: CheckedContinuation<(any Error)?, Never>) in
+            sync.drain { done.resume(returning: $0) }
+        }
+        #expect(drained == nil)
+        #expect(try fixture.server.appliedNumbers() == Array(1...20))
+        let forced = await withCheckedContinuation { (done: CheckedContinuation<GQLResult?, Never>) in
+            sync.force("CreateNote", ["n": 21]) { result, _ in done.resume(returning: result) }
+        }
+        #expect(forced?.data?["createNote"]?["n"] == 21)
+        await fixture.finish(sync)
+    }
+
+    @Test func theStatusStreamTellsWhatHappened() async throws {
+        let fixture = try await SyncFixture.make()
+        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let seen = Task { await waitForStatus(sync) { $0.event == .drained && $0.sentCount == 2 } }
+        let first = try await sync.steady("CreateNote", ["n": 1])
+        let second = try await sync.lazy("CreateNote", ["n": 2], "k")
+        try await sync.drain()
+        let events = await seen.value.compactMap(\.event)
+        for event in [GQLSync.Event.queued(id: first, merged: false), .queued(id: second, merged: false),
+            .sent(id: first, name: "CreateNote"), .sent(id: second, name: "CreateNote")]
+        {
+            #expect(events.contains(event))
+        }
+        try await sync.shutdown()
+        var after = 0
+        for await _ in sync.status { after += 1 }
+        #expect(after == 1)   // the last status, then the end
+        await fixture.finish()
+    }
+}

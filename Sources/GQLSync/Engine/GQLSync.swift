@@ -41,6 +41,8 @@ public final class GQLSync: Sendable {
     let driver: DeliveryDriver
     /// Whether ``database`` is the engine's own file, closed by ``shutdown()``.
     let ownsDatabase: Bool
+    /// Where the completion-handler forms commit their items, one after the other, in call order.
+    let callbackQueue = DispatchQueue(label: "GraphQLite.GQLSync.callbacks")
     private let loop: GQLLocked<Task<Void, Never>?>
     private let registration: String
 
