@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-core test-store test-cli test-devserver fuzz test-interop demo serve bench bench-store bench-server bench-net bench-storage format lint tsan clean
+.PHONY: build venv test test-core test-store test-cli test-devserver fuzz test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage format lint tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -45,6 +45,10 @@ bench: bench-store bench-server bench-net bench-storage
 
 bench-store:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench
+
+# StoreBench's workloads in instructions per row under valgrind's callgrind (steadier than time; ROWS=20000).
+bench-callgrind:
+	bash Benchmarks/callgrind-store.sh
 
 # GQLDevServer vs a Strawberry GraphQL server (Benchmarks/Server), loopback only.
 bench-server: venv

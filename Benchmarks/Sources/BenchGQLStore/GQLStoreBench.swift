@@ -20,6 +20,7 @@ public final class GQLStoreBench: StoreImplementation {
     private var thresholds: [Int] = []
     private var observerIDs: [String] = []
     private var sink: NotificationSink?
+    private var fetched: () -> [BenchData.Row] = { [] }
 
     public init() {}
 
@@ -48,8 +49,20 @@ public final class GQLStoreBench: StoreImplementation {
 
     public func fetchAll() throws -> Int {
         guard let db else { throw BenchError("GQLStore: not prepared") }
-        return try BenchRow.fetchAll(db).count
+        let rows = try BenchRow.fetchAll(db)
+        fetched = { rows.map(\.neutral) }
+        return rows.count
     }
+
+    /// The opt-in fast path: `BenchRowByHand` adopts `GQLRowDecodable`, so `fetchAll` calls its `init(row:)`.
+    public func fetchAllByRow() throws -> Int {
+        guard let db else { throw BenchError("GQLStore: not prepared") }
+        let rows = try BenchRowByHand.fetchAll(db)
+        fetched = { rows.map(\.neutral) }
+        return rows.count
+    }
+
+    public func fetchedRows() -> [BenchData.Row] { fetched() }
 
     public func fetchOne() throws -> Int {
         guard let db else { throw BenchError("GQLStore: not prepared") }
@@ -112,6 +125,10 @@ struct BenchRow: GQLObject {
 
     static func primaryKey() -> String { "id" }
 
+    var neutral: BenchData.Row {
+        BenchData.Row(id: id, name: name, age: age, score: score, active: active, note: note)
+    }
+
     init() {}
 
     init(_ row: BenchData.Row) {
@@ -121,5 +138,34 @@ struct BenchRow: GQLObject {
         score = row.score
         active = row.active
         note = row.note
+    }
+}
+
+/// The same table, fetched through `GQLRowDecodable.init(row:)` instead of Codable (the table still comes from
+/// the Codable shape, identical to `BenchRow`'s).
+struct BenchRowByHand: GQLObject, GQLRowDecodable {
+    var id = 0
+    var name = ""
+    var age = 0
+    var score = 0.0
+    var active = false
+    var note: String? = nil
+
+    static func primaryKey() -> String { "id" }
+    static func tableName() -> String { "BenchRow" }
+
+    var neutral: BenchData.Row {
+        BenchData.Row(id: id, name: name, age: age, score: score, active: active, note: note)
+    }
+
+    init() {}
+
+    init(row: GQLRow) throws {
+        id = try row["id"]
+        name = try row["name"]
+        age = try row["age"]
+        score = try row["score"]
+        active = try row["active"]
+        note = try row["note"]
     }
 }

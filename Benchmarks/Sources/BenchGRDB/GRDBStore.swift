@@ -42,6 +42,7 @@ public final class GRDBStore: StoreImplementation {
     private var lookupKeys: [Int] = []
     private var thresholds: [Int] = []
     private var observers: [InsertObserver] = []
+    private var fetched: () -> [BenchData.Row] = { [] }
 
     public init(mode: Mode = .pool) { self.mode = mode }
 
@@ -90,8 +91,19 @@ public final class GRDBStore: StoreImplementation {
     public func fetchAll() throws -> Int {
         guard let writer else { throw BenchError("GRDB: not prepared") }
         let all = try writer.read { db in try BenchRecord.fetchAll(db) }
+        fetched = { all.map(\.neutral) }
         return all.count
     }
+
+    /// GRDB's documented fast path: a record that is no Codable type and reads its row by hand, `init(row:)`.
+    public func fetchAllByRow() throws -> Int {
+        guard let writer else { throw BenchError("GRDB: not prepared") }
+        let all = try writer.read { db in try BenchRowRecord.fetchAll(db) }
+        fetched = { all.map(\.neutral) }
+        return all.count
+    }
+
+    public func fetchedRows() -> [BenchData.Row] { fetched() }
 
     public func fetchOne() throws -> Int {
         guard let writer else { throw BenchError("GRDB: not prepared") }
@@ -148,6 +160,10 @@ struct BenchRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var active: Bool
     var note: String?
 
+    var neutral: BenchData.Row {
+        BenchData.Row(id: id, name: name, age: age, score: score, active: active, note: note)
+    }
+
     init(_ row: BenchData.Row) {
         id = row.id
         name = row.name
@@ -155,6 +171,31 @@ struct BenchRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         score = row.score
         active = row.active
         note = row.note
+    }
+}
+
+/// The same table read by a hand-written `FetchableRecord.init(row:)` instead of Codable (GRDB's
+/// "Record Customization" path), reading columns by name like GQLStore's `GQLRow`.
+struct BenchRowRecord: FetchableRecord, TableRecord {
+    static let databaseTableName = BenchData.tableName
+    var id: Int
+    var name: String
+    var age: Int
+    var score: Double
+    var active: Bool
+    var note: String?
+
+    var neutral: BenchData.Row {
+        BenchData.Row(id: id, name: name, age: age, score: score, active: active, note: note)
+    }
+
+    init(row: Row) throws {
+        id = row["id"]
+        name = row["name"]
+        age = row["age"]
+        score = row["score"]
+        active = row["active"]
+        note = row["note"]
     }
 }
 

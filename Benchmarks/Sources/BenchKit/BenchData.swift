@@ -12,6 +12,15 @@ public struct BenchData: Sendable {
         public var score: Double
         public var active: Bool
         public var note: String?
+
+        public init(id: Int, name: String, age: Int, score: Double, active: Bool, note: String?) {
+            self.id = id
+            self.name = name
+            self.age = age
+            self.score = score
+            self.active = active
+            self.note = note
+        }
     }
 
     /// Table name used by the GRDB and raw implementations (GQLStore names the table after its type, `BenchRow`).

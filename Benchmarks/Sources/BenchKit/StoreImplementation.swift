@@ -2,12 +2,13 @@ import Synchronization
 
 /// The four measured workloads, in the order they run and print.
 public enum Workload: Int, CaseIterable, Sendable {
-    case insert, fetchAll, fetchOne, observedInsert
+    case insert, fetchAll, fetchAllByRow, fetchOne, observedInsert
 
     public var label: String {
         switch self {
         case .insert: "insert N (1 tx)"
-        case .fetchAll: "fetchAll N"
+        case .fetchAll: "fetchAll N (Codable)"
+        case .fetchAllByRow: "fetchAll N (init(row:))"
         case .fetchOne: "fetchOne 10k by key"
         case .observedInsert: "insert N + 10 observers"
         }
@@ -30,8 +31,15 @@ public protocol StoreImplementation: AnyObject {
     func prepare(_ data: BenchData, path: String) throws
     /// Workload 1: insert all rows in one transaction. Returns the number of rows inserted.
     func insert() throws -> Int
-    /// Workload 2: fetch every row, decoded into structs. Returns the number of rows fetched.
+    /// Workload 2: fetch every row, decoded into structs through the library's Codable support. Returns the
+    /// number of rows fetched.
     func fetchAll() throws -> Int
+    /// Workload 2b: fetch every row into structs that build themselves from a row by hand (no Codable):
+    /// GQLStore's `GQLRowDecodable`, GRDB's `FetchableRecord.init(row:)`. Returns the number of rows fetched.
+    func fetchAllByRow() throws -> Int
+    /// The rows the last `fetchAll` or `fetchAllByRow` returned, in neutral form, for the runner to compare with
+    /// the data field by field. Not timed: the workloads keep their result and convert it only here.
+    func fetchedRows() -> [BenchData.Row]
     /// Workload 3: fetch `data.lookupKeys` one by one. Returns the sum of the fetched rows' ages.
     func fetchOne() throws -> Int
     /// Registers `data.observerThresholds.count` insert observers; observer `i` calls `sink.record(i)` once

@@ -18,6 +18,7 @@ public final class RawSQLiteStore: StoreImplementation {
     private var lookupKeys: [Int] = []
     private var thresholds: [Int] = []
     private var events: EventBuffer?
+    private var fetched: [RawRow] = []
 
     public init() {}
 
@@ -85,6 +86,19 @@ public final class RawSQLiteStore: StoreImplementation {
     }
 
     public func fetchAll() throws -> Int {
+        try fetchEveryRow()
+    }
+
+    /// Raw C always reads its row by hand: the same loop as `fetchAll` (a method of its own, so that
+    /// callgrind-store.sh can count each workload alone).
+    public func fetchAllByRow() throws -> Int {
+        byRowFetches += 1  // keeps the two methods distinct, so the optimizer does not fold one into the other
+        return try fetchEveryRow()
+    }
+
+    private var byRowFetches = 0
+
+    private func fetchEveryRow() throws -> Int {
         let statement = try prepareStatement(
             #"SELECT "id", "name", "age", "score", "active", "note" FROM "\#(BenchData.tableName)""#)
         defer { sqlite3_finalize(statement) }
@@ -95,7 +109,12 @@ public final class RawSQLiteStore: StoreImplementation {
             guard code == SQLITE_ROW else { throw BenchError("raw: fetchAll failed: \(message())") }
             result.append(decodeRow(statement))
         }
+        fetched = result
         return result.count
+    }
+
+    public func fetchedRows() -> [BenchData.Row] {
+        fetched.map { BenchData.Row(id: $0.id, name: $0.name, age: $0.age, score: $0.score, active: $0.active, note: $0.note) }
     }
 
     public func fetchOne() throws -> Int {

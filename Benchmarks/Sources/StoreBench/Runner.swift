@@ -59,11 +59,18 @@ struct Runner {
         let (fetched, fetchAllTime) = try measure { try implementation.fetchAll() }
         try check(fetched == data.rows.count, "fetchAll returned \(fetched) rows, expected \(data.rows.count)")
         timings[.fetchAll] = fetchAllTime
+        try checkRows(implementation, data, "fetchAll")
+        let (fetchedByRow, byRowTime) = try measure { try implementation.fetchAllByRow() }
+        try check(fetchedByRow == data.rows.count, "fetchAll by row returned \(fetchedByRow) rows, expected \(data.rows.count)")
+        timings[.fetchAllByRow] = byRowTime
+        try checkRows(implementation, data, "fetchAll by row")
         let (ageSum, fetchOneTime) = try measure { try implementation.fetchOne() }
         try check(ageSum == data.lookupAgeSum, "fetchOne age checksum \(ageSum), expected \(data.lookupAgeSum)")
         timings[.fetchOne] = fetchOneTime
         try implementation.close()
         removeDatabase(path)
+
+        guard options.observers else { return timings }
 
         // Workload 4 on another fresh file, observers registered before the clock starts.
         let observedPath = try freshPath(directory, "\(slug)-\(run)-observed.sqlite")
@@ -94,6 +101,15 @@ struct Runner {
         let elapsed = clock.now - start
         let (seconds, attoseconds) = elapsed.components
         return (value, Double(seconds) * 1_000 + Double(attoseconds) / 1e15)
+    }
+
+    /// Every fetched value equals the inserted one, in primary-key order.
+    private func checkRows(_ implementation: any StoreImplementation, _ data: BenchData, _ workload: String) throws {
+        let rows = implementation.fetchedRows().sorted { $0.id < $1.id }
+        try check(rows.count == data.rows.count, "\(workload): \(rows.count) rows, expected \(data.rows.count)")
+        if let index = rows.indices.first(where: { rows[$0] != data.rows[$0] }) {
+            throw BenchError("\(workload): row \(index) is \(rows[index]), expected \(data.rows[index])")
+        }
     }
 
     private func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {

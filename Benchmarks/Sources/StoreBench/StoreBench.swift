@@ -116,7 +116,7 @@ struct StoreBench {
     static func rawTarget(_ workload: Workload) -> Double? {
         switch workload {
         case .insert: 1.5
-        case .fetchAll, .fetchOne: 2
+        case .fetchAll, .fetchAllByRow, .fetchOne: 2
         case .observedInsert: nil
         }
     }
@@ -129,14 +129,16 @@ struct Options {
     var only: Set<String> = ["gqlstore", "grdb", "raw"]
     var grdbMode = GRDBStore.Mode.pool
     var verbose = false
+    var observers = true
     var help = false
 
     static let usage = """
-        usage: StoreBench [--rows N] [--runs N] [--only gqlstore,grdb,raw] [--grdb pool|queue] [--verbose]
+        usage: StoreBench [--rows N] [--runs N] [--only gqlstore,grdb,raw] [--grdb pool|queue] [--no-observers] [--verbose]
           --rows N     rows per insert / fetchAll workload (default 100000)
           --runs N     repetitions of every workload; the median is printed (default 5)
           --only LIST  comma-separated implementations to run (default: all three)
           --grdb MODE  GRDB writer: pool = DatabasePool (default), queue = DatabaseQueue in WAL mode
+          --no-observers  skip the observed-insert workload (callgrind-store.sh measures the others alone)
           --verbose    print every run's timings as it finishes
         """
 
@@ -170,6 +172,7 @@ struct Options {
                 }
                 grdbMode = mode
             case "--verbose", "-v": verbose = true
+            case "--no-observers": observers = false
             case "--help", "-h": help = true
             default: throw BenchError("unknown argument '\(argument)'")
             }

@@ -198,9 +198,9 @@ final class BindingEncoder: Encoder {
 }
 
 private struct BindingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    /// Unowned(unsafe) keeps the container trivially copyable; it lives inside one `encode(to:)` call made by
-    /// the encoder's own `bind`.
-    unowned(unsafe) let encoder: BindingEncoder
+    /// A counted reference: measured under callgrind (`make bench-callgrind`) it costs no more instructions per
+    /// inserted row than an unowned(unsafe) one did.
+    let encoder: BindingEncoder
     var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { try encoder.bindValue(.null, key: key) }

@@ -10,9 +10,9 @@ final class RowDecoder: Decoder {
     let statement: Statement
     let schema: TableSchema
     /// Copied out of the statement and schema so the per-field work touches no other object.
-    fileprivate let stmt: OpaquePointer
-    fileprivate let names: [String]
-    fileprivate var cursor = 0
+    private let stmt: OpaquePointer
+    private let names: [String]
+    private var cursor = 0
 
     init(statement: Statement, schema: TableSchema) {
         self.statement = statement
@@ -21,10 +21,13 @@ final class RowDecoder: Decoder {
         self.names = schema.columnNames
     }
 
-    /// Decodes the current row.
+    /// Decodes the current row: with ``GQLRowDecodable/init(row:)`` when the type adopts it, else `Decodable`.
     @inline(__always)
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         cursor = 0
+        if let fast = T.self as? any GQLRowDecodable.Type, let value = try fast.init(row: GQLRow(self)) as? T {
+            return value
+        }
         return try T(from: self)
     }
 
@@ -34,6 +37,27 @@ final class RowDecoder: Decoder {
     /// appending to an `Array` of a generic element in unspecialized code looks up the array's metadata on
     /// every append, which costs more than decoding a small row.
     func decodeAll<T: Decodable>(_ type: T.Type) throws -> [T] {
+        if let fast = T.self as? any GQLRowDecodable.Type { return try decodeAll(fast, as: T.self) }
+        return try collect { () throws -> T in
+            cursor = 0
+            return try T(from: self)
+        }
+    }
+
+    /// Decodes every remaining row with `R.init(row:)`, where `R` is `T` itself (checked, not assumed).
+    private func decodeAll<R: GQLRowDecodable, T>(_ fast: R.Type, as type: T.Type) throws -> [T] {
+        guard R.self == T.self else { return [] }
+        let rows = try collect { () throws -> R in
+            cursor = 0
+            return try R(row: GQLRow(self))
+        }
+        // R and T are the same type (checked above), so the arrays are the same type too.
+        return unsafeBitCast(rows, to: [T].self)
+    }
+
+    /// Makes one value per remaining row.
+    @inline(__always)
+    private func collect<T>(_ make: () throws -> T) throws -> [T] {
         var capacity = 64
         var count = 0
         var buffer = UnsafeMutablePointer<T>.allocate(capacity: capacity)
@@ -49,7 +73,7 @@ final class RowDecoder: Decoder {
                 buffer = larger
                 capacity *= 2
             }
-            (buffer + count).initialize(to: try decode(T.self))
+            (buffer + count).initialize(to: try make())
             count += 1
         }
         let rows = count
@@ -60,10 +84,10 @@ final class RowDecoder: Decoder {
         }
     }
 
-    /// The column of `key`, or `nil` when the table has none.
+    /// The column named `name`, or `nil` when the table has none. Fields usually come in column order, so the
+    /// expected next column is compared first.
     @inline(__always)
-    fileprivate func index(_ key: some CodingKey) -> Int32? {
-        let name = key.stringValue
+    func index(_ name: String) -> Int32? {
         let c = cursor
         if c < names.count, names[c] == name {
             cursor = c + 1
@@ -75,25 +99,24 @@ final class RowDecoder: Decoder {
         return Int32(index)
     }
 
-    fileprivate func mismatch(_ key: some CodingKey, _ type: Any.Type, found: GQLValue, detail: String? = nil)
-        -> GQLError
-    {
+    func mismatch(_ name: String, _ type: Any.Type, found: GQLValue, detail: String? = nil) -> GQLError {
         var message: String
         if found.isNull {
-            message = "column '\(key.stringValue)' of \(schema.name) is NULL, but \(type) is not optional"
+            message = "column '\(name)' of \(schema.name) is NULL, but \(type) is not optional"
         } else {
-            message =
-                "column '\(key.stringValue)' of \(schema.name): expected \(type), found \(found.storedDescription)"
+            message = "column '\(name)' of \(schema.name): expected \(type), found \(found.storedDescription)"
         }
         if let detail { message += " (\(detail))" }
-        return GQLError(.decoding, message, table: schema.name, column: key.stringValue)
+        return GQLError(.decoding, message, table: schema.name, column: name)
     }
 
-    fileprivate func missing(_ key: some CodingKey, _ type: Any.Type) -> GQLError {
+    func missing(_ name: String, _ type: Any.Type) -> GQLError {
         GQLError(
-            .decoding, "\(schema.name) has no column '\(key.stringValue)' for a \(type) value",
-            table: schema.name, column: key.stringValue)
+            .decoding, "\(schema.name) has no column '\(name)' for a \(type) value", table: schema.name, column: name)
     }
+
+    /// A reader of this decoder's current row, for containers and ``GQLRow``.
+    var reader: ColumnReader { ColumnReader(stmt: stmt, decoder: self) }
 
     /// Holds the container made for the first row, so later rows reuse it: making one costs several generic
     /// metadata lookups and an allocation, more than decoding a row's fields.
@@ -122,169 +145,4 @@ final class RowDecoder: Decoder {
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         throw GQLError(.decoding, "\(schema.name) must decode from a keyed container", table: schema.name)
     }
-}
-
-private struct RowDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    /// Unowned(unsafe) keeps the container trivially copyable (the standard library's box copies it on every
-    /// call). The decoder outlives every container it makes: containers live inside one `init(from:)` call
-    /// made by the decoder's own fetch loop.
-    unowned(unsafe) let decoder: RowDecoder
-    var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { decoder.schema.columns.compactMap { Key(stringValue: $0.name) } }
-
-    private let stmt: OpaquePointer
-
-    init(decoder: RowDecoder) {
-        self.decoder = decoder
-        self.stmt = decoder.stmt
-    }
-
-    func contains(_ key: Key) -> Bool { decoder.schema.columnIndex[key.stringValue] != nil }
-
-    func decodeNil(forKey key: Key) throws -> Bool {
-        guard let i = decoder.index(key) else { return true }
-        return sqlite3_column_type(stmt, i) == SQLITE_NULL
-    }
-
-    // Each kind is read at a known column index, so the plain and the optional forms share the work and
-    // an optional costs one NULL check instead of the standard library's contains/decodeNil/decode.
-
-    @inline(__always)
-    private func column(_ key: Key, _ type: Any.Type) throws -> Int32 {
-        guard let i = decoder.index(key) else { throw decoder.missing(key, type) }
-        return i
-    }
-
-    /// The column of `key` when it holds a value; `nil` for NULL or no such column.
-    @inline(__always)
-    private func present(_ key: Key) -> Int32? {
-        guard let i = decoder.index(key), sqlite3_column_type(stmt, i) != SQLITE_NULL else { return nil }
-        return i
-    }
-
-    @inline(__always)
-    private func integer<T: FixedWidthInteger>(_ i: Int32, _ key: Key, _ type: T.Type) throws -> T {
-        switch sqlite3_column_type(stmt, i) {
-        case SQLITE_INTEGER:
-            if let v = T(exactly: sqlite3_column_int64(stmt, i)) { return v }
-        case SQLITE_FLOAT:
-            if let v = T(exactly: sqlite3_column_double(stmt, i)) { return v }
-        default: break
-        }
-        throw decoder.mismatch(key, T.self, found: decoder.statement.value(at: i))
-    }
-
-    @inline(__always)
-    private func bool(_ i: Int32, _ key: Key) throws -> Bool {
-        guard sqlite3_column_type(stmt, i) == SQLITE_INTEGER else {
-            throw decoder.mismatch(key, Bool.self, found: decoder.statement.value(at: i))
-        }
-        return sqlite3_column_int64(stmt, i) != 0
-    }
-
-    @inline(__always)
-    private func string(_ i: Int32, _ key: Key) throws -> String {
-        guard sqlite3_column_type(stmt, i) == SQLITE_TEXT else {
-            throw decoder.mismatch(key, String.self, found: decoder.statement.value(at: i))
-        }
-        guard let chars = sqlite3_column_text(stmt, i) else { return "" }
-        return String(
-            decoding: UnsafeBufferPointer(start: chars, count: Int(sqlite3_column_bytes(stmt, i))), as: UTF8.self)
-    }
-
-    @inline(__always)
-    private func double(_ i: Int32, _ key: Key) throws -> Double {
-        switch sqlite3_column_type(stmt, i) {
-        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(stmt, i)
-        default: throw decoder.mismatch(key, Double.self, found: decoder.statement.value(at: i))
-        }
-    }
-
-    private func value<T: Decodable>(_ i: Int32, _ key: Key, _ type: T.Type) throws -> T {
-        let value = decoder.statement.value(at: i)
-        do {
-            return try ColumnValue.decode(T.self, from: value)
-        } catch let mismatch as ColumnValue.Mismatch {
-            throw decoder.mismatch(key, T.self, found: mismatch.found, detail: mismatch.detail)
-        }
-    }
-
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try bool(column(key, type), key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(column(key, type), key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(column(key, type), key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try double(column(key, type), key)) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(column(key, type), key, type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(column(key, type), key, type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(column(key, type), key, type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(column(key, type), key, type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(column(key, type), key, type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(column(key, type), key, type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(column(key, type), key, type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(column(key, type), key, type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(column(key, type), key, type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(column(key, type), key, type) }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try value(column(key, type), key, type) }
-
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try present(key).map { try bool($0, key) }
-    }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try present(key).map { try string($0, key) }
-    }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try present(key).map { try double($0, key) }
-    }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        try present(key).map { Float(try double($0, key)) }
-    }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try present(key).map { try integer($0, key, type) }
-    }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-        try present(key).map { try integer($0, key, type) }
-    }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-        try present(key).map { try integer($0, key, type) }
-    }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-        try present(key).map { try integer($0, key, type) }
-    }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try present(key).map { try integer($0, key, type) }
-    }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-        try present(key).map { try integer($0, key, type) }
-    }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-        try present(key).map { try integer($0, key, type) }
-    }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-        try present(key).map { try integer($0, key, type) }
-    }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        try present(key).map { try integer($0, key, type) }
-    }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        try present(key).map { try integer($0, key, type) }
-    }
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try present(key).map { try value($0, key, type) }
-    }
-
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
-        -> KeyedDecodingContainer<NestedKey>
-    {
-        throw GQLError(
-            .decoding, "nested containers are not supported for column '\(key.stringValue)'",
-            table: decoder.schema.name, column: key.stringValue)
-    }
-
-    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        throw GQLError(
-            .decoding, "nested containers are not supported for column '\(key.stringValue)'",
-            table: decoder.schema.name, column: key.stringValue)
-    }
-
-    func superDecoder() throws -> any Decoder { decoder }
-    func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
 }

@@ -105,7 +105,15 @@ extension GQLDatabaseContext {
     func schema<T: GQLObject>(_ type: T.Type) throws -> TableSchema {
         let id = ObjectIdentifier(T.self)
         let tx = transaction
-        if let schema = tx?.schemaCache[id] { return schema }
+        if let tx {
+            // A loop of inserts asks for the same type again and again: check the last one before hashing.
+            if tx.lastSchemaType == id, let schema = tx.lastSchema { return schema }
+            if let schema = tx.schemaCache[id] {
+                tx.lastSchemaType = id
+                tx.lastSchema = schema
+                return schema
+            }
+        }
         let registry = database.registry
         if let schema = registry.installed(T.self) {
             tx?.schemaCache[id] = schema

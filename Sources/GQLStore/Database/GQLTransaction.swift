@@ -22,6 +22,9 @@ public final class GQLTransaction: GQLDatabaseContext {
     var pendingSchemas: [(ObjectIdentifier?, TableSchema)] = []
     /// Schemas already looked up in this transaction: a loop of inserts skips the registry's lock.
     var schemaCache: [ObjectIdentifier: TableSchema] = [:]
+    /// The schema found last, checked before `schemaCache`.
+    var lastSchemaType: ObjectIdentifier?
+    var lastSchema: TableSchema?
     /// Hooks registered with ``afterCommit(_:)`` and ``onRollback(_:)``, in registration order.
     private var commitHooks: [() -> Void] = []
     private var rollbackHooks: [() -> Void] = []
