@@ -17,7 +17,7 @@ package struct Digest: ~Copyable {
         case md5
 
         var byteCount: Int { self == .sha256 ? 32 : 16 }
-        var md: OpaquePointer? { self == .sha256 ? EVP_sha256() : EVP_md5() }
+        var md: OpaquePointer? { self == .sha256 ? Algorithms.sha256 : Algorithms.md5 }
     }
 
     private let context: OpaquePointer

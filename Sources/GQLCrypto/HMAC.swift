@@ -1,31 +1,84 @@
 import CCrypto
 import Foundation
+import GQLCore
 
 /// HMAC-SHA256 over OpenSSL's libcrypto.
 ///
 /// ```swift
 /// let tag = HMACSHA256.authenticate(Data("message".utf8), key: Data("secret".utf8))   // 32 bytes
+/// let key = try HMACSHA256.Key(signingKey)         // keyed once, for many messages
+/// let same = try key.authenticate(Data("message".utf8))
 /// ```
 package enum HMACSHA256 {
     /// The authentication code of `message` under `key` (any length; longer than 64 bytes is hashed first, as
-    /// RFC 2104 says).
+    /// RFC 2104 says). Empty only if the process is out of memory.
     package static func authenticate(_ message: some ContiguousBytes, key: some ContiguousBytes) -> [UInt8] {
-        var tag = [UInt8](repeating: 0, count: SHA256.byteCount)
-        var length: UInt32 = 0
-        let empty: UInt8 = 0
-        let result = withUnsafePointer(to: empty) { fallback in
-            key.withUnsafeBytes { keyBuffer in
-                message.withUnsafeBytes { messageBuffer in
-                    tag.withUnsafeMutableBufferPointer { out in
-                        HMAC(
-                            EVP_sha256(), keyBuffer.baseAddress ?? UnsafeRawPointer(fallback), Int32(keyBuffer.count),
-                            (messageBuffer.baseAddress ?? UnsafeRawPointer(fallback)).assumingMemoryBound(to: UInt8.self),
-                            messageBuffer.count, out.baseAddress, &length)
+        (try? Key(key).authenticate(message)) ?? []
+    }
+
+    /// A key set up once: OpenSSL's HMAC context with the key's inner and outer blocks computed, copied for each
+    /// message (cheaper than keying anew, and no algorithm lookup per message).
+    package final class Key: @unchecked Sendable {
+        // Safety: `template` is only read (EVP_MAC_CTX_dup) after init; OpenSSL allows concurrent reads of a
+        // context that nobody updates.
+        private let template: OpaquePointer
+
+        /// - Throws: ``GQLError`` `.crypto` when libcrypto cannot set up the context.
+        package init(_ key: some ContiguousBytes) throws {
+            guard let mac = Algorithms.hmac, let context = EVP_MAC_CTX_new(mac) else {
+                throw GQLError(.crypto, "libcrypto could not set up HMAC-SHA256")
+            }
+            let empty: UInt8 = 0
+            let ok = key.withUnsafeBytes { buffer in
+                withUnsafePointer(to: empty) { fallback in
+                    "SHA256".withCString { digest in
+                        OSSL_MAC_PARAM_DIGEST.withCString { name in
+                            var parameters = [
+                                OSSL_PARAM_construct_utf8_string(name, UnsafeMutablePointer(mutating: digest), 0),
+                                OSSL_PARAM_construct_end(),
+                            ]
+                            return EVP_MAC_init(
+                                context,
+                                (buffer.baseAddress ?? UnsafeRawPointer(fallback)).assumingMemoryBound(to: UInt8.self),
+                                buffer.count, &parameters)
+                        }
                     }
                 }
             }
+            guard ok == 1 else {
+                EVP_MAC_CTX_free(context)
+                throw GQLError(.crypto, "libcrypto could not key HMAC-SHA256")
+            }
+            template = context
         }
-        // HMAC() fails only when the process is out of memory.
-        return result == nil ? [] : tag
+
+        deinit { EVP_MAC_CTX_free(template) }
+
+        /// The authentication code of `message` under this key.
+        package func authenticate(_ message: some ContiguousBytes) throws -> [UInt8] {
+            guard let context = EVP_MAC_CTX_dup(template) else {
+                throw GQLError(.crypto, "libcrypto could not copy an HMAC context")
+            }
+            defer { EVP_MAC_CTX_free(context) }
+            var tag = [UInt8](repeating: 0, count: SHA256.byteCount)
+            var length = 0
+            let ok = message.withUnsafeBytes { buffer in
+                tag.withUnsafeMutableBufferPointer { out in
+                    (buffer.isEmpty
+                        ? 1 : EVP_MAC_update(context, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count))
+                        == 1 && EVP_MAC_final(context, out.baseAddress, &length, out.count) == 1
+                }
+            }
+            guard ok, length == SHA256.byteCount else { throw GQLError(.crypto, "libcrypto could not finish an HMAC") }
+            return tag
+        }
     }
+}
+
+/// libcrypto algorithms fetched once per process (an implicit fetch on every call costs a lookup under a lock).
+enum Algorithms {
+    // Safety: fetched once, never freed, and OpenSSL's algorithm objects are safe to share between threads.
+    nonisolated(unsafe) static let hmac: OpaquePointer? = EVP_MAC_fetch(nil, "HMAC", nil)
+    nonisolated(unsafe) static let sha256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+    nonisolated(unsafe) static let md5: OpaquePointer? = EVP_MD_fetch(nil, "MD5", nil)
 }

@@ -131,7 +131,9 @@ package struct HTTPExchange: Sendable {
                 .responseTooLarge, "the answer from \(target) is larger than \(limit) once decompressed",
                 operation: operation)
         }
-        if error is NIOConnectionError || error is IOError {
+        // A refused, reset or closed connection (a server may close after answering an error early, before reading
+        // the whole body): retrying on a new connection may help.
+        if error is NIOConnectionError || error is IOError || error is ChannelError {
             return GQLError(
                 .connection, "the \(operation) to \(target) failed: \(describeConnectError(error))",
                 operation: operation)

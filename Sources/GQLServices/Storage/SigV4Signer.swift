@@ -47,7 +47,7 @@ struct SigV4Signer: Sendable {
     let credentials: Credentials
     let region: String
     let service: String
-    private let keys = GQLLocked<(day: String, key: [UInt8])?>(nil)
+    private let keys = GQLLocked<(day: String, key: HMACSHA256.Key)?>(nil)
 
     init(credentials: Credentials, region: String, service: String = "s3") {
         self.credentials = credentials
@@ -112,16 +112,18 @@ struct SigV4Signer: Sendable {
     private func signature(of canonicalRequest: String, stamp: String, day: String, scope: String) -> String {
         let stringToSign = [Self.algorithm, stamp, scope, Bytes.hex(SHA256.hash(Array(canonicalRequest.utf8)))]
             .joined(separator: "\n")
-        return Bytes.hex(HMACSHA256.authenticate(Array(stringToSign.utf8), key: signingKey(day: day)))
+        // An HMAC fails only when libcrypto is out of memory; the empty signature is then refused by the server.
+        return Bytes.hex((try? signingKey(day: day)?.authenticate(Array(stringToSign.utf8))) ?? [])
     }
 
-    /// HMAC("AWS4" + secret, day) → region → service → "aws4_request", cached for the day.
-    private func signingKey(day: String) -> [UInt8] {
+    /// HMAC("AWS4" + secret, day) → region → service → "aws4_request", keyed once and cached for the day.
+    private func signingKey(day: String) -> HMACSHA256.Key? {
         if let cached = keys.withLock({ $0 }), cached.day == day { return cached.key }
         var key = HMACSHA256.authenticate(Array(day.utf8), key: Array(("AWS4" + credentials.secretKey).utf8))
         for part in [region, service, "aws4_request"] { key = HMACSHA256.authenticate(Array(part.utf8), key: key) }
-        keys.withLock { $0 = (day, key) }
-        return key
+        guard let keyed = try? HMACSHA256.Key(key) else { return nil }
+        keys.withLock { $0 = (day, keyed) }
+        return keyed
     }
 
     // MARK: - Canonical forms
