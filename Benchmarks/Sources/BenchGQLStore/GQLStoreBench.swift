@@ -36,6 +36,7 @@ public final class GQLStoreBench: StoreImplementation {
         self.db = db
     }
 
+    @inline(never)  // its own symbol, for callgrind-store.sh
     public func insert() throws -> Int {
         guard let db else { throw BenchError("GQLStore: not prepared") }
         let objects = objects
@@ -47,6 +48,7 @@ public final class GQLStoreBench: StoreImplementation {
         return objects.count
     }
 
+    @inline(never)  // its own symbol, for callgrind-store.sh
     public func fetchAll() throws -> Int {
         guard let db else { throw BenchError("GQLStore: not prepared") }
         let rows = try BenchRow.fetchAll(db)
@@ -55,6 +57,7 @@ public final class GQLStoreBench: StoreImplementation {
     }
 
     /// The opt-in fast path: `BenchRowByHand` adopts `GQLRowDecodable`, so `fetchAll` calls its `init(row:)`.
+    @inline(never)  // its own symbol, for callgrind-store.sh
     public func fetchAllByRow() throws -> Int {
         guard let db else { throw BenchError("GQLStore: not prepared") }
         let rows = try BenchRowByHand.fetchAll(db)
@@ -64,6 +67,7 @@ public final class GQLStoreBench: StoreImplementation {
 
     public func fetchedRows() -> [BenchData.Row] { fetched() }
 
+    @inline(never)  // its own symbol, for callgrind-store.sh
     public func fetchOne() throws -> Int {
         guard let db else { throw BenchError("GQLStore: not prepared") }
         var ageSum = 0

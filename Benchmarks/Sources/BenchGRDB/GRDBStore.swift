@@ -77,6 +77,7 @@ public final class GRDBStore: StoreImplementation {
         self.writer = writer
     }
 
+    @inline(never)  // its own symbol, for callgrind-store.sh
     public func insert() throws -> Int {
         guard let writer else { throw BenchError("GRDB: not prepared") }
         let records = records
@@ -88,6 +89,7 @@ public final class GRDBStore: StoreImplementation {
         return records.count
     }
 
+    @inline(never)  // its own symbol, for callgrind-store.sh
     public func fetchAll() throws -> Int {
         guard let writer else { throw BenchError("GRDB: not prepared") }
         let all = try writer.read { db in try BenchRecord.fetchAll(db) }
@@ -96,6 +98,7 @@ public final class GRDBStore: StoreImplementation {
     }
 
     /// GRDB's documented fast path: a record that is no Codable type and reads its row by hand, `init(row:)`.
+    @inline(never)  // its own symbol, for callgrind-store.sh
     public func fetchAllByRow() throws -> Int {
         guard let writer else { throw BenchError("GRDB: not prepared") }
         let all = try writer.read { db in try BenchRowRecord.fetchAll(db) }
@@ -105,6 +108,7 @@ public final class GRDBStore: StoreImplementation {
 
     public func fetchedRows() -> [BenchData.Row] { fetched() }
 
+    @inline(never)  // its own symbol, for callgrind-store.sh
     public func fetchOne() throws -> Int {
         guard let writer else { throw BenchError("GRDB: not prepared") }
         var ageSum = 0
