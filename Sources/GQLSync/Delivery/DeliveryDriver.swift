@@ -190,8 +190,6 @@ final class DeliveryDriver: Sendable {
         signal.signal()
     }
 
-    var inFlight: Set<Int64> { state.withLock { Set($0.machine.inFlight) } }
-
     /// Returns once a claim found no pending item.
     func drain() async throws {
         let id = state.withLock { state -> Int in

@@ -43,21 +43,18 @@ extension GQLSync {
         driver.adjust(pending: 1, failed: -1)
     }
 
-    /// Removes an item, failed or pending, without sending it.
+    /// Removes a failed item for good.
     ///
     /// ```swift
     /// try sync.drop(item.id)
     /// ```
-    /// - Throws: ``GQLError`` `.notFound` when there is no item `id`; `.invalidArgument` while it is being sent.
+    /// - Throws: ``GQLError`` `.notFound` when there is no failed item `id` (pending items are not dropped: the
+    ///   delivery loop may be sending them).
     public func drop(_ id: Int64) throws {
-        switch try outbox.drop(id, unless: driver.inFlight) {
-        case nil:
-            throw GQLError(.notFound, "there is no outbox item \(id) to drop", operation: "drop")
-        case "failed"?:
-            driver.adjust(pending: 0, failed: -1)
-        default:
-            driver.adjust(pending: -1, failed: 0)
+        guard try outbox.drop(id) else {
+            throw GQLError(.notFound, "there is no failed outbox item \(id) to drop", operation: "drop")
         }
+        driver.adjust(pending: 0, failed: -1)
     }
 
     /// Retries the head item now instead of at the end of its backoff: for an app that knows the network is

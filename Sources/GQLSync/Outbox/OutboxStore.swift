@@ -196,20 +196,15 @@ struct OutboxStore: Sendable {
         } > 0
     }
 
-    /// Deletes an item that is not being sent; returns its state (`pending`, `failed`) or `nil` when there was none.
-    func drop(_ id: Int64, unless inFlight: Set<Int64>) throws -> String? {
-        guard !inFlight.contains(id) else {
-            throw GQLError(
-                .invalidArgument, "outbox item \(id) is being sent and cannot be dropped now", table: Self.table,
-                operation: "drop")
-        }
-        return try database.write { tx -> String? in
-            let state = try tx.fetchAll(
-                sql: "SELECT state FROM \(Self.table) WHERE id = ? AND engine = ?", [id, engine]
-            ).first?["state"]?.stringValue
-            if state != nil { try tx.execute("DELETE FROM \(Self.table) WHERE id = ?", [id]) }
-            return state
-        }
+    /// Deletes a set-aside item. Whether there was one.
+    ///
+    /// Only failed items can go: a pending one may be claimed by the delivery loop at any moment, and dropping
+    /// it then would neither stop its send nor keep the counts right.
+    func drop(_ id: Int64) throws -> Bool {
+        try database.write { tx in
+            try tx.execute(
+                "DELETE FROM \(Self.table) WHERE id = ? AND engine = ? AND state = 'failed'", [id, engine])
+        } > 0
     }
 
     // MARK: Rows
