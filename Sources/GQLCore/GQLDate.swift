@@ -189,7 +189,8 @@ public enum GQLDate {
         return era * 146_097 + doe - 719_468
     }
 
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+    /// The proleptic Gregorian (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+    package static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
