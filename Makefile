@@ -13,6 +13,8 @@ venv:
 
 test: venv
 	$(SWIFT) test $(SWIFT_FLAGS)
+	# Tests that change process-wide environment variables, alone (setenv races Process.run in a parallel run).
+	GQL_LOCATION_TESTS=1 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter LocationTests
 
 test-core:
 	$(SWIFT) test $(SWIFT_FLAGS) --filter GQLCoreTests
