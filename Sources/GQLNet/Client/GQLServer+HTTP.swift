@@ -24,9 +24,28 @@ extension GQLServer {
         }
         for (name, value) in callHeaders { request.headers.replaceOrAdd(name: name, value: value) }
         request.body = .bytes(try body.jsonData())
+        // A per-call Authorization header is the caller's choice for this request: the provider is not asked.
+        let provider = callHeaders.keys.contains { $0.lowercased() == "authorization" } ? nil : authorization
+        var sent: String?
+        if let provider {
+            sent = try await Self.authorizationValue(from: provider, .init(transport: .http), operation: operation)
+            if let sent { request.headers.replaceOrAdd(name: "Authorization", value: sent) }
+        }
 
         let started = ContinuousClock.now
-        let (status, contentType, bytes) = try await exchange(request, operation: operation)
+        var (status, contentType, bytes) = try await exchange(request, operation: operation)
+        if status == 401, let provider {
+            // One retry with a fresh value (AutoGraph's AuthHandler idea); a provider offering the refused value
+            // again, or none, leaves the 401 to the caller.
+            let retry = AuthorizationRequest(transport: .http, isRetry: true, rejected: sent)
+            if let fresh = try await Self.authorizationValue(from: provider, retry, operation: operation),
+                fresh != sent
+            {
+                log.debug("GraphQL \(operation) got 401: retrying once with a fresh authorization")
+                request.headers.replaceOrAdd(name: "Authorization", value: fresh)
+                (status, contentType, bytes) = try await exchange(request, operation: operation)
+            }
+        }
         log.debug(
             "GraphQL \(operation) answered",
             metadata: [

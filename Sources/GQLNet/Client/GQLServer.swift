@@ -34,6 +34,8 @@ public final class GQLServer: Sendable {
     public var webSocketURL: String? { socket?.endpoint.url }
     /// Headers sent with every request; per-call headers of the same name replace them.
     let headers: [String: String]
+    /// Asked for the `Authorization` value of every HTTP request (see ``AuthorizationProvider``).
+    let authorization: AuthorizationProvider?
     /// The settings the server was made with.
     public let configuration: Configuration
     let client: HTTPClient
@@ -48,9 +50,15 @@ public final class GQLServer: Sendable {
     ///
     /// ```swift
     /// let server = GQLServer(HTTP: "https://example.com/graphql", headers: ["authorization": "Basic …"])
+    /// let signedIn = GQLServer(HTTP: "https://example.com/graphql", authorization: auth.authorization)
     /// ```
-    public convenience init(HTTP url: String, headers: [String: String] = [:], configuration: Configuration = .init()) {
-        self.init(url: url, headers: headers, socket: nil, configuration: configuration)
+    /// - Parameter authorization: asked for the `Authorization` header of every request; a 401 answer asks it
+    ///   again for a fresh value and retries once (see ``AuthorizationProvider``).
+    public convenience init(
+        HTTP url: String, headers: [String: String] = [:], configuration: Configuration = .init(),
+        authorization: AuthorizationProvider? = nil
+    ) {
+        self.init(url: url, headers: headers, socket: nil, configuration: configuration, authorization: authorization)
     }
 
     /// A server reached only over a WebSocket: queries, mutations and subscriptions all travel on it.
@@ -65,14 +73,16 @@ public final class GQLServer: Sendable {
     ///   - protocol: the subprotocol the server speaks; `graphql-transport-ws` by default.
     ///   - headers: sent on the WebSocket handshake.
     ///   - connectionPayload: the `connection_init` payload, evaluated on every (re)connect.
+    ///   - authorization: asked on every (re)connect for the payload's `Authorization` member; a refusal
+    ///     (4401, 4403, `connection_error`) asks it again for a fresh value and reconnects once.
     public convenience init(
         WebSocket webSocketURL: String, protocol: WebSocketProtocol = .graphqlTransportWS,
         headers: [String: String] = [:], configuration: Configuration = .init(),
-        connectionPayload: ConnectionPayload? = nil
+        connectionPayload: ConnectionPayload? = nil, authorization: AuthorizationProvider? = nil
     ) {
         self.init(
             HTTP: nil, WebSocket: webSocketURL, protocol: `protocol`, headers: headers,
-            configuration: configuration, connectionPayload: connectionPayload)
+            configuration: configuration, connectionPayload: connectionPayload, authorization: authorization)
     }
 
     /// A server answering queries and mutations over HTTP and subscriptions over a WebSocket.
@@ -83,19 +93,23 @@ public final class GQLServer: Sendable {
     /// - Parameters:
     ///   - headers: sent with every HTTP request and on the WebSocket handshake.
     ///   - connectionPayload: the `connection_init` payload, evaluated on every (re)connect.
+    ///   - authorization: asked for the `Authorization` header of every HTTP request and, on every (re)connect,
+    ///     for the `connection_init` payload's `Authorization` (AppSync: `Authorization` in its header and every
+    ///     `start`); a refusal asks it again for a fresh value and retries once (see ``AuthorizationProvider``).
     public convenience init(
         HTTP url: String?, WebSocket webSocketURL: String, protocol: WebSocketProtocol = .graphqlTransportWS,
         headers: [String: String] = [:], configuration: Configuration = .init(),
-        connectionPayload: ConnectionPayload? = nil
+        connectionPayload: ConnectionPayload? = nil, authorization: AuthorizationProvider? = nil
     ) {
         // AppSync authorizes in the URL and in every `start`, not with handshake headers.
         let isAppSync = `protocol` == .appSync
         let endpoint = SocketConnection.Endpoint(
             url: webSocketURL, codec: SocketCodec(kind: `protocol`), handshakeHeaders: isAppSync ? [:] : headers,
-            connectionPayload: connectionPayload,
+            connectionPayload: connectionPayload, authorization: authorization,
             appSyncHost: isAppSync ? URLComponents(string: url ?? webSocketURL)?.host : nil,
             appSyncAuthorization: isAppSync ? headers.mapValues { .string($0) } : [:])
-        self.init(url: url, headers: headers, socket: endpoint, configuration: configuration)
+        self.init(
+            url: url, headers: headers, socket: endpoint, configuration: configuration, authorization: authorization)
     }
 
     /// An AWS AppSync API authorized by an API key (sent as `x-api-key`); subscriptions use AppSync's real-time
@@ -107,21 +121,27 @@ public final class GQLServer: Sendable {
     /// ```swift
     /// let server = GQLServer(AppSync: "https://x.appsync-api.us-east-2.amazonaws.com/graphql", key: "da2-…")
     /// ```
-    /// - Parameter connectionPayload: extra authorization fields (a Cognito `Authorization` token …), evaluated on
-    ///   every (re)connect.
+    /// - Parameters:
+    ///   - key: the API key; `nil` for an API authorized by tokens only (OpenID Connect, Cognito user pools).
+    ///   - connectionPayload: extra authorization fields, evaluated on every (re)connect.
+    ///   - authorization: the token (OpenID Connect, Cognito) for the `Authorization` header of every HTTP request
+    ///     and, on every (re)connect, for the real-time `header` and every `start`; a refusal asks it again for a
+    ///     fresh value and retries once (see ``AuthorizationProvider``).
     public convenience init(
         AppSync url: String, key: String?, realtime: String? = nil, configuration: Configuration = .init(),
-        connectionPayload: ConnectionPayload? = nil
+        connectionPayload: ConnectionPayload? = nil, authorization: AuthorizationProvider? = nil
     ) {
         let apiHost = URLComponents(string: url)?.host
-        var authorization: GQLValues = [:]
-        if let key { authorization["x-api-key"] = .string(key) }
+        let authorizationProvider = authorization
+        var keyFields: GQLValues = [:]
+        if let key { keyFields["x-api-key"] = .string(key) }
         let endpoint = SocketConnection.Endpoint(
             url: realtime ?? Self.realtimeURL(forAppSync: url), codec: SocketCodec(kind: .appSync),
-            handshakeHeaders: [:], connectionPayload: connectionPayload, appSyncHost: apiHost,
-            appSyncAuthorization: authorization)
+            handshakeHeaders: [:], connectionPayload: connectionPayload, authorization: authorizationProvider,
+            appSyncHost: apiHost, appSyncAuthorization: keyFields)
         self.init(
-            url: url, headers: key.map { ["x-api-key": $0] } ?? [:], socket: endpoint, configuration: configuration)
+            url: url, headers: key.map { ["x-api-key": $0] } ?? [:], socket: endpoint, configuration: configuration,
+            authorization: authorizationProvider)
     }
 
     /// A Hasura endpoint authorized by its admin secret: `x-hasura-admin-secret` on HTTP requests, on the WebSocket
@@ -136,16 +156,18 @@ public final class GQLServer: Sendable {
         let endpoint = SocketConnection.Endpoint(
             url: Self.webSocketURL(forHTTP: url), codec: SocketCodec(kind: .graphqlTransportWS),
             handshakeHeaders: headers,
-            connectionPayload: { ["headers": ["x-hasura-admin-secret": .string(secret)]] },
+            connectionPayload: { ["headers": ["x-hasura-admin-secret": .string(secret)]] }, authorization: nil,
             appSyncHost: nil, appSyncAuthorization: [:])
         self.init(url: url, headers: headers, socket: endpoint, configuration: configuration)
     }
 
     private init(
-        url: String?, headers: [String: String], socket: SocketConnection.Endpoint?, configuration: Configuration
+        url: String?, headers: [String: String], socket: SocketConnection.Endpoint?, configuration: Configuration,
+        authorization: AuthorizationProvider? = nil
     ) {
         self.url = url
         self.headers = headers
+        self.authorization = authorization
         self.configuration = configuration
         self.log = NetLog(configuration.logger)
         self.client = HTTPClient(

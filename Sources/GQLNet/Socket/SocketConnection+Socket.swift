@@ -114,7 +114,8 @@ extension SocketConnection {
         let socket: WebSocketChannel
         let initText: String
         do {
-            let extra = try await endpoint.connectionPayload?() ?? [:]
+            var extra = try await endpoint.connectionPayload?() ?? [:]
+            if let value = try await authorization(for: generation) { extra["Authorization"] = .string(value) }
             let (url, initPayload) = try prepare(extra, for: generation)
             let handshake = try WebSocketHandshake(
                 url: url, subprotocol: endpoint.codec.subprotocol, headers: endpoint.handshakeHeaders)
@@ -157,6 +158,30 @@ extension SocketConnection {
         }
         let closure = await socket.closure
         closed(generation, code: closure.code, reason: closure.reason, error: closure.error)
+    }
+
+    /// The authorization provider's value for socket `generation`: a retry when the machine opened it after a
+    /// refusal, with the value refused.
+    private func authorization(for generation: Int) async throws -> String? {
+        guard let provider = endpoint.authorization else { return nil }
+        let (isRetry, rejected) = shared.withLock { shared in
+            (shared.machine.authorizationRetryGeneration == generation, shared.sentAuthorization)
+        }
+        let request = GQLServer.AuthorizationRequest(
+            transport: .webSocket, isRetry: isRetry, rejected: isRetry ? rejected : nil)
+        let value: String?
+        do {
+            value = try await GQLServer.authorizationValue(from: provider, request, operation: "connect")
+        } catch let error as GQLError {
+            throw error
+        } catch {
+            // Not a transport failure: said as such, and retried like one (a refresh may succeed later).
+            throw GQLError(.connection, "the authorization provider failed: \(error)", operation: "connect")
+        }
+        shared.withLock { shared in
+            if shared.machine.generation == generation { shared.sentAuthorization = value }
+        }
+        return value
     }
 
     /// The URL to open and the `connection_init` payload, given the provider's part.

@@ -20,6 +20,8 @@ final class SocketConnection: Sendable {
         var handshakeHeaders: [String: String]
         /// Evaluated before every (re)connect: the `connection_init` payload, or for AppSync extra authorization.
         var connectionPayload: GQLServer.ConnectionPayload?
+        /// Asked on every (re)connect for the payload's (AppSync: the header's) `Authorization`.
+        var authorization: GQLServer.AuthorizationProvider?
         /// AppSync: the API host and the authorization every `start` and the URL carry (without the provider's part).
         var appSyncHost: String?
         var appSyncAuthorization: GQLValues
@@ -45,6 +47,8 @@ final class SocketConnection: Sendable {
         var nextID = 0
         /// AppSync: the authorization of the current connection, repeated in every `start`.
         var authorization: GQLValues?
+        /// What the authorization provider gave the current connection: the refused value of a retry.
+        var sentAuthorization: String?
         /// After ``shutdown()``: operations and connects fail with `.closed`, state streams end at once.
         var isShutDown = false
     }
@@ -65,9 +69,10 @@ final class SocketConnection: Sendable {
         self.endpoint = endpoint
         self.configuration = configuration
         self.logger = NetLog(configuration.logger)
-        let settings = SocketStateMachine.Settings(
+        var settings = SocketStateMachine.Settings(
             codec: endpoint.codec, ackTimeout: configuration.connectTimeout, pingInterval: configuration.pingInterval,
             keepAliveTimeout: configuration.keepAliveTimeout, reconnect: configuration.reconnect)
+        settings.retriesRefusedAuthorization = endpoint.authorization != nil
         self.shared = GQLLocked(Shared(machine: SocketStateMachine(settings: settings)))
     }
 

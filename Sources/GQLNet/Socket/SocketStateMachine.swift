@@ -18,6 +18,9 @@ struct SocketStateMachine: Sendable {
         /// How long the server may stay silent (after a ping, or between `ka`s) before the connection is dropped.
         var keepAliveTimeout: Duration
         var reconnect: GQLServer.Reconnect
+        /// Whether a provider can give a fresh authorization: a refusal (4401, 4403, `connection_error`, an upgrade
+        /// refused with 401, AppSync's `UnauthorizedException`) then gets one retry.
+        var retriesRefusedAuthorization = false
     }
 
     enum Phase: Equatable, Sendable {
@@ -84,6 +87,10 @@ struct SocketStateMachine: Sendable {
     private var pingSentAt: Instant?
     private var sawKeepAlive = false
     private var keepAliveTimeout: Duration
+    /// When the last retry after a refused authorization started (a refusal within a ping interval of it is final).
+    private var lastAuthorizationRetry: Instant?
+    /// The socket opened to retry a refused authorization (its provider call has `isRetry` set).
+    private(set) var authorizationRetryGeneration: Int?
 
     init(settings: Settings, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.settings = settings
@@ -195,6 +202,7 @@ struct SocketStateMachine: Sendable {
             sawKeepAlive = timeout != nil
             if pendingConnects > 0 { persistent = true }
             pendingConnects = 0
+            authorizationRetryGeneration = nil
             return [.state(.connected), .resumeConnects(nil), .reschedule] + operations.map(sendStart)
         case .ping(let payload):
             return [.send(settings.codec.pong(payload))]
@@ -212,14 +220,22 @@ struct SocketStateMachine: Sendable {
             }
             return [.deliver(id: id, payload)]
         case .error(let id, let errors):
-            guard live.removeValue(forKey: id) != nil else { return [] }
+            guard live[id] != nil else { return [] }
+            if settings.codec.kind == .appSync, Self.isUnauthorized(errors), case .ready = phase,
+                let retry = retryRefusedAuthorization(close: 1000, reason: "authorization refused", at: now)
+            {
+                // AppSync checks the token of every `start`: reconnect with a fresh one and send it again.
+                return retry
+            }
+            live[id] = nil
             return [.finish(id: id, .rejected(errors))] + closeIfUnused()
         case .complete(let id):
             guard live.removeValue(forKey: id) != nil else { return [] }
             return [.finish(id: id, .completed)] + closeIfUnused()
         case .connectionError(let payload):
             let detail = payload.map(Self.describe) ?? "no details"
-            return fail(GQLError(.unauthorized, "the server refused the WebSocket connection: \(detail)"), close: 4403)
+            let error = GQLError(.unauthorized, "the server refused the WebSocket connection: \(detail)")
+            return retryRefusedAuthorization(close: 4403, reason: error.message, at: now) ?? fail(error, close: 4403)
         }
     }
 
@@ -235,11 +251,16 @@ struct SocketStateMachine: Sendable {
         _ generation: Int, code: UInt16?, reason: String?, error: GQLError? = nil, at now: Instant
     ) -> [Action] {
         guard generation == self.generation else { return [] }
-        // A bad URL, or an upgrade the server refused for good (401, 403, 404 …): retrying cannot help.
-        if let error, Self.isPermanent(error) { return fail(error, close: nil) }
+        // A bad URL, or an upgrade the server refused for good (401, 403, 404 …): retrying cannot help, except
+        // with a fresh authorization after a 401.
+        if let error, Self.isPermanent(error) {
+            if error.httpStatus == 401, let retry = retryRefusedAuthorization(close: nil, at: now) { return retry }
+            return fail(error, close: nil)
+        }
         let because = reason.flatMap { $0.isEmpty ? nil : ": \($0)" } ?? ""
         switch code {
         case 4401?, 4403?:
+            if let retry = retryRefusedAuthorization(close: nil, at: now) { return retry }
             return fail(
                 GQLError(.unauthorized, "the server refused the WebSocket connection (close \(code ?? 0)\(because))"),
                 close: nil)
@@ -369,6 +390,26 @@ struct SocketStateMachine: Sendable {
         return actions + [.state(.reconnecting(attempt: attempt, delay: delay)), .reschedule]
     }
 
+    /// A refused authorization: reconnect at once, asking the provider for a fresh value, unless there is no
+    /// provider or a retry started within a ping interval (`nil`). Every live operation, queries and mutations
+    /// included (the server ran none of what it refused), is sent again after the next acknowledgement.
+    private mutating func retryRefusedAuthorization(close code: UInt16?, reason: String = "", at now: Instant)
+        -> [Action]?
+    {
+        guard settings.retriesRefusedAuthorization else { return nil }
+        if let last = lastAuthorizationRetry, now - last < settings.pingInterval { return nil }
+        lastAuthorizationRetry = now
+        let attempt: Int
+        switch phase {
+        case .opening(let current, _), .awaitingAck(let current, _): attempt = current + 1
+        default: attempt = 1
+        }
+        let close: [Action] = code.map { [.close(code: $0, reason: reason)] } ?? []
+        let actions = close + startAttempt(attempt, at: now)
+        authorizationRetryGeneration = generation
+        return actions
+    }
+
     /// Closes a connection nothing uses any more: no operation left and no `connect()` holding it (like graphql-ws's
     /// lazy mode; servers such as AppSync count connected time).
     private mutating func closeIfUnused() -> [Action] {
@@ -406,28 +447,5 @@ struct SocketStateMachine: Sendable {
     private mutating func endAll(_ ending: Ending) -> [Action] {
         defer { live.removeAll() }
         return operations.map { .finish(id: $0.id, ending) }
-    }
-
-    /// Whether a failure to open a socket is the server's final answer: a bad URL or header, or an upgrade refused
-    /// with a 4xx status other than 408 (timeout) and 429 (too many requests).
-    static func isPermanent(_ error: GQLError) -> Bool {
-        if error.code == .invalidArgument { return true }
-        guard let status = error.httpStatus, error.code == .unauthorized || error.code == .http else { return false }
-        return (400..<500).contains(status) && status != 408 && status != 429
-    }
-
-    static func describe(_ payload: GQLValue) -> String {
-        let errors = SocketCodec.errors(in: payload)
-        let messages = errors.compactMap { error -> String? in
-            let message = error["message"]?.stringValue
-            let type = error["errorType"]?.stringValue
-            switch (type, message) {
-            case (let type?, let message?): return "\(type): \(message)"
-            case (nil, let message?): return message
-            case (let type?, nil): return type
-            default: return nil
-            }
-        }
-        return messages.isEmpty ? ((try? payload.jsonString()) ?? "no details") : messages.joined(separator: "; ")
     }
 }
