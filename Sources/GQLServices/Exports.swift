@@ -1,1 +1,2 @@
 @_exported import GQLCore
+@_exported import GQLCrypto

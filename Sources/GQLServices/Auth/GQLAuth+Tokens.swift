@@ -1,0 +1,87 @@
+import Foundation
+import GQLCore
+
+extension GQLAuth {
+    /// A signed-in user's tokens, as Auth0's `/oauth/token` gave them. Printing, dumping or logging a value shows
+    /// the expiry and which tokens are present, never the tokens.
+    public struct Tokens: Codable, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
+        /// The access token, for the API (`Authorization: Bearer …`).
+        public var accessToken: String
+        /// The ID token, verified when it arrived; its `sub` is the user id.
+        public var idToken: String
+        /// The refresh token (`offline_access`), nil when Auth0 gave none.
+        public var refreshToken: String?
+        /// When the access token expires.
+        public var expiresAt: Date
+        /// The token type, `Bearer`.
+        public var tokenType: String
+
+        public init(accessToken: String, idToken: String, refreshToken: String?, expiresAt: Date, tokenType: String = "Bearer") {
+            self.accessToken = accessToken
+            self.idToken = idToken
+            self.refreshToken = refreshToken
+            self.expiresAt = expiresAt
+            self.tokenType = tokenType
+        }
+
+        public var description: String {
+            "Tokens(access: <redacted>, id: <redacted>, refresh: \(refreshToken == nil ? "none" : "<redacted>"), "
+                + "expiresAt: \(GQLDate.string(from: expiresAt)))"
+        }
+
+        public var debugDescription: String { description }
+
+        public var customMirror: Mirror {
+            Mirror(self, children: ["expiresAt": expiresAt, "hasRefreshToken": refreshToken != nil], displayStyle: .struct)
+        }
+    }
+
+    /// Where a ``GQLAuth`` keeps its tokens across launches.
+    ///
+    /// ```swift
+    /// GQLAuth(domain: d, clientId: c, tokens: .file("/path/auth.json"))   // JSON, mode 0600, atomic writes
+    /// GQLAuth(domain: d, clientId: c, tokens: .memory)                    // forgotten at exit
+    /// GQLAuth(domain: d, clientId: c, tokens: .custom(KeychainStore()))   // your own TokenStore
+    /// ```
+    /// GQLServices does not depend on GQLStore (the layers keep an app that only talks to services free of
+    /// SQLite), so there is no `.database(db)`: a few lines adopting ``GQLAuth/TokenStore`` keep the tokens in a
+    /// GQLDatabase table, the Keychain or anywhere else.
+    public struct Storage: Sendable {
+        let store: any TokenStore
+
+        /// A JSON file at `path`, readable by its owner only (0600), replaced atomically on every change; its
+        /// directory is created (0700) when missing.
+        public static func file(_ path: String) -> Storage { Storage(store: TokenFile(path: path)) }
+
+        /// Kept in memory only: a new process starts signed out.
+        public static var memory: Storage { Storage(store: MemoryTokenStore()) }
+
+        /// Your own store.
+        public static func custom(_ store: some TokenStore) -> Storage { Storage(store: store) }
+    }
+
+    /// Keeps tokens somewhere: adopt it to store them in the Keychain, a database table or a secrets manager.
+    ///
+    /// ```swift
+    /// final class TableStore: GQLAuth.TokenStore {
+    ///     func load() throws -> GQLAuth.Tokens? { … }
+    ///     func save(_ tokens: GQLAuth.Tokens?) throws { … }    // nil: delete them
+    /// }
+    /// ```
+    /// Both are called with GQLAuth's own lock released, but never twice at once for one ``GQLAuth``.
+    public protocol TokenStore: Sendable {
+        /// The stored tokens, or nil when there are none.
+        func load() throws -> Tokens?
+        /// Replaces the stored tokens; nil deletes them.
+        func save(_ tokens: Tokens?) throws
+    }
+}
+
+/// ``GQLAuth/Storage/memory``.
+final class MemoryTokenStore: GQLAuth.TokenStore {
+    private let tokens = GQLLocked<GQLAuth.Tokens?>(nil)
+    func load() -> GQLAuth.Tokens? { tokens.withLock { $0 } }
+    func save(_ tokens: GQLAuth.Tokens?) { self.tokens.withLock { $0 = tokens } }
+}
