@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "GQLDevServer",
             dependencies: [
-                "GQLCore", "GQLStore",
+                "GQLCore", "GQLStore", "GQLCrypto",
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -109,11 +109,11 @@ let package = Package(
         ),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
-        .testTarget(name: "GQLCLITests", dependencies: ["GQLStore", "GQLTestSupport"]),
+        .testTarget(name: "GQLCLITests", dependencies: ["GQLStore", "GQLCrypto", "GQLTestSupport"]),
         .testTarget(
             name: "GQLNetTests",
             dependencies: [
-                "GQLNet", "GQLDevServer", "GQLTestSupport",
+                "GQLNet", "GQLDevServer", "GQLCrypto", "GQLTestSupport",
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "GQLDevServerTests",
             dependencies: [
-                "GQLDevServer", "GQLStore",
+                "GQLDevServer", "GQLStore", "GQLCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),

@@ -19,6 +19,9 @@ extension GQLDevServer {
         public var apiKey: String?
         /// Requests must carry this admin secret (`x-hasura-admin-secret`). `nil`: not required.
         public var adminSecret: String?
+        /// Requests must carry a JWT these settings accept (AppSync's `OPENID_CONNECT` mode), checked at ``clock``;
+        /// with ``apiKey`` or ``adminSecret`` set too, any one good credential is enough. `nil`: not required.
+        public var openIDConnect: OpenIDConnect?
         /// The web origins (`https://app.example.com`, or `*` for any) whose pages may use the server: their
         /// requests and CORS preflights are answered with `Access-Control-Allow-Origin`; a request from any other
         /// origin gets 403. Default: none, so no web page can use the server. Clients that are not browsers send
@@ -35,7 +38,8 @@ extension GQLDevServer {
         /// What one request may ask, and how long a connection may take: see ``Limits``.
         public var limits = Limits()
         /// The time the server stamps on what it writes (`createdAt`, `updatedAt`, `_lastChangedAt`) and reports
-        /// (`startedAt` of sync queries). Default: the system clock; tests of delta sync inject their own.
+        /// (`startedAt` of sync queries), and at which tokens are checked. Default: the system clock; tests of delta
+        /// sync and token expiry inject their own.
         public var clock: @Sendable () -> Date = Date.init
         /// Faults injected to test clients.
         public var faults = Faults()

@@ -55,8 +55,9 @@ public final class GQLDevServer: Service, Sendable {
     ///     private in-memory database when that is `nil` too.
     ///   - logger: where the server logs; `nil` logs through swift-log's handler for `GraphQLite.GQLDevServer`
     ///     as far as ``GQLDebug`` allows (silent by default). Credentials never reach a log line.
-    /// - Throws: ``GQLError`` for a schema that does not parse, a database that cannot be opened, or an empty
-    ///   API key or admin secret (which would let any request carrying an empty header in).
+    /// - Throws: ``GQLError`` for a schema that does not parse, a database that cannot be opened, an empty
+    ///   API key or admin secret (which would let any request carrying an empty header in), or OpenID Connect keys
+    ///   that cannot be used (an empty secret, an unreadable key set).
     public convenience init(
         configuration: Configuration = Configuration(),
         database: GQLDatabase? = nil,
@@ -66,6 +67,7 @@ public final class GQLDevServer: Service, Sendable {
         where value?.isEmpty == true {
             throw GQLError(.invalidArgument, "The \(name) must not be empty; leave it nil to require none.")
         }
+        if let openID = configuration.openIDConnect { _ = try DevTokenCheck(openID, clock: configuration.clock) }
         let database = try database ?? GQLDatabase(path: configuration.databasePath ?? ":memory:")
         let engine = try DevEngine(
             sdl: configuration.schema, database: database, limits: configuration.limits, clock: configuration.clock)
@@ -96,7 +98,9 @@ public final class GQLDevServer: Service, Sendable {
     ///
     /// - Throws: when the address cannot be bound, or the server fails.
     public func run() async throws {
-        let authenticator = DevAuthenticator(apiKey: configuration.apiKey, adminSecret: configuration.adminSecret)
+        let tokens = try configuration.openIDConnect.map { try DevTokenCheck($0, clock: configuration.clock) }
+        let authenticator = DevAuthenticator(
+            apiKey: configuration.apiKey, adminSecret: configuration.adminSecret, tokens: tokens)
         let faults = FaultInjector(configuration.faults)
         let registry = WebSocketRegistry()
         let http = HTTPTransport(

@@ -23,8 +23,11 @@ struct ServeCommand: AsyncParsableCommand {
             prints the HTTP and WebSocket endpoints, one line each; it stops gracefully on SIGINT or SIGTERM \
             (WebSockets closed with 1001, requests in flight finished).
 
-            It is a development and test server, meant for 127.0.0.1: no TLS, and the API key and admin \
-            secret travel in the clear.
+            With --jwt-secret (HS256) or --jwks (RS256) it checks bearer tokens like AppSync's OPENID_CONNECT \
+            mode: an expired, forged or misdirected token gets HTTP 401 or WebSocket close 4401.
+
+            It is a development and test server, meant for 127.0.0.1: no TLS, and the API key, admin \
+            secret and tokens travel in the clear.
             """
     )
 
@@ -74,6 +77,9 @@ struct ServeCommand: AsyncParsableCommand {
             "Fault: close each WebSocket (1011) after the server sent this many messages on it.", valueName: "n"))
     var dropWebsocketsAfter: Int?
 
+    @OptionGroup(title: "OpenID Connect")
+    var tokens: ServeTokenOptions
+
     @OptionGroup(title: "Limits")
     var limits: ServeLimitOptions
 
@@ -111,7 +117,9 @@ struct ServeCommand: AsyncParsableCommand {
                 Data("Warning: \(host) is not a loopback address; gql-cli serve is meant for 127.0.0.1.\n".utf8))
         }
         let server = try CLIError.guarding("cannot start the server") {
-            try GQLDevServer(configuration: serverConfiguration(sdl), logger: logger())
+            var configuration = serverConfiguration(sdl)
+            configuration.openIDConnect = try tokens.openIDConnect()
+            return try GQLDevServer(configuration: configuration, logger: logger())
         }
         try await Self.serve(server)
     }

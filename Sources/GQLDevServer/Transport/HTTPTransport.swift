@@ -19,8 +19,8 @@ struct HTTPTransport: Sendable {
     func post(_ request: Request) async -> Response {
         var request = request
         await faults.delay()
-        guard authenticator.authorizes(DevAuthenticator.Credentials(headers: request.headers)) else {
-            return Self.unauthorized()
+        if case .failure(let refusal) = authenticator.check(DevAuthenticator.Credentials(headers: request.headers)) {
+            return unauthorized(refusal)
         }
         if faults.shouldFailPOST() {
             logger.debug("GQLDevServer fails a POST with 500 (fault injection)")
@@ -55,8 +55,8 @@ struct HTTPTransport: Sendable {
 
     func get(_ request: Request) async -> Response {
         await faults.delay()
-        guard authenticator.authorizes(DevAuthenticator.Credentials(headers: request.headers)) else {
-            return Self.unauthorized()
+        if case .failure(let refusal) = authenticator.check(DevAuthenticator.Credentials(headers: request.headers)) {
+            return unauthorized(refusal)
         }
         let parameters = HTTPRequestDecoder.formParameters(request.uri.query)
         let decoded = HTTPRequestDecoder.decodeQuery(
@@ -124,8 +124,13 @@ struct HTTPTransport: Sendable {
         json(.badRequest, ResponseFormatter(style: .standard).response(errors: [limit.graphQLError()]))
     }
 
-    static func unauthorized() -> Response {
-        error(.unauthorized, "Unauthorized: missing or invalid x-api-key or x-hasura-admin-secret.")
+    /// 401 with the refusal's reason; where tokens are checked, also `extensions.code` `UNAUTHENTICATED` and
+    /// `WWW-Authenticate: Bearer`.
+    func unauthorized(_ refusal: DevAuthenticator.Refusal) -> Response {
+        guard authenticator.tokens != nil else { return Self.error(.unauthorized, "Unauthorized: \(refusal.reason)") }
+        var response = Self.error(.unauthorized, "Unauthorized: \(refusal.reason)", code: "UNAUTHENTICATED")
+        response.headers[.wwwAuthenticate] = "Bearer"
+        return response
     }
 
     /// 413, and the connection ends: the rest of the body is not worth reading.

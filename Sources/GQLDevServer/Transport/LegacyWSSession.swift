@@ -1,10 +1,12 @@
+import Foundation
 import GQLCore
 import HummingbirdWebSocket
 
 /// One socket speaking Apollo's legacy `graphql-ws` protocol (subscriptions-transport-ws).
 ///
 /// `connection_init` → `connection_ack`, then `ka` at once and every
-/// ``GQLDevServer/Configuration/keepAliveInterval``; bad credentials → `connection_error` and close 4403.
+/// ``GQLDevServer/Configuration/keepAliveInterval``; bad credentials → `connection_error` and close 4403 (4401
+/// where tokens are checked; a `start` after the connection's token expired also closes 4401).
 /// `start` runs any operation kind: `data` for each result, `complete` when a query, mutation or finite
 /// subscription is done; `error` for a request that fails before execution. `stop` → `complete`;
 /// `connection_terminate` closes the socket. An unreadable message gets `connection_error`, an unknown type
@@ -17,6 +19,7 @@ struct LegacyWSSession {
 
     func run(_ messages: WebSocketInboundMessageStream) async throws {
         var acknowledged = false
+        var authorizedUntil: Date?
         try await transport.readMessages(messages, writer: writer, operations: operations) { message, keepAlive in
             guard let (type, object) = message else {
                 await writer.send([
@@ -28,21 +31,31 @@ struct LegacyWSSession {
             switch type {
             case "connection_init":
                 let credentials = DevAuthenticator.Credentials(json: object["payload"]).merging(handshake)
-                guard transport.authenticator.authorizes(credentials) else {
-                    await writer.send([
-                        "type": "connection_error", "payload": ["message": "Forbidden: invalid credentials"],
-                    ])
-                    await writer.close(code: 4403, reason: "Forbidden")
+                let authenticator = transport.authenticator
+                switch authenticator.check(credentials) {
+                case .failure(let refusal):
+                    let code = authenticator.refusalCloseCode
+                    let message = code == 4401 ? "Unauthorized: \(refusal.reason)" : "Forbidden: invalid credentials"
+                    await writer.send(["type": "connection_error", "payload": ["message": .string(message)]])
+                    await writer.close(
+                        code: code,
+                        reason: code == 4401 ? TransportWSStateMachine.closeReason(refusal) : "Forbidden")
                     return false
+                case .success(let until):
+                    guard !acknowledged else { return true }
+                    acknowledged = true
+                    authorizedUntil = until
                 }
-                guard !acknowledged else { return true }
-                acknowledged = true
                 await writer.send(["type": "connection_ack"])
                 keepAlive = writer.keepAlive(every: transport.configuration.keepAliveInterval)
             case "start":
                 guard let id else {
                     await writer.send(["type": "error", "payload": ["message": "start needs an id"]])
                     return true
+                }
+                guard !transport.authenticator.hasExpired(authorizedUntil) else {
+                    await writer.close(code: 4401, reason: "Unauthorized: the token expired")
+                    return false
                 }
                 await start(id: id, object: object, acknowledged: acknowledged)
             case "stop":

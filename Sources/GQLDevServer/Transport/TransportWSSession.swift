@@ -5,7 +5,7 @@ import HummingbirdWebSocket
 /// are ``TransportWSStateMachine``'s, this type does the I/O and runs the operations.
 ///
 /// `connection_init` → `connection_ack` (credentials from the upgrade headers or the init payload, else close
-/// 4403); `ping` → `pong`; `subscribe` runs any operation kind and answers `next`… then `complete`, or
+/// 4403, or 4401 where tokens are checked; a `subscribe` after the token expired also closes 4401); `ping` → `pong`; `subscribe` runs any operation kind and answers `next`… then `complete`, or
 /// `error` for a request that fails before execution; a client `complete` stops an operation.
 /// Protocol faults close the socket: 4400 invalid message, 4401 subscribe before the ack, 4408 no init within
 /// ``GQLDevServer/Configuration/connectionInitTimeout``, 4409 duplicate id, 4429 a second init.

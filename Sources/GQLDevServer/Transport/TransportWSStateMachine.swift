@@ -1,3 +1,4 @@
+import Foundation
 import GQLCore
 
 /// The rules of `graphql-transport-ws` for one connection, without I/O: each inbound message becomes one
@@ -31,6 +32,8 @@ struct TransportWSStateMachine {
     private var initReceived = false
     /// Whether `connection_ack` went out: `subscribe` is allowed, the init timeout no longer applies.
     private(set) var isAcknowledged = false
+    /// Until when the connection's token is good (`nil`: its credentials do not expire).
+    private var authorizedUntil: Date?
 
     init(authenticator: DevAuthenticator, handshake: DevAuthenticator.Credentials) {
         self.authenticator = authenticator
@@ -51,6 +54,9 @@ struct TransportWSStateMachine {
             return .none
         case "subscribe":
             guard isAcknowledged else { return .close(code: 4401, reason: "Unauthorized") }
+            guard !authenticator.hasExpired(authorizedUntil) else {
+                return .close(code: 4401, reason: "Unauthorized: the token expired")
+            }
             guard let id = message["id"]?.stringValue, !id.isEmpty else {
                 return .close(code: 4400, reason: "Invalid message: subscribe needs an id")
             }
@@ -73,6 +79,13 @@ struct TransportWSStateMachine {
         isAcknowledged ? .none : .close(code: 4408, reason: "Connection initialisation timeout")
     }
 
+    /// `Unauthorized: <why>`, cut to fit a close frame (123 bytes).
+    static func closeReason(_ refusal: DevAuthenticator.Refusal) -> String {
+        var reason = "Unauthorized: \(refusal.reason)"
+        while reason.utf8.count > 123 { reason.removeLast() }
+        return reason
+    }
+
     /// The action for a second subscribe with a running id.
     static func duplicate(_ id: String) -> Action {
         .close(code: 4409, reason: "Subscriber for \(id) already exists")
@@ -85,7 +98,13 @@ struct TransportWSStateMachine {
             return .close(code: 4400, reason: "Invalid message: connection_init payload must be an object")
         }
         let credentials = DevAuthenticator.Credentials(json: payload).merging(handshake)
-        guard authenticator.authorizes(credentials) else { return .close(code: 4403, reason: "Forbidden") }
+        switch authenticator.check(credentials) {
+        case .success(let until):
+            authorizedUntil = until
+        case .failure(let refusal):
+            let code = authenticator.refusalCloseCode
+            return .close(code: code, reason: code == 4401 ? Self.closeReason(refusal) : "Forbidden")
+        }
         isAcknowledged = true
         return .send(["type": "connection_ack"])
     }

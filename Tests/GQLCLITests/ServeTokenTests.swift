@@ -1,0 +1,46 @@
+import Foundation
+import GQLCore
+import GQLCrypto
+import Testing
+
+/// `gql-cli serve --jwt-secret / --jwks / --issuer / --audience`: the dev server's OpenID Connect mode from the
+/// command line.
+@Suite("gql-cli serve with OpenID Connect tokens")
+struct ServeTokenTests {
+    static let list = "{ listObjects { items { objectId } } }"
+
+    @Test func flagsAreChecked() async throws {
+        let both = try await CLIProcess.fail(["serve", "--jwt-secret", "s", "--jwks", "keys.json"], status: 64)
+        #expect(both.contains("not both"), "stderr: \(both)")
+        let alone = try await CLIProcess.fail(["serve", "--audience", "app"], status: 64)
+        #expect(alone.contains("--audience needs --jwt-secret or --jwks"), "stderr: \(alone)")
+        let missing = try await CLIProcess.fail(["serve", "--jwks", "/nonexistent/jwks.json"], status: 64)
+        #expect(missing.contains("no JSON Web Key Set file"), "stderr: \(missing)")
+    }
+
+    @Test func anHS256TokenIsRequiredAndChecked() async throws {
+        let server = try await ServeProcess.start([
+            "--port", "0", "--jwt-secret", "cli-secret", "--issuer", "https://issuer.test/", "--audience", "app",
+        ])
+        let now = Int64(Date().timeIntervalSince1970)
+        var claims: GQLValues = [
+            "iss": "https://issuer.test/", "aud": "app", "sub": "u1", "iat": .int(now), "exp": .int(now + 600),
+        ]
+        let token = try JWTSigner.hs256(claims, secret: "cli-secret")
+        let answer = try await CLIProcess.succeed([
+            "query", "--url", server.http, "--header", "authorization: Bearer \(token)", Self.list,
+        ])
+        #expect(try GQLValue(json: answer)["data"]?["listObjects"]?["items"] == [])
+
+        let none = try await CLIProcess.fail(["query", "--url", server.http, Self.list])
+        #expect(none.contains("refused the credentials (HTTP 401)"), "stderr: \(none)")
+
+        claims["exp"] = .int(now - 10)
+        let expired = try JWTSigner.hs256(claims, secret: "cli-secret")
+        let refused = try await CLIProcess.fail([
+            "query", "--url", server.http, "--header", "authorization: Bearer \(expired)", Self.list,
+        ])
+        #expect(refused.contains("refused the credentials (HTTP 401)"), "stderr: \(refused)")
+        #expect(!refused.contains(expired))
+    }
+}
