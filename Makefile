@@ -12,10 +12,9 @@ venv:
 	bash Tests/Interop/setup-venv.sh
 
 test: venv
-	# --no-parallel: concurrent Process.run calls (CLI, Python peers, crash tests) crash swift-corelibs-foundation
-	# (SIGSEGV in Process.run, EINTR trap in FileHandle.availableData), seen twice in full parallel runs.
-	$(SWIFT) test $(SWIFT_FLAGS) --no-parallel
-	# Tests that change process-wide environment variables, alone (setenv races Process.run in a parallel run).
+	$(SWIFT) test $(SWIFT_FLAGS)
+	# Tests that change process-wide environment variables, alone (setenv races the environment copy every child
+	# process start makes in a parallel run).
 	GQL_LOCATION_TESTS=1 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter LocationTests
 
 test-core:

@@ -107,7 +107,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore"]),
+        .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore", "GQLTestSupport"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
         .testTarget(name: "GQLCLITests", dependencies: ["GQLStore", "GQLCrypto", "GQLTestSupport"]),
         .testTarget(

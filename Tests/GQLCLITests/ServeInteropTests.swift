@@ -1,4 +1,5 @@
 import Foundation
+import GQLTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -185,40 +186,14 @@ struct ServeInteropTests {
     static func runPython(_ python: URL, _ arguments: [String], in directory: TemporaryDirectory, timeout: Duration)
         async throws -> CLIProcess.Output
     {
-        let process = Process()
-        process.executableURL = python
-        process.arguments = arguments
-        process.currentDirectoryURL = root
-        let outPath = directory.path("python.stdout")
-        let errPath = directory.path("python.stderr")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        defer {
-            try? out.close()
-            try? err.close()
-        }
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        var timedOut = false
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                timedOut = true
-                process.terminate()
-                process.waitUntilExit()
-                break
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        var stderr = String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self)
+        let process = try ChildProcess(
+            python.path, arguments, directory: root.path, stdout: .file(directory.path("python.stdout")),
+            stderr: .file(directory.path("python.stderr")))
+        let (termination, timedOut) = await process.wait(timeout: timeout)
+        var stderr = directory.read("python.stderr")
         if timedOut { stderr += "\n(killed after \(timeout))" }
-        return CLIProcess.Output(
-            status: timedOut ? -1 : process.terminationStatus, exited: process.terminationReason == .exit,
-            stdout: String(decoding: try Data(contentsOf: URL(fileURLWithPath: outPath)), as: UTF8.self),
-            stderr: stderr)
+        var output = CLIProcess.Output(termination, stdout: directory.read("python.stdout"), stderr: stderr)
+        if timedOut { output.status = -1 }
+        return output
     }
 }

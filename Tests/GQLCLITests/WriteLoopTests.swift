@@ -1,5 +1,6 @@
 import Foundation
 import GQLStore
+import GQLTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -27,24 +28,17 @@ struct WriteLoopTests {
     @Test func everyPrintedBatchIsCommittedWholeAfterAKill() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("crash.sqlite")
-        let process = Process()
-        process.executableURL = try CLIProcess.executable()
-        process.arguments = ["db", "write-loop", path, "--batch", "7"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            try CLIProcess.executable().path, ["db", "write-loop", path, "--batch", "7"], stdout: .pipe)
 
         // Read until five committed batches were announced, then kill the writer mid-stream.
         var text = ""
-        while text.split(separator: "\n").count < 5 {
-            let data = pipe.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
+        while text.split(separator: "\n").count < 5, let chunk = process.read() {
+            text += String(decoding: chunk, as: UTF8.self)
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        text += String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.kill(SIGKILL)
+        while let chunk = process.read() { text += String(decoding: chunk, as: UTF8.self) }
+        _ = await process.wait()
         let announced = text.split(separator: "\n").compactMap { Int($0) }
         #expect(announced.count >= 5)
         #expect(announced == Array(1...announced.count))

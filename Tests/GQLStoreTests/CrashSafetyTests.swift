@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GQLCore
 import GQLStore
+import GQLTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -74,36 +75,25 @@ import Testing
     /// Starts `gql-cli db write-loop path`, reads its output until it reported `batches` commits, then kills
     /// it with SIGKILL and waits for it to die.
     static func writeUntilKilled(_ cli: URL, path: String, batches: Int, scratch: URL) throws -> Run {
-        let process = Process()
-        process.executableURL = cli
-        process.arguments = ["db", "write-loop", path, "--batch", "\(batchSize)"]
-        let output = Pipe()
-        process.standardOutput = output
         let errorURL = scratch.appendingPathComponent("stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let errorFile = try FileHandle(forWritingTo: errorURL)
-        process.standardError = errorFile
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
+        let process = try ChildProcess(
+            cli.path, ["db", "write-loop", path, "--batch", "\(batchSize)"], stdout: .pipe,
+            stderr: .file(errorURL.path))
         // A child that hangs must not hang the test: after two minutes it is killed, its output ends, and
         // the run reports what it printed (too few batches). This is a safety net, not a measurement.
-        let watchdog = DispatchWorkItem { _ = kill(pid, SIGKILL) }
+        let watchdog = DispatchWorkItem { process.kill(SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
         defer {
             watchdog.cancel()
-            if process.isRunning { _ = kill(pid, SIGKILL) }
-            process.waitUntilExit()
-            try? errorFile.close()
+            process.kill(SIGKILL)
+            _ = process.waitBlocking()
         }
 
         var printed: [Int] = []
         var buffer = Data()
-        let reader = output.fileHandleForReading
         while printed.count < batches {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }  // the child exited
-            buffer.append(chunk)
+            guard let chunk = process.read() else { break }  // the child exited
+            buffer.append(contentsOf: chunk)
             // Only complete lines: the last one may still be on its way.
             while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
@@ -116,13 +106,12 @@ import Testing
             }
         }
         // Kill it mid-write: it has been committing all along.
-        _ = kill(pid, SIGKILL)
-        process.waitUntilExit()
-        try? reader.close()
+        process.kill(SIGKILL)
+        let termination = process.waitBlocking()
         let stderr = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
         return Run(
             printed: printed,
-            terminatedBySIGKILL: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
+            terminatedBySIGKILL: termination == .signalled(SIGKILL),
             stderr: stderr)
     }
 

@@ -41,29 +41,22 @@ import Testing
 
     /// Runs the loop; kills it with SIGKILL once it printed `killAfter` lines (never when `nil`).
     static func run(_ cli: URL, path: String, url: String, killAfter: Int?) async throws -> Run {
-        let process = Process()
-        process.executableURL = cli
         // Paced, so the kills land while items are both being queued and being sent.
-        process.arguments = [
-            "sync", "enqueue-loop", path, "--url", url, "--count", "\(total)", "--interval-ms", "2",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            cli.path, ["sync", "enqueue-loop", path, "--url", url, "--count", "\(total)", "--interval-ms", "2"],
+            stdout: .pipe)
         var run = Run()
         var killed = false
         // Read to the end: lines printed before the kill landed are acknowledged calls too.
-        for await line in output.fileHandleForReading.lines() {
+        for await line in process.lines() {
             if line == "drained" { run.drained = true }
             if line.hasPrefix("queued "), let n = Int(line.dropFirst(7)) { run.queued.append(n) }
             if let killAfter, !killed, run.queued.count + (run.drained ? 1 : 0) >= killAfter {
-                kill(process.processIdentifier, SIGKILL)
+                process.kill(SIGKILL)
                 killed = true
             }
         }
-        process.waitUntilExit()
-        run.killed = process.terminationReason == .uncaughtSignal
+        run.killed = await process.wait() == .signalled(SIGKILL)
         return run
     }
 

@@ -5,11 +5,9 @@ import Foundation
 /// one test: started, its `READY <text>` line awaited, then stopped.
 ///
 /// The peer's standard input is a pipe this object holds open; the peer shuts down when it closes, which is how
-/// ``stop(timeout:)`` ends it, and why a test process that dies does not leave a server behind. (Not SIGTERM: on
-/// Linux the child inherits the blocked-signal mask of the test thread that spawned it, which can block SIGTERM
-/// and SIGINT, so Python would never see them.)
+/// ``stop(timeout:)`` ends it, and why a test process that dies does not leave a server behind.
 public final class PythonPeer: @unchecked Sendable {
-    // Safety: every stored property is a constant; Process and Pipe are only used through thread-safe calls.
+    // Safety: every stored property is a constant; ChildProcess is thread-safe.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
@@ -20,8 +18,7 @@ public final class PythonPeer: @unchecked Sendable {
 
     /// What followed `READY ` on the peer's ready line (a URL, or JSON with its port and credentials).
     public let ready: String
-    private let process: Process
-    private let stdin: Pipe
+    private let process: ChildProcess
     private let stderrURL: URL
 
     /// Runs `Tests/Interop/<script>` with `arguments` and waits (at most `timeout`) for its ready line.
@@ -38,23 +35,12 @@ public final class PythonPeer: @unchecked Sendable {
                     test peers into .venv; `make test` and CI do it first.
                     """)
         }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [root.appendingPathComponent("Tests/Interop/\(script)").path] + arguments
-        process.currentDirectoryURL = root
         let stderrURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("python-peer-\(UUID().uuidString).stderr")
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        let stderr = try FileHandle(forWritingTo: stderrURL)
-        defer { try? stderr.close() }
-        let stdout = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-
-        let lines = stdout.fileHandleForReading.lines()
+        let process = try ChildProcess(
+            python.path, [root.appendingPathComponent("Tests/Interop/\(script)").path] + arguments,
+            directory: root.path, stdin: .pipe, stdout: .pipe, stderr: .file(stderrURL.path))
+        let lines = process.lines()
         let ready = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
                 for await line in lines where line.hasPrefix("READY ") {
@@ -71,19 +57,18 @@ public final class PythonPeer: @unchecked Sendable {
             return first
         }
         guard let ready else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            process.kill(SIGKILL)
+            _ = await process.wait()
             let message = String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self)
             try? FileManager.default.removeItem(at: stderrURL)
             throw Failure(description: "\(script) did not get ready within \(timeout); stderr:\n\(message)")
         }
-        return PythonPeer(ready: ready, process: process, stdin: stdin, stderrURL: stderrURL)
+        return PythonPeer(ready: ready, process: process, stderrURL: stderrURL)
     }
 
-    private init(ready: String, process: Process, stdin: Pipe, stderrURL: URL) {
+    private init(ready: String, process: ChildProcess, stderrURL: URL) {
         self.ready = ready
         self.process = process
-        self.stdin = stdin
         self.stderrURL = stderrURL
     }
 
@@ -95,22 +80,12 @@ public final class PythonPeer: @unchecked Sendable {
     /// Closes the peer's standard input (it then shuts down), waits (at most `timeout`) for it to end, and kills
     /// it after that.
     public func stop(timeout: Duration = .seconds(10)) async {
-        try? stdin.fileHandleForWriting.close()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.closeStandardInput()
+        _ = await process.wait(timeout: timeout)
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.kill(SIGKILL)
         try? FileManager.default.removeItem(at: stderrURL)
     }
 
@@ -123,9 +98,6 @@ public final class PythonPeer: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw Failure(description: "\(python.path) is missing: run `make venv` (Tests/Interop/setup-venv.sh)")
         }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [root.appendingPathComponent("Tests/Interop/\(script)").path] + arguments
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("python-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -133,18 +105,13 @@ public final class PythonPeer: @unchecked Sendable {
         let outputURL = directory.appendingPathComponent("out")
         let errorURL = directory.appendingPathComponent("err")
         try input.write(to: inputURL)
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        process.standardInput = try FileHandle(forReadingFrom: inputURL)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        guard status == 0 else {
+        let process = try ChildProcess(
+            python.path, [root.appendingPathComponent("Tests/Interop/\(script)").path] + arguments,
+            stdin: .file(inputURL.path), stdout: .file(outputURL.path), stderr: .file(errorURL.path))
+        let status = await process.wait()
+        guard status == .exited(0) else {
             let message = String(decoding: (try? Data(contentsOf: errorURL)) ?? Data(), as: UTF8.self)
-            throw Failure(description: "\(script) exited with status \(status); stderr:\n\(message)")
+            throw Failure(description: "\(script) \(status); stderr:\n\(message)")
         }
         return try Data(contentsOf: outputURL)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GQLTestSupport
 import Testing
 
 /// Runs the built `gql-cli` as a child process, the way a person or a script would.
@@ -65,24 +66,11 @@ enum CLIProcess {
     /// Runs `gql-cli arguments…` to the end. Output goes through files, so a chatty child never blocks on a
     /// full pipe.
     static func run(_ arguments: [String]) async throws -> Output {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
         let scratch = try TemporaryDirectory()
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run(writingOutputTo: scratch)
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        return Output(
-            status: process.terminationStatus,
-            exited: process.terminationReason == .exit,
-            stdout: String(decoding: try Data(contentsOf: scratch.url.appendingPathComponent("stdout")), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: scratch.url.appendingPathComponent("stderr")), as: UTF8.self))
+        let process = try ChildProcess(
+            try executable().path, arguments, stdout: .file(scratch.path("stdout")),
+            stderr: .file(scratch.path("stderr")))
+        return Output(await process.wait(), stdout: scratch.read("stdout"), stderr: scratch.read("stderr"))
     }
 
     /// Runs `gql-cli arguments…` and expects it to succeed with nothing on standard error.
@@ -111,23 +99,18 @@ enum CLIProcess {
     }
 }
 
-extension Process {
-    /// Starts the child with its stdout and stderr going to the files `stdout` and `stderr` in `scratch` (files,
-    /// not pipes, so a chatty child never blocks on a full pipe) and an empty stdin.
-    func run(writingOutputTo scratch: TemporaryDirectory) throws {
-        let outURL = scratch.url.appendingPathComponent("stdout")
-        let errURL = scratch.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? out.close()
-            try? err.close()
+extension CLIProcess.Output {
+    init(_ termination: ChildProcess.Termination, stdout: String, stderr: String) {
+        switch termination {
+        case .exited(let status): self.init(status: status, exited: true, stdout: stdout, stderr: stderr)
+        case .signalled(let signal): self.init(status: signal, exited: false, stdout: stdout, stderr: stderr)
         }
-        standardOutput = out
-        standardError = err
-        standardInput = FileHandle.nullDevice
-        try run()
+    }
+}
+
+extension TemporaryDirectory {
+    /// The text of the file `name` in this directory ("" when it cannot be read).
+    func read(_ name: String) -> String {
+        String(decoding: (try? Data(contentsOf: url.appendingPathComponent(name))) ?? Data(), as: UTF8.self)
     }
 }

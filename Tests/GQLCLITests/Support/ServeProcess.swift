@@ -12,27 +12,17 @@ final class ServeProcess {
     /// What the server printed before it listened: `HTTP      http://…` and `WebSocket ws://…`.
     let http: String
     let webSocket: String
-    private let process: Process
+    private let process: ChildProcess
     private let stderrURL: URL
     private let scratch: TemporaryDirectory
 
     /// Starts `gql-cli serve arguments…` and waits (at most `timeout`) for its endpoint lines.
     static func start(_ arguments: [String], timeout: Duration = .seconds(30)) async throws -> ServeProcess {
-        let process = Process()
-        process.executableURL = try CLIProcess.executable()
-        process.arguments = ["serve"] + arguments
         let scratch = try TemporaryDirectory()
         let stderrURL = scratch.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        let stderr = try FileHandle(forWritingTo: stderrURL)
-        defer { try? stderr.close() }
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-
-        let lines = stdout.fileHandleForReading.lines()
+        let process = try ChildProcess(
+            try CLIProcess.executable().path, ["serve"] + arguments, stdout: .pipe, stderr: .file(stderrURL.path))
+        let lines = process.lines()
         let endpoints = try await withThrowingTaskGroup(of: [String]?.self) { group in
             group.addTask {
                 var found: [String] = []
@@ -51,8 +41,8 @@ final class ServeProcess {
             return first
         }
         guard let endpoints else {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            process.kill(SIGTERM)
+            _ = await process.wait(timeout: .seconds(10))
             let message = String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self)
             throw Failure(description: "gql-cli serve printed no endpoints within \(timeout); stderr: \(message)")
         }
@@ -64,7 +54,7 @@ final class ServeProcess {
             scratch: scratch)
     }
 
-    private init(http: String, webSocket: String, process: Process, stderrURL: URL, scratch: TemporaryDirectory) {
+    private init(http: String, webSocket: String, process: ChildProcess, stderrURL: URL, scratch: TemporaryDirectory) {
         self.http = http
         self.webSocket = webSocket
         self.process = process
@@ -80,26 +70,18 @@ final class ServeProcess {
     /// Sends `signal` and waits (at most `timeout`) for the process to end. Returns its exit status, or
     /// throws when it did not end (it is then killed) or died of a signal.
     func stop(with signal: Int32 = SIGINT, timeout: Duration = .seconds(20)) async throws -> Int32 {
-        kill(process.processIdentifier, signal)
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw Failure(description: "gql-cli serve did not stop within \(timeout) of signal \(signal)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        process.kill(signal)
+        let (termination, timedOut) = await process.wait(timeout: timeout)
+        if timedOut {
+            throw Failure(description: "gql-cli serve did not stop within \(timeout) of signal \(signal)")
         }
-        guard process.terminationReason == .exit else {
-            throw Failure(description: "gql-cli serve died of signal \(process.terminationStatus)")
+        guard case .exited(let status) = termination else {
+            throw Failure(description: "gql-cli serve was \(termination)")
         }
-        return process.terminationStatus
+        return status
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.kill(SIGKILL)
     }
 }
