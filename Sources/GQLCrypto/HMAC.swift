@@ -16,12 +16,16 @@ package enum HMACSHA256 {
         (try? Key(key).authenticate(message)) ?? []
     }
 
-    /// A key set up once: OpenSSL's HMAC context with the key's inner and outer blocks computed, copied for each
-    /// message (cheaper than keying anew, and no algorithm lookup per message).
+    /// A key set up once: OpenSSL's HMAC context with the key's inner and outer blocks computed. Each message
+    /// takes a context from a small pool and re-initialises it with the same key (no allocation, no algorithm
+    /// lookup); a pool that is empty because other threads hold every context copies the keyed one.
     package final class Key: @unchecked Sendable {
         // Safety: `template` is only read (EVP_MAC_CTX_dup) after init; OpenSSL allows concurrent reads of a
-        // context that nobody updates.
+        // context that nobody updates. A pooled context is used by one thread between take and put back.
         private let template: OpaquePointer
+        private let pool = GQLLocked<[OpaquePointer]>([])
+        /// Contexts kept for reuse; more threads at once copy and free their own.
+        private static let poolLimit = 8
 
         /// - Throws: ``GQLError`` `.crypto` when libcrypto cannot set up the context.
         package init(_ key: some ContiguousBytes) throws {
@@ -52,23 +56,35 @@ package enum HMACSHA256 {
             template = context
         }
 
-        deinit { EVP_MAC_CTX_free(template) }
+        deinit {
+            EVP_MAC_CTX_free(template)
+            for context in pool.withLock({ $0 }) { EVP_MAC_CTX_free(context) }
+        }
 
         /// The authentication code of `message` under this key.
         package func authenticate(_ message: some ContiguousBytes) throws -> [UInt8] {
-            guard let context = EVP_MAC_CTX_dup(template) else {
+            guard let context = pool.withLock({ $0.popLast() }) ?? EVP_MAC_CTX_dup(template) else {
                 throw GQLError(.crypto, "libcrypto could not copy an HMAC context")
             }
-            defer { EVP_MAC_CTX_free(context) }
             var tag = [UInt8](repeating: 0, count: SHA256.byteCount)
             var length = 0
+            // A key of nil re-initialises the context with the key it was set up with.
             let ok = message.withUnsafeBytes { buffer in
                 tag.withUnsafeMutableBufferPointer { out in
-                    (buffer.isEmpty
-                        ? 1 : EVP_MAC_update(context, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count))
-                        == 1 && EVP_MAC_final(context, out.baseAddress, &length, out.count) == 1
+                    EVP_MAC_init(context, nil, 0, nil) == 1
+                        && (buffer.isEmpty
+                            ? 1
+                            : EVP_MAC_update(
+                                context, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count)) == 1
+                        && EVP_MAC_final(context, out.baseAddress, &length, out.count) == 1
                 }
             }
+            let kept = pool.withLock { pool in
+                guard ok, pool.count < Self.poolLimit else { return false }
+                pool.append(context)
+                return true
+            }
+            if !kept { EVP_MAC_CTX_free(context) }
             guard ok, length == SHA256.byteCount else { throw GQLError(.crypto, "libcrypto could not finish an HMAC") }
             return tag
         }

@@ -47,37 +47,50 @@ struct SigV4Signer: Sendable {
     let credentials: Credentials
     let region: String
     let service: String
-    private let keys = GQLLocked<(day: String, key: HMACSHA256.Key)?>(nil)
+    /// The signing key of the current day, and the last second's timestamps (signatures made in the same second
+    /// share them).
+    private let cache = GQLLocked<Cache?>(nil)
+    /// The session token as a presigned URL's query carries it.
+    private let encodedSessionToken: [UInt8]?
+
+    private struct Cache {
+        var second: Int64
+        var day: String
+        var moment: Moment
+    }
 
     init(credentials: Credentials, region: String, service: String = "s3") {
         self.credentials = credentials
         self.region = region
         self.service = service
+        encodedSessionToken = credentials.sessionToken.map { token in
+            var bytes = [UInt8]()
+            Self.encode(token, into: &bytes)
+            return bytes
+        }
     }
 
     /// The headers to add to `request` so that it is signed at `date`: `Authorization`, `x-amz-date`,
     /// `x-amz-content-sha256`, and `x-amz-security-token` with a session token.
     func sign(_ request: Request, at date: Date) -> [(name: String, value: String)] {
-        let (stamp, day) = Self.timestamps(date)
+        guard let moment = moment(date) else { return [] }
         var headers = request.headers
         headers.append(("host", request.host))
-        headers.append(("x-amz-date", stamp))
+        headers.append(("x-amz-date", moment.stamp))
         headers.append(("x-amz-content-sha256", request.payloadHash))
         if let token = credentials.sessionToken { headers.append(("x-amz-security-token", token)) }
         let (canonicalHeaders, signedHeaders) = Self.canonicalHeaders(headers)
-        let canonicalRequest = [
-            request.method, request.encodedPath, Self.canonicalQuery(request.query), canonicalHeaders, signedHeaders,
-            request.payloadHash,
-        ].joined(separator: "\n")
-        let scope = "\(day)/\(region)/\(service)/aws4_request"
-        let signature = signature(of: canonicalRequest, stamp: stamp, day: day, scope: scope)
+        var canonical = CanonicalRequest(method: request.method, path: request.encodedPath)
+        canonical.bytes += Self.canonicalQueryBytes(request.query)
+        canonical.finish(headers: canonicalHeaders, signed: signedHeaders, payloadHash: request.payloadHash)
+        let signature = signature(of: canonical.bytes, at: moment)
         var added: [(name: String, value: String)] = [
             (
                 "Authorization",
-                "\(Self.algorithm) Credential=\(credentials.accessKey)/\(scope), SignedHeaders=\(signedHeaders), "
-                    + "Signature=\(signature)"
+                "\(Self.algorithm) Credential=\(credentials.accessKey)/\(moment.scope), SignedHeaders=\(signedHeaders), "
+                    + "Signature=\(String(decoding: signature, as: UTF8.self))"
             ),
-            ("x-amz-date", stamp),
+            ("x-amz-date", moment.stamp),
             ("x-amz-content-sha256", request.payloadHash),
         ]
         if let token = credentials.sessionToken { added.append(("x-amz-security-token", token)) }
@@ -85,45 +98,140 @@ struct SigV4Signer: Sendable {
     }
 
     /// A URL that performs `request` without further credentials until `expires` after `date` (query-string
-    /// signing; the payload is unsigned).
+    /// signing; the payload is unsigned). Empty only if libcrypto fails (out of memory).
     func presign(_ request: Request, at date: Date, expires: Int) -> String {
+        guard let moment = moment(date) else { return "" }
+        let (canonicalHeaders, signedHeaders) =
+            request.headers.isEmpty
+            ? ("host:" + request.host + "\n", "host")
+            : Self.canonicalHeaders(request.headers + [("host", request.host)])
+        let canonicalQuery: [UInt8]
+        if request.query.isEmpty {
+            // The usual case, built in order (the X-Amz- names below are already sorted).
+            var query = [UInt8]()
+            query.reserveCapacity(256)
+            query += "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=".utf8
+            query += moment.encodedCredential
+            query += "&X-Amz-Date=".utf8
+            query += moment.stamp.utf8
+            query += "&X-Amz-Expires=".utf8
+            query += String(expires).utf8
+            if let token = encodedSessionToken {
+                query += "&X-Amz-Security-Token=".utf8
+                query += token
+            }
+            query += "&X-Amz-SignedHeaders=".utf8
+            Self.encode(signedHeaders, into: &query)
+            canonicalQuery = query
+        } else {
+            var query = request.query
+            query.append(("X-Amz-Algorithm", Self.algorithm))
+            query.append(("X-Amz-Credential", "\(credentials.accessKey)/\(moment.scope)"))
+            query.append(("X-Amz-Date", moment.stamp))
+            query.append(("X-Amz-Expires", String(expires)))
+            if let token = credentials.sessionToken { query.append(("X-Amz-Security-Token", token)) }
+            query.append(("X-Amz-SignedHeaders", signedHeaders))
+            canonicalQuery = Self.canonicalQueryBytes(query)
+        }
+        var canonical = CanonicalRequest(method: request.method, path: request.encodedPath)
+        canonical.bytes += canonicalQuery
+        canonical.finish(headers: canonicalHeaders, signed: signedHeaders, payloadHash: Self.unsignedPayload)
+        // The URL is the canonical query as sent, with the signature last, as AWS's examples put it.
+        var url = [UInt8]()
+        url.reserveCapacity(request.origin.utf8.count + request.encodedPath.utf8.count + canonicalQuery.count + 82)
+        url += request.origin.utf8
+        url += request.encodedPath.utf8
+        url.append(UInt8(ascii: "?"))
+        url += canonicalQuery
+        url += "&X-Amz-Signature=".utf8
+        url += signature(of: canonical.bytes, at: moment)
+        return String(decoding: url, as: UTF8.self)
+    }
+
+    /// The six lines of a canonical request, built in one buffer.
+    private struct CanonicalRequest {
+        var bytes: [UInt8] = []
+
+        /// Starts with the method and path lines; the canonical query follows.
+        init(method: String, path: String) {
+            bytes.reserveCapacity(512)
+            bytes += method.utf8
+            bytes.append(0x0A)
+            bytes += path.utf8
+            bytes.append(0x0A)
+        }
+
+        mutating func finish(headers: String, signed: String, payloadHash: String) {
+            bytes.append(0x0A)
+            bytes += headers.utf8
+            bytes.append(0x0A)
+            bytes += signed.utf8
+            bytes.append(0x0A)
+            bytes += payloadHash.utf8
+        }
+    }
+
+    /// The date's timestamps, scope and signing key.
+    private struct Moment {
+        var stamp: String
+        var scope: String
+        var key: HMACSHA256.Key
+        /// `<access key>/<scope>`, encoded for a presigned URL's query.
+        var encodedCredential: [UInt8]
+    }
+
+    /// The hex signature of a canonical request: HMAC of the string to sign under the day's key. Empty only if
+    /// libcrypto fails (out of memory); the server then refuses the request.
+    private func signature(of canonicalRequest: [UInt8], at moment: Moment) -> [UInt8] {
+        var stringToSign = [UInt8]()
+        stringToSign.reserveCapacity(160)
+        stringToSign += Self.algorithm.utf8
+        stringToSign.append(0x0A)
+        stringToSign += moment.stamp.utf8
+        stringToSign.append(0x0A)
+        stringToSign += moment.scope.utf8
+        stringToSign.append(0x0A)
+        Self.appendHex(SHA256.hash(canonicalRequest), to: &stringToSign)
+        var signature = [UInt8]()
+        signature.reserveCapacity(64)
+        Self.appendHex((try? moment.key.authenticate(stringToSign)) ?? [], to: &signature)
+        return signature
+    }
+
+    /// The timestamps and key for `date`: reused within the same second, the key within the same day.
+    /// `nil` only if libcrypto cannot set up an HMAC key.
+    private func moment(_ date: Date) -> Moment? {
+        let second = Int64(date.timeIntervalSince1970.rounded(.down))
+        let cached = cache.withLock { $0 }
+        if let cached, cached.second == second { return cached.moment }
         let (stamp, day) = Self.timestamps(date)
         let scope = "\(day)/\(region)/\(service)/aws4_request"
-        var query = request.query
-        query.append(("X-Amz-Algorithm", Self.algorithm))
-        query.append(("X-Amz-Credential", "\(credentials.accessKey)/\(scope)"))
-        query.append(("X-Amz-Date", stamp))
-        query.append(("X-Amz-Expires", String(expires)))
-        if let token = credentials.sessionToken { query.append(("X-Amz-Security-Token", token)) }
-        var headers = request.headers
-        headers.append(("host", request.host))
-        let (canonicalHeaders, signedHeaders) = Self.canonicalHeaders(headers)
-        query.append(("X-Amz-SignedHeaders", signedHeaders))
-        let canonicalRequest = [
-            request.method, request.encodedPath, Self.canonicalQuery(query), canonicalHeaders, signedHeaders,
-            Self.unsignedPayload,
-        ].joined(separator: "\n")
-        // The signature goes last, after the parameters it signs, as AWS's examples put it.
-        var signed = request
-        signed.query = query
-        return signed.url + "&X-Amz-Signature=" + signature(of: canonicalRequest, stamp: stamp, day: day, scope: scope)
+        let key: HMACSHA256.Key
+        if let cached, cached.day == day {
+            key = cached.moment.key
+        } else {
+            // HMAC("AWS4" + secret, day) → region → service → "aws4_request".
+            var derived = HMACSHA256.authenticate(Array(day.utf8), key: Array(("AWS4" + credentials.secretKey).utf8))
+            for part in [region, service, "aws4_request"] {
+                derived = HMACSHA256.authenticate(Array(part.utf8), key: derived)
+            }
+            guard let keyed = try? HMACSHA256.Key(derived) else { return nil }
+            key = keyed
+        }
+        var credential = [UInt8]()
+        Self.encode(credentials.accessKey + "/" + scope, into: &credential)
+        let moment = Moment(stamp: stamp, scope: scope, key: key, encodedCredential: credential)
+        cache.withLock { $0 = Cache(second: second, day: day, moment: moment) }
+        return moment
     }
 
-    private func signature(of canonicalRequest: String, stamp: String, day: String, scope: String) -> String {
-        let stringToSign = [Self.algorithm, stamp, scope, Bytes.hex(SHA256.hash(Array(canonicalRequest.utf8)))]
-            .joined(separator: "\n")
-        // An HMAC fails only when libcrypto is out of memory; the empty signature is then refused by the server.
-        return Bytes.hex((try? signingKey(day: day)?.authenticate(Array(stringToSign.utf8))) ?? [])
-    }
+    private static let lowerHexDigits = Array("0123456789abcdef".utf8)
 
-    /// HMAC("AWS4" + secret, day) → region → service → "aws4_request", keyed once and cached for the day.
-    private func signingKey(day: String) -> HMACSHA256.Key? {
-        if let cached = keys.withLock({ $0 }), cached.day == day { return cached.key }
-        var key = HMACSHA256.authenticate(Array(day.utf8), key: Array(("AWS4" + credentials.secretKey).utf8))
-        for part in [region, service, "aws4_request"] { key = HMACSHA256.authenticate(Array(part.utf8), key: key) }
-        guard let keyed = try? HMACSHA256.Key(key) else { return nil }
-        keys.withLock { $0 = (day, keyed) }
-        return keyed
+    private static func appendHex(_ bytes: [UInt8], to out: inout [UInt8]) {
+        for byte in bytes {
+            out.append(lowerHexDigits[Int(byte >> 4)])
+            out.append(lowerHexDigits[Int(byte & 0x0f)])
+        }
     }
 
     // MARK: - Canonical forms
@@ -142,21 +250,65 @@ struct SigV4Signer: Sendable {
 
     /// Lowercase names sorted, values trimmed with inner runs of spaces folded, repeated names joined by commas.
     static func canonicalHeaders(_ headers: [(name: String, value: String)]) -> (text: String, signed: String) {
-        var byName: [String: [String]] = [:]
-        for (name, value) in headers {
-            byName[name.lowercased(), default: []].append(
-                value.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " "))
+        // The position breaks ties, so a repeated name keeps its values in the order they were given.
+        var lines: [(name: String, value: String, index: Int)] = []
+        lines.reserveCapacity(headers.count)
+        for (index, header) in headers.enumerated() {
+            lines.append((header.name.lowercased(), foldSpaces(header.value), index))
         }
-        let names = byName.keys.sorted()
-        let text = names.map { "\($0):\(byName[$0, default: []].joined(separator: ","))\n" }.joined()
-        return (text, names.joined(separator: ";"))
+        lines.sort { a, b in a.name == b.name ? a.index < b.index : a.name < b.name }
+        var text = ""
+        var signed = ""
+        for (position, line) in lines.enumerated() {
+            if position > 0 && lines[position - 1].name == line.name {
+                text.removeLast()  // the newline: the value joins the line before
+                text += "," + line.value + "\n"
+                continue
+            }
+            if !signed.isEmpty { signed += ";" }
+            signed += line.name
+            text += line.name + ":" + line.value + "\n"
+        }
+        return (text, signed)
+    }
+
+    /// `value` trimmed, inner runs of spaces and tabs folded into one space.
+    private static func foldSpaces(_ value: String) -> String {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        guard value.utf8.contains(where: isSpace) else { return value }
+        return value.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
     }
 
     /// Names and values encoded, sorted by name then value, joined with `&`.
     static func canonicalQuery(_ query: [(name: String, value: String)]) -> String {
-        let pairs: [(name: String, value: String)] = query.map { (encode($0.name), encode($0.value)) }
-        let sorted = pairs.sorted { a, b in a.name == b.name ? a.value < b.value : a.name < b.name }
-        return sorted.map { $0.name + "=" + $0.value }.joined(separator: "&")
+        String(decoding: canonicalQueryBytes(query), as: UTF8.self)
+    }
+
+    /// ``canonicalQuery(_:)`` as bytes. The encoded forms are ASCII, so byte order is the order SigV4 sorts by.
+    static func canonicalQueryBytes(_ query: [(name: String, value: String)]) -> [UInt8] {
+        var pairs: [(name: [UInt8], value: [UInt8])] = []
+        pairs.reserveCapacity(query.count)
+        var length = 0
+        for (name, value) in query {
+            var encodedName: [UInt8] = []
+            var encodedValue: [UInt8] = []
+            encode(name, into: &encodedName)
+            encode(value, into: &encodedValue)
+            length += encodedName.count + encodedValue.count + 2
+            pairs.append((encodedName, encodedValue))
+        }
+        pairs.sort { a, b in
+            a.name == b.name ? a.value.lexicographicallyPrecedes(b.value) : a.name.lexicographicallyPrecedes(b.name)
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(length)
+        for (index, pair) in pairs.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: "&")) }
+            out += pair.name
+            out.append(UInt8(ascii: "="))
+            out += pair.value
+        }
+        return out
     }
 
     /// A path with each segment percent-encoded once; `/` separates segments and stays.
@@ -167,7 +319,12 @@ struct SigV4Signer: Sendable {
     /// RFC 3986 encoding as SigV4 wants it: every byte but `A-Z a-z 0-9 - _ . ~` as `%XX` (uppercase hex).
     static func encode(_ text: String, keepingSlash: Bool = false) -> String {
         var out = [UInt8]()
-        out.reserveCapacity(text.utf8.count)
+        encode(text, keepingSlash: keepingSlash, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func encode(_ text: String, keepingSlash: Bool = false, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + text.utf8.count)
         for byte in text.utf8 {
             if isUnreserved(byte) || (keepingSlash && byte == UInt8(ascii: "/")) {
                 out.append(byte)
@@ -177,7 +334,6 @@ struct SigV4Signer: Sendable {
                 out.append(hexDigits[Int(byte & 0x0f)])
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
