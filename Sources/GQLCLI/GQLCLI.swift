@@ -11,6 +11,7 @@ import ArgumentParser
 /// gql-cli query --url http://127.0.0.1:4000/graphql "{ listObjects { items { objectId } } }"
 /// gql-cli subscribe --url http://127.0.0.1:4000/graphql "subscription { onCreateObjects { objectId } }"
 /// gql-cli storage upload --endpoint http://127.0.0.1:9000 photo.png uploads/photo.png
+/// gql-cli auth signin --domain example.eu.auth0.com --client-id abc --email ann@example.com --password-stdin
 /// ```
 @main
 struct GQLCLI: AsyncParsableCommand {
@@ -19,7 +20,7 @@ struct GQLCLI: AsyncParsableCommand {
         abstract: "Drives every GraphQLite layer from a shell.",
         subcommands: [
             DatabaseCommand.self, DocumentsCommand.self, DemoCommand.self, ServeCommand.self, QueryCommand.self,
-            MutateCommand.self, SubscribeCommand.self, StorageCommand.self, SyncCommand.self,
+            MutateCommand.self, SubscribeCommand.self, StorageCommand.self, SyncCommand.self, AuthCommand.self,
         ]
     )
 }

@@ -1,0 +1,88 @@
+import Foundation
+import GQLTestSupport
+import Testing
+
+/// `gql-cli auth` against the Auth0-shaped tenant of Tests/Interop/auth0_peer.py.
+@Suite(.serialized) struct AuthCommandTests {
+    static let secret = "cli-client-secret-5e"
+    static let password = "correct horse battery"
+
+    /// Runs `body` with the tenant and the flags that reach it (token file in a fresh directory).
+    private static func withTenant(_ body: (TemporaryDirectory, [String]) async throws -> Void) async throws {
+        try await PythonPeer.with(
+            "auth0_peer.py", ["--domain", "tenant.test", "--client-id", "cli-app", "--client-secret", secret]
+        ) { peer in
+            let scratch = try TemporaryDirectory()
+            try await body(
+                scratch,
+                ["--domain", "tenant.test", "--client-id", "cli-app", "--base-url", peer.ready, "--token-file",
+                 scratch.path("tokens.json")])
+        }
+    }
+
+    @Test func aSessionFromSignUpToSignOut() async throws {
+        try await Self.withTenant { scratch, flags in
+            let tokenFile = ["--token-file", scratch.path("tokens.json")]
+            let signedUp = try await CLIProcess.succeed(
+                ["auth", "signup", "--email", "ann@example.com", "--password", Self.password] + flags)
+            #expect(signedUp.hasPrefix("signed up and in as ann@example.com (auth0|"))
+            // The tenant is remembered: the token file alone is enough from now on.
+            let whoami = try await CLIProcess.succeed(["auth", "whoami"] + tokenFile)
+            #expect(whoami.hasPrefix("auth0|"))
+            #expect(whoami.hasSuffix(" ann@example.com\n"))
+            let token = try await CLIProcess.succeed(["auth", "token"] + tokenFile)
+            #expect(token.hasPrefix("at-"))
+            #expect(try await CLIProcess.succeed(["auth", "token", "--header"] + tokenFile) == "Bearer " + token)
+            let refreshed = try await CLIProcess.succeed(["auth", "token", "--refresh"] + tokenFile)
+            #expect(refreshed.hasPrefix("at-") && refreshed != token)
+
+            let attributes = try FileManager.default.attributesOfItem(atPath: scratch.path("tokens.json"))
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            let remembered = try String(contentsOfFile: scratch.path("tokens.json.tenant"), encoding: .utf8)
+            #expect(remembered.contains("tenant.test"))
+
+            #expect(try await CLIProcess.succeed(["auth", "check-password", "--password", Self.password] + tokenFile) == "password ok\n")
+            let wrong = try await CLIProcess.fail(["auth", "check-password", "--password", "not-it-31"] + tokenFile)
+            #expect(wrong.contains("wrong e-mail or password"))
+            #expect(!wrong.contains("not-it-31"))
+
+            #expect(
+                try await CLIProcess.succeed(["auth", "update-password", "--password", "ignored here"] + tokenFile)
+                    == "Auth0 sent the reset e-mail\n")
+
+            #expect(try await CLIProcess.succeed(["auth", "signout"] + tokenFile) == "signed out\n")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("tokens.json")))
+            #expect(try await CLIProcess.fail(["auth", "whoami"] + tokenFile).contains("nobody is signed in"))
+            #expect(try await CLIProcess.fail(["auth", "token"] + tokenFile).contains("nobody is signed in"))
+            #expect(try await CLIProcess.succeed(["auth", "signout"] + tokenFile) == "nobody was signed in\n")
+        }
+    }
+
+    @Test func aClientSecretChangesThePasswordAndNeverReachesAFile() async throws {
+        try await Self.withTenant { scratch, flags in
+            _ = try await CLIProcess.succeed(["auth", "signup", "--email", "bob@example.com", "--password", Self.password] + flags)
+            let withSecret = flags + ["--client-secret", Self.secret]
+            let weak = try await CLIProcess.fail(["auth", "update-password", "--password", "short"] + withSecret)
+            #expect(weak.contains("policy"))
+            #expect(
+                try await CLIProcess.succeed(["auth", "update-password", "--password", "a brand new password"] + withSecret)
+                    == "password changed\n")
+            _ = try await CLIProcess.succeed(
+                ["auth", "signin", "--email", "bob@example.com", "--password", "a brand new password"] + withSecret)
+            for file in ["tokens.json", "tokens.json.tenant"] {
+                #expect(!(try String(contentsOfFile: scratch.path(file), encoding: .utf8)).contains(Self.secret))
+            }
+        }
+    }
+
+    @Test func missingSettingsAreUsageErrors() async throws {
+        let scratch = try TemporaryDirectory()
+        let noTenant = try await CLIProcess.fail(
+            ["auth", "whoami", "--token-file", scratch.path("none.json")], status: 64)
+        #expect(noTenant.contains("GQL_AUTH_DOMAIN"))
+        let noPassword = try await CLIProcess.fail(
+            ["auth", "signin", "--email", "a@example.com", "--domain", "d", "--client-id", "c", "--token-file",
+             scratch.path("none.json")], status: 64)
+        #expect(noPassword.contains("GQL_AUTH_PASSWORD"))
+    }
+}
