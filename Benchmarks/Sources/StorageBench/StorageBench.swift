@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GQLServices
 
-/// `swift run -c release StorageBench [--signatures N] [--megabytes N] [--rounds N] [--only sign,transfer]`
+/// `swift run -c release StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--only sign,transfer]`
 ///
 /// GQLStorage against the AWS SDK for Python, each at its best, in interleaved rounds with every answer checked:
 /// - SigV4 signatures per second: presigned URLs for the same generated keys, GQLStorage's public
@@ -18,6 +18,8 @@ struct StorageBench {
         var signatures = 20_000
         var megabytes = 256
         var rounds = 3
+        /// GQLStorage's parts in flight at once (its `maximumConcurrentParts`; the default when nil).
+        var parts: Int?
         var only: Set<String> = ["sign", "transfer"]
 
         init(_ arguments: ArraySlice<String>) throws {
@@ -33,10 +35,11 @@ struct StorageBench {
                 case "--signatures": signatures = try number(argument)
                 case "--megabytes": megabytes = try number(argument)
                 case "--rounds": rounds = try number(argument)
+                case "--parts": parts = try number(argument)
                 case "--only": only = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
                 default:
                     throw BenchError(
-                        "usage: StorageBench [--signatures N] [--megabytes N] [--rounds N] [--only sign,transfer]")
+                        "usage: StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--only sign,transfer]")
                 }
             }
         }

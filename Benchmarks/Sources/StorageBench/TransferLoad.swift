@@ -24,8 +24,11 @@ struct TransferLoad {
         let peer = try S3Peer()
         defer { peer.stop() }
         let url = "http://127.0.0.1:\(peer.port)"
+        var configuration = GQLStorage.Configuration()
+        if let parts = options.parts { configuration.maximumConcurrentParts = parts }
         let storage = GQLStorage(
-            endpoint: url, region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key")
+            endpoint: url, region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key",
+            configuration: configuration)
         try await storage.createBucket("bench")
 
         var uploads = Rounds()
