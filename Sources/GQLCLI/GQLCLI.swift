@@ -21,6 +21,7 @@ struct GQLCLI: AsyncParsableCommand {
         subcommands: [
             DatabaseCommand.self, DocumentsCommand.self, DemoCommand.self, ServeCommand.self, QueryCommand.self,
             MutateCommand.self, SubscribeCommand.self, StorageCommand.self, SyncCommand.self, AuthCommand.self,
+            PushCommand.self,
         ]
     )
 }

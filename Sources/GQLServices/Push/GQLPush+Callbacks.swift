@@ -1,0 +1,75 @@
+import Foundation
+import GQLCore
+
+/// Completion-handler forms of ``GQLPush``, on the shared instance (``GQLPush/setup(_:_:baseURL:identityVerification:)``)
+/// as the original toolkit called them: thin adapters over the async methods. Handlers run on a task of the
+/// cooperative pool, not on the main thread.
+extension GQLPush {
+    /// Registers the device token; `completion` gets the player id or the error.
+    ///
+    /// ```swift
+    /// GQLPush.token(deviceToken) { playerId, error in … }
+    /// ```
+    public static func token(
+        _ deviceToken: Data, completion: @escaping @Sendable (String?, (any Error)?) -> Void
+    ) {
+        let task: Task<String, any Error>
+        do {
+            task = try requireShared("token").startRegistration(deviceToken)
+        } catch {
+            completion(nil, error)
+            return
+        }
+        Task {
+            switch await task.result {
+            case .success(let player): completion(player, nil)
+            case .failure(let error): completion(nil, error)
+            }
+        }
+    }
+
+    /// ``register(_:)``; `completion` gets nil or the error.
+    ///
+    /// ```swift
+    /// GQLPush.register(userId) { error in … }
+    /// ```
+    public static func register(_ userId: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        run(completion) { try await requireShared("register").register(userId) }
+    }
+
+    /// ``unregister()``; `completion` gets nil or the error.
+    public static func unregister(completion: @escaping @Sendable ((any Error)?) -> Void) {
+        run(completion) { try await requireShared("unregister").unregister() }
+    }
+
+    /// ``send(chatId:userIds:text:)``; `completion` gets the notification or the error.
+    ///
+    /// ```swift
+    /// GQLPush.send(chatId: "c42", userIds: ["u2"], text: "Hello") { notification, error in … }
+    /// ```
+    public static func send(
+        chatId: String, userIds: [String], text: String,
+        completion: @escaping @Sendable (Notification?, (any Error)?) -> Void
+    ) {
+        Task {
+            do {
+                completion(try await requireShared("send").send(chatId: chatId, userIds: userIds, text: text), nil)
+            } catch {
+                completion(nil, error)
+            }
+        }
+    }
+
+    private static func run(
+        _ completion: @escaping @Sendable ((any Error)?) -> Void, _ body: @escaping @Sendable () async throws -> Void
+    ) {
+        Task {
+            do {
+                try await body()
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
+    }
+}
