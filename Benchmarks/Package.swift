@@ -2,11 +2,12 @@
 // GraphQLite benchmarks: GQLStore vs GRDB Codable records vs a raw SQLite C loop (StoreBench), GQLDevServer vs a
 // Strawberry GraphQL server (ServerBench), the GQLNet client vs raw AsyncHTTPClient / WSClient (NetBench), and
 // GQLStorage vs botocore / boto3 (StorageBench).
-// Kept out of the root package graph (DESIGN.md §1); run with
+// Kept out of the root package graph, so GRDB never enters it; run with
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StoreBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching ServerBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching NetBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StorageBench
+//   cd Benchmarks && swift run -c release --disable-build-manifest-caching CryptoBench
 // See README.md for the workloads, the flags and why the environment variable matters.
 import Foundation
 import PackageDescription
@@ -26,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket", exact: "1.6.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        // ServerBench's physical limit: a bare route on the HTTP server GQLDevServer is built on.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
     ],
     targets: [
         .systemLibrary(
@@ -52,6 +55,8 @@ let package = Package(
             name: "ServerBench",
             dependencies: [
                 .product(name: "GQLDevServer", package: "GraphQLite"),
+                .product(name: "GQLCore", package: "GraphQLite"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -64,6 +69,11 @@ let package = Package(
                 .product(name: "GQLServices", package: "GraphQLite"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
+        ),
+        // JWT verifications/s: GQLCrypto (through its Benchmarks SPI) vs PyJWT on cryptography.
+        .executableTarget(
+            name: "CryptoBench",
+            dependencies: [.product(name: "GQLServices", package: "GraphQLite")]
         ),
         .executableTarget(
             name: "NetBench",

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// A GraphQL server under test, running as a child process that prints `HTTP      http://…` and
-/// `WebSocket ws://…` once it listens, and stops on SIGINT.
+/// `WebSocket ws://…` once it listens (and may print a `config    …` line before them), and stops on SIGINT.
 final class ChildServer {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -11,7 +11,11 @@ final class ChildServer {
     let name: String
     let http: String
     let webSocket: String
+    /// What the child's `config` line said about its setup, if it printed one.
+    let configuration: String?
     private let process: Process
+    /// The child's process id.
+    var pid: Int32 { process.processIdentifier }
 
     /// Starts `executable arguments…` and waits (at most `timeout`) for its endpoint lines.
     init(name: String, executable: URL, arguments: [String], timeout: Duration = .seconds(30)) async throws {
@@ -27,9 +31,10 @@ final class ChildServer {
         let found = try await withThrowingTaskGroup(of: [String]?.self) { group in
             group.addTask {
                 var found: [String] = []
-                for await line in lines where line.hasPrefix("HTTP ") || line.hasPrefix("WebSocket ") {
+                for await line in lines
+                where line.hasPrefix("HTTP ") || line.hasPrefix("WebSocket ") || line.hasPrefix("config ") {
                     found.append(line)
-                    if found.count == 2 { return found }
+                    if found.filter({ !$0.hasPrefix("config ") }).count == 2 { return found }
                 }
                 return nil
             }
@@ -46,10 +51,15 @@ final class ChildServer {
             process.waitUntilExit()
             throw Failure(description: "\(name) printed no endpoints within \(timeout)")
         }
-        func url(_ line: String) -> String { String(line.split(separator: " ").last ?? "") }
+        func url(_ prefix: String) -> String {
+            String(found.first { $0.hasPrefix(prefix) }?.split(separator: " ").last ?? "")
+        }
         self.name = name
-        self.http = url(found[0])
-        self.webSocket = url(found[1])
+        self.http = url("HTTP ")
+        self.webSocket = url("WebSocket ")
+        self.configuration = found.first { $0.hasPrefix("config ") }.map {
+            String($0.dropFirst("config".count)).trimmingCharacters(in: .whitespaces)
+        }
         self.process = process
     }
 

@@ -16,6 +16,8 @@ struct FanOut {
         var p50Milliseconds: Double
         var p99Milliseconds: Double
         var complete: Bool
+        /// Publishing mutations whose answer was not exactly the created object.
+        var wrongAnswers: Int
         var perSecond: Double { seconds > 0 ? Double(delivered) / seconds : 0 }
     }
 
@@ -35,6 +37,7 @@ struct FanOut {
             var warmed: Set<Int> = []
             var perSubscriber: [Int: Int] = [:]
             var lastDelivery: ContinuousClock.Instant?
+            var wrongAnswers = 0
         }
 
         let state = Mutex(State())
@@ -90,7 +93,10 @@ struct FanOut {
                     description: "only \(recorder.warmedCount) of \(subscribers) subscriptions went live in 30 s")
             }
             warm += 1
-            _ = await http.succeeds(Operations.createBody("warm-\(runID)-\(warm)"), expect: "createObjects")
+            let key = "warm-\(runID)-\(warm)"
+            if await !http.answers(Operations.createBody(key), Operations.createAnswer(key, number: 1)) {
+                recorder.state.withLock { $0.wrongAnswers += 1 }
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
 
@@ -109,7 +115,10 @@ struct FanOut {
                         if let rate { try? await Task.sleep(until: start + .seconds(Double(event) / rate)) }
                         let key = "ev-\(runID)-\(event)"
                         recorder.sending(key)
-                        _ = await http.succeeds(Operations.createBody(key, number: event), expect: "createObjects")
+                        let body = Operations.createBody(key, number: event)
+                        if await !http.answers(body, Operations.createAnswer(key, number: event)) {
+                            recorder.state.withLock { $0.wrongAnswers += 1 }
+                        }
                     }
                 }
             }
@@ -129,7 +138,7 @@ struct FanOut {
             subscribers: subscribers, events: events, delivered: latencies.count,
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
             p50Milliseconds: percentile(0.50), p99Milliseconds: percentile(0.99),
-            complete: latencies.count == subscribers * events)
+            complete: latencies.count == subscribers * events, wrongAnswers: state.wrongAnswers)
     }
 
     /// One subscriber: graphql-transport-ws, `onCreateObjects { objectId }`, until every event arrived.

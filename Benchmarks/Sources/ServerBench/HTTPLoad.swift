@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GQLCore
 import NIOCore
 import Synchronization
 
@@ -19,10 +20,11 @@ struct GraphQLHTTP: Sendable {
         return (Int(response.status.code), String(buffer: buffer))
     }
 
-    /// POSTs `body` and checks that the answer is 200 with `expect` in it and no `errors`.
-    func succeeds(_ body: String, expect: String) async -> Bool {
-        guard let (status, text) = try? await post(body) else { return false }
-        return status == 200 && text.contains(expect) && !text.contains("\"errors\"")
+    /// POSTs `body` and checks the answer exactly: status 200 and a JSON document equal to `expected` (the right
+    /// object with the right fields and values, nothing else, no `errors`).
+    func answers(_ body: String, _ expected: GQLValue) async -> Bool {
+        guard let (status, text) = try? await post(body), status == 200 else { return false }
+        return (try? GQLValue(json: text)) == expected
     }
 
     static func json(_ query: String, _ variables: [String: Any]) -> String {
@@ -72,7 +74,7 @@ struct Throughput: Sendable {
     }
 }
 
-/// The queries and mutations the benchmark sends; the same text for both servers.
+/// The queries and mutations the benchmark sends, the same text for every server, and the exact answers expected.
 enum Operations {
     static let get = "query Get($id: ID!) { getObjects(objectId: $id) { objectId text number double boolean } }"
     static let create = """
@@ -83,5 +85,22 @@ enum Operations {
 
     static func createBody(_ key: String, text: String = "benchmark", number: Int = 1) -> String {
         GraphQLHTTP.json(create, ["input": ["objectId": key, "text": text, "number": number, "boolean": true]])
+    }
+
+    /// The answer to `getBody(key)` for an object made by `createBody(key, number: number)`.
+    static func getAnswer(_ key: String, number: Int) -> GQLValue {
+        [
+            "data": [
+                "getObjects": [
+                    "objectId": .string(key), "text": "benchmark", "number": .int(Int64(number)), "double": .null,
+                    "boolean": true,
+                ]
+            ]
+        ]
+    }
+
+    /// The answer to `createBody(key, number: number)`.
+    static func createAnswer(_ key: String, number: Int) -> GQLValue {
+        ["data": ["createObjects": ["objectId": .string(key), "text": "benchmark", "number": .int(Int64(number))]]]
     }
 }

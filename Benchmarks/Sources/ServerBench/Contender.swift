@@ -1,0 +1,74 @@
+import AsyncHTTPClient
+import Foundation
+import GQLCore
+
+/// One server under test, running in its own child process, and the client that talks to it.
+struct Contender: Sendable {
+    enum Kind: Sendable, Equatable {
+        /// GQLDevServer, the server `gql-cli serve` runs (this executable with `--serve`).
+        case devServer
+        /// Strawberry GraphQL on uvicorn with `workers` processes.
+        case strawberry(workers: Int)
+        /// The bare Hummingbird route: no GraphQL, fixed answers.
+        case limit
+
+        /// The names `--only` takes.
+        static let allNames: Set<String> = ["gqldevserver", "strawberry", "limit"]
+    }
+
+    let name: String
+    let kind: Kind
+    let http: GraphQLHTTP
+    let webSocket: String
+    /// The child's process id (for its memory figures).
+    let pid: Int32
+    /// Short and unique among the contenders: part of every key it creates.
+    let tag: String
+
+    var isLimit: Bool { kind == .limit }
+
+    /// The exact answer to `getBody("seed-\(n)")`.
+    func getAnswer(_ n: Int) -> GQLValue { isLimit ? Self.limitQuery : Self.seedAnswers[n] }
+
+    /// The exact answer to `createBody(key, number: number)`.
+    func createAnswer(_ key: String, number: Int) -> GQLValue {
+        isLimit ? Self.limitMutation : Operations.createAnswer(key, number: number)
+    }
+
+    static let seedAnswers = (0..<100).map { Operations.getAnswer("seed-\($0)", number: $0) }
+    static let limitQuery = (try? GQLValue(json: LimitServer.queryAnswer)) ?? .null
+    static let limitMutation = (try? GQLValue(json: LimitServer.mutationAnswer)) ?? .null
+}
+
+/// The running child processes; `stop()` ends them all.
+final class ContenderSet {
+    private(set) var contenders: [Contender] = []
+    private(set) var configurations: [String: String] = [:]
+    private var children: [ChildServer] = []
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ServerBench-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// Starts one contender and adds it.
+    func start(
+        _ kind: Contender.Kind, name: String, tag: String, executable: URL, arguments: [String], client: HTTPClient
+    ) async throws {
+        let child = try await ChildServer(name: name, executable: executable, arguments: arguments)
+        children.append(child)
+        if let configuration = child.configuration { configurations[name] = configuration }
+        contenders.append(
+            Contender(
+                name: name, kind: kind, http: GraphQLHTTP(client: client, url: child.http), webSocket: child.webSocket,
+                pid: child.pid, tag: tag))
+    }
+
+    func stop() async {
+        for child in children { await child.stop() }
+        children.removeAll()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

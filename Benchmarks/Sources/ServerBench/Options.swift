@@ -1,0 +1,78 @@
+import Foundation
+
+extension ServerBench {
+    /// The command line.
+    struct Options {
+        var seconds = 2
+        var rounds = 5
+        var fanOutRounds = 3
+        var subscribers = 100
+        var events = 1000
+        var latencyRate = 25.0
+        var latencyEvents = 250
+        var workers = 2
+        var only: Set<String> = Contender.Kind.allNames
+        var python: String?
+        var memory = false
+        var help = false
+        /// Internal: run GQLDevServer in this process and print its endpoints (the child-process mode).
+        var serve = false
+        /// Internal: run the bare Hummingbird route (the physical limit) in this process.
+        var limit = false
+        var database: String?
+
+        static let usage = """
+            usage: ServerBench [--seconds N] [--rounds N] [--fan-out-rounds N] [--subscribers N] [--events N]
+                               [--workers N] [--only gqldevserver,strawberry,limit] [--python PATH] [--memory]
+              --seconds N         length of each contender's turn in a throughput round (default 2)
+              --rounds N          interleaved rounds of every throughput workload (default 5; medians)
+              --fan-out-rounds N  interleaved rounds of the fan-out (default 3)
+              --subscribers N     WebSocket subscribers of the fan-out (default 100)
+              --events N          objects created during the fan-out, each delivered to every subscriber (default 1000)
+              --latency-rate N    events per second of the paced fan-out that measures latency (default 25)
+              --latency-events N  events of the paced fan-out (default 250)
+              --workers N         uvicorn worker processes of the deployed Strawberry (default 2, one per core)
+              --python PATH       the Python with strawberry-graphql and uvicorn[standard] (default <package
+                                  root>/.venv/bin/python, made by Tests/Interop/setup-venv.sh)
+              --memory            GQLDevServer on an in-memory database (default: a temporary SQLite file)
+            """
+
+        init(_ arguments: ArraySlice<String>) throws {
+            var arguments = arguments
+            func value(_ name: String) throws -> String {
+                guard let value = arguments.popFirst() else {
+                    throw ChildServer.Failure(description: "\(name) needs a value")
+                }
+                return value
+            }
+            func number(_ name: String) throws -> Int {
+                guard let number = Int(try value(name)), number > 0 else {
+                    throw ChildServer.Failure(description: "\(name) needs a positive number")
+                }
+                return number
+            }
+            while let argument = arguments.popFirst() {
+                switch argument {
+                case "--seconds": seconds = try number(argument)
+                case "--rounds": rounds = try number(argument)
+                case "--fan-out-rounds": fanOutRounds = try number(argument)
+                case "--subscribers": subscribers = try number(argument)
+                case "--events": events = try number(argument)
+                case "--latency-rate": latencyRate = Double(try number(argument))
+                case "--latency-events": latencyEvents = try number(argument)
+                case "--workers": workers = try number(argument)
+                case "--only": only = Set(try value(argument).split(separator: ",").map(String.init))
+                case "--python": python = try value(argument)
+                case "--memory": memory = true
+                case "--serve": serve = true
+                case "--limit": limit = true
+                case "--db": database = try value(argument)
+                case "--help", "-h": help = true
+                default: throw ChildServer.Failure(description: "unknown argument \(argument)")
+                }
+            }
+            let unknown = only.subtracting(Contender.Kind.allNames)
+            guard unknown.isEmpty else { throw ChildServer.Failure(description: "unknown servers \(unknown.sorted())") }
+        }
+    }
+}
