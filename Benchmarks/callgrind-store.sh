@@ -10,7 +10,7 @@ SQLITE_ENABLE_PREUPDATE_HOOK=1 swift build -c release --disable-build-manifest-c
 binary=.build/release/StoreBench
 lookups=10000
 printf '%-16s %12s %12s %12s   (instructions per row; fetchOne per lookup; %d rows)\n' workload GQLStore GRDB "raw C" "$rows"
-for workload in insert fetchAll fetchAllByRow fetchOne; do
+for workload in insert fetchAll fetchAllByRow fetchOne fetchOneInRead; do
     line=$(printf '%-16s' "$workload")
     for pair in "gqlstore 13BenchGQLStore" "grdb 9BenchGRDB" "raw 14BenchRawSQLite"; do
         set -- $pair
@@ -21,7 +21,7 @@ for workload in insert fetchAll fetchAllByRow fetchOne; do
             "$binary" --rows "$rows" --runs 1 --only "$1" --no-observers >/dev/null 2>&1
         total=$(awk '/^summary:/ {print $2}' "$out")
         rm -f "$out"
-        [ "$workload" = fetchOne ] && per=$(( total / lookups )) || per=$(( total / rows ))
+        case "$workload" in fetchOne*) per=$(( total / lookups )) ;; *) per=$(( total / rows )) ;; esac
         line+=$(printf ' %12d' "$per")
     done
     echo "$line"

@@ -2,14 +2,15 @@ import Synchronization
 
 /// The four measured workloads, in the order they run and print.
 public enum Workload: Int, CaseIterable, Sendable {
-    case insert, fetchAll, fetchAllByRow, fetchOne, observedInsert
+    case insert, fetchAll, fetchAllByRow, fetchOne, fetchOneInRead, observedInsert
 
     public var label: String {
         switch self {
         case .insert: "insert N (1 tx)"
         case .fetchAll: "fetchAll N (Codable)"
         case .fetchAllByRow: "fetchAll N (init(row:))"
-        case .fetchOne: "fetchOne 10k by key"
+        case .fetchOne: "fetchOne 10k, a read each"
+        case .fetchOneInRead: "fetchOne 10k in one read"
         case .observedInsert: "insert N + 10 observers"
         }
     }
@@ -37,11 +38,16 @@ public protocol StoreImplementation: AnyObject {
     /// Workload 2b: fetch every row into structs that build themselves from a row by hand (no Codable):
     /// GQLStore's `GQLRowDecodable`, GRDB's `FetchableRecord.init(row:)`. Returns the number of rows fetched.
     func fetchAllByRow() throws -> Int
-    /// The rows the last `fetchAll` or `fetchAllByRow` returned, in neutral form, for the runner to compare with
+    /// The rows the last `fetchAll`, `fetchAllByRow`, `fetchOne` or `fetchOneInRead` returned, in neutral form, for the runner to compare with
     /// the data field by field. Not timed: the workloads keep their result and convert it only here.
     func fetchedRows() -> [BenchData.Row]
-    /// Workload 3: fetch `data.lookupKeys` one by one. Returns the sum of the fetched rows' ages.
+    /// Workload 3: fetch `data.lookupKeys` one by one, each lookup its own call as the library's users write it
+    /// (GQLStore `fetchOne(db, key:)`, GRDB's record API `fetchOne(db, key:)` in a `read { }`). Returns the sum of
+    /// the fetched rows' ages; ``fetchedRows()`` then returns the fetched rows in lookup order.
     func fetchOne() throws -> Int
+    /// Workload 3b: the same lookups inside one read access, as each library recommends for speed (GQLStore
+    /// `db.read { tx in fetchOne(tx, key:) }`, GRDB a cached statement in one `read { }`). Same result as 3.
+    func fetchOneInRead() throws -> Int
     /// Registers `data.observerThresholds.count` insert observers; observer `i` calls `sink.record(i)` once
     /// per inserted row with `age > data.observerThresholds[i]`. Not timed.
     func registerObservers(_ sink: NotificationSink) throws

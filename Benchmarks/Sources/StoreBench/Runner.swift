@@ -67,6 +67,11 @@ struct Runner {
         let (ageSum, fetchOneTime) = try measure { try implementation.fetchOne() }
         try check(ageSum == data.lookupAgeSum, "fetchOne age checksum \(ageSum), expected \(data.lookupAgeSum)")
         timings[.fetchOne] = fetchOneTime
+        try checkLookups(implementation, data, "fetchOne")
+        let (ageSumInRead, inReadTime) = try measure { try implementation.fetchOneInRead() }
+        try check(ageSumInRead == data.lookupAgeSum, "fetchOne in one read: age checksum \(ageSumInRead)")
+        timings[.fetchOneInRead] = inReadTime
+        try checkLookups(implementation, data, "fetchOne in one read")
         try implementation.close()
         removeDatabase(path)
 
@@ -109,6 +114,16 @@ struct Runner {
         try check(rows.count == data.rows.count, "\(workload): \(rows.count) rows, expected \(data.rows.count)")
         if let index = rows.indices.first(where: { rows[$0] != data.rows[$0] }) {
             throw BenchError("\(workload): row \(index) is \(rows[index]), expected \(data.rows[index])")
+        }
+    }
+
+    /// Every looked-up row equals the inserted row of its key, field by field, in lookup order.
+    private func checkLookups(_ implementation: any StoreImplementation, _ data: BenchData, _ workload: String) throws {
+        let rows = implementation.fetchedRows()
+        try check(rows.count == data.lookupKeys.count, "\(workload): \(rows.count) rows, expected \(data.lookupKeys.count)")
+        if let index = rows.indices.first(where: { rows[$0] != data.rows[data.lookupKeys[$0] - 1] }) {
+            throw BenchError(
+                "\(workload): lookup \(index) is \(rows[index]), expected \(data.rows[data.lookupKeys[index] - 1])")
         }
     }
 

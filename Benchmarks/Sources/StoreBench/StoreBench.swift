@@ -116,7 +116,7 @@ struct StoreBench {
     static func rawTarget(_ workload: Workload) -> Double? {
         switch workload {
         case .insert: 1.5
-        case .fetchAll, .fetchAllByRow, .fetchOne: 2
+        case .fetchAll, .fetchAllByRow, .fetchOne, .fetchOneInRead: 2
         case .observedInsert: nil
         }
     }
