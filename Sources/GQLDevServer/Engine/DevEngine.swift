@@ -97,7 +97,7 @@ package final class DevEngine: Sendable {
         } catch {
             throw GQLError(.invalidArgument, "the generated schema is not valid: \(error)")
         }
-        try IntrospectionFix.install(in: schema)
+        IntrospectionFix.install()
         var queries: [String: GraphQLFieldResolve] = [:]
         var mutations: [String: GraphQLFieldResolve] = [:]
         var subscriptions: [String: GraphQLFieldResolve] = [:]
