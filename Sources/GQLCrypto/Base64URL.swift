@@ -36,14 +36,20 @@ package enum Base64URL {
     /// alphabet, `=` padding, a length that leaves one character over, or unused low bits that are not zero
     /// (so every byte string has exactly one accepted spelling).
     package static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        let input = Array(text.utf8)
+        var text = String(text)
+        return text.withUTF8 { decode(bytes: $0) }
+    }
+
+    /// ``decode(_:)`` of UTF-8 bytes (a part of a token, without making a String of it).
+    package static func decode(bytes input: some Collection<UInt8>) -> [UInt8]? {
         guard input.count % 4 != 1 else { return nil }
+        let table = values
         var out = [UInt8]()
         out.reserveCapacity(input.count * 3 / 4)
         var word: UInt32 = 0
         var bits = 0
         for character in input {
-            let value = values[Int(character)]
+            let value = table[Int(character)]
             guard value != 0xff else { return nil }
             word = word << 6 | UInt32(value)
             bits += 6

@@ -2,6 +2,10 @@ import Foundation
 import GQLTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// `gql-cli auth` against the Auth0-shaped tenant of Tests/Interop/auth0_peer.py.
 @Suite(.serialized) struct AuthCommandTests {
     static let secret = "cli-client-secret-5e"
@@ -72,6 +76,51 @@ import Testing
             for file in ["tokens.json", "tokens.json.tenant"] {
                 #expect(!(try String(contentsOfFile: scratch.path(file), encoding: .utf8)).contains(Self.secret))
             }
+        }
+    }
+
+    /// `gql-cli query --auth` against `gql-cli serve` in OpenID Connect mode, trusting the tenant's JWKS: the
+    /// signed-in user's JWT access token is accepted, and one the server refuses (its exp already past while
+    /// Auth0's expires_in says it is fresh) is refreshed after the 401 and the query retried.
+    @Test func queriesCarryTheSignedInUsersTokenToAnOpenIDConnectServer() async throws {
+        try await PythonPeer.with(
+            "auth0_peer.py", ["--domain", "tenant.test", "--client-id", "cli-app", "--client-secret", Self.secret]
+        ) { peer in
+            let scratch = try TemporaryDirectory()
+            let (jwks, _) = try await URLSession.shared.data(from: try #require(URL(string: peer.ready + "/.well-known/jwks.json")))
+            try jwks.write(to: URL(fileURLWithPath: scratch.path("jwks.json")))
+            let server = try await ServeProcess.start(
+                ["--port", "0", "--jwks", scratch.path("jwks.json"), "--issuer", "https://tenant.test/", "--audience",
+                 "https://api.test/"])
+            let tokenFile = scratch.path("tokens.json")
+            _ = try await CLIProcess.succeed(
+                ["auth", "signup", "--email", "cat@example.com", "--password", Self.password, "--domain", "tenant.test",
+                 "--client-id", "cli-app", "--base-url", peer.ready, "--audience", "https://api.test/", "--token-file",
+                 tokenFile])
+            let query = "{ listObjects { items { objectId } } }"
+            let refused = try await CLIProcess.fail(["query", "--url", server.http, query])
+            #expect(refused.contains("401"))
+            let answer = try await CLIProcess.succeed(["query", "--url", server.http, "--auth-token-file", tokenFile, query])
+            #expect(answer.contains("listObjects"))
+
+            // The next token is already expired for the server, not for GQLAuth: a 401, one refresh, a retry.
+            let stats = { () async throws -> [String: Int] in
+                let (data, _) = try await URLSession.shared.data(from: try #require(URL(string: peer.ready + "/test/stats")))
+                return try JSONDecoder().decode([String: Int].self, from: data)
+            }
+            var configure = URLRequest(url: try #require(URL(string: peer.ready + "/test/config")))
+            configure.httpMethod = "POST"
+            configure.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            configure.httpBody = Data(#"{"access_exp_offset": -90000}"#.utf8)
+            _ = try await URLSession.shared.data(for: configure)
+            _ = try await CLIProcess.succeed(["auth", "token", "--refresh", "--token-file", tokenFile])
+            configure.httpBody = Data(#"{"access_exp_offset": 0}"#.utf8)
+            _ = try await URLSession.shared.data(for: configure)
+            let refreshes = try await stats()["token_refresh"] ?? 0
+            let retried = try await CLIProcess.succeed(["query", "--url", server.http, "--auth-token-file", tokenFile, query])
+            #expect(retried.contains("listObjects"))
+            #expect(try await stats()["token_refresh"] == refreshes + 1)
+            _ = try await server.stop()
         }
     }
 

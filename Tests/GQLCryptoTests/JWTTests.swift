@@ -95,10 +95,12 @@ import Testing
             try verifier.verify(try token(["iss": "https://evil.example/", "aud": "client-1"]), key: key, now: now)
         }
         expectRefusal("names no issuer") { try verifier.verify(try token(["aud": "client-1"]), key: key, now: now) }
-        expectRefusal("authorized party (azp)") {
-            try verifier.verify(
-                try token(["iss": "https://tenant.example/", "aud": ["api", "client-1"], "azp": "client-2"]), key: key, now: now)
-        }
+        // azp names the client: checked for ID tokens (authorizedParty), not for access tokens, whose aud is the API.
+        let accessToken = try token(["iss": "https://tenant.example/", "aud": ["api", "client-1"], "azp": "client-2"])
+        try verifier.verify(accessToken, key: key, now: now)
+        var idTokens = verifier
+        idTokens.authorizedParty = "client-1"
+        expectRefusal("authorized party (azp)") { try idTokens.verify(accessToken, key: key, now: now) }
     }
 
     @Test func forgedSignaturesAndTamperedPayloadsAreRefused() throws {

@@ -175,6 +175,13 @@ import Testing
             #expect(!text.contains("SECRET"), "\(text)")
         }
         #expect(tokens.description.contains("1970-01-01T00:00:00.000Z"))
+        let auth = GQLAuth(domain: "tenant.test", clientId: "client", clientSecret: "SECRET-client")
+        var dumpedAuth = ""
+        dump(auth, to: &dumpedAuth)
+        for text in ["\(auth)", String(reflecting: auth), dumpedAuth] {
+            #expect(!text.contains("SECRET"), "\(text)")
+            #expect(text.contains("tenant.test"))
+        }
     }
 
     @Test func staticFormsUseTheSharedInstance() async throws {

@@ -8,9 +8,10 @@ or JSON bodies), POST /oauth/revoke, GET /.well-known/jwks.json, PATCH /api/v2/u
 kid) or HS256 under the client secret (`--alg HS256`); issuer https://<domain>/, audience the client id.
 
 Test hooks under /test (never part of Auth0): GET /test/stats counts the requests by kind; POST /test/config changes
-what later answers look like (`expires_in`, `id_token` overrides: `aud`, `iss`, `exp_offset`, `forge`, `alg`;
+what later answers look like (`expires_in`, `access_exp_offset` for JWT access tokens, `id_token` overrides: `aud`, `iss`, `exp_offset`, `forge`, `alg`;
 `rotate_key`, `revoke_refresh_tokens`, `reject_access_tokens`, `refresh_delay`, `block`), and GET /api/private checks
-a bearer access token as an API would (401 when unknown or rejected).
+a bearer access token as an API would (401 when unknown or rejected). Access tokens are opaque unless the sign-in
+names an `audience` (an API); then they are RS256 JWTs for it, as Auth0's are, and refreshes keep that audience.
 
 Arguments: --domain D --client-id C [--client-secret S] [--alg RS256|HS256]. Prints `READY http://127.0.0.1:PORT` and
 serves until its standard input closes. Time is the real clock; the client under test brings its own."""
@@ -80,8 +81,26 @@ class Tenant:
         key = self.keys[-1]
         return jwt.encode(claims, key["private"], algorithm="RS256", headers={"kid": key["kid"]})
 
-    def issue(self, email, user_id, scope, refresh_token=None):
-        access = "at-" + secrets.token_urlsafe(24)
+    def access_token(self, user_id, scope, audience):
+        """Opaque without an audience (Auth0's default); with one, an RS256 JWT for that API, as Auth0 issues."""
+        if not audience:
+            return "at-" + secrets.token_urlsafe(24)
+        now = int(time.time())
+        claims = {
+            "iss": self.issuer,
+            "sub": user_id,
+            "aud": [audience, self.issuer + "userinfo"],
+            "azp": self.client_id,
+            "iat": now,
+            "exp": now + int(self.config["expires_in"]) + int(self.config.get("access_exp_offset", 0)),
+            "scope": scope,
+            "jti": secrets.token_hex(8),
+        }
+        key = self.keys[-1]
+        return jwt.encode(claims, key["private"], algorithm="RS256", headers={"kid": key["kid"], "typ": "at+jwt"})
+
+    def issue(self, email, user_id, scope, refresh_token=None, audience=None):
+        access = self.access_token(user_id, scope, audience)
         answer = {
             "access_token": access,
             "id_token": self.id_token(email, user_id),
@@ -93,7 +112,7 @@ class Tenant:
             self.access_tokens[access] = user_id
             if refresh_token is None and "offline_access" in scope.split():
                 refresh_token = "rt-" + secrets.token_urlsafe(24)
-                self.refresh_tokens[refresh_token] = user_id
+                self.refresh_tokens[refresh_token] = (user_id, audience)
                 answer["refresh_token"] = refresh_token
         return answer
 
@@ -257,7 +276,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.oauth_error(403, "invalid_grant", "Wrong email or password.")
             if user["blocked"]:
                 return self.oauth_error(401, "unauthorized", "user is blocked")
-            return self.answer(200, tenant.issue(email, user["id"], fields.get("scope", "openid")))
+            return self.answer(
+                200, tenant.issue(email, user["id"], fields.get("scope", "openid"), audience=fields.get("audience")))
         if grant == "refresh_token":
             tenant.count("token_refresh")
             if not self.client_ok(fields):
@@ -265,11 +285,12 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(float(tenant.config.get("refresh_delay", 0)))
             token = fields.get("refresh_token")
             with tenant.lock:
-                user_id = tenant.refresh_tokens.get(token)
+                user_id, audience = tenant.refresh_tokens.get(token, (None, None))
             email = tenant.user_by_id(user_id) if user_id else None
             if email is None:
                 return self.oauth_error(403, "invalid_grant", "Unknown or invalid refresh token.")
-            return self.answer(200, tenant.issue(email, user_id, "openid profile email offline_access", token))
+            return self.answer(
+                200, tenant.issue(email, user_id, "openid profile email offline_access", token, audience=audience))
         if grant == "client_credentials":
             tenant.count("token_client_credentials")
             if not self.client_ok(fields, secret_required=True):

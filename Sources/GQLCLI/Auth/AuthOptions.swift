@@ -22,6 +22,12 @@ struct AuthOptions: ParsableArguments {
     @Option(help: "The database connection (default: Username-Password-Authentication).")
     var connection: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The API the access tokens are for (Auth0's audience; default: GQL_AUTH_AUDIENCE, or the last sign-in's).",
+            valueName: "url"))
+    var audience: String?
+
     @Option(help: "Send requests here instead of https://<domain> (a local test tenant; default: GQL_AUTH_BASE_URL).")
     var baseURL: String?
 
@@ -37,6 +43,7 @@ struct AuthOptions: ParsableArguments {
         var clientId: String
         var connection: String
         var baseURL: String?
+        var audience: String?
     }
 
     /// The token file these options name.
@@ -61,14 +68,17 @@ struct AuthOptions: ParsableArguments {
         let tenant = Tenant(
             domain: domain, clientId: clientId,
             connection: connection ?? remembered?.connection ?? "Username-Password-Authentication",
-            baseURL: Self.value(baseURL, "GQL_AUTH_BASE_URL", environment) ?? remembered?.baseURL)
+            baseURL: Self.value(baseURL, "GQL_AUTH_BASE_URL", environment) ?? remembered?.baseURL,
+            audience: Self.value(audience, "GQL_AUTH_AUDIENCE", environment) ?? remembered?.audience)
         let secret = Self.value(clientSecret, "GQL_AUTH_CLIENT_SECRET", environment)
         if let secret, secret.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
             throw ValidationError("the client secret contains control characters")
         }
+        var configuration = GQLAuth.Configuration()
+        configuration.audience = tenant.audience
         let auth = GQLAuth(
             domain: tenant.domain, clientId: tenant.clientId, clientSecret: secret, connection: tenant.connection,
-            tokens: .file(path), baseURL: tenant.baseURL)
+            tokens: .file(path), baseURL: tenant.baseURL, configuration: configuration)
         return (auth, tenant)
     }
 

@@ -70,6 +70,16 @@ struct ClientOptions: ParsableArguments {
             valueName: "seconds"))
     var timeout: Double?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Authorize as the user `gql-cli auth signin` signed in: Authorization: Bearer <access token>, refreshed "
+                + "before it expires and after a 401."))
+    var auth = false
+
+    @Option(
+        help: ArgumentHelp("The token file --auth reads (default: as gql-cli auth); implies --auth.", valueName: "path"))
+    var authTokenFile: String?
+
     func validate() throws {
         guard url != nil || webSocketURL != nil else {
             throw ValidationError("give the server's address: --url, --ws-url or both")
@@ -81,6 +91,9 @@ struct ClientOptions: ParsableArguments {
         }
         if let timeout, !(timeout > 0 && timeout <= 86_400) {
             throw ValidationError("--timeout must be a number of seconds above 0 (at most 86400)")
+        }
+        if auth || authTokenFile != nil, hasuraSecret != nil {
+            throw ValidationError("--auth and --hasura-secret cannot be used together")
         }
         if appSyncKey != nil, hasuraSecret != nil {
             throw ValidationError("--appsync-key and --hasura-secret cannot be used together")
@@ -193,6 +206,7 @@ struct ClientOptions: ParsableArguments {
             configuration.connectTimeout = duration
         }
         configuration.reconnect = .init(maximumAttempts: reconnectAttempts)
+        let authorization = auth || authTokenFile != nil ? try AuthOptions.authorization(tokenFile: authTokenFile) : nil
         let url = httpURL
         let webSocketURL = socketURL
 
@@ -202,7 +216,7 @@ struct ClientOptions: ParsableArguments {
             if let appSyncKey { headers["x-api-key"] = appSyncKey }
             return GQLServer(
                 HTTP: url, WebSocket: webSocketURL ?? GQLServer.realtimeURL(forAppSync: url), protocol: .appSync,
-                headers: headers, configuration: configuration)
+                headers: headers, configuration: configuration, authorization: authorization)
         }
         if let hasuraSecret, let url, usesHasuraDefaults {
             return GQLServer(Hasura: url, secret: hasuraSecret, configuration: configuration)
@@ -216,11 +230,11 @@ struct ClientOptions: ParsableArguments {
         if let socketURL = webSocketURL ?? (subscribing ? url.map { GQLServer.webSocketURL(forHTTP: $0) } : nil) {
             return GQLServer(
                 HTTP: url, WebSocket: socketURL, protocol: kind, headers: headers, configuration: configuration,
-                connectionPayload: payload)
+                connectionPayload: payload, authorization: authorization)
         }
         // validate() makes sure of an endpoint, and a WebSocket one returned above; the unwrap is for the compiler.
         guard let url else { throw ValidationError("give the server's address: --url, --ws-url or both") }
-        return GQLServer(HTTP: url, headers: headers, configuration: configuration)
+        return GQLServer(HTTP: url, headers: headers, configuration: configuration, authorization: authorization)
     }
 
     /// Whether `GQLServer(Hasura:secret:)` fits: a secret and an HTTP endpoint, no WebSocket choices and no other

@@ -57,7 +57,7 @@ package struct JWT: Sendable {
         self.algorithm = algorithm
         self.keyId = header["kid"]?.stringValue
         self.claims = try Self.object(parts[1], "payload")
-        guard let signature = Base64URL.decode(String(decoding: parts[2], as: UTF8.self)) else {
+        guard let signature = Base64URL.decode(bytes: parts[2]) else {
             throw Self.invalid("the signature is not base64url")
         }
         self.signature = signature
@@ -66,7 +66,7 @@ package struct JWT: Sendable {
 
     private static func object(_ part: ArraySlice<UInt8>, _ name: String) throws -> GQLValues {
         guard !part.isEmpty else { throw invalid("the \(name) is empty") }
-        guard let json = Base64URL.decode(String(decoding: part, as: UTF8.self)) else {
+        guard let json = Base64URL.decode(bytes: part) else {
             throw invalid("the \(name) is not base64url")
         }
         let value: GQLValue

@@ -39,12 +39,19 @@ package struct JWTVerifier: Sendable {
     package var leeway: TimeInterval
     /// Whether a token without `exp` is refused (OpenID Connect ID tokens always carry one).
     package var requiresExpiry: Bool
+    /// For ID tokens: the client that must be the `azp` (authorized party) when one is named beside several
+    /// audiences (OpenID Connect Core §3.1.3.7). Nil for access tokens, whose `azp` is the client and `aud` the API.
+    package var authorizedParty: String?
 
-    package init(issuer: String? = nil, audience: String? = nil, leeway: TimeInterval = 60, requiresExpiry: Bool = true) {
+    package init(
+        issuer: String? = nil, audience: String? = nil, leeway: TimeInterval = 60, requiresExpiry: Bool = true,
+        authorizedParty: String? = nil
+    ) {
         self.issuer = issuer
         self.audience = audience
         self.leeway = leeway
         self.requiresExpiry = requiresExpiry
+        self.authorizedParty = authorizedParty
     }
 
     /// Parses `token`, checks its signature with `key` and its claims at `now`; returns it when all hold.
@@ -105,9 +112,11 @@ package struct JWTVerifier: Sendable {
             default: throw JWT.invalid("the token's audience (aud) is neither a string nor an array")
             }
             guard audiences.contains(audience) else { throw JWT.invalid("the token is meant for another audience") }
-            if audiences.count > 1, let party = claims["azp"], party.stringValue != audience {
-                throw JWT.invalid("the token's authorized party (azp) is another client")
-            }
+        }
+        if let authorizedParty, case .array(let many)? = claims["aud"], many.count > 1, let party = claims["azp"],
+            party.stringValue != authorizedParty
+        {
+            throw JWT.invalid("the token's authorized party (azp) is another client")
         }
         if let expiry = try Self.date(claims, "exp") {
             guard time < expiry + leeway else {

@@ -147,6 +147,23 @@ public final class GQLAuth: Sendable {
     }
 }
 
+/// A ``GQLAuth`` prints and dumps as its tenant and client, never the client secret or a token.
+extension GQLAuth: CustomStringConvertible, CustomReflectable {
+    public var description: String {
+        "GQLAuth(domain: \(domain), clientId: \(clientId), connection: \(connection), clientSecret: "
+            + "\(clientSecret == nil ? "none" : "<redacted>"), signedIn: \(isSignedIn))"
+    }
+
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "domain": domain, "clientId": clientId, "connection": connection, "hasClientSecret": clientSecret != nil,
+                "isSignedIn": isSignedIn,
+            ], displayStyle: .class)
+    }
+}
+
 extension GQLError.Code {
     /// Auth0 refused the e-mail and password (`invalid_grant`: wrong email or password).
     public static let wrongCredentials = GQLError.Code("wrongCredentials")

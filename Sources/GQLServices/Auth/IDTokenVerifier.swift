@@ -23,7 +23,7 @@ final class IDTokenVerifier: Sendable {
     }
 
     init(issuer: String, clientId: String, clientSecret: String?, leeway: TimeInterval, rest: GQLREST) {
-        claims = JWTVerifier(issuer: issuer, audience: clientId, leeway: leeway)
+        claims = JWTVerifier(issuer: issuer, audience: clientId, leeway: leeway, authorizedParty: clientId)
         hmacKey = clientSecret.flatMap { try? JWTKey.secret($0) }
         self.rest = rest
     }

@@ -73,6 +73,12 @@ struct TokenFile: GQLAuth.TokenStore {
             unlink(temporary)
             throw failure("cannot write the token file", ok ? renameCode : code)
         }
+        // The rename itself reaches the disk with the directory.
+        let folder = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
     }
 
     private func failure(_ what: String, _ code: Int32) -> GQLError {
