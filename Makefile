@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-core test-store test-cli test-devserver fuzz test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage format lint tsan clean
+.PHONY: build venv test test-core test-store test-cli test-devserver fuzz test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage bench-crypto format lint tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -44,7 +44,7 @@ demo:
 serve:
 	$(SWIFT) run $(SWIFT_FLAGS) gql-cli serve
 
-bench: bench-store bench-server bench-net bench-storage
+bench: bench-store bench-server bench-net bench-storage bench-crypto
 
 bench-store:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench
@@ -64,6 +64,10 @@ bench-net:
 # GQLStorage vs botocore (SigV4 signatures/s) and boto3's transfer manager (256 MiB up and down) on moto.
 bench-storage: venv
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StorageBench
+
+# JWT verifications/s (HS256, RS256) and their signature-only floor: GQLCrypto vs PyJWT / cryptography, same tokens.
+bench-crypto: venv
+	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching CryptoBench
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks/Sources Package.swift

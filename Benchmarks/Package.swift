@@ -7,7 +7,7 @@
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching ServerBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching NetBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StorageBench
-//   cd Benchmarks && swift run -c release --disable-build-manifest-caching CryptoBench
+//   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching CryptoBench
 // See README.md for the workloads, the flags and why the environment variable matters.
 import Foundation
 import PackageDescription

@@ -1,0 +1,58 @@
+import Foundation
+
+/// `swift run -c release CryptoBench [--tokens N] [--rounds N]`
+///
+/// JWT verifications per second, GQLCrypto against PyJWT on cryptography (Python's usual JWT stack, as an API server
+/// runs it: key object built once, issuer, audience and expiry required), on the same tokens, in interleaved rounds:
+/// - HS256 (HMAC-SHA256 with a shared secret) and RS256 (RSA 2048 with SHA-256), each over N tokens of which every
+///   eighth has a tampered signature; both sides must accept exactly the untampered tokens (their `sub`s compared
+///   in order, every round).
+/// - Beside each, the floor: the signature alone (libcrypto's HMAC or RSA verify with the token already split and
+///   decoded) on each side, Python's through the standard library's hmac and cryptography's RSA verify.
+@main
+struct CryptoBench {
+    struct Options {
+        var tokens = 20_000
+        var rounds = 3
+
+        init(_ arguments: ArraySlice<String>) throws {
+            var arguments = arguments
+            while let argument = arguments.popFirst() {
+                guard let text = arguments.popFirst(), let number = Int(text), number > 0 else {
+                    throw BenchError("usage: CryptoBench [--tokens N] [--rounds N]")
+                }
+                switch argument {
+                case "--tokens": tokens = number
+                case "--rounds": rounds = number
+                default: throw BenchError("usage: CryptoBench [--tokens N] [--rounds N]")
+                }
+            }
+        }
+    }
+
+    static func main() async {
+        do {
+            let options = try Options(CommandLine.arguments.dropFirst())
+            print("CryptoBench, \(ProcessInfo.processInfo.activeProcessorCount) cores, rounds \(options.rounds)")
+            print("workload                          GQLCrypto                 Python    ratio")
+            for algorithm in ["HS256", "RS256"] {
+                try JWTLoad(algorithm: algorithm, options: options).run()
+            }
+        } catch {
+            print("CryptoBench failed: \(error)")
+            exit(1)
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
