@@ -197,6 +197,14 @@ import Testing
                 GQLAuth.checkPassword(password: "wrong password 7") { continuation.resume(returning: $0) }
             }
             #expect((refused as? GQLError)?.code == .wrongCredentials)
+            let token: String? = await withCheckedContinuation { continuation in
+                GQLAuth.accessToken { token, _ in continuation.resume(returning: token) }
+            }
+            #expect(token?.hasPrefix("at-") == true)
+            let update: GQLAuth.PasswordUpdate? = await withCheckedContinuation { continuation in
+                GQLAuth.updatePassword(password: "unused here") { outcome, _ in continuation.resume(returning: outcome) }
+            }
+            #expect(update == .emailSent)
             await withCheckedContinuation { continuation in GQLAuth.signOut { continuation.resume() } }
             #expect(GQLAuth.userId() == nil)
             #expect(try await tenant.count("revoke") == 1)

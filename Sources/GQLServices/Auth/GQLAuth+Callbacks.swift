@@ -1,13 +1,77 @@
 import Foundation
 import GQLCore
 
-/// The original library's forms: `GQLAuth.setup(…)` once, then static calls with completion handlers, as thin
-/// adapters over a shared instance's async methods. Handlers run on a task of the cooperative pool, not on the
-/// main thread.
+/// The original library's forms, as thin adapters over the async methods: completion handlers on an instance,
+/// and `GQLAuth.setup(…)` once, then static calls on the shared instance. Handlers run on a task of the
+/// cooperative pool, not on the main thread.
 extension GQLAuth {
-    private static let sharedInstance = GQLLocked<GQLAuth?>(nil)
+    // MARK: - On an instance
 
-    /// The instance ``setup(_:_:_:tokens:)`` made, nil before.
+    private func complete(
+        _ completion: @escaping @Sendable ((any Error)?) -> Void, _ body: @escaping @Sendable () async throws -> Void
+    ) {
+        Task {
+            do {
+                try await body()
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
+    }
+
+    /// ``signUp(email:password:)``; `completion` gets nil or the error.
+    public func signUp(email: String, password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        complete(completion) { try await self.signUp(email: email, password: password) }
+    }
+
+    /// ``signIn(email:password:)``; `completion` gets nil or the error.
+    ///
+    /// ```swift
+    /// auth.signIn(email: email, password: password) { error in if let error { show(error) } }
+    /// ```
+    public func signIn(email: String, password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        complete(completion) { try await self.signIn(email: email, password: password) }
+    }
+
+    /// ``signOut()``: the tokens are forgotten before it returns; `completion` runs after the revocation.
+    public func signOut(completion: @escaping @Sendable () -> Void) {
+        let old = forget()
+        Task {
+            await revoke(old)
+            completion()
+        }
+    }
+
+    /// ``checkPassword(password:)``; `completion` gets nil when the password is right.
+    public func checkPassword(password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        complete(completion) { try await self.checkPassword(password: password) }
+    }
+
+    /// ``updatePassword(password:)``; `completion` gets what was done, or the error.
+    public func updatePassword(
+        password: String, completion: @escaping @Sendable (PasswordUpdate?, (any Error)?) -> Void
+    ) {
+        Task {
+            do { completion(try await updatePassword(password: password), nil) } catch { completion(nil, error) }
+        }
+    }
+
+    /// ``accessToken(forceRefresh:)``; `completion` gets the token or the error.
+    public func accessToken(completion: @escaping @Sendable (String?, (any Error)?) -> Void) {
+        Task {
+            do { completion(try await accessToken(), nil) } catch { completion(nil, error) }
+        }
+    }
+
+    // MARK: - The shared instance
+
+    private static let sharedInstance = GQLLocked<GQLAuth?>(nil)
+    private static var notSetUp: GQLError {
+        GQLError(.invalidArgument, "call GQLAuth.setup(domain, clientId, clientSecret) first")
+    }
+
+    /// The instance ``setup(_:_:_:tokens:baseURL:)`` made, nil before.
     public static var shared: GQLAuth? { sharedInstance.withLock { $0 } }
 
     /// Sets up the shared instance the static forms use (the original's `GQLAuth.setup(domain, clientId,
@@ -25,26 +89,10 @@ extension GQLAuth {
         sharedInstance.withLock { $0 = auth }
     }
 
-    private static func withShared(
-        _ completion: @escaping @Sendable ((any Error)?) -> Void, _ body: @escaping @Sendable (GQLAuth) async throws -> Void
-    ) {
-        guard let auth = shared else {
-            completion(GQLError(.invalidArgument, "call GQLAuth.setup(domain, clientId, clientSecret) first"))
-            return
-        }
-        Task {
-            do {
-                try await body(auth)
-                completion(nil)
-            } catch {
-                completion(error)
-            }
-        }
-    }
-
-    /// ``signUp(email:password:)`` on the shared instance; `completion` gets nil or the error.
+    /// ``signUp(email:password:)`` on the shared instance.
     public static func signUp(email: String, password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        withShared(completion) { try await $0.signUp(email: email, password: password) }
+        guard let auth = shared else { return completion(notSetUp) }
+        auth.signUp(email: email, password: password, completion: completion)
     }
 
     /// ``signIn(email:password:)`` on the shared instance.
@@ -53,30 +101,31 @@ extension GQLAuth {
     /// GQLAuth.signIn(email: email, password: password) { error in if let error { show(error) } }
     /// ```
     public static func signIn(email: String, password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        withShared(completion) { try await $0.signIn(email: email, password: password) }
+        guard let auth = shared else { return completion(notSetUp) }
+        auth.signIn(email: email, password: password, completion: completion)
     }
 
-    /// ``signOut()`` on the shared instance; the tokens are forgotten before it returns, the revocation follows.
+    /// ``signOut()`` on the shared instance: the tokens are forgotten before it returns, the revocation follows.
     public static func signOut(completion: (@Sendable () -> Void)? = nil) {
         guard let auth = shared else {
             completion?()
             return
         }
-        let old = auth.forget()
-        Task {
-            await auth.revoke(old)
-            completion?()
-        }
+        auth.signOut { completion?() }
     }
 
     /// ``checkPassword(password:)`` on the shared instance; nil means the password is right.
     public static func checkPassword(password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        withShared(completion) { try await $0.checkPassword(password: password) }
+        guard let auth = shared else { return completion(notSetUp) }
+        auth.checkPassword(password: password, completion: completion)
     }
 
     /// ``updatePassword(password:)`` on the shared instance.
-    public static func updatePassword(password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        withShared(completion) { try await $0.updatePassword(password: password) }
+    public static func updatePassword(
+        password: String, completion: @escaping @Sendable (PasswordUpdate?, (any Error)?) -> Void
+    ) {
+        guard let auth = shared else { return completion(nil, notSetUp) }
+        auth.updatePassword(password: password, completion: completion)
     }
 
     /// The shared instance's ``userId()``, nil before setup or when signed out.
@@ -84,12 +133,7 @@ extension GQLAuth {
 
     /// ``accessToken(forceRefresh:)`` on the shared instance.
     public static func accessToken(completion: @escaping @Sendable (String?, (any Error)?) -> Void) {
-        guard let auth = shared else {
-            completion(nil, GQLError(.invalidArgument, "call GQLAuth.setup(domain, clientId, clientSecret) first"))
-            return
-        }
-        Task {
-            do { completion(try await auth.accessToken(), nil) } catch { completion(nil, error) }
-        }
+        guard let auth = shared else { return completion(nil, notSetUp) }
+        auth.accessToken(completion: completion)
     }
 }
