@@ -253,17 +253,18 @@ struct GQLServerHTTPTests {
     }
 
     @Test func cancellingTheTaskCancelsTheRequest() async throws {
-        var configuration = GQLDevServer.Configuration()
-        configuration.faults.latencyMilliseconds = 2_000
-        try await withDevServer(configuration) { endpoint in
-            try await withClient(GQLServer(HTTP: endpoint)) { server in
-                let task = Task { try await server.query(Self.list) }
-                try await Task.sleep(for: .milliseconds(100))
-                task.cancel()
-                // The answer would come after 2 s: a cancellation error (not a result) shows the request ended.
-                let error = await #expect(throws: GQLError.self) { try await task.value }
-                #expect(error?.code == .cancelled)
-            }
+        // A server that reads the request and never answers: cancelling is the only way the call can end.
+        let hanging = try HangingHTTPServer()
+        var events = hanging.events.makeAsyncIterator()
+        try await withClient(GQLServer(HTTP: "http://127.0.0.1:\(hanging.port)/graphql")) { server in
+            let task = Task { try await server.query(Self.list) }
+            // The barrier: the request is in flight once the server has read it.
+            #expect(await events.next() == .requestReceived)
+            task.cancel()
+            let error = await #expect(throws: GQLError.self) { try await task.value }
+            #expect(error?.code == .cancelled)
+            // And the request really ended: the client closed its connection.
+            #expect(await events.next() == .closedByClient)
         }
     }
 
