@@ -75,8 +75,11 @@ format:
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
+# Third-party false positives are suppressed in Tests/tsan-suppressions.txt, each with its reason.
 tsan:
-	$(SWIFT) test $(SWIFT_FLAGS) --sanitize=thread --scratch-path .build-tsan --filter "GQLStoreTests|GQLServerWebSocketTests|GQLServerHTTPTests|SocketStateMachineTests|WebSocketChannelTests|FlappingServerTests"
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test $(SWIFT_FLAGS) --sanitize=thread \
+		--scratch-path .build-tsan \
+		--filter "GQLStoreTests|GQLServerWebSocketTests|GQLServerHTTPTests|SocketStateMachineTests|WebSocketChannelTests|FlappingServerTests|GQLSyncTests"
 
 clean:
 	rm -rf .build .build-* Benchmarks/.build
