@@ -39,10 +39,17 @@ struct ServerOpenIDConnectTests {
         let cases: [(String, String?, Int, String?)] = [
             ("good", "Bearer \(good)", 200, nil),
             ("bare token, as AppSync takes it", good, 200, nil),
-            ("another key", "Bearer " + (try JWTSigner.rs256(Self.claims(), key: stranger, keyId: "k1")), 401, "signature"),
+            (
+                "another key", "Bearer " + (try JWTSigner.rs256(Self.claims(), key: stranger, keyId: "k1")), 401,
+                "signature"
+            ),
             ("unknown kid", "Bearer " + (try JWTSigner.rs256(Self.claims(), key: key, keyId: "k9")), 401, "kid"),
             ("HS256 with the set", "Bearer " + (try JWTSigner.hs256(Self.claims(), secret: "x")), 401, "HS256"),
-            ("wrong audience", "Bearer " + (try JWTSigner.rs256(Self.claims(audience: "other"), key: key, keyId: "k1")), 401, "audience"),
+            (
+                "wrong audience",
+                "Bearer " + (try JWTSigner.rs256(Self.claims(audience: "other"), key: key, keyId: "k1")), 401,
+                "audience"
+            ),
             ("none", nil, 401, "no Authorization token"),
         ]
         try await withDevServer(Self.configuration(jwks: jwks, clock: clock)) { _, endpoints in
@@ -107,14 +114,17 @@ struct ServerOpenIDConnectTests {
             let request: GQLValue = ["query": .string(ObjectsAPI.list)]
             #expect(try await post(endpoints.http, request, headers: ["x-api-key": "da2-key"]).status == 200)
             let token = try JWTSigner.hs256(Self.claims(), secret: "s3cret")
-            #expect(try await post(endpoints.http, request, headers: ["authorization": "Bearer \(token)"]).status == 200)
+            #expect(
+                try await post(endpoints.http, request, headers: ["authorization": "Bearer \(token)"]).status == 200)
             let neither = try await post(endpoints.http, request, headers: ["x-api-key": "da2-wrong"])
             #expect(neither.status == 401)
         }
     }
 
     @Test func unusableKeysAreRefusedAtStart() throws {
-        for keys: GQLDevServer.OpenIDConnect.Keys in [.sharedSecret(""), .jwks(Data("not json".utf8)), .jwks(Data(#"{"keys":[]}"#.utf8))] {
+        for keys: GQLDevServer.OpenIDConnect.Keys in [
+            .sharedSecret(""), .jwks(Data("not json".utf8)), .jwks(Data(#"{"keys":[]}"#.utf8)),
+        ] {
             var configuration = GQLDevServer.Configuration()
             configuration.openIDConnect = .init(keys: keys)
             let error = #expect(throws: GQLError.self) { try GQLDevServer(configuration: configuration) }

@@ -64,24 +64,27 @@ struct SocketAuthorizationRetryTests {
         _ = machine.socketOpened(2, at: t0)
         _ = machine.received(.ack(keepAliveTimeout: nil), on: 2, at: t0)
         let later = t0 + .seconds(3600)
-        #expect(machine.socketClosed(2, code: 4401, reason: "", at: later) == [
-            .state(.connecting), .open(generation: 3), .reschedule,
-        ])
+        #expect(
+            machine.socketClosed(2, code: 4401, reason: "", at: later) == [
+                .state(.connecting), .open(generation: 3), .reschedule,
+            ])
     }
 
     @Test func anUpgradeRefusedWith401AndAConnectionErrorAreRetried() {
         var machine = Self.machine()
         _ = machine.start(Self.operation("s", subscription: true), at: t0)
         let refused = GQLError(.unauthorized, "HTTP 401", httpStatus: 401)
-        #expect(machine.socketClosed(1, code: nil, reason: nil, error: refused, at: t0) == [
-            .state(.connecting), .open(generation: 2), .reschedule,
-        ])
+        #expect(
+            machine.socketClosed(1, code: nil, reason: nil, error: refused, at: t0) == [
+                .state(.connecting), .open(generation: 2), .reschedule,
+            ])
 
         var legacy = Self.machine(.graphqlWS)
         _ = legacy.start(Self.operation("s", subscription: true), at: t0)
         _ = legacy.socketOpened(1, at: t0)
         let actions = legacy.received(.connectionError(["message": "Unauthorized"]), on: 1, at: t0)
-        #expect(actions.first == .close(code: 4403, reason: "the server refused the WebSocket connection: Unauthorized"))
+        #expect(
+            actions.first == .close(code: 4403, reason: "the server refused the WebSocket connection: Unauthorized"))
         #expect(actions.contains(.open(generation: 2)))
     }
 
@@ -89,10 +92,11 @@ struct SocketAuthorizationRetryTests {
         var machine = connected(.appSync)
         let errors: [GQLValue] = [["errorType": "UnauthorizedException", "message": "Permission denied"]]
         let actions = machine.received(.error(id: "q", errors), on: 1, at: t0)
-        #expect(actions == [
-            .close(code: 1000, reason: "authorization refused"), .state(.connecting), .open(generation: 2),
-            .reschedule,
-        ])
+        #expect(
+            actions == [
+                .close(code: 1000, reason: "authorization refused"), .state(.connecting), .open(generation: 2),
+                .reschedule,
+            ])
         // Another kind of error still ends only its operation.
         var other = connected(.appSync)
         let refused = other.received(.error(id: "q", [["errorType": "ValidationError"]]), on: 1, at: t0)

@@ -13,7 +13,8 @@ import Testing
     static let deviceToken = Data([0xA1, 0xB2, 0x00, 0xFF, 0x10])
 
     private static func withPeer(
-        identityVerification: Bool = false, _ body: (_ baseURL: String, _ requests: () async throws -> [GQLValue]) async throws -> Void
+        identityVerification: Bool = false,
+        _ body: (_ baseURL: String, _ requests: () async throws -> [GQLValue]) async throws -> Void
     ) async throws {
         let arguments = [appId, restKey] + (identityVerification ? ["--identity-verification"] : [])
         try await PythonPeer.with("onesignal_peer.py", arguments) { peer in

@@ -92,7 +92,9 @@ struct DevAuthenticator: Sendable {
     /// do not expire.
     func check(_ credentials: Credentials) -> Result<Date?, Refusal> {
         guard isRequired else { return .success(nil) }
-        if let apiKey, let offered = credentials.apiKey, Self.constantTimeEqual(apiKey, offered) { return .success(nil) }
+        if let apiKey, let offered = credentials.apiKey, Self.constantTimeEqual(apiKey, offered) {
+            return .success(nil)
+        }
         if let adminSecret, let offered = credentials.adminSecret, Self.constantTimeEqual(adminSecret, offered) {
             return .success(nil)
         }

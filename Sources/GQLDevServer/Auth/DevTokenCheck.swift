@@ -34,7 +34,8 @@ struct DevTokenCheck: Sendable {
             }
             key = .set(set)
         }
-        let leeway = Double(settings.leeway.components.seconds)
+        let leeway =
+            Double(settings.leeway.components.seconds)
             + Double(settings.leeway.components.attoseconds) / 1e18
         verifier = JWTVerifier(
             issuer: settings.issuer, audience: settings.audience, leeway: max(leeway, 0), requiresExpiry: true)

@@ -90,7 +90,9 @@ struct LegacyWSSession {
         }
         let engine = transport.engine
         let outcome = transport.prepare(request, id: id)
-        switch operations.start(id, { await SessionWire.legacy.perform(outcome, id: id, engine: engine, writer: writer) }) {
+        switch operations.start(
+            id, { await SessionWire.legacy.perform(outcome, id: id, engine: engine, writer: writer) })
+        {
         case .duplicate:
             await writer.send(Self.error(id, "Subscriber for \(id) already exists"))
         case .full:

@@ -150,7 +150,8 @@ public final class GQLPush: Sendable {
     ///   (a wrong identity hash …), and the transport errors.
     public func register(_ userId: String) async throws {
         guard !userId.isEmpty else {
-            throw GQLError(.invalidArgument, "the user id is empty; use unregister() to remove it", operation: "register")
+            throw GQLError(
+                .invalidArgument, "the user id is empty; use unregister() to remove it", operation: "register")
         }
         guard let player = try await currentPlayer(keeping: userId) else { return }
         try await editPlayer(player, externalUserId: userId, operation: "register")
@@ -185,7 +186,8 @@ public final class GQLPush: Sendable {
 
     private func addPlayer(identifier: String, userId: String?) async throws -> String {
         var body: GQLValues = [
-            "app_id": .string(appId), "device_type": .int(Int64(deviceType.rawValue)), "identifier": .string(identifier),
+            "app_id": .string(appId), "device_type": .int(Int64(deviceType.rawValue)),
+            "identifier": .string(identifier),
             "language": .string(Locale.current.language.languageCode?.identifier ?? "en"),
             "timezone": .int(Int64(TimeZone.current.secondsFromGMT())),
         ]
@@ -194,7 +196,8 @@ public final class GQLPush: Sendable {
         let answer = try await rest.invoke(.post, "api/v1/players", json: .object(body))
         try Self.checkErrors(answer, operation: "token")
         guard let id = answer["id"]?.stringValue, !id.isEmpty else {
-            throw GQLError(.invalidResponse, "OneSignal registered the device without giving its id", operation: "token")
+            throw GQLError(
+                .invalidResponse, "OneSignal registered the device without giving its id", operation: "token")
         }
         return id
     }
@@ -224,7 +227,8 @@ public final class GQLPush: Sendable {
     static func checkErrors(_ answer: GQLValue, operation: String) throws {
         let errors = messages(answer["errors"])
         guard !errors.isEmpty else { return }
-        throw GQLError(.http, "OneSignal refused the \(operation): \(errors.joined(separator: "; "))", operation: operation)
+        throw GQLError(
+            .http, "OneSignal refused the \(operation): \(errors.joined(separator: "; "))", operation: operation)
     }
 
     /// The messages of an `errors` value: strings, or `name: values` of an object.
