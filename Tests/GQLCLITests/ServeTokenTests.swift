@@ -43,4 +43,28 @@ struct ServeTokenTests {
         #expect(refused.contains("refused the credentials (HTTP 401)"), "stderr: \(refused)")
         #expect(!refused.contains(expired))
     }
+
+    @Test func anRS256TokenIsCheckedAgainstAKeySetFile() async throws {
+        let scratch = try TemporaryDirectory()
+        let key = try RSAPrivateKey.generate()
+        try JWKSet(keys: [.init(id: "cli-k1", key: key.publicKey)]).json()
+            .write(toFile: scratch.path("jwks.json"), atomically: true, encoding: .utf8)
+        let server = try await ServeProcess.start(["--port", "0", "--jwks", scratch.path("jwks.json")])
+        let now = Int64(Date().timeIntervalSince1970)
+        let claims: GQLValues = ["sub": "u1", "iat": .int(now), "exp": .int(now + 600)]
+        let token = try JWTSigner.rs256(claims, key: key, keyId: "cli-k1")
+        let answer = try await CLIProcess.succeed([
+            "query", "--url", server.http, "--header", "authorization: \(token)", Self.list,
+        ])
+        #expect(try GQLValue(json: answer)["data"]?["listObjects"]?["items"] == [])
+        let stranger = try JWTSigner.rs256(claims, key: try RSAPrivateKey.generate(), keyId: "cli-k1")
+        let refused = try await CLIProcess.fail([
+            "query", "--url", server.http, "--header", "authorization: Bearer \(stranger)", Self.list,
+        ])
+        #expect(refused.contains("refused the credentials (HTTP 401)"), "stderr: \(refused)")
+
+        try "not a key set".write(toFile: scratch.path("bad.json"), atomically: true, encoding: .utf8)
+        let unusable = try await CLIProcess.fail(["serve", "--port", "0", "--jwks", scratch.path("bad.json")])
+        #expect(unusable.contains("JSON Web Key Set"), "stderr: \(unusable)")
+    }
 }
