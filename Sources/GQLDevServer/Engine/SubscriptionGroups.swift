@@ -84,7 +84,7 @@ final class SubscriptionGroups: Sendable {
         }
         guard added else { return nil }
         continuation.onTermination = { [weak self] _ in self?.leave(group, key, member: id) }
-        return MemberEvents.stream(buffer) { [weak self] in self?.leave(group, key, member: id) }
+        return OwnedEventStream.stream(buffer) { [weak self] in self?.leave(group, key, member: id) }
     }
 
     private func leave(_ group: Group, _ key: Key, member: Int) {
@@ -113,39 +113,5 @@ final class SubscriptionGroups: Sendable {
             if groups[key] === group { groups[key] = nil }
         }
         for continuation in members { continuation.finish(throwing: error) }
-    }
-}
-
-/// A member's stream: ends the membership when its consumer is cancelled, or when the stream and its iterators
-/// are released without being cancelled (a consumer that breaks out of its loop and drops the stream).
-private final class MemberEvents: @unchecked Sendable {
-    // Safety: `iterator` is only touched inside `next()`, and `busy` (an atomic flag) admits one caller at a
-    // time; `leave` is immutable.
-    private var iterator: AsyncThrowingStream<GQLValue, any Error>.AsyncIterator
-    private let leave: @Sendable () -> Void
-    private let busy = Atomic<Bool>(false)
-
-    private init(
-        _ iterator: AsyncThrowingStream<GQLValue, any Error>.AsyncIterator, leave: @escaping @Sendable () -> Void
-    ) {
-        self.iterator = iterator
-        self.leave = leave
-    }
-
-    deinit { leave() }
-
-    static func stream(
-        _ buffer: AsyncThrowingStream<GQLValue, any Error>, leave: @escaping @Sendable () -> Void
-    ) -> AsyncThrowingStream<GQLValue, any Error> {
-        let events = MemberEvents(buffer.makeAsyncIterator(), leave: leave)
-        return AsyncThrowingStream(unfolding: { try await events.next() })
-    }
-
-    private func next() async throws -> GQLValue? {
-        guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
-            throw GQLError(.invalidArgument, "a subscription stream has one consumer at a time")
-        }
-        defer { busy.store(false, ordering: .releasing) }
-        return try await iterator.next()
     }
 }
