@@ -141,6 +141,18 @@ struct AuthorizationTests {
         }
     }
 
+    @Test func aValueThatCannotBeAHeaderIsRefusedBeforeSending() async throws {
+        // Port 9 (discard) is never reached: the value is checked first.
+        for value in ["Bearer a\r\nX-Injected: 1", ""] {
+            try await withClient(GQLServer(HTTP: "http://127.0.0.1:9/graphql", authorization: { _ in value })) {
+                server in
+                let error = await #expect(throws: GQLError.self) { try await server.query(Self.list) }
+                #expect(error?.code == .invalidArgument)
+                #expect(error?.message.contains("X-Injected") == false)
+            }
+        }
+    }
+
     @Test func perCallHeadersOnAWebSocketOnlyServerAreRefused() async throws {
         let server = GQLServer(WebSocket: "ws://127.0.0.1:9/graphql")
         try await withClient(server) { server in

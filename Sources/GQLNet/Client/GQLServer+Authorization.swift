@@ -51,18 +51,18 @@ extension GQLServer {
         }
     }
 
-    /// Asks `provider` for a value and checks it can travel in a header.
+    /// Asks `provider` for a value and checks it can travel in a header (no control characters, as for every
+    /// header; the value is never quoted).
     static func authorizationValue(
         from provider: AuthorizationProvider, _ request: AuthorizationRequest, operation: String
     ) async throws -> String? {
         guard let value = try await provider(request) else { return nil }
-        guard !value.isEmpty, !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+        guard !value.isEmpty else {
             throw GQLError(
-                .invalidArgument,
-                "the authorization provider returned \(value.isEmpty ? "an empty value" : "a value with a line break or NUL"); "
-                    + "return nil to send none",
+                .invalidArgument, "the authorization provider returned an empty value; return nil to send none",
                 operation: operation)
         }
+        try HeaderCheck.validate(["Authorization": value], operation: operation)
         return value
     }
 }
