@@ -1,3 +1,4 @@
+import Foundation
 import GQLCore
 import GQLNet
 
@@ -35,6 +36,19 @@ extension GQLSync {
         public var idempotencyHeader: String? = "Idempotency-Key"
         /// What to do when the server refuses an item as stale (`ConflictUnhandled`). Default ``ConflictResolution/serverWins``.
         public var conflictResolution = ConflictResolution.serverWins
+        /// How old a pull cursor may get before ``GQLSync/pull(_:query:variables:into:base:progress:)`` asks for
+        /// everything again (a base pull) instead of the changes since it: servers keep deleted items' tombstones
+        /// only for a while. `nil` never forces a base pull by age. Default 24 hours, as Amplify DataStore's
+        /// full sync interval.
+        public var baseSyncInterval: Duration? = .seconds(24 * 60 * 60)
+        /// The `limit` a pull asks for per page; `nil`, the default, lets the server choose (100 on AppSync and
+        /// `gql-cli serve`).
+        public var pullPageSize: Int?
+        /// Whether the engine delivers its items; off for tools that only read or edit the outbox
+        /// (`gql-cli sync status`, `failed`, `retry`, `drop`), so looking never sends.
+        package var delivers = true
+        /// The clock pull cursors are dated by; tests inject their own.
+        package var now: @Sendable () -> Date = { Date() }
         /// The jitter's random source; tests inject a fixed one.
         package var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 

@@ -111,7 +111,8 @@ public final class GQLSync: Sendable {
             throw error
         }
         let driver = driver
-        loop = GQLLocked(Task { await driver.run() })
+        let delivers = configuration.delivers
+        loop = GQLLocked(Task { if delivers { await driver.run() } })
     }
 
     deinit {

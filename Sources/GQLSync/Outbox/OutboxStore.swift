@@ -9,6 +9,7 @@ import GQLStore
 /// ``GQLMigrator`` (`gqlsync`), independent of the app's own migrations.
 struct OutboxStore: Sendable {
     static let table = "_gqlsync_outbox"
+    static let cursorTable = "_gqlsync_cursors"
     static let namespace = "gqlsync"
 
     let database: GQLDatabase
@@ -39,6 +40,18 @@ struct OutboxStore: Sendable {
                 """)
             try tx.execute("CREATE INDEX \(table)_queue ON \(table)(engine, state, id)")
             try tx.execute("CREATE INDEX \(table)_key ON \(table)(engine, key, id)")
+        }
+        migrator.step(2, "pull cursors") { tx in
+            try tx.execute(
+                """
+                CREATE TABLE \(cursorTable) (
+                    engine TEXT NOT NULL,
+                    query TEXT NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    taken_at INTEGER NOT NULL,
+                    PRIMARY KEY (engine, query)
+                )
+                """)
         }
         return migrator
     }

@@ -25,6 +25,15 @@ func syncTestQueries() throws -> GQLQuery {
         mutation CreateNote($input: CreateNoteInput!) { createNote(input: $input) { id n } }
         mutation UpdateNote($input: UpdateNoteInput!) { updateNote(input: $input) { id title body n _version } }
         query ListNotes { listNotes { items { id } } }
+        mutation DeleteNote($input: DeleteNoteInput!) { deleteNote(input: $input) { id _version } }
+        query SyncNotes($limit: Int, $nextToken: String, $lastSync: AWSTimestamp) {
+          syncNotes(limit: $limit, nextToken: $nextToken, lastSync: $lastSync) {
+            items { id title body n _version _deleted } nextToken startedAt
+          }
+        }
+        subscription OnCreateNote { onCreateNote { id title body n _version _deleted } }
+        subscription OnUpdateNote { onUpdateNote { id title body n _version _deleted } }
+        subscription OnDeleteNote { onDeleteNote { id _version _deleted } }
         """, sourceName: "sync-tests")
     return queries
 }

@@ -1,0 +1,91 @@
+import GQLCore
+import GQLNet
+
+extension GQLSync {
+    /// A running live sync (see ``GQLSync/live(_:subscriptions:query:variables:into:)``): its events, and
+    /// ``stop()``.
+    public final class Live: Sendable {
+        /// What a live sync did, in order.
+        public enum Event: Sendable {
+            /// A subscription event was written (or kept out, see ``PullReport/kept``) to the store.
+            case applied(field: String, written: Int, deleted: Int, kept: Int)
+            /// The WebSocket connected and the gap-filling delta pull finished.
+            case pulled(PullReport)
+            /// An event or a pull failed; live sync goes on (the next connection pulls again).
+            case failed(any Error)
+        }
+
+        /// The live sync's events as they happen; meant for one reader (the newest 1,000 are kept for it).
+        ///
+        /// ```swift
+        /// for await event in live.events {
+        ///     if case .pulled(let report) = event { print("caught up: \(report.written) rows") }
+        /// }
+        /// ```
+        public let events: AsyncStream<Event>
+        private let continuation: AsyncStream<Event>.Continuation
+        private let task: GQLLocked<Task<Void, Never>?>
+
+        init(server: GQLServer, subscriptions: [String], writer: LiveWriter, pull: PullRunner?) {
+            let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
+            self.events = events
+            self.continuation = continuation
+            task = GQLLocked(
+                Task {
+                    await withTaskGroup(of: Void.self) { group in
+                        for text in subscriptions {
+                            group.addTask {
+                                do {
+                                    for try await result in server.subscription(text) {
+                                        do {
+                                            let (field, tally) = try await writer.apply(result)
+                                            continuation.yield(
+                                                .applied(
+                                                    field: field, written: tally.written, deleted: tally.deleted,
+                                                    kept: tally.kept))
+                                        } catch {
+                                            continuation.yield(.failed(error))
+                                        }
+                                    }
+                                } catch {
+                                    if !Task.isCancelled { continuation.yield(.failed(error)) }
+                                }
+                            }
+                        }
+                        if let pull {
+                            group.addTask {
+                                for await state in server.connectionStates where state == .connected {
+                                    do {
+                                        continuation.yield(.pulled(try await pull.run(forceBase: false, progress: nil)))
+                                    } catch {
+                                        if Task.isCancelled { return }
+                                        continuation.yield(.failed(error))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    continuation.finish()
+                })
+        }
+
+        deinit {
+            task.withLock { $0?.cancel() }
+        }
+
+        /// Stops the subscriptions and any pull in progress; ``events`` ends. Calling it again does nothing.
+        ///
+        /// ```swift
+        /// await live.stop()
+        /// ```
+        public func stop() async {
+            guard let task = task.withLock({ task -> Task<Void, Never>? in
+                defer { task = nil }
+                return task
+            }) else { return }
+            task.cancel()
+            await task.value
+            continuation.finish()
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import GQLCore
+import GQLStore
+
+/// The pull cursors (one per engine and query) and the keys the outbox shields from server rows.
+extension OutboxStore {
+    /// Where a query's last pull left off: the server's `startedAt`, and when (local time, ms since 1970) it
+    /// was taken.
+    struct Cursor: Sendable, Equatable {
+        var startedAt: Int64
+        var takenAt: Int64
+    }
+
+    /// The cursor of `query`, or `nil` before its first complete pull.
+    func cursor(_ query: String) throws -> Cursor? {
+        let row = try database.fetchAll(
+            sql: "SELECT started_at, taken_at FROM \(Self.cursorTable) WHERE engine = ? AND query = ?",
+            [engine, query]
+        ).first
+        guard let startedAt = row?["started_at"]?.intValue, let takenAt = row?["taken_at"]?.intValue else {
+            return nil
+        }
+        return Cursor(startedAt: startedAt, takenAt: takenAt)
+    }
+
+    /// Every cursor of the engine: `startedAt` by query.
+    func cursors() throws -> [String: Int64] {
+        var cursors: [String: Int64] = [:]
+        for row in try database.fetchAll(
+            sql: "SELECT query, started_at FROM \(Self.cursorTable) WHERE engine = ?", [engine])
+        {
+            if let query = row["query"]?.stringValue, let startedAt = row["started_at"]?.intValue {
+                cursors[query] = startedAt
+            }
+        }
+        return cursors
+    }
+
+    /// Stores the cursor of `query` inside `tx`, a write on the outbox's database.
+    func setCursor(_ query: String, _ cursor: Cursor, in tx: GQLTransaction) throws {
+        try tx.execute(
+            """
+            INSERT INTO \(Self.cursorTable) (engine, query, started_at, taken_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT(engine, query) DO UPDATE SET started_at = excluded.started_at, taken_at = excluded.taken_at
+            """, [engine, query, cursor.startedAt, cursor.takenAt])
+    }
+
+    /// Forgets the cursor of `query`, so its next pull is a base pull.
+    func removeCursor(_ query: String) throws {
+        try database.execute("DELETE FROM \(Self.cursorTable) WHERE engine = ? AND query = ?", [engine, query])
+    }
+
+    /// The keys (``ServerRows/keyText(_:)``) of every item still in the outbox, pending or set aside: server rows
+    /// for them are not written, so the local change wins until it is sent or dropped.
+    func unsentKeys(in context: some GQLDatabaseContext) throws -> Set<String> {
+        let rows = try context.fetchRows(
+            sql: "SELECT DISTINCT key FROM \(Self.table) WHERE engine = ? AND key IS NOT NULL", [engine])
+        var keys = Set<String>()
+        for row in rows.rows {
+            guard let json = row.first?.stringValue, let key = try? GQLValue(json: json) else { continue }
+            if let text = ServerRows.keyText(key) { keys.insert(text) }
+        }
+        return keys
+    }
+}

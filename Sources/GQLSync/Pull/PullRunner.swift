@@ -1,0 +1,83 @@
+import Foundation
+import GQLCore
+import GQLNet
+import GQLStore
+
+/// One pull: pages through a delta query and writes each page into the store in its own transaction.
+struct PullRunner: Sendable {
+    let server: GQLServer
+    let outbox: OutboxStore
+    let store: GQLDatabase
+    let rows: ServerRows
+    /// The query's name: the cursor is kept under it.
+    let query: String
+    let text: String
+    let variables: GQLValues
+    let pageSize: Int?
+    let baseInterval: Duration?
+    let now: @Sendable () -> Date
+
+    /// Pulls every page; `forceBase` asks for everything even with a fresh cursor.
+    ///
+    /// A delta pull sends the stored cursor as `lastSync`; a base pull sends none. The cursor saved at the end is
+    /// the `startedAt` of the first page, so a change made on the server while later pages were fetched is asked
+    /// for again next time rather than missed. Each page is written with the sync origin; when the outbox
+    /// shares the store's file, the last page and the new cursor commit together.
+    func run(forceBase: Bool, progress: (@Sendable (GQLSync.PullReport) -> Void)?) async throws -> GQLSync.PullReport {
+        let takenAt = Int64((now().timeIntervalSince1970 * 1000).rounded())
+        let cursor = try outbox.cursor(query)
+        let isBase = forceBase || cursor == nil || cursor.map { expired($0, at: takenAt) } == true
+        var report = GQLSync.PullReport(kind: isBase ? .base : .delta)
+        let shared = store === outbox.database
+        var nextToken: String?
+        var startedAt: Int64?
+        repeat {
+            try Task.checkCancellation()
+            var variables = variables
+            if let pageSize { variables["limit"] = .int(Int64(pageSize)) }
+            if let nextToken { variables["nextToken"] = .string(nextToken) }
+            if !isBase, let cursor { variables["lastSync"] = .int(cursor.startedAt) }
+            let page = try PullPage(
+                await server.query(text, variables), query: query, number: report.pages + 1)
+            if report.pages == 0 { startedAt = page.startedAt }
+            if let next = page.nextToken, next == nextToken {
+                throw GQLError(
+                    .invalidResponse, "page \(report.pages + 1) of \(query) repeats the nextToken it was asked for",
+                    operation: query)
+            }
+            nextToken = page.nextToken
+            let saved = nextToken == nil && shared ? startedAt.map { OutboxStore.Cursor(startedAt: $0, takenAt: takenAt) } : nil
+            let shielded = shared ? nil : try outbox.unsentKeys(in: outbox.database)
+            let (rows, outbox, query, source) = (rows, outbox, query, "page \(report.pages + 1) of \(query)")
+            let tally = try await store.write(origin: GQLSync.origin) { tx in
+                let tally = try rows.apply(
+                    page.items, shielded: try shielded ?? outbox.unsentKeys(in: tx), in: tx, source: source)
+                if let saved { try outbox.setCursor(query, saved, in: tx) }
+                return tally
+            }
+            report.pages += 1
+            report.written += tally.written
+            report.deleted += tally.deleted
+            report.kept += tally.kept
+            progress?(report)
+        } while nextToken != nil
+        if let startedAt {
+            report.cursor = startedAt
+            if !shared {
+                let (outbox, query) = (outbox, query)
+                try await outbox.database.write { tx in
+                    try outbox.setCursor(query, OutboxStore.Cursor(startedAt: startedAt, takenAt: takenAt), in: tx)
+                }
+            }
+        }
+        return report
+    }
+
+    /// Whether `cursor` is older than the base interval at `now` (ms since 1970).
+    private func expired(_ cursor: OutboxStore.Cursor, at now: Int64) -> Bool {
+        guard let baseInterval else { return false }
+        let (seconds, attoseconds) = baseInterval.components
+        let limit = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return now - cursor.takenAt > limit
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import GQLCore
+import GQLDevServer
+import GQLNet
+import GQLStore
+import Testing
+
+@testable import GQLSync
+
+/// Live sync: subscription events into the store, and the gap filled by a delta pull after each reconnect.
+@Suite(.timeLimit(.minutes(2))) struct LiveTests {
+    /// A client with HTTP and a WebSocket that reconnects quickly.
+    static func socketClient(_ fixture: SyncFixture) -> GQLServer {
+        var configuration = GQLServer.Configuration()
+        configuration.timeout = .seconds(10)
+        configuration.reconnect = .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500))
+        return GQLServer(HTTP: fixture.server.http, WebSocket: fixture.server.webSocket, configuration: configuration)
+    }
+
+    static let subscriptions = ["OnCreateNote", "OnUpdateNote", "OnDeleteNote"]
+
+    /// Reads `events` until `predicate` holds for one; that event.
+    static func next(
+        _ events: inout AsyncStream<GQLSync.Live.Event>.Iterator, _ predicate: (GQLSync.Live.Event) -> Bool
+    ) async -> GQLSync.Live.Event? {
+        while let event = await events.next() {
+            if predicate(event) { return event }
+        }
+        return nil
+    }
+
+    static func isPull(_ event: GQLSync.Live.Event) -> Bool {
+        if case .pulled = event { return true }
+        return false
+    }
+
+    static func isApplied(_ event: GQLSync.Live.Event) -> Bool {
+        if case .applied = event { return true }
+        return false
+    }
+
+    @Test func eventsAreWrittenIntoTheStore() async throws {
+        let fixture = try await SyncFixture.make()
+        let client = Self.socketClient(fixture)
+        let db = try fixture.appDatabase()
+        let sync = try GQLSync(client, database: db, configuration: fixture.configuration())
+        try await fixture.createNotes(1...3)
+        let live = try sync.live(SyncedNote.self, subscriptions: Self.subscriptions, query: "SyncNotes")
+        var events = live.events.makeAsyncIterator()
+        // The first connection catches up with what the server had.
+        guard case .pulled(let first)? = await Self.next(&events, Self.isPull) else {
+            Issue.record("live sync ended before its first pull")
+            return
+        }
+        #expect(first.written == 3)
+
+        try await fixture.createNotes(4...4)
+        _ = await Self.next(&events, Self.isApplied)
+        #expect(try SyncedNote.fetchOne(db, key: "note-4")?.title == "title 4")
+        try await fixture.retitle("note-1", "renamed")
+        _ = await Self.next(&events, Self.isApplied)
+        #expect(try SyncedNote.fetchOne(db, key: "note-1") == SyncedNote(id: "note-1", title: "renamed", n: 1, _version: 2))
+        try await fixture.deleteNote("note-2")
+        guard case .applied(let field, _, let deleted, _)? = await Self.next(&events, Self.isApplied) else {
+            Issue.record("no delete event")
+            return
+        }
+        #expect(field == "onDeleteNote" && deleted == 1)
+        #expect(try SyncedNote.fetchAll(db, order: "n").map(\.n) == [1, 3, 4])
+
+        await live.stop()
+        #expect(await events.next() == nil)
+        await fixture.finish(sync)
+        try? await client.shutdown()
+    }
+
+    @Test func aReconnectFillsTheGapWithADeltaPull() async throws {
+        let fixture = try await SyncFixture.make()
+        let client = Self.socketClient(fixture)
+        let db = try fixture.appDatabase()
+        let sync = try GQLSync(client, database: db, configuration: fixture.configuration())
+        try await fixture.createNotes(1...4)
+        let live = try sync.live(SyncedNote.self, subscriptions: Self.subscriptions, query: "SyncNotes")
+        var events = live.events.makeAsyncIterator()
+        _ = await Self.next(&events, Self.isPull)
+        #expect(try SyncedNote.count(db) == 4)
+
+        // The server goes away; its data changes while no socket can hear it; it comes back on the same port.
+        let lost = Task {
+            for await state in client.connectionStates {
+                if case .reconnecting = state { return true }
+            }
+            return false
+        }
+        await fixture.server.stop()
+        #expect(await lost.value)
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded()) + 1
+        let server = try GQLDatabase(path: fixture.server.databasePath)
+        try await server.execute(
+            "UPDATE Note SET title = 'while down', _version = _version + 1, _lastChangedAt = ? WHERE id = 'note-1'",
+            [now])
+        try await server.execute(
+            "UPDATE Note SET _deleted = 1, _version = _version + 1, _lastChangedAt = ? WHERE id = 'note-2'", [now])
+        try await server.execute(
+            """
+            INSERT INTO Note (id, title, n, createdAt, updatedAt, _version, _deleted, _lastChangedAt)
+            VALUES ('note-9', 'born while down', 9, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 1, 0, ?)
+            """, [now])
+        try await server.close()
+        try await fixture.server.start()
+
+        guard case .pulled(let gap)? = await Self.next(&events, Self.isPull) else {
+            Issue.record("no pull after the reconnect")
+            return
+        }
+        #expect(gap.kind == .delta)
+        #expect(gap.written == 2 && gap.deleted == 1)
+        #expect(try SyncedNote.fetchOne(db, key: "note-1")?.title == "while down")
+        #expect(try SyncedNote.fetchOne(db, key: "note-2") == nil)
+        #expect(try SyncedNote.fetchOne(db, key: "note-9")?.title == "born while down")
+
+        // Subscriptions are live again after the reconnect.
+        try await fixture.createNotes(10...10)
+        _ = await Self.next(&events, Self.isApplied)
+        #expect(try SyncedNote.fetchOne(db, key: "note-10") != nil)
+        await live.stop()
+        await fixture.finish(sync)
+        try? await client.shutdown()
+    }
+
+    @Test func liveNeedsSubscriptionsOverAWebSocket() async throws {
+        let fixture = try await SyncFixture.make()
+        let db = try fixture.appDatabase()
+        let sync = try GQLSync(fixture.client, database: db, configuration: fixture.configuration())
+        #expect(throws: GQLError.self) { try sync.live(SyncedNote.self, subscriptions: Self.subscriptions) }
+        let client = Self.socketClient(fixture)
+        let socketSync = try GQLSync(
+            client, database: db, configuration: fixture.configuration { $0.name = "socket" })
+        #expect(throws: GQLError.self) { try socketSync.live(SyncedNote.self, subscriptions: ["SyncNotes"]) }
+        #expect(throws: GQLError.self) { try socketSync.live(SyncedNote.self, subscriptions: []) }
+        await fixture.finish(sync, socketSync)
+        try? await client.shutdown()
+    }
+}
