@@ -19,8 +19,10 @@ import Testing
             let scratch = try TemporaryDirectory()
             try await body(
                 scratch,
-                ["--domain", "tenant.test", "--client-id", "cli-app", "--base-url", peer.ready, "--token-file",
-                 scratch.path("tokens.json")])
+                [
+                    "--domain", "tenant.test", "--client-id", "cli-app", "--base-url", peer.ready, "--token-file",
+                    scratch.path("tokens.json"),
+                ])
         }
     }
 
@@ -45,7 +47,9 @@ import Testing
             let remembered = try String(contentsOfFile: scratch.path("tokens.json.tenant"), encoding: .utf8)
             #expect(remembered.contains("tenant.test"))
 
-            #expect(try await CLIProcess.succeed(["auth", "check-password", "--password", Self.password] + tokenFile) == "password ok\n")
+            #expect(
+                try await CLIProcess.succeed(["auth", "check-password", "--password", Self.password] + tokenFile)
+                    == "password ok\n")
             let wrong = try await CLIProcess.fail(["auth", "check-password", "--password", "not-it-31"] + tokenFile)
             #expect(wrong.contains("wrong e-mail or password"))
             #expect(!wrong.contains("not-it-31"))
@@ -64,12 +68,14 @@ import Testing
 
     @Test func aClientSecretChangesThePasswordAndNeverReachesAFile() async throws {
         try await Self.withTenant { scratch, flags in
-            _ = try await CLIProcess.succeed(["auth", "signup", "--email", "bob@example.com", "--password", Self.password] + flags)
+            _ = try await CLIProcess.succeed(
+                ["auth", "signup", "--email", "bob@example.com", "--password", Self.password] + flags)
             let withSecret = flags + ["--client-secret", Self.secret]
             let weak = try await CLIProcess.fail(["auth", "update-password", "--password", "short"] + withSecret)
             #expect(weak.contains("policy"))
             #expect(
-                try await CLIProcess.succeed(["auth", "update-password", "--password", "a brand new password"] + withSecret)
+                try await CLIProcess.succeed(
+                    ["auth", "update-password", "--password", "a brand new password"] + withSecret)
                     == "password changed\n")
             _ = try await CLIProcess.succeed(
                 ["auth", "signin", "--email", "bob@example.com", "--password", "a brand new password"] + withSecret)
@@ -87,25 +93,36 @@ import Testing
             "auth0_peer.py", ["--domain", "tenant.test", "--client-id", "cli-app", "--client-secret", Self.secret]
         ) { peer in
             let scratch = try TemporaryDirectory()
-            let (jwks, _) = try await URLSession.shared.data(from: try #require(URL(string: peer.ready + "/.well-known/jwks.json")))
+            let (jwks, _) = try await URLSession.shared.data(
+                from: try #require(URL(string: peer.ready + "/.well-known/jwks.json")))
             try jwks.write(to: URL(fileURLWithPath: scratch.path("jwks.json")))
             let server = try await ServeProcess.start(
-                ["--port", "0", "--jwks", scratch.path("jwks.json"), "--issuer", "https://tenant.test/", "--audience",
-                 "https://api.test/"])
+                [
+                    "--port", "0", "--jwks", scratch.path("jwks.json"), "--issuer", "https://tenant.test/",
+                    "--audience",
+                    "https://api.test/",
+                ])
             let tokenFile = scratch.path("tokens.json")
             _ = try await CLIProcess.succeed(
-                ["auth", "signup", "--email", "cat@example.com", "--password", Self.password, "--domain", "tenant.test",
-                 "--client-id", "cli-app", "--base-url", peer.ready, "--audience", "https://api.test/", "--token-file",
-                 tokenFile])
+                [
+                    "auth", "signup", "--email", "cat@example.com", "--password", Self.password, "--domain",
+                    "tenant.test",
+                    "--client-id", "cli-app", "--base-url", peer.ready, "--audience", "https://api.test/",
+                    "--token-file",
+                    tokenFile,
+                ])
             let query = "{ listObjects { items { objectId } } }"
             let refused = try await CLIProcess.fail(["query", "--url", server.http, query])
             #expect(refused.contains("401"))
-            let answer = try await CLIProcess.succeed(["query", "--url", server.http, "--auth-token-file", tokenFile, query])
+            let answer = try await CLIProcess.succeed([
+                "query", "--url", server.http, "--auth-token-file", tokenFile, query,
+            ])
             #expect(answer.contains("listObjects"))
 
             // The next token is already expired for the server, not for GQLAuth: a 401, one refresh, a retry.
             let stats = { () async throws -> [String: Int] in
-                let (data, _) = try await URLSession.shared.data(from: try #require(URL(string: peer.ready + "/test/stats")))
+                let (data, _) = try await URLSession.shared.data(
+                    from: try #require(URL(string: peer.ready + "/test/stats")))
                 return try JSONDecoder().decode([String: Int].self, from: data)
             }
             var configure = URLRequest(url: try #require(URL(string: peer.ready + "/test/config")))
@@ -117,7 +134,9 @@ import Testing
             configure.httpBody = Data(#"{"access_exp_offset": 0}"#.utf8)
             _ = try await URLSession.shared.data(for: configure)
             let refreshes = try await stats()["token_refresh"] ?? 0
-            let retried = try await CLIProcess.succeed(["query", "--url", server.http, "--auth-token-file", tokenFile, query])
+            let retried = try await CLIProcess.succeed([
+                "query", "--url", server.http, "--auth-token-file", tokenFile, query,
+            ])
             #expect(retried.contains("listObjects"))
             #expect(try await stats()["token_refresh"] == refreshes + 1)
             _ = try await server.stop()
@@ -130,8 +149,10 @@ import Testing
             ["auth", "whoami", "--token-file", scratch.path("none.json")], status: 64)
         #expect(noTenant.contains("GQL_AUTH_DOMAIN"))
         let noPassword = try await CLIProcess.fail(
-            ["auth", "signin", "--email", "a@example.com", "--domain", "d", "--client-id", "c", "--token-file",
-             scratch.path("none.json")], status: 64)
+            [
+                "auth", "signin", "--email", "a@example.com", "--domain", "d", "--client-id", "c", "--token-file",
+                scratch.path("none.json"),
+            ], status: 64)
         #expect(noPassword.contains("GQL_AUTH_PASSWORD"))
     }
 }

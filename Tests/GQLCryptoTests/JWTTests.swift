@@ -65,14 +65,18 @@ import Testing
         expectRefusal("expired at 1000 (now 1030, leeway 30 s)") {
             try verifier.verify(token, key: key, now: Date(timeIntervalSince1970: 1030))
         }
-        expectRefusal("not valid before 500") { try verifier.verify(token, key: key, now: Date(timeIntervalSince1970: 469)) }
+        expectRefusal("not valid before 500") {
+            try verifier.verify(token, key: key, now: Date(timeIntervalSince1970: 469))
+        }
         let noExpiry = try JWTSigner.hs256(["sub": "x"], secret: "s3cret")
         expectRefusal("no expiry (exp)") { try verifier.verify(noExpiry, key: key, now: Date()) }
         try JWTVerifier(requiresExpiry: false).verify(noExpiry, key: key, now: Date())
         let textExpiry = try JWTSigner.hs256(["exp": "tomorrow"], secret: "s3cret")
         expectRefusal("\"exp\" is not a number") { try verifier.verify(textExpiry, key: key, now: Date()) }
         let future = try JWTSigner.hs256(["exp": 5000, "iat": 2000], secret: "s3cret")
-        expectRefusal("issued in the future") { try verifier.verify(future, key: key, now: Date(timeIntervalSince1970: 1000)) }
+        expectRefusal("issued in the future") {
+            try verifier.verify(future, key: key, now: Date(timeIntervalSince1970: 1000))
+        }
     }
 
     @Test func issuerAndAudienceAreChecked() throws {
@@ -83,14 +87,17 @@ import Testing
             try JWTSigner.hs256(claims.merging(["exp": 200]) { a, _ in a }, secret: "s3cret")
         }
         try verifier.verify(try token(["iss": "https://tenant.example/", "aud": "client-1"]), key: key, now: now)
-        try verifier.verify(try token(["iss": "https://tenant.example/", "aud": ["api", "client-1"]]), key: key, now: now)
+        try verifier.verify(
+            try token(["iss": "https://tenant.example/", "aud": ["api", "client-1"]]), key: key, now: now)
         expectRefusal("another audience") {
             try verifier.verify(try token(["iss": "https://tenant.example/", "aud": "client-2"]), key: key, now: now)
         }
         expectRefusal("another audience") {
             try verifier.verify(try token(["iss": "https://tenant.example/", "aud": ["api"]]), key: key, now: now)
         }
-        expectRefusal("no audience") { try verifier.verify(try token(["iss": "https://tenant.example/"]), key: key, now: now) }
+        expectRefusal("no audience") {
+            try verifier.verify(try token(["iss": "https://tenant.example/"]), key: key, now: now)
+        }
         expectRefusal("issuer is not https://tenant.example/") {
             try verifier.verify(try token(["iss": "https://evil.example/", "aud": "client-1"]), key: key, now: now)
         }
@@ -134,7 +141,9 @@ import Testing
         let rsa = try Self.rfcRSAKey()
         let claims: GQLValues = ["iss": "joe", "exp": 1_300_819_380]
         let unsigned = try JWTSigner.sign(header: ["alg": "none"], claims: claims) { _ in [] }
-        expectRefusal("unsigned (alg \"none\")") { try JWTVerifier().verify(unsigned, key: .rsa(rsa), now: Self.beforeExpiry) }
+        expectRefusal("unsigned (alg \"none\")") {
+            try JWTVerifier().verify(unsigned, key: .rsa(rsa), now: Self.beforeExpiry)
+        }
         expectRefusal("unsigned (alg \"none\")") {
             try JWTVerifier().verify(unsigned, key: try JWTKey.secret(""), now: Self.beforeExpiry)
         }
@@ -149,7 +158,9 @@ import Testing
         expectRefusal("signed with RS256, the key checks HS256 only") {
             try JWTVerifier().verify(RFC7515.rs256Token, key: try Self.rfcHMACKey(), now: Self.beforeExpiry)
         }
-        let critical = try JWTSigner.sign(header: ["alg": "HS256", "crit": ["b64"], "b64": false], claims: claims) { _ in [] }
+        let critical = try JWTSigner.sign(header: ["alg": "HS256", "crit": ["b64"], "b64": false], claims: claims) {
+            _ in []
+        }
         expectRefusal("critical (b64)") { _ = try JWT(compact: critical) }
     }
 
@@ -208,13 +219,17 @@ import Testing
     }
 
     @Test func malformedKeysAreErrors() throws {
-        #expect(throws: GQLError.self) { try JWKSet(json: Data(#"{"keys": [{"kty": "RSA", "kid": "a", "n": "?", "e": "AQAB"}]}"#.utf8)) }
+        #expect(throws: GQLError.self) {
+            try JWKSet(json: Data(#"{"keys": [{"kty": "RSA", "kid": "a", "n": "?", "e": "AQAB"}]}"#.utf8))
+        }
         #expect(throws: GQLError.self) { try JWKSet(json: Data(#"{"nokeys": []}"#.utf8)) }
         // RS256 needs 2,048 bits at least: RFC 7518 §3.3.
         let shortModulus = [UInt8](repeating: 0xc5, count: 128)
         let error = #expect(throws: GQLError.self) { try RSAPublicKey(modulus: shortModulus, exponent: [1, 0, 1]) }
         #expect(error?.message.contains("1024 bits is too short") == true)
-        #expect(throws: GQLError.self) { try RSAPublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----") }
+        #expect(throws: GQLError.self) {
+            try RSAPublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")
+        }
         #expect(throws: GQLError.self) { try RSAPrivateKey(pem: "not a key") }
         let pem = try RSAPrivateKey.generate().pem()
         #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----"))
@@ -226,6 +241,7 @@ import Testing
     ) {
         let error = #expect(throws: GQLError.self, sourceLocation: sourceLocation) { try body() }
         #expect(error?.code == .invalidToken, sourceLocation: sourceLocation)
-        #expect(error?.message.contains(reason) == true, "\(error?.message ?? "no error")", sourceLocation: sourceLocation)
+        #expect(
+            error?.message.contains(reason) == true, "\(error?.message ?? "no error")", sourceLocation: sourceLocation)
     }
 }

@@ -49,16 +49,24 @@ import Testing
             await expectAuthError(.userExists) {
                 try await auth.signUp(email: "ann@example.com", password: AuthTenant.password)
             }
-            let weak = await expectAuthError(.passwordTooWeak) { try await auth.signUp(email: "bob@example.com", password: "short") }
+            let weak = await expectAuthError(.passwordTooWeak) {
+                try await auth.signUp(email: "bob@example.com", password: "short")
+            }
             #expect(weak?.message.contains("Password is too weak") == true)
 
             try await tenant.configure(["block": ["ann@example.com"]])
-            await expectAuthError(.blocked) { try await auth.signIn(email: "ann@example.com", password: AuthTenant.password) }
+            await expectAuthError(.blocked) {
+                try await auth.signIn(email: "ann@example.com", password: AuthTenant.password)
+            }
 
             for _ in 0..<10 {
-                await expectAuthError(.wrongCredentials) { try await auth.signIn(email: "eve@example.com", password: "guess-1234") }
+                await expectAuthError(.wrongCredentials) {
+                    try await auth.signIn(email: "eve@example.com", password: "guess-1234")
+                }
             }
-            await expectAuthError(.tooManyAttempts) { try await auth.signIn(email: "eve@example.com", password: "guess-1234") }
+            await expectAuthError(.tooManyAttempts) {
+                try await auth.signIn(email: "eve@example.com", password: "guess-1234")
+            }
 
             let signedOut = tenant.auth()
             await expectAuthError(.signedOut) { _ = try await signedOut.accessToken() }
@@ -144,14 +152,17 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: path))
             #expect(!tenant.auth(tokens: .file(path)).isSignedIn)
             // Nothing but the file is left behind: every write renamed its temporary file.
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("nested").path) == [])
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("nested").path)
+                    == [])
             try await second.shutdown()
             try await third.shutdown()
         }
     }
 
     @Test func aCorruptTokenFileIsAnErrorUntilTheNextSignIn() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gqlauth-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gqlauth-\(UUID().uuidString).json")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: path))
         try await AuthTenant.with { tenant in
@@ -189,7 +200,9 @@ import Testing
             try await tenant.signedIn("static@example.com").shutdown()
             GQLAuth.setup(AuthTenant.domain, AuthTenant.clientId, nil, baseURL: tenant.peer.ready)
             let error: (any Error)? = await withCheckedContinuation { continuation in
-                GQLAuth.signIn(email: "static@example.com", password: AuthTenant.password) { continuation.resume(returning: $0) }
+                GQLAuth.signIn(email: "static@example.com", password: AuthTenant.password) {
+                    continuation.resume(returning: $0)
+                }
             }
             #expect(error == nil)
             #expect(GQLAuth.userId()?.hasPrefix("auth0|") == true)
@@ -202,7 +215,8 @@ import Testing
             }
             #expect(token?.hasPrefix("at-") == true)
             let update: GQLAuth.PasswordUpdate? = await withCheckedContinuation { continuation in
-                GQLAuth.updatePassword(password: "unused here") { outcome, _ in continuation.resume(returning: outcome) }
+                GQLAuth.updatePassword(password: "unused here") { outcome, _ in continuation.resume(returning: outcome)
+                }
             }
             #expect(update == .emailSent)
             await withCheckedContinuation { continuation in GQLAuth.signOut { continuation.resume() } }

@@ -76,7 +76,8 @@ import Testing
     }
 
     @Test func aRefusedRefreshTokenSignsOut() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gqlauth-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gqlauth-\(UUID().uuidString).json")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try await AuthTenant.with { tenant in
             let auth = try await tenant.signedIn(tokens: .file(path))
@@ -157,7 +158,9 @@ import Testing
             #expect(try await tenant.count("jwks") == 1, "cached")
             try await tenant.configure(["rotate_key": true])
             // Right after a fetch an unknown kid is refused without asking again (no fetch per forged kid) …
-            await expectAuthError(.invalidToken) { try await auth.signIn(email: "ann@example.com", password: AuthTenant.password) }
+            await expectAuthError(.invalidToken) {
+                try await auth.signIn(email: "ann@example.com", password: AuthTenant.password)
+            }
             #expect(try await tenant.count("jwks") == 1)
             // … and fetched once the interval has passed.
             tenant.clock.advance(31)

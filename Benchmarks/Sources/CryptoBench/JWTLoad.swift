@@ -1,5 +1,5 @@
-@_spi(Benchmarks) import GQLCrypto
 import Foundation
+@_spi(Benchmarks) import GQLCrypto
 import GQLServices
 
 /// One algorithm's rounds: GQLCrypto's full verification and signature floor, then PyJWT's and Python's floor, on
@@ -11,7 +11,9 @@ struct JWTLoad {
     static let audience = "bench-client"
 
     func run() throws {
-        let bench = try JWTBenchmark(algorithm: algorithm, secret: "bench-secret-0123456789-abcdefghij", issuer: Self.issuer, audience: Self.audience)
+        let bench = try JWTBenchmark(
+            algorithm: algorithm, secret: "bench-secret-0123456789-abcdefghij", issuer: Self.issuer,
+            audience: Self.audience)
         var tokens: [String] = []
         var expectedSubs: [String] = []
         var expectedIndices: [String] = []
@@ -29,7 +31,8 @@ struct JWTLoad {
             }
             tokens.append(token)
         }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cryptobench-\(UUID().uuidString).json")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cryptobench-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         var spec: GQLValues = [
             "alg": .string(algorithm), "issuer": .string(Self.issuer), "audience": .string(Self.audience),
@@ -51,10 +54,14 @@ struct JWTLoad {
                 if let sub = bench.verify(token, now: now) { subs.append(sub) }
             }
             let ours = Double(tokens.count) / (ContinuousClock.now - started).seconds
-            guard subs == expectedSubs else { throw BenchError("GQLCrypto accepted other \(algorithm) tokens than expected") }
+            guard subs == expectedSubs else {
+                throw BenchError("GQLCrypto accepted other \(algorithm) tokens than expected")
+            }
             var valid: [String] = []
             started = ContinuousClock.now
-            for (index, token) in prepared.enumerated() where bench.verifySignature(token) { valid.append(String(index)) }
+            for (index, token) in prepared.enumerated() where bench.verifySignature(token) {
+                valid.append(String(index))
+            }
             let oursFloor = Double(tokens.count) / (ContinuousClock.now - started).seconds
             guard valid == expectedIndices else { throw BenchError("GQLCrypto's \(algorithm) floor disagrees") }
             // Python, on the same file.
@@ -77,7 +84,8 @@ struct JWTLoad {
     }
 
     /// Runs the Python side in `mode` and returns its rate, after checking what it accepted.
-    static func python(_ file: URL, _ mode: String, expect: [String], count: Int, _ algorithm: String) throws -> Double {
+    static func python(_ file: URL, _ mode: String, expect: [String], count: Int, _ algorithm: String) throws -> Double
+    {
         let lines = try Peers.run("Benchmarks/Server/jwt_bench_peer.py", [file.path, mode]).split(separator: "\n")
         guard let first = lines.first, let seconds = Double(first), seconds > 0 else {
             throw BenchError("jwt_bench_peer.py \(mode) answered \(lines.prefix(2))")
@@ -127,13 +135,15 @@ struct Rounds {
     private static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     func line(_ label: String) -> String {
         let ratios = zip(ours, theirs).map { $0 / $1 }
         return label.padding(toLength: 38, withPad: " ", startingAt: 0)
-            + String(format: "%10.0f/s %16.0f/s  %6.2f× (rounds %.2f–%.2f)", Self.median(ours), Self.median(theirs),
+            + String(
+                format: "%10.0f/s %16.0f/s  %6.2f× (rounds %.2f–%.2f)", Self.median(ours), Self.median(theirs),
                 Self.median(ratios), ratios.min() ?? 0, ratios.max() ?? 0)
     }
 }

@@ -58,7 +58,8 @@ struct AuthOptions: ParsableArguments {
     /// The client these options describe, and the tenant settings it was made from.
     func auth(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> (GQLAuth, Tenant) {
         let path = try tokenPath(environment: environment)
-        let remembered = try? JSONDecoder().decode(Tenant.self, from: Data(contentsOf: URL(fileURLWithPath: path + ".tenant")))
+        let remembered = try? JSONDecoder().decode(
+            Tenant.self, from: Data(contentsOf: URL(fileURLWithPath: path + ".tenant")))
         guard let domain = Self.value(domain, "GQL_AUTH_DOMAIN", environment) ?? remembered?.domain else {
             throw ValidationError("no Auth0 tenant: pass --domain or set GQL_AUTH_DOMAIN")
         }
@@ -86,7 +87,8 @@ struct AuthOptions: ParsableArguments {
     func remember(_ tenant: Tenant) throws {
         let path = try tokenPath() + ".tenant"
         let data = try JSONEncoder().encode(tenant)
-        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
             throw CLIError("cannot write \(path)")
         }
     }

@@ -78,7 +78,10 @@ package struct JWKSet: Sendable {
     package func json() throws -> String {
         let entries: [GQLValue] = keys.map { entry in
             let (n, e) = entry.key.components
-            var jwk: GQLValues = ["kty": "RSA", "use": "sig", "alg": "RS256", "n": .string(Base64URL.encode(n)), "e": .string(Base64URL.encode(e))]
+            var jwk: GQLValues = [
+                "kty": "RSA", "use": "sig", "alg": "RS256", "n": .string(Base64URL.encode(n)),
+                "e": .string(Base64URL.encode(e)),
+            ]
             if let id = entry.id { jwk["kid"] = .string(id) }
             return .object(jwk)
         }

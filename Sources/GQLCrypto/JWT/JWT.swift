@@ -42,17 +42,23 @@ package struct JWT: Sendable {
             throw Self.invalid("the token is \(bytes.count) bytes long; at most \(Self.maximumLength) are accepted")
         }
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count != 5 else { throw Self.invalid("the token is encrypted (JWE); only signed tokens are accepted") }
+        guard parts.count != 5 else {
+            throw Self.invalid("the token is encrypted (JWE); only signed tokens are accepted")
+        }
         guard parts.count == 3 else {
             throw Self.invalid("the token has \(parts.count) dot-separated parts; a signed JWT has 3")
         }
         let header = try Self.object(parts[0], "header")
-        guard case .string(let algorithm)? = header["alg"] else { throw Self.invalid("the header has no \"alg\" string") }
+        guard case .string(let algorithm)? = header["alg"] else {
+            throw Self.invalid("the header has no \"alg\" string")
+        }
         if let critical = header["crit"] {
             let names = critical.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? "?"
             throw Self.invalid("the header marks extensions as critical (\(names)); none are supported")
         }
-        if let kid = header["kid"], kid.stringValue == nil { throw Self.invalid("the header's \"kid\" is not a string") }
+        if let kid = header["kid"], kid.stringValue == nil {
+            throw Self.invalid("the header's \"kid\" is not a string")
+        }
         self.header = header
         self.algorithm = algorithm
         self.keyId = header["kid"]?.stringValue

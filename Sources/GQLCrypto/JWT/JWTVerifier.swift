@@ -107,7 +107,9 @@ package struct JWTVerifier: Sendable {
             case .string(let one)?: audiences = [one]
             case .array(let many)?:
                 audiences = many.compactMap(\.stringValue)
-                guard audiences.count == many.count else { throw JWT.invalid("the token's audience list holds a non-string") }
+                guard audiences.count == many.count else {
+                    throw JWT.invalid("the token's audience list holds a non-string")
+                }
             case nil: throw JWT.invalid("the token names no audience (aud)")
             default: throw JWT.invalid("the token's audience (aud) is neither a string nor an array")
             }
@@ -120,7 +122,8 @@ package struct JWTVerifier: Sendable {
         }
         if let expiry = try Self.date(claims, "exp") {
             guard time < expiry + leeway else {
-                throw JWT.invalid("the token expired at \(Self.text(expiry)) (now \(Self.text(time)), leeway \(Int(leeway)) s)")
+                throw JWT.invalid(
+                    "the token expired at \(Self.text(expiry)) (now \(Self.text(time)), leeway \(Int(leeway)) s)")
             }
         } else if requiresExpiry {
             throw JWT.invalid("the token has no expiry (exp)")

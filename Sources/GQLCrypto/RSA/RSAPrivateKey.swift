@@ -72,7 +72,9 @@ package final class RSAPrivateKey: @unchecked Sendable {
         }
         var signature = [UInt8](repeating: 0, count: length)
         let ok = signature.withUnsafeMutableBufferPointer { out in
-            message.withUnsafeBufferPointer { EVP_DigestSign(context, out.baseAddress, &length, $0.baseAddress, $0.count) }
+            message.withUnsafeBufferPointer {
+                EVP_DigestSign(context, out.baseAddress, &length, $0.baseAddress, $0.count)
+            }
         }
         guard ok == 1 else {
             OpenSSLBIO.clearErrors()

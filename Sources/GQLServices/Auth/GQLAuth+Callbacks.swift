@@ -85,7 +85,8 @@ extension GQLAuth {
         _ domain: String, _ clientId: String, _ clientSecret: String? = nil, tokens: Storage = .memory,
         baseURL: String? = nil
     ) {
-        let auth = GQLAuth(domain: domain, clientId: clientId, clientSecret: clientSecret, tokens: tokens, baseURL: baseURL)
+        let auth = GQLAuth(
+            domain: domain, clientId: clientId, clientSecret: clientSecret, tokens: tokens, baseURL: baseURL)
         sharedInstance.withLock { $0 = auth }
     }
 

@@ -24,8 +24,10 @@ extension GQLAuth {
         do {
             try await rest.invoke(
                 .post, "dbconnections/signup",
-                json: ["client_id": .string(clientId), "email": .string(email), "password": .string(password),
-                       "connection": .string(connection)])
+                json: [
+                    "client_id": .string(clientId), "email": .string(email), "password": .string(password),
+                    "connection": .string(connection),
+                ])
         } catch {
             throw Auth0Failure.map(error, .signUp)
         }
@@ -114,7 +116,8 @@ extension GQLAuth {
         guard let userId = userId() else { throw GQLError(.signedOut, "updatePassword needs a signed-in user") }
         guard clientSecret != nil else {
             guard let email = email() else {
-                throw GQLError(.signedOut, "updatePassword needs the user's e-mail in the ID token to send the reset e-mail")
+                throw GQLError(
+                    .signedOut, "updatePassword needs the user's e-mail in the ID token to send the reset e-mail")
             }
             do {
                 try await rest.invoke(

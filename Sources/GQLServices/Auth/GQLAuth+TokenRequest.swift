@@ -24,17 +24,21 @@ extension GQLAuth {
         do {
             answer = try await rest.invoke(.post, "oauth/token", form: form)
         } catch let error as GQLError where error.code == .invalidResponse {
-            throw GQLError(.invalidResponse, "Auth0's answer to the \(step.rawValue) is not JSON", operation: "oauth/token")
+            throw GQLError(
+                .invalidResponse, "Auth0's answer to the \(step.rawValue) is not JSON", operation: "oauth/token")
         } catch {
             throw Auth0Failure.map(error, step)
         }
         guard case .string(let accessToken)? = answer["access_token"], !accessToken.isEmpty else {
-            throw GQLError(.invalidResponse, "Auth0's answer to the \(step.rawValue) has no access_token", operation: "oauth/token")
+            throw GQLError(
+                .invalidResponse, "Auth0's answer to the \(step.rawValue) has no access_token", operation: "oauth/token"
+            )
         }
         let lifetime = answer["expires_in"]?.doubleValue ?? answer["expires_in"]?.stringValue.flatMap(Double.init)
         guard let lifetime, lifetime.isFinite, lifetime > 0 else {
             throw GQLError(
-                .invalidResponse, "Auth0's answer to the \(step.rawValue) has no positive expires_in", operation: "oauth/token")
+                .invalidResponse, "Auth0's answer to the \(step.rawValue) has no positive expires_in",
+                operation: "oauth/token")
         }
         return TokenAnswer(
             accessToken: accessToken, idToken: answer["id_token"]?.stringValue,

@@ -18,7 +18,9 @@ extension GQLAuth {
         /// The token type, `Bearer`.
         public var tokenType: String
 
-        public init(accessToken: String, idToken: String, refreshToken: String?, expiresAt: Date, tokenType: String = "Bearer") {
+        public init(
+            accessToken: String, idToken: String, refreshToken: String?, expiresAt: Date, tokenType: String = "Bearer"
+        ) {
             self.accessToken = accessToken
             self.idToken = idToken
             self.refreshToken = refreshToken
@@ -34,7 +36,8 @@ extension GQLAuth {
         public var debugDescription: String { description }
 
         public var customMirror: Mirror {
-            Mirror(self, children: ["expiresAt": expiresAt, "hasRefreshToken": refreshToken != nil], displayStyle: .struct)
+            Mirror(
+                self, children: ["expiresAt": expiresAt, "hasRefreshToken": refreshToken != nil], displayStyle: .struct)
         }
     }
 

@@ -115,7 +115,9 @@ public final class GQLAuth: Sendable {
     func keep(_ tokens: Tokens, claims: GQLValues?, newSession: Bool = false, ifSession session: Int? = nil) throws {
         try state.withLock { state in
             if let session, session != state.session {
-                guard state.tokens != nil else { throw GQLError(.signedOut, "signed out while the tokens were refreshed") }
+                guard state.tokens != nil else {
+                    throw GQLError(.signedOut, "signed out while the tokens were refreshed")
+                }
                 return
             }
             try store.save(tokens)
@@ -158,7 +160,8 @@ extension GQLAuth: CustomStringConvertible, CustomReflectable {
         Mirror(
             self,
             children: [
-                "domain": domain, "clientId": clientId, "connection": connection, "hasClientSecret": clientSecret != nil,
+                "domain": domain, "clientId": clientId, "connection": connection,
+                "hasClientSecret": clientSecret != nil,
                 "isSignedIn": isSignedIn,
             ], displayStyle: .class)
     }

@@ -37,13 +37,15 @@ final class IDTokenVerifier: Sendable {
         case "HS256":
             guard let hmacKey else {
                 throw GQLError(
-                    .invalidToken, "JWT refused: the ID token is HS256 but this GQLAuth has no client secret to check it")
+                    .invalidToken,
+                    "JWT refused: the ID token is HS256 but this GQLAuth has no client secret to check it")
             }
             key = hmacKey
         case "RS256":
             key = try await rsaKey(for: jwt, now: now)
         default:
-            throw GQLError(.invalidToken, "JWT refused: the ID token is signed with \(jwt.algorithm); RS256 or HS256 expected")
+            throw GQLError(
+                .invalidToken, "JWT refused: the ID token is signed with \(jwt.algorithm); RS256 or HS256 expected")
         }
         try claims.verify(jwt, key: key, now: now)
         return jwt.claims
@@ -54,7 +56,9 @@ final class IDTokenVerifier: Sendable {
         if let cached {
             if let key = try? cached.key(for: jwt) { return key }
             // An unknown kid right after a fetch is refused without asking again.
-            if let fetchedAt, abs(now.timeIntervalSince(fetchedAt)) < refetchInterval { return try cached.key(for: jwt) }
+            if let fetchedAt, abs(now.timeIntervalSince(fetchedAt)) < refetchInterval {
+                return try cached.key(for: jwt)
+            }
         }
         return try await fetch(now: now).key(for: jwt)
     }
