@@ -151,6 +151,23 @@ import Testing
         }
     }
 
+    @Test func concurrentSignInsFetchTheJWKSOnce() async throws {
+        try await AuthTenant.with { tenant in
+            try await tenant.signedIn().shutdown()
+            let jwksBefore = try await tenant.count("jwks")
+            let auth = tenant.auth()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try await auth.signIn(email: "ann@example.com", password: AuthTenant.password) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(auth.isSignedIn)
+            #expect(try await tenant.count("jwks") == jwksBefore + 1)
+            try await auth.shutdown()
+        }
+    }
+
     @Test func theJWKSIsCachedAndFetchedAgainForANewKey() async throws {
         try await AuthTenant.with { tenant in
             let auth = try await tenant.signedIn()
