@@ -109,7 +109,7 @@ let package = Package(
         ),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore", "GQLTestSupport"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
-        .testTarget(name: "GQLCLITests", dependencies: ["GQLStore", "GQLCrypto", "GQLTestSupport"]),
+        .testTarget(name: "GQLCLITests", dependencies: ["GQLStore", "GQLSync", "GQLCrypto", "GQLTestSupport"]),
         .testTarget(
             name: "GQLNetTests",
             dependencies: [

@@ -34,6 +34,10 @@ struct DemoCommandTests {
         "                       onUpdateObjects demo-1 \"Hello again\" 2 (_version 2)",
         "   HTTP listObjects without x-api-key -> 401",
         "   server.shutdown() -> stopped",
+        "8. Offline sync (GQLSync)",
+        "   server down: 3 local writes, each with sync.steady(…, in: tx) -> pending 3, offline",
+        "   server started on the same port, drain() -> pending 0, server has demo-s1, demo-s2, demo-s3",
+        "   another client edits demo-s2; pull(Object.self, query: \"SyncObjects\") -> base, 3 written: demo-s2 \"Call Ann at 5\" (_version 2)",
         "Removed the temporary database.",
     ]
 

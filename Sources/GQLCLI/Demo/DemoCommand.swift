@@ -11,7 +11,8 @@ struct DemoCommand: AsyncParsableCommand {
             Defines a User object and walks through the object verbs, the dictionary API, transactions, \
             observers, migrations and automatic columns, printing each step; then starts the embedded \
             GraphQL server (what gql-cli serve runs) and drives it with the GQLNet client, GQLServer: \
-            subscriptions over AppSync's real-time WebSocket, objects created and updated over HTTP. The database is a temporary file, removed at the end unless \
+            subscriptions over AppSync's real-time WebSocket, objects created and updated over HTTP; and GQLSync: changes queued while the server is down, \
+            delivered when it starts, and a delta pull. The database is a temporary file, removed at the end unless \
             --keep names where to keep it.
             """
     )
@@ -34,6 +35,8 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             try await DemoTour(path: path).run()
             try await DemoServerTour().run()
+            try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+            try await DemoSyncTour(path: directory.appendingPathComponent("sync.sqlite").path).run()
         } catch {
             throw CLIError("the demo stopped", error)
         }

@@ -4,7 +4,7 @@ import ArgumentParser
 struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Queue mutations in a GQLSync outbox and deliver them.",
-        subcommands: [EnqueueLoop.self]
+        abstract: "Deliver a GQLSync outbox, pull server changes, and manage failed items.",
+        subcommands: [Status.self, Push.self, Pull.self, Failed.self, Retry.self, Drop.self, EnqueueLoop.self]
     )
 }

@@ -1,0 +1,90 @@
+import Foundation
+import GQLStore
+import GQLSync
+import Testing
+
+/// `gql-cli sync status|push|pull|failed|retry|drop` on an app database whose outbox was filled by a GQLSync
+/// engine, against a `gql-cli serve` child process.
+@Suite(.timeLimit(.minutes(3)))
+struct SyncCommandTests {
+    static let create = "mutation CreateObjects($input: CreateObjectsInput!) { createObjects(input: $input) { objectId } }"
+
+    /// An app database with an `Objects` table and five queued creates, the third of which the server refuses.
+    static func queuedDatabase(_ path: String, url: String) async throws {
+        let queries = GQLQuery()
+        try queries.load(create, sourceName: "sync-cli-tests")
+        var configuration = GQLSync.Configuration()
+        configuration.name = "cli"
+        configuration.queries = queries
+        configuration.inputArgument = "input"
+        configuration.delivers = false
+        let db = try GQLDatabase(path: path)
+        try await db.execute("CREATE TABLE Objects (objectId TEXT PRIMARY KEY, text TEXT, number INTEGER)")
+        let server = GQLServer(HTTP: url)
+        let sync = try GQLSync(server, database: db, configuration: configuration)
+        for n in 1...5 {
+            let number: any GQLValueConvertible = n == 3 ? "three" : n
+            try await sync.steady("CreateObjects", ["objectId": "o-\(n)", "text": "object \(n)", "number": number])
+        }
+        try await sync.shutdown()
+        try await server.shutdown()
+        try await db.close()
+    }
+
+    @Test func pushFailedRetryDropAndPull() async throws {
+        let serve = try await ServeProcess.start(["--port", "0"])
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        try await Self.queuedDatabase(path, url: serve.http)
+        let common = [path, "--url", serve.http, "--name", "cli"]
+
+        let before = try await CLIProcess.succeed(["sync", "status"] + common)
+        #expect(before.contains("pending 5\n") && before.contains("failed 0\n"), "\(before)")
+
+        // Not a terminal: a line per item, then the totals.
+        let pushed = try await CLIProcess.succeed(["sync", "push"] + common)
+        let lines = pushed.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("sent ") }.count == 4, "\(pushed)")
+        #expect(lines.filter { $0.hasPrefix("failed ") }.count == 1, "\(pushed)")
+        #expect(lines.last?.hasPrefix("pushed:") == true)
+
+        let failed = try await CLIProcess.succeed(["sync", "failed", "--json"] + common)
+        let item = try GQLValue(json: String(failed.split(separator: "\n").first ?? ""))
+        #expect(item["name"] == "CreateObjects")
+        let id = try #require(item["id"]?.intValue)
+
+        #expect(try await CLIProcess.succeed(["sync", "retry"] + common + ["\(id)"]) == "queued \(id) again\n")
+        #expect(try await CLIProcess.succeed(["sync", "status"] + common).contains("pending 1\n"))
+        _ = try await CLIProcess.succeed(["sync", "push"] + common)
+        #expect(try await CLIProcess.succeed(["sync", "drop"] + common + ["\(id)"]) == "dropped \(id)\n")
+        let after = try await CLIProcess.succeed(["sync", "status"] + common)
+        #expect(after.contains("pending 0\n") && after.contains("failed 0\n"), "\(after)")
+        let missing = try await CLIProcess.fail(["sync", "drop"] + common + ["\(id)"])
+        #expect(missing.contains("no failed outbox item \(id)"))
+
+        // The pull reads two items a page into the table, then asks only for changes.
+        try await GQLDatabase(path: path).execute("DELETE FROM Objects")
+        let pulled = try await CLIProcess.succeed(["sync", "pull"] + common + ["--table", "Objects", "--limit", "2"])
+        #expect(pulled.split(separator: "\n").filter { $0.hasPrefix("page ") }.count == 2, "\(pulled)")
+        #expect(pulled.contains("pulled (base): 2 page(s), 4 written"), "\(pulled)")
+        let rows = try GQLDatabase(path: path).fetchAll(sql: "SELECT objectId FROM Objects ORDER BY objectId")
+        #expect(rows.compactMap { $0["objectId"]?.stringValue } == ["o-1", "o-2", "o-4", "o-5"])
+        let delta = try await CLIProcess.succeed(["sync", "pull"] + common + ["--table", "Objects"])
+        #expect(delta.contains("pulled (delta)"), "\(delta)")
+        #expect(try await CLIProcess.succeed(["sync", "status"] + common).contains("cursor SyncObjects "))
+        _ = try await serve.stop()
+    }
+
+    @Test func pushStopsWhenTheServerIsUnreachable() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        // A port nothing listens on: a server that was started and stopped.
+        let serve = try await ServeProcess.start(["--port", "0"])
+        let url = serve.http
+        _ = try await serve.stop()
+        try await Self.queuedDatabase(path, url: url)
+        let message = try await CLIProcess.fail(["sync", "push", path, "--url", url, "--name", "cli", "--timeout", "2"])
+        #expect(message.contains("unreachable"), "\(message)")
+        #expect(try await CLIProcess.succeed(["sync", "status", path, "--url", url, "--name", "cli"]).contains("pending 5\n"))
+    }
+}
