@@ -14,11 +14,21 @@ struct AuthorizationTests {
     static let onCreate = "subscription { onCreateObjects { objectId text } }"
     static let list = "{ listObjects { items { objectId } } }"
 
+    /// Generous deadlines: they bound a wait that ends with an answer, and a full parallel run on a loaded 2-core
+    /// machine has kept refused connections from being seen within the default 10 s.
+    static var patient: GQLServer.Configuration {
+        var configuration = GQLServer.Configuration()
+        configuration.connectTimeout = .seconds(60)
+        configuration.timeout = .seconds(60)
+        return configuration
+    }
+
     @Test func httpRetriesOnceWithAFreshTokenAfterA401() async throws {
         let clock = TestClock()
         let mint = TokenMint(clock: clock)
         try await withDevServer(TokenMint.configuration(clock)) { endpoint in
-            try await withClient(GQLServer(HTTP: endpoint, authorization: mint.provider)) { server in
+            try await withClient(GQLServer(HTTP: endpoint, configuration: Self.patient, authorization: mint.provider)) {
+                server in
                 let made = try await server.mutation(Self.create, ["input": ["objectId": "h1", "text": "one"]])
                 #expect(made.errors.isEmpty)
                 let first = try #require(mint.asked.first)
@@ -48,7 +58,7 @@ struct AuthorizationTests {
         try await withDevServer(TokenMint.configuration(clock)) { endpoint in
             for (name, token, reason) in cases {
                 // A provider that cannot do better: the same value on the retry, so no second request.
-                let server = GQLServer(HTTP: endpoint, authorization: { _ in token })
+                let server = GQLServer(HTTP: endpoint, configuration: Self.patient, authorization: { _ in token })
                 try await withClient(server) { server in
                     let error = await #expect(throws: GQLError.self, "\(name)") {
                         try await server.query(Self.list)
@@ -69,7 +79,7 @@ struct AuthorizationTests {
         let asked = GQLLocked<[GQLServer.AuthorizationRequest]>([])
         try await withRunningDevServer(TokenMint.configuration(clock)) { running in
             let server = GQLServer(
-                WebSocket: running.endpoints.webSocket, protocol: kind,
+                WebSocket: running.endpoints.webSocket, protocol: kind, configuration: Self.patient,
                 authorization: { request in
                     asked.withLock { $0.append(request) }
                     return expired
@@ -91,7 +101,9 @@ struct AuthorizationTests {
         let clock = TestClock()
         let mint = TokenMint(clock: clock)
         try await withRunningDevServer(TokenMint.configuration(clock)) { running in
-            let server = GQLServer(WebSocket: running.endpoints.webSocket, protocol: kind, authorization: mint.provider)
+            let server = GQLServer(
+                WebSocket: running.endpoints.webSocket, protocol: kind, configuration: Self.patient,
+                authorization: mint.provider)
             try await withClient(server) { server in
                 let seen = Self.objectIds(of: server.subscription(Self.onCreate), until: "w3")
                 try #require(await running.waitForSubscriptions(1))
@@ -121,7 +133,7 @@ struct AuthorizationTests {
         try await withRunningDevServer(TokenMint.configuration(clock)) { running in
             let server = GQLServer(
                 AppSync: running.endpoints.http, key: nil, realtime: running.endpoints.webSocket,
-                authorization: mint.provider)
+                configuration: Self.patient, authorization: mint.provider)
             try await withClient(server) { server in
                 let early = Self.objectIds(of: server.subscription(Self.onCreate), until: "x2")
                 try #require(await running.waitForSubscriptions(1))
