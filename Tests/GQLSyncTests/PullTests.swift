@@ -172,3 +172,35 @@ import Testing
         await fixture.finish(sync, own)
     }
 }
+
+/// A delivered mutation's answer reaches the local row.
+@Suite(.timeLimit(.minutes(2))) struct AnswerTests {
+    @Test func theServersAnswerIsWrittenOnceTheItemIsDelivered() async throws {
+        let fixture = try await SyncFixture.make()
+        let db = try fixture.appDatabase()
+        let sync = try GQLSync(fixture.client, database: db, configuration: fixture.configuration())
+        try await fixture.createNotes(1...2)
+        try await sync.pull(SyncedNote.self, query: "SyncNotes")
+        try await db.write { tx in
+            try SyncedNote.updateOne(tx, ["title": "edited"], key: "note-1")
+            try sync.steady("UpdateNote", ["id": "note-1", "title": "edited"], "note-1", in: tx)
+        }
+        try await sync.drain()
+        // The server's _version came back with the answer (UpdateNote selects it).
+        #expect(try SyncedNote.fetchOne(db, key: "note-1") == SyncedNote(id: "note-1", title: "edited", n: 1, _version: 2))
+
+        // An answer does not undo a later local change still waiting in the outbox (here a refused one, set aside).
+        let failed = Task { await waitForStatus(sync) { $0.failedCount == 1 } }
+        try await db.write { tx in
+            try SyncedNote.updateOne(tx, ["title": "first"], key: "note-2")
+            try sync.steady("UpdateNote", ["id": "note-2", "title": "first"], "note-2", in: tx)
+            try SyncedNote.updateOne(tx, ["title": "second"], key: "note-2")
+            try sync.steady("UpdateNote", ["id": "note-2", "title": "second", "n": "two"], "note-2", in: tx)
+        }
+        _ = await failed.value
+        try await sync.drain()
+        #expect(try fixture.server.note("note-2")?["title"] == "first")
+        #expect(try SyncedNote.fetchOne(db, key: "note-2") == SyncedNote(id: "note-2", title: "second", n: 2, _version: 1))
+        await fixture.finish(sync)
+    }
+}

@@ -20,6 +20,7 @@ final class DeliveryDriver: Sendable {
     let server: GQLServer
     let idempotencyHeader: String?
     let conflicts: ConflictHandler
+    let answers: AnswerWriter
     let state: GQLLocked<State>
     let signal = WakeSignal()
     let statuses: StatusBroadcaster
@@ -31,6 +32,7 @@ final class DeliveryDriver: Sendable {
         self.outbox = outbox
         self.server = server
         self.conflicts = conflicts
+        answers = AnswerWriter(store: conflicts.store, outbox: outbox)
         // Per-call headers cannot travel over a WebSocket-only server.
         self.idempotencyHeader = server.url == nil ? nil : configuration.idempotencyHeader
         let counts = try outbox.counts()
@@ -95,6 +97,11 @@ final class DeliveryDriver: Sendable {
         for decision in decisions {
             switch decision {
             case .remove(let id):
+                if let item = byID[id], let sent = results.first(where: { $0.id == id }),
+                    case .delivered(let result) = sent.outcome
+                {
+                    await answers.write(item, result)
+                }
                 removals.append(id)
                 update(.sent(id: id, name: byID[id]?.name ?? "")) {
                     $0.pending -= 1

@@ -52,8 +52,20 @@ extension OutboxStore {
     /// The keys (``ServerRows/keyText(_:)``) of every item still in the outbox, pending or set aside: server rows
     /// for them are not written, so the local change wins until it is sent or dropped.
     func unsentKeys(in context: some GQLDatabaseContext) throws -> Set<String> {
-        let rows = try context.fetchRows(
-            sql: "SELECT DISTINCT key FROM \(Self.table) WHERE engine = ? AND key IS NOT NULL", [engine])
+        try keys(
+            context.fetchRows(
+                sql: "SELECT DISTINCT key FROM \(Self.table) WHERE engine = ? AND key IS NOT NULL", [engine]))
+    }
+
+    /// The keys of the items queued after item `id`.
+    func unsentKeys(after id: Int64, in context: some GQLDatabaseContext) throws -> Set<String> {
+        try keys(
+            context.fetchRows(
+                sql: "SELECT DISTINCT key FROM \(Self.table) WHERE engine = ? AND id > ? AND key IS NOT NULL",
+                [engine, id]))
+    }
+
+    private func keys(_ rows: GQLRows) -> Set<String> {
         var keys = Set<String>()
         for row in rows.rows {
             guard let json = row.first?.stringValue, let key = try? GQLValue(json: json) else { continue }
