@@ -19,27 +19,44 @@ extension SyncCommand {
             let total = sync.pendingCount
             let bar = ProgressBar(label: "push")
             let plain = isatty(STDERR_FILENO) != 1
-            var outcome: String?
-            // The first status is the current one: items the loop settled before it are in its counts.
-            for await status in sync.status {
-                switch status.event {
-                case .sent(let id, let name)?:
-                    if plain { print("sent \(id) \(name)") }
-                case .failed(let id, let failure)?:
-                    if plain { print("failed \(id): \(failure.message)") }
-                case .offline?:
-                    outcome = "the server is unreachable; \(status.pendingCount) item(s) stay queued"
-                case .stopped?:
-                    outcome = "the push stopped with \(status.pendingCount) item(s) queued"
-                default: break
+            // Prints each item's fate; ends with a message when the server is unreachable or the engine stopped.
+            let printer = Task { () -> String? in
+                for await status in sync.status {
+                    switch status.event {
+                    case .sent(let id, let name)?:
+                        if plain { print("sent \(id) \(name)") }
+                    case .failed(let id, let failure)?:
+                        if plain { print("failed \(id): \(failure.message)") }
+                    case .offline?:
+                        return "the server is unreachable; \(status.pendingCount) item(s) stay queued"
+                    case .drained?:
+                        return nil
+                    default: break
+                    }
+                    bar.update(done: Int64(total - status.pendingCount), total: Int64(total), bytes: false)
                 }
-                bar.update(done: Int64(total - status.pendingCount), total: Int64(total), bytes: false)
-                if outcome != nil || status.pendingCount == 0 { break }
+                return nil
+            }
+            // drain() returns only after the outbox recorded every delivered item, so none is sent twice later.
+            let outcome = await withTaskGroup(of: String?.self) { group -> String? in
+                group.addTask { await printer.value }
+                group.addTask {
+                    do {
+                        try await sync.drain()
+                        return nil
+                    } catch {
+                        return "the push stopped: \(error)"
+                    }
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
             }
             bar.finish()
             let failed = (try? sync.failedItems().count) ?? 0
             let pending = sync.pendingCount
             await SyncOptions.close(sync, server)
+            _ = await printer.value   // the statuses end with the engine: every line is out
             if let outcome { throw CLIError(outcome) }
             print("pushed: \(total - pending) delivered or set aside, \(pending) pending, \(failed) failed")
         }
