@@ -54,6 +54,11 @@ final class DeliveryDriver: Sendable {
             let step = state.withLock { $0.machine.next(now: .now) }
             switch step {
             case .stop:
+                // Record what was settled since the last claim, so a delivered item is not sent again by the
+                // next engine on this outbox.
+                if !removals.isEmpty || !setAside.isEmpty {
+                    _ = try? await outbox.advance(remove: removals, setAside: setAside, claim: 0)
+                }
                 return
             case .sleep:
                 await signal.wait(until: nil)
