@@ -103,20 +103,23 @@ struct OutboxStore: Sendable {
         {
             let earlier = try Self.decodeObject(last["input"]?.stringValue, id: id)
             let merged = earlier.merging(values) { _, newer in newer }
-            try tx.execute(
-                "UPDATE \(Self.table) SET input = ? WHERE id = ?", [try GQLValue.object(merged).jsonString(), id])
+            // Statements through fetchAll (with RETURNING) are prepared once per connection and leave the
+            // store's schema cache alone; tx.execute would do neither, and cost the app's next write a recheck.
+            _ = try tx.fetchAll(
+                sql: "UPDATE \(Self.table) SET input = ? WHERE id = ? RETURNING id",
+                [try GQLValue.object(merged).jsonString(), id])
             return .merged(id)
         }
-        try tx.execute(
-            """
-            INSERT INTO \(Self.table) (engine, mode, name, key, query, input, wrap, idempotency, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
+        let inserted = try tx.fetchRows(
+            sql: """
+                INSERT INTO \(Self.table) (engine, mode, name, key, query, input, wrap, idempotency, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """,
             [
                 engine, mode.rawValue, name, keyText, query, try GQLValue.object(values).jsonString(), wrap,
                 Self.newIdempotencyKey(), GQLDate.string(from: Date()),
             ])
-        guard let id = try tx.fetchRows(sql: "SELECT last_insert_rowid()").rows.first?.first?.intValue else {
+        guard let id = inserted.rows.first?.first?.intValue else {
             throw GQLError(.sqlite, "the new outbox item has no id", table: Self.table, operation: "enqueue")
         }
         return .inserted(id)
@@ -135,11 +138,11 @@ struct OutboxStore: Sendable {
         let engine = engine
         return try await database.write { tx in
             for id in remove {
-                try tx.execute("DELETE FROM \(Self.table) WHERE id = ?", [id])
+                _ = try tx.fetchAll(sql: "DELETE FROM \(Self.table) WHERE id = ? RETURNING id", [id])
             }
             for (id, failure) in setAside {
-                try tx.execute(
-                    "UPDATE \(Self.table) SET state = 'failed', error = ?, failed_at = ? WHERE id = ?",
+                _ = try tx.fetchAll(
+                    sql: "UPDATE \(Self.table) SET state = 'failed', error = ?, failed_at = ? WHERE id = ? RETURNING id",
                     [try failure.jsonValue.jsonString(), GQLDate.string(from: Date()), id])
             }
             guard limit > 0 else { return [] }
@@ -152,7 +155,8 @@ struct OutboxStore: Sendable {
             for row in rows {
                 var item = try Self.item(row)
                 item.attempts += 1
-                try tx.execute("UPDATE \(Self.table) SET attempts = ? WHERE id = ?", [item.attempts, item.id])
+                _ = try tx.fetchAll(
+                    sql: "UPDATE \(Self.table) SET attempts = ? WHERE id = ? RETURNING id", [item.attempts, item.id])
                 items.append(item)
             }
             return items
