@@ -12,7 +12,8 @@ struct DemoCommand: AsyncParsableCommand {
             observers, migrations and automatic columns, printing each step; then starts the embedded \
             GraphQL server (what gql-cli serve runs) and drives it with the GQLNet client, GQLServer: \
             subscriptions over AppSync's real-time WebSocket, objects created and updated over HTTP; and GQLSync: changes queued while the server is down, \
-            delivered when it starts, and a delta pull. The database is a temporary file, removed at the end unless \
+            delivered when it starts, and a delta pull; then a server that checks bearer tokens, whose expired token \
+            GQLServer's authorization provider replaces without the app noticing. The database is a temporary file, removed at the end unless \
             --keep names where to keep it.
             """
     )
@@ -37,6 +38,7 @@ struct DemoCommand: AsyncParsableCommand {
             try await DemoServerTour().run()
             try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
             try await DemoSyncTour(path: directory.appendingPathComponent("sync.sqlite").path).run()
+            try await DemoAuthTour().run()
         } catch {
             throw CLIError("the demo stopped", error)
         }
