@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-parallel test-core test-store test-cli test-devserver fuzz test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage bench-crypto format lint tsan clean
+.PHONY: build venv test test-parallel test-core test-store test-cli test-devserver fuzz test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage bench-crypto bench-sync format lint tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -52,7 +52,7 @@ demo:
 serve:
 	$(SWIFT) run $(SWIFT_FLAGS) gql-cli serve
 
-bench: bench-store bench-server bench-net bench-storage bench-crypto
+bench: bench-store bench-server bench-net bench-storage bench-crypto bench-sync
 
 bench-store:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench
@@ -76,6 +76,10 @@ bench-storage: venv
 # JWT verifications/s (HS256, RS256) and their signature-only floor: GQLCrypto vs PyJWT / cryptography, same tokens.
 bench-crypto: venv
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching CryptoBench
+
+# GQLSync: enqueue inside a write, drain vs a mutation loop (single and batched), pull vs pages inserted by hand.
+bench-sync:
+	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching SyncBench
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks/Sources Package.swift

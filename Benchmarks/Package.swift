@@ -86,6 +86,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        .executableTarget(
+            name: "SyncBench",
+            dependencies: [
+                .product(name: "GQLSync", package: "GraphQLite"),
+                .product(name: "GQLDevServer", package: "GraphQLite"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
