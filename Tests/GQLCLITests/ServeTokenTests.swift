@@ -41,6 +41,9 @@ struct ServeTokenTests {
             "query", "--url", server.http, "--header", "authorization: Bearer \(expired)", Self.list,
         ])
         #expect(refused.contains("refused the credentials (HTTP 401)"), "stderr: \(refused)")
+        #expect(
+            refused.contains("expired") && refused.contains("--auth"), "the server's reason and the way out: \(refused)"
+        )
         #expect(!refused.contains(expired))
     }
 

@@ -31,9 +31,10 @@ enum ClientFailure {
         case let error as CLIError:
             message = error.message
         case let error as GQLError where error.code == .http && [401, 403].contains(error.httpStatus):
+            let reason = serverReason(error.message).map { ": \($0)" } ?? ""
             message =
-                "\(action): the server refused the credentials (HTTP \(error.httpStatus ?? 0)); "
-                + "check --appsync-key, --hasura-secret or --header"
+                "\(action): the server refused the credentials (HTTP \(error.httpStatus ?? 0))\(reason); "
+                + "check --auth (after gql-cli auth signin), --appsync-key, --hasura-secret or --header"
         case let error as GQLError where error.code == .unauthorized:
             message = "\(action): the server refused the credentials: \(error.message)"
         case let error as GQLError where error.code == .connection:
@@ -48,6 +49,14 @@ enum ClientFailure {
             message = "\(action): \(error)"
         }
         return CLIError(redacted(message, secrets: secrets))
+    }
+
+    /// The first GraphQL error message of the body an `.http` error quotes (`HTTP 401 from …: {"errors": …}`).
+    static func serverReason(_ message: String) -> String? {
+        guard let start = message.firstIndex(of: "{"), let body = try? GQLValue(json: String(message[start...])),
+            let reason = body["errors"]?.arrayValue?.first?["message"]?.stringValue, !reason.isEmpty
+        else { return nil }
+        return reason
     }
 
     /// Writes the summary of a response's GraphQL errors on standard error and returns the exit code to throw.
