@@ -175,16 +175,18 @@ final class DeliveryDriver: Sendable {
 
     /// A call was committed to the outbox.
     func enqueued(_ enqueued: OutboxStore.Enqueued) {
+        let woken: Bool
         switch enqueued {
         case .inserted(let id):
-            update(.queued(id: id, merged: false)) {
+            woken = update(.queued(id: id, merged: false)) {
                 $0.pending += 1
-                $0.machine.wake()
+                return $0.machine.wake()
             }
         case .merged(let id):
-            update(.queued(id: id, merged: true)) { $0.machine.wake() }
+            woken = update(.queued(id: id, merged: true)) { $0.machine.wake() }
         }
-        signal.signal()
+        // A running or backing-off loop sees the new item by itself; waking it per call cost a thread switch.
+        if woken { signal.signal() }
     }
 
     /// Items were put back or removed by the app; `pending`/`failed` change by these amounts.

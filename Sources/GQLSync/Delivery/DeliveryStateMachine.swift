@@ -103,12 +103,18 @@ struct DeliveryStateMachine: Sendable {
 
     /// Items may have been added (an enqueue committed, an item was put back, someone waits for a drain).
     /// A backoff in progress is not cut short: the head item goes first.
-    mutating func wake() {
+    /// Returns whether the loop sleeps and must be woken (it was idle); otherwise it is running, or waiting out
+    /// a backoff, and sees the change on its own.
+    @discardableResult
+    mutating func wake() -> Bool {
         switch phase {
-        case .idle: phase = .claiming
+        case .idle:
+            phase = .claiming
+            return true
         case .claiming: recheck = true
         case .sending, .waiting, .stopped: break
         }
+        return false
     }
 
     /// The app says the network is back: retry the head item now instead of at the end of the backoff.
