@@ -66,6 +66,7 @@ let package = Package(
         .executableTarget(
             name: "StorageBench",
             dependencies: [
+                "BenchKit",
                 .product(name: "GQLServices", package: "GraphQLite"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
@@ -73,7 +74,7 @@ let package = Package(
         // JWT verifications/s: GQLCrypto (through its Benchmarks SPI) vs PyJWT on cryptography.
         .executableTarget(
             name: "CryptoBench",
-            dependencies: [.product(name: "GQLServices", package: "GraphQLite")]
+            dependencies: ["BenchKit", .product(name: "GQLServices", package: "GraphQLite")]
         ),
         .executableTarget(
             name: "NetBench",

@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 
 /// `swift run -c release CryptoBench [--tokens N] [--rounds N]`
@@ -43,11 +44,6 @@ struct CryptoBench {
             exit(1)
         }
     }
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 extension Duration {

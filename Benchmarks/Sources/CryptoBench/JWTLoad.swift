@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 @_spi(Benchmarks) import GQLCrypto
 import GQLServices
@@ -94,31 +95,6 @@ struct JWTLoad {
             throw BenchError("Python (\(mode)) accepted other \(algorithm) tokens than expected")
         }
         return Double(count) / seconds
-    }
-}
-
-/// The package root's .venv and scripts.
-enum Peers {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-
-    /// Runs a Python script of the repository with the .venv's interpreter and returns its standard output.
-    static func run(_ script: String, _ arguments: [String]) throws -> String {
-        let python = root.appendingPathComponent(".venv/bin/python")
-        guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            throw BenchError("\(python.path) is missing: run `make venv` first")
-        }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [root.appendingPathComponent(script).path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchError("\(script) \(arguments.last ?? "") failed") }
-        return String(decoding: data, as: UTF8.self)
     }
 }
 

@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 import GQLServices
 
@@ -53,7 +54,9 @@ struct SigningLoad {
                 throw BenchError("botocore's peer answered \(answer.prefix(2))")
             }
             guard answer.dropFirst().elementsEqual(signatures) else {
-                let index = zip(answer.dropFirst(), signatures).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1
+                let index =
+                    zip(answer.dropFirst(), signatures).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    ?? -1
                 throw BenchError("the signatures differ from botocore's, first at key \(index)")
             }
             let theirs = Double(keys.count) / seconds

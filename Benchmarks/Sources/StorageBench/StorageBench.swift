@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BenchKit
 import Foundation
 import GQLServices
 
@@ -39,7 +40,8 @@ struct StorageBench {
                 case "--only": only = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
                 default:
                     throw BenchError(
-                        "usage: StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--only sign,transfer]")
+                        "usage: StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--only sign,transfer]"
+                    )
                 }
             }
         }
@@ -55,36 +57,6 @@ struct StorageBench {
             print("StorageBench failed: \(error)")
             exit(1)
         }
-    }
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// The package root's .venv and scripts.
-enum Peers {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-    static let python = root.appendingPathComponent(".venv/bin/python")
-
-    /// Runs a Python script of the repository to its end and returns its standard output.
-    static func run(_ script: String, _ arguments: [String]) throws -> String {
-        guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            throw BenchError("\(python.path) is missing: run `make venv` first")
-        }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [root.appendingPathComponent(script).path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchError("\(script) \(arguments) failed") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BenchKit
 import Foundation
 import GQLServices
 
@@ -47,9 +48,12 @@ struct TransferLoad {
                     try await storage.upload("bench", "ours.bin", file: source)
                     ourUpload = megabytes / (ContinuousClock.now - started).seconds
                 } else {
-                    theirUpload = try megabytes / seconds(
-                        Peers.run(
-                            "Benchmarks/Server/s3_bench_peer.py", ["upload", url, source.path, "bench", "boto3.bin"]))
+                    theirUpload =
+                        try megabytes
+                        / seconds(
+                            Peers.run(
+                                "Benchmarks/Server/s3_bench_peer.py",
+                                ["upload", url, source.path, "bench", "boto3.bin"]))
                 }
             }
             for key in ["ours.bin", "boto3.bin"] {
@@ -65,8 +69,11 @@ struct TransferLoad {
             let ourDownload = megabytes / (ContinuousClock.now - started).seconds
             let peak = sampler.stop()
             let theirs = directory.appendingPathComponent("boto3-back.bin")
-            let theirDownload = try megabytes / seconds(
-                Peers.run("Benchmarks/Server/s3_bench_peer.py", ["download", url, "bench", "ours.bin", theirs.path]))
+            let theirDownload =
+                try megabytes
+                / seconds(
+                    Peers.run(
+                        "Benchmarks/Server/s3_bench_peer.py", ["download", url, "bench", "ours.bin", theirs.path]))
             for file in [ours, theirs] where try Self.fingerprint(file) != expected {
                 throw BenchError("\(file.lastPathComponent) differs from the source")
             }
@@ -95,7 +102,8 @@ struct TransferLoad {
         print(String(format: "server limit: raw unsigned GET of the same object  %.1f MiB/s", Rounds.median(raw)))
         print(
             String(
-                format: "memory the streamed download added (peak RSS − RSS before)  %.1f MiB (max of rounds %.1f)  goal < 64 MiB %@",
+                format:
+                    "memory the streamed download added (peak RSS − RSS before)  %.1f MiB (max of rounds %.1f)  goal < 64 MiB %@",
                 Rounds.median(peaks), peaks.max() ?? 0, (peaks.max() ?? 0) < 64 ? "✔" : "✘"))
     }
 

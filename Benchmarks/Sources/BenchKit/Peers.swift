@@ -1,0 +1,28 @@
+import Foundation
+
+/// The repository's Python side of the benchmarks: scripts run with the .venv's interpreter (`make venv`).
+public enum Peers {
+    /// The repository root: this file is <root>/Benchmarks/Sources/BenchKit/Peers.swift.
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    public static let python = root.appendingPathComponent(".venv/bin/python")
+
+    /// Runs a Python script of the repository (a path from the root) to its end and returns its standard output,
+    /// trimmed; its standard error goes to ours.
+    public static func run(_ script: String, _ arguments: [String]) throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw BenchError("\(python.path) is missing: run `make venv` first")
+        }
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [root.appendingPathComponent(script).path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("\(script) \(arguments) failed") }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
