@@ -9,61 +9,6 @@ import GQLCore
 struct SocketStateMachine: Sendable {
     typealias Instant = ContinuousClock.Instant
 
-    struct Settings: Sendable {
-        var codec: SocketCodec
-        /// How long the server may take to answer `connection_init`.
-        var ackTimeout: Duration
-        /// How long a connection may be idle before the client pings (graphql-transport-ws).
-        var pingInterval: Duration
-        /// How long the server may stay silent (after a ping, or between `ka`s) before the connection is dropped.
-        var keepAliveTimeout: Duration
-        var reconnect: GQLServer.Reconnect
-        /// Whether a provider can give a fresh authorization: a refusal (4401, 4403, `connection_error`, an upgrade
-        /// refused with 401, AppSync's `UnauthorizedException`) then gets one retry.
-        var retriesRefusedAuthorization = false
-    }
-
-    enum Phase: Equatable, Sendable {
-        /// No socket, none wanted.
-        case idle
-        /// The driver is opening a socket and sending `connection_init`; `attempt` 0 is a first connection,
-        /// 1 and up are retries. `connection_ack` is due by `deadline`.
-        case opening(attempt: Int, deadline: Instant)
-        /// The socket is open; `connection_ack` is due by `deadline`.
-        case awaitingAck(attempt: Int, deadline: Instant)
-        /// Acknowledged at `since` by attempt `attempt`.
-        case ready(attempt: Int, since: Instant)
-        /// The connection was lost; attempt `attempt` starts at `until`.
-        case waiting(attempt: Int, until: Instant)
-        case failed(GQLError)
-    }
-
-    /// How an operation ended.
-    enum Ending: Equatable, Sendable {
-        /// The server completed it, or the client stopped it.
-        case completed
-        /// The server refused it with GraphQL errors (wire objects).
-        case rejected([GQLValue])
-        /// The connection failed under it.
-        case failed(GQLError)
-    }
-
-    enum Action: Equatable, Sendable {
-        /// Open socket `generation`, send `connection_init`, then report ``socketOpened(_:at:)``.
-        case open(generation: Int)
-        case send(GQLValue)
-        /// Close the current socket politely (the machine already moved on if it was dropped).
-        case close(code: UInt16, reason: String)
-        /// One result payload for an operation.
-        case deliver(id: String, GQLValue)
-        case finish(id: String, Ending)
-        case state(GQLServer.ConnectionState)
-        /// Resume the callers of `connect()`: `nil` on success.
-        case resumeConnects(GQLError?)
-        /// A deadline may have moved earlier: recompute the timer.
-        case reschedule
-    }
-
     struct Operation: Sendable {
         let id: String
         /// The protocol's start message (`subscribe` or `start`), sent again after every reconnect.
