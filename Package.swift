@@ -128,6 +128,7 @@ let package = Package(
             dependencies: [
                 "GQLDevServer", "GQLStore", "GQLCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -25,7 +25,9 @@ struct GuardedHTTPChannel: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await inner.handle(value: value, logger: logger)
+        }
     }
 }
 
