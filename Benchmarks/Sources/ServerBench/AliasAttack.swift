@@ -16,6 +16,19 @@ struct AliasAttack {
         var answers: Set<String>
         /// Whether every request was refused with a limit's code.
         var allRefused: Bool
+        /// The largest request the default limits allow, when it was answered in full.
+        var largest: Largest?
+    }
+
+    /// The largest request the default limits allow: `listObjects(limit: 1000)` with as many fields of each of
+    /// 1,000 stored items as the cost limit lets through.
+    struct Largest {
+        /// The fields selected of each item.
+        var fields: Int
+        /// The server's peak resident memory in MB after it answered.
+        var peakAfter: Double
+        /// The answer's size in MB.
+        var responseMegabytes: Double
     }
 
     static func isLimitCode(_ code: String) -> Bool { code.hasSuffix("_LIMIT_EXCEEDED") || code == "RESPONSE_TOO_LARGE" }
@@ -39,7 +52,31 @@ struct AliasAttack {
             }
         }
         guard let peak = memory(pid, "VmHWM:") else { return nil }
-        return Result(residentBefore: before, peakAfter: peak, answers: answers, allRefused: allRefused)
+        let largest = await largestAllowed(http: http, pid: pid)
+        return Result(
+            residentBefore: before, peakAfter: peak, answers: answers, allRefused: allRefused, largest: largest)
+    }
+
+    /// Sends `listObjects(limit: 1000)` with 20 fields of each item, then one field fewer while the answer is
+    /// `COST_LIMIT_EXCEEDED`, after making sure 1,000 objects are stored; nil when no such request was answered
+    /// with 1,000 items.
+    static func largestAllowed(http: GraphQLHTTP, pid: Int32) async -> Largest? {
+        for n in 0..<1_000 {
+            _ = try? await http.post(Operations.createBody("largest-\(n)", number: n))
+        }
+        for fields in stride(from: 20, to: 0, by: -1) {
+            let selection = ["objectId"] + (1..<fields).map { "f\($0): text" }
+            let query = "{ listObjects(limit: 1000) { items { \(selection.joined(separator: " ")) } } }"
+            guard let (status, text) = try? await http.post(GraphQLHTTP.json(query, [:])),
+                let answer = try? GQLValue(json: text)
+            else { return nil }
+            if answer["errors"]?[0]?["extensions"]?["code"]?.stringValue == "COST_LIMIT_EXCEEDED" { continue }
+            guard status == 200, case .array(let items)? = answer["data"]?["listObjects"]?["items"],
+                items.count == 1_000, let peak = memory(pid, "VmHWM:")
+            else { return nil }
+            return Largest(fields: fields, peakAfter: peak, responseMegabytes: Double(text.utf8.count) / 1_048_576)
+        }
+        return nil
     }
 
     /// A memory line (`VmRSS:`, `VmHWM:`) of /proc/PID/status, in MB; `nil` where /proc is missing.

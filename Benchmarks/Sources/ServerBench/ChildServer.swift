@@ -63,6 +63,35 @@ final class ChildServer {
         self.process = process
     }
 
+    /// Starts `executable arguments…`, a server that prints nothing, and waits (at most `timeout`) until it accepts
+    /// connections on the loopback `port`; its endpoint is `http://127.0.0.1:port/path`.
+    init(
+        name: String, executable: URL, arguments: [String], port: Int, path: String, configuration: String,
+        timeout: Duration = .seconds(30)
+    ) async throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.standardError
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while !NginxLimit.accepts(port: port) {
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                if process.isRunning { process.terminate() }
+                process.waitUntilExit()
+                throw Failure(description: "\(name) did not listen on port \(port) within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        self.name = name
+        self.http = "http://127.0.0.1:\(port)\(path)"
+        self.webSocket = "ws://127.0.0.1:\(port)\(path)"
+        self.configuration = configuration
+        self.process = process
+    }
+
     /// The lines a pipe delivers, read on a dispatch thread until it closes.
     private static func lines(of handle: FileHandle) -> AsyncStream<String> {
         AsyncStream { continuation in

@@ -11,21 +11,26 @@ struct Contender: Sendable {
         case strawberry(workers: Int)
         /// The bare Hummingbird route: no GraphQL, fixed answers.
         case limit
+        /// nginx answering the same fixed bytes from a `return 200`: the loopback limit of issue 10.
+        case nginx
 
         /// The names `--only` takes.
-        static let allNames: Set<String> = ["gqldevserver", "strawberry", "limit"]
+        static let allNames: Set<String> = ["gqldevserver", "strawberry", "limit", "nginx"]
     }
 
     let name: String
     let kind: Kind
     let http: GraphQLHTTP
+    /// Where mutations are sent: the endpoint, except for nginx (which cannot tell them apart by their body).
+    let mutationHTTP: GraphQLHTTP
     let webSocket: String
     /// The child's process id (for its memory figures).
     let pid: Int32
     /// Short and unique among the contenders: part of every key it creates.
     let tag: String
 
-    var isLimit: Bool { kind == .limit }
+    /// Whether this is one of the limits (fixed answers, no GraphQL).
+    var isLimit: Bool { kind == .limit || kind == .nginx }
 
     /// The exact answer to `getBody("seed-\(n)")`.
     func getAnswer(_ n: Int) -> GQLValue { isLimit ? Self.limitQuery : Self.seedAnswers[n] }
@@ -57,12 +62,30 @@ final class ContenderSet {
     func start(
         _ kind: Contender.Kind, name: String, tag: String, executable: URL, arguments: [String], client: HTTPClient
     ) async throws {
-        let child = try await ChildServer(name: name, executable: executable, arguments: arguments)
+        add(try await ChildServer(name: name, executable: executable, arguments: arguments), kind, tag, client)
+    }
+
+    /// Starts nginx as the loopback limit and adds it.
+    func startNginx(executable: String, client: HTTPClient) async throws {
+        let port = try NginxLimit.freePort()
+        let child = try await ChildServer(
+            name: "nginx", executable: URL(fileURLWithPath: executable),
+            arguments: try NginxLimit.arguments(directory: directory, port: port), port: port, path: "/graphql",
+            configuration: "\(NginxLimit.version(executable)), return 200 of the same bytes, a worker per core, "
+                + "access_log off, keep-alive without a request cap")
+        add(child, .nginx, "n", client, mutationSuffix: NginxLimit.mutationSuffix)
+    }
+
+    private func add(
+        _ child: ChildServer, _ kind: Contender.Kind, _ tag: String, _ client: HTTPClient, mutationSuffix: String = ""
+    ) {
+        let name = child.name
         children.append(child)
         if let configuration = child.configuration { configurations[name] = configuration }
         contenders.append(
             Contender(
-                name: name, kind: kind, http: GraphQLHTTP(client: client, url: child.http), webSocket: child.webSocket,
+                name: name, kind: kind, http: GraphQLHTTP(client: client, url: child.http),
+                mutationHTTP: GraphQLHTTP(client: client, url: child.http + mutationSuffix), webSocket: child.webSocket,
                 pid: child.pid, tag: tag))
     }
 

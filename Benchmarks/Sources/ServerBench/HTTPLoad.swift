@@ -27,6 +27,13 @@ struct GraphQLHTTP: Sendable {
         return (try? GQLValue(json: text)) == expected
     }
 
+    /// POSTs `body`, checks the answer as `answers` does, and returns its exact text, or nil when it was wrong.
+    func checkedText(_ body: String, _ expected: GQLValue) async -> String? {
+        guard let (status, text) = try? await post(body), status == 200, (try? GQLValue(json: text)) == expected
+        else { return nil }
+        return text
+    }
+
     static func json(_ query: String, _ variables: [String: Any]) -> String {
         let object: [String: Any] = ["query": query, "variables": variables]
         let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()

@@ -12,6 +12,10 @@ extension ServerBench {
         var latencyEvents = 250
         var workers = 2
         var only: Set<String> = Contender.Kind.allNames
+        /// Whether `--only` was given (without it, a missing nginx is skipped with a note instead of an error).
+        var onlyGiven = false
+        /// What drives the throughput rounds: wrk (the default when it is installed) or ServerBench's own client.
+        var load: Load?
         var python: String?
         var memory = false
         var help = false
@@ -21,9 +25,15 @@ extension ServerBench {
         var limit = false
         var database: String?
 
+        enum Load: String {
+            case wrk
+            case client
+        }
+
         static let usage = """
             usage: ServerBench [--seconds N] [--rounds N] [--fan-out-rounds N] [--subscribers N] [--events N]
-                               [--workers N] [--only gqldevserver,strawberry,limit] [--python PATH] [--memory]
+                               [--workers N] [--only gqldevserver,strawberry,limit,nginx] [--load wrk|client]
+                               [--python PATH] [--memory]
               --seconds N         length of each contender's turn in a throughput round (default 2)
               --rounds N          interleaved rounds of every throughput workload (default 5; medians)
               --fan-out-rounds N  interleaved rounds of the fan-out (default 3)
@@ -32,6 +42,8 @@ extension ServerBench {
               --latency-rate N    events per second of the paced fan-out that measures latency (default 25)
               --latency-events N  events of the paced fan-out (default 250)
               --workers N         uvicorn worker processes of the deployed Strawberry (default 2, one per core)
+              --load wrk|client   what drives the throughput rounds: wrk (default when installed; every answer
+                                  checked by a Lua hook) or ServerBench's own Swift client (~3,100 requests/s at most)
               --python PATH       the Python with strawberry-graphql and uvicorn[standard] (default <package
                                   root>/.venv/bin/python, made by Tests/Interop/setup-venv.sh)
               --memory            GQLDevServer on an in-memory database (default: a temporary SQLite file)
@@ -61,7 +73,15 @@ extension ServerBench {
                 case "--latency-rate": latencyRate = Double(try number(argument))
                 case "--latency-events": latencyEvents = try number(argument)
                 case "--workers": workers = try number(argument)
-                case "--only": only = Set(try value(argument).split(separator: ",").map(String.init))
+                case "--only":
+                    only = Set(try value(argument).split(separator: ",").map(String.init))
+                    onlyGiven = true
+                case "--load":
+                    let name = try value(argument)
+                    guard let chosen = Load(rawValue: name) else {
+                        throw ChildServer.Failure(description: "--load takes wrk or client, not \(name)")
+                    }
+                    load = chosen
                 case "--python": python = try value(argument)
                 case "--memory": memory = true
                 case "--serve": serve = true

@@ -16,13 +16,16 @@ struct Report {
     let options: ServerBench.Options
     let results: Results
     let configurations: [String: String]
+    /// What drove the throughput rounds, when it was wrk.
+    var loadGenerator: String?
 
     static let ours = "GQLDevServer"
 
     /// Prints everything; returns false when an answer was wrong, a fan-out incomplete or a limit did not hold.
     func print(loadBefore: String, loadAfter: String) -> Bool {
         let names = results.throughput.first.map { round in
-            ["GQLDevServer", "Strawberry ×1", "Strawberry ×\(options.workers)", "limit"].filter { round.rates[$0] != nil }
+            ["GQLDevServer", "Strawberry ×1", "Strawberry ×\(options.workers)", "limit", "nginx"]
+                .filter { round.rates[$0] != nil }
         } ?? []
         let strawberries = names.filter { $0.hasPrefix("Strawberry") }
         Swift.print("ServerBench — GQLDevServer (gql-cli serve) vs Strawberry GraphQL at its best, and the limit, loopback")
@@ -33,12 +36,18 @@ struct Report {
                 + "order rotating); fan-out \(options.fanOutRounds) rounds of \(options.subscribers) subscribers × "
                 + "\(options.events) events, then \(options.latencyEvents) paced at "
                 + String(format: "%g", options.latencyRate) + "/s for latency")
-        Swift.print("servers: each a child process on 127.0.0.1, every answer checked exactly")
+        if let loadGenerator {
+            Swift.print("driver:  \(loadGenerator); every answer compared with one checked exactly before the turn")
+        } else {
+            Swift.print("driver:  ServerBench's own Swift client (AsyncHTTPClient), every answer checked exactly")
+        }
+        Swift.print("servers: each a child process on 127.0.0.1")
         Swift.print("  GQLDevServer: " + (options.memory ? "in-memory database" : "SQLite file (WAL)"))
         for name in strawberries { Swift.print("  \(name): \(configurations[name] ?? "?")") }
         if names.contains("limit") {
             Swift.print("  limit: a bare Hummingbird 2.28.1 route answering fixed bytes of the same shape, no GraphQL")
         }
+        if names.contains("nginx") { Swift.print("  nginx: \(configurations["nginx"] ?? "?")") }
         Swift.print("")
 
         let header = ["workload"] + names + ["÷ Strawberry best (min–max)", "% of limit", "target"]
@@ -46,7 +55,7 @@ struct Report {
         for round in results.throughput {
             var cells = [round.label] + names.map { round.median($0).map(Self.format) ?? "—" }
             let ratios = round.ratios(Self.ours, over: strawberries)
-            let shares = round.ratios(Self.ours, over: ["limit"])
+            let shares = round.ratios(Self.ours, over: [names.contains("nginx") ? "nginx" : "limit"])
             cells.append(Self.spread(ratios))
             cells.append(Statistics.median(shares).map { String(format: "%.0f %%", $0 * 100) } ?? "—")
             let oneClient = round.label.hasSuffix("1 client")
@@ -61,7 +70,8 @@ struct Report {
         Swift.print("")
         Swift.print(
             "÷ Strawberry best: per round, GQLDevServer ÷ the faster Strawberry setup (for latencies, Strawberry ÷ "
-                + "GQLDevServer), median of the rounds; % of limit: GQLDevServer ÷ limit, median of the rounds.")
+                + "GQLDevServer), median of the rounds; % of limit: GQLDevServer ÷ nginx (the limit when nginx is absent), "
+                + "median of the rounds.")
         Swift.print("fan-out: Strawberry ×1 only (its events do not cross uvicorn workers without a broker).")
         return footer(names)
     }
@@ -122,6 +132,16 @@ struct Report {
                     attack.residentBefore, attack.peakAfter, attack.peakAfter < 200 ? "✔" : "✘",
                     attack.answers.sorted().joined(separator: ", ")))
             if !attack.allRefused { ok = false }
+            if let largest = attack.largest {
+                Swift.print(
+                    String(
+                        format: "  largest request the default limits allow (listObjects(limit: 1000), %d fields of "
+                            + "1,000 items, %.1f MB of JSON): answered; peak RSS %.0f MB after it",
+                        largest.fields, largest.responseMegabytes, largest.peakAfter))
+            } else {
+                Swift.print("  largest request the default limits allow: not answered with 1,000 items")
+                ok = false
+            }
         }
         if !ok { Swift.print("FAILED: a wrong answer, an incomplete fan-out or a limit that did not hold (see above)") }
         return ok

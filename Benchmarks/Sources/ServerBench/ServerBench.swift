@@ -72,18 +72,32 @@ struct ServerBench {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let servers = try ContenderSet()
         do {
+            let wrk = try loadGenerator(options, directory: servers.directory)
             let loadBefore = Report.loadAverage()
             try await start(options, servers: servers, client: client, python: python)
-            let results = try await run(options, servers.contenders)
+            let results = try await run(options, servers.contenders, wrk: wrk)
             await servers.stop()
             try await client.shutdown()
-            return Report(options: options, results: results, configurations: servers.configurations)
-                .print(loadBefore: loadBefore, loadAfter: Report.loadAverage())
+            var report = Report(options: options, results: results, configurations: servers.configurations)
+            report.loadGenerator = wrk.map { "wrk (\($0.executable)), -t1 -c1 and -t2 -c16" }
+            return report.print(loadBefore: loadBefore, loadAfter: Report.loadAverage())
         } catch {
             await servers.stop()
             try? await client.shutdown()
             throw error
         }
+    }
+
+    /// wrk when it is asked for or installed; nil for ServerBench's own client.
+    static func loadGenerator(_ options: Options, directory: URL) throws -> WrkLoad? {
+        if options.load == .client { return nil }
+        guard let executable = WrkLoad.find() else {
+            if options.load == .wrk { throw ChildServer.Failure(description: "wrk is not installed (apt install wrk)") }
+            FileHandle.standardError.write(
+                Data("note: wrk is not installed (apt install wrk): ServerBench's own client drives the rounds\n".utf8))
+            return nil
+        }
+        return WrkLoad(executable: executable, directory: directory)
     }
 
     static func start(_ options: Options, servers: ContenderSet, client: HTTPClient, python: String) async throws {
@@ -110,10 +124,20 @@ struct ServerBench {
                 .limit, name: "limit", tag: "l", executable: try selfExecutable(), arguments: ["--limit"],
                 client: client)
         }
+        if options.only.contains("nginx") {
+            if let nginx = NginxLimit.find() {
+                try await servers.startNginx(executable: nginx, client: client)
+            } else if options.onlyGiven {
+                throw ChildServer.Failure(description: "nginx is not installed (apt install nginx-light)")
+            } else {
+                FileHandle.standardError.write(
+                    Data("note: nginx is not installed (apt install nginx-light): no nginx limit column\n".utf8))
+            }
+        }
     }
 
     /// Every figure: seeding and warm-up, the throughput rounds, the fan-out rounds, the alias attack.
-    static func run(_ options: Options, _ contenders: [Contender]) async throws -> Report.Results {
+    static func run(_ options: Options, _ contenders: [Contender], wrk: WrkLoad?) async throws -> Report.Results {
         var results = Report.Results()
         let runID = String(UUID().uuidString.prefix(8))
         for contender in contenders {
@@ -136,7 +160,7 @@ struct ServerBench {
         func rounds(_ label: String, _ operation: Rounds.Operation, clients: Int) async -> RoundResult {
             await Rounds.measure(
                 label, operation, clients: clients, contenders: contenders, rounds: options.rounds,
-                seconds: options.seconds, runID: runID)
+                seconds: options.seconds, runID: runID, wrk: wrk)
         }
         results.throughput = [
             await rounds("queries/s, 1 client", .query, clients: 1),

@@ -26,8 +26,8 @@ extension GQLDevServer {
         public var maxAliases = 200
         /// The most an HTTP request (a whole batch) or a WebSocket operation may cost: each field costs 1 times
         /// the `limit`s of the lists it is inside (a list or sync query without `limit` counts 100, one with a
-        /// variable limit that is not given counts 1,000). Code `COST_LIMIT_EXCEEDED`. Default 20,000, which keeps the largest allowed request near 200 MB of
-        /// peak memory.
+        /// variable limit that is not given counts 1,000). Code `COST_LIMIT_EXCEEDED`. Default 20,000, which keeps the largest allowed request (18 fields of
+        /// 1,000 items) under 200 MB of peak memory (`make bench-server` sends it).
         public var maxCost = 20_000
         /// The most bytes of stored values one request may read to answer (the response's size, before JSON).
         /// A request that reaches it stops reading and gets code `RESPONSE_TOO_LARGE`. Default 16 MiB.

@@ -1,0 +1,148 @@
+import Foundation
+
+/// Throughput measured by wrk, an outside load generator written in C, so that the client is not the bottleneck:
+/// ServerBench's own Swift client tops out near 3,100 requests/s on loopback, below what the servers and the limit
+/// can answer. wrk still checks every answer: a Lua `response` hook compares each body with the exact text the
+/// checking client validated before the turn (a mutation's answer with its key masked, since each request creates
+/// its own object), and a wrong body or a non-200 status counts as a failure, not as an operation.
+struct WrkLoad {
+    /// Why a wrk turn could not be measured.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// What one turn sends and what every answer must be.
+    struct Script {
+        /// Lua that sets `wrk.body` (or a `request` function) for the workload.
+        var request: String
+        /// The exact answer, after `masked` where the answer carries a per-request key.
+        var expected: String
+        /// Whether answers are compared after masking the first `"objectId": "…"` value.
+        var masked: Bool
+    }
+
+    let executable: String
+    let directory: URL
+
+    /// wrk on the `PATH`, or nil.
+    static func find() -> String? {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return paths.map { "\($0)/wrk" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// A query turn: the same body every time, the same answer expected.
+    static func query(body: String, expected: String) -> Script {
+        Script(request: "wrk.body = \(lua(body))", expected: expected, masked: false)
+    }
+
+    /// A mutation turn: each request creates `createBody(prefix-thread-counter)`.
+    static func mutation(prefix: String, expected: String) -> Script {
+        let template = Operations.createBody("@KEY@", number: 1)
+        let parts = template.components(separatedBy: "@KEY@")
+        let request = """
+            counter = 0
+            request = function()
+              counter = counter + 1
+              local key = \(lua(prefix)) .. "-" .. tid .. "-" .. counter
+              return wrk.format(nil, nil, nil, \(lua(parts.first ?? "")) .. key .. \(lua(parts.last ?? "")))
+            end
+            """
+        return Script(request: request, expected: mask(expected), masked: true)
+    }
+
+    /// Runs one turn: `connections` connections on `threads` wrk threads for `seconds`.
+    func run(url: String, connections: Int, seconds: Int, script: Script) async throws -> Throughput {
+        let file = directory.appendingPathComponent("wrk-\(UUID().uuidString).lua")
+        try Self.lua(script).write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let threads = min(connections, 2)
+        let output = try await Self.capture(
+            executable,
+            ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "10s", "-s", file.path, url])
+        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("SERVERBENCH ") }) else {
+            throw Failure(description: "wrk printed no summary: \(output.suffix(500))")
+        }
+        var fields: [String: Double] = [:]
+        for pair in line.split(separator: " ").dropFirst() {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2, let value = Double(parts[1]) { fields[String(parts[0])] = value }
+        }
+        guard let requests = fields["requests"], let seconds = fields["seconds"], let wrong = fields["wrong"],
+            let errors = fields["errors"]
+        else { throw Failure(description: "wrk's summary is incomplete: \(line)") }
+        // A wrong body is already a failure; a socket error or non-200 status is counted by wrk itself.
+        let failures = Int(wrong) + Int(errors)
+        return Throughput(operations: max(0, Int(requests) - Int(wrong)), failures: failures, seconds: seconds)
+    }
+
+    /// The answer with its first `"objectId": "…"` value replaced by `?`, as the Lua hook masks it.
+    static func mask(_ text: String) -> String {
+        guard let range = text.range(of: #""objectId":\s*"[^"]*""#, options: .regularExpression) else { return text }
+        return text.replacingCharacters(in: range, with: #""objectId":"?""#)
+    }
+
+    /// The whole Lua script: the workload's request, the check of every answer, and a summary line for all threads.
+    private static func lua(_ script: Script) -> String {
+        """
+        wrk.method = "POST"
+        wrk.headers["Content-Type"] = "application/json"
+        \(script.request)
+        local expected = \(lua(script.expected))
+        wrong = 0
+        local threads = {}
+        local next_id = 0
+        function setup(thread)
+          next_id = next_id + 1
+          thread:set("tid", next_id)
+          table.insert(threads, thread)
+        end
+        function response(status, headers, body)
+          if status ~= 200 then return end
+          \(script.masked ? #"body = string.gsub(body, '"objectId":%s*"[^"]*"', '"objectId":"?"', 1)"# : "")
+          if body ~= expected then wrong = wrong + 1 end
+        end
+        function done(summary, latency, requests)
+          local wrong_total = 0
+          for _, thread in ipairs(threads) do wrong_total = wrong_total + thread:get("wrong") end
+          local e = summary.errors
+          io.write(string.format("SERVERBENCH requests=%d seconds=%.6f wrong=%d errors=%d\\n", summary.requests,
+            summary.duration / 1e6, wrong_total, e.connect + e.read + e.write + e.timeout + e.status))
+        end
+        """
+    }
+
+    /// A Lua string literal of `text` (decimal escapes for everything but plain printable ASCII).
+    private static func lua(_ text: String) -> String {
+        var literal = "\""
+        for byte in text.utf8 {
+            if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                literal.append(Character(Unicode.Scalar(byte)))
+            } else {
+                literal += "\\\(byte)"
+            }
+        }
+        return literal + "\""
+    }
+
+    /// Runs `executable arguments…` to the end and returns its standard output (standard error passes through).
+    private static func capture(_ executable: String, _ arguments: [String]) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let data = stdout.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: data)
+            }
+        }
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "wrk exited with status \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
