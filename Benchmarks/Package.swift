@@ -54,6 +54,7 @@ let package = Package(
         .executableTarget(
             name: "ServerBench",
             dependencies: [
+                "BenchKit",
                 .product(name: "GQLDevServer", package: "GraphQLite"),
                 .product(name: "GQLCore", package: "GraphQLite"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -79,6 +80,7 @@ let package = Package(
         .executableTarget(
             name: "NetBench",
             dependencies: [
+                "BenchKit",
                 .product(name: "GQLNet", package: "GraphQLite"),
                 .product(name: "GQLDevServer", package: "GraphQLite"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

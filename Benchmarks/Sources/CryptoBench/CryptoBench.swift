@@ -17,15 +17,12 @@ struct CryptoBench {
         var rounds = 3
 
         init(_ arguments: ArraySlice<String>) throws {
-            var arguments = arguments
-            while let argument = arguments.popFirst() {
-                guard let text = arguments.popFirst(), let number = Int(text), number > 0 else {
-                    throw BenchError("usage: CryptoBench [--tokens N] [--rounds N]")
-                }
+            var arguments = Arguments(arguments)
+            while let argument = arguments.next() {
                 switch argument {
-                case "--tokens": tokens = number
-                case "--rounds": rounds = number
-                default: throw BenchError("usage: CryptoBench [--tokens N] [--rounds N]")
+                case "--tokens": tokens = try arguments.number(for: argument)
+                case "--rounds": rounds = try arguments.number(for: argument)
+                default: throw BenchError("unknown argument \(argument); usage: CryptoBench [--tokens N] [--rounds N]")
                 }
             }
         }
@@ -34,7 +31,8 @@ struct CryptoBench {
     static func main() async {
         do {
             let options = try Options(CommandLine.arguments.dropFirst())
-            print("CryptoBench, \(ProcessInfo.processInfo.activeProcessorCount) cores, rounds \(options.rounds)")
+            print("CryptoBench — JWT verification, GQLCrypto vs PyJWT, \(options.rounds) interleaved rounds")
+            for line in BenchEnvironment.header() { print(line) }
             print("workload                          GQLCrypto                 Python    ratio")
             for algorithm in ["HS256", "RS256"] {
                 try JWTLoad(algorithm: algorithm, options: options).run()

@@ -108,18 +108,10 @@ struct Rounds {
         theirs.append(their)
     }
 
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        return sorted.count % 2 == 1
-            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-
     func line(_ label: String) -> String {
-        let ratios = zip(ours, theirs).map { $0 / $1 }
-        return label.padding(toLength: 38, withPad: " ", startingAt: 0)
+        label.padding(toLength: 38, withPad: " ", startingAt: 0)
             + String(
-                format: "%10.0f/s %16.0f/s  %6.2f× (rounds %.2f–%.2f)", Self.median(ours), Self.median(theirs),
-                Self.median(ratios), ratios.min() ?? 0, ratios.max() ?? 0)
+                format: "%10.0f/s %16.0f/s  ", Statistics.median(ours) ?? 0, Statistics.median(theirs) ?? 0)
+            + Statistics.spread(Statistics.ratios(ours, theirs))
     }
 }

@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 import GQLDevServer
 import GQLNet
@@ -37,33 +38,21 @@ struct NetBench {
             """
 
         init(_ arguments: ArraySlice<String>) throws {
-            var arguments = arguments
-            func value(_ name: String) throws -> String {
-                guard let value = arguments.popFirst() else { throw BenchFailure("\(name) needs a value") }
-                return value
-            }
-            func number(_ name: String) throws -> Int {
-                guard let number = Int(try value(name)), number > 0 else {
-                    throw BenchFailure("\(name) needs a positive number")
-                }
-                return number
-            }
-            while let argument = arguments.popFirst() {
+            var arguments = Arguments(arguments)
+            while let argument = arguments.next() {
                 switch argument {
-                case "--queries": queries = try number(argument)
-                case "--clients": clients = try number(argument)
-                case "--events": events = try number(argument)
-                case "--documents": documents = try number(argument)
-                case "--rounds": rounds = try number(argument)
-                case "--only": only = Set(try value(argument).split(separator: ",").map(String.init))
+                case "--queries": queries = try arguments.number(for: argument)
+                case "--clients": clients = try arguments.number(for: argument)
+                case "--events": events = try arguments.number(for: argument)
+                case "--documents": documents = try arguments.number(for: argument)
+                case "--rounds": rounds = try arguments.number(for: argument)
+                case "--only": only = try arguments.list(for: argument, allowed: ["query", "subscription", "registry"])
                 case "--verbose": verbose = true
                 case "--diagnose": diagnose = true
                 case "--help", "-h": help = true
-                default: throw BenchFailure("unknown argument \(argument)")
+                default: throw BenchError("unknown argument \(argument)")
                 }
             }
-            let unknown = only.subtracting(["query", "subscription", "registry"])
-            guard unknown.isEmpty else { throw BenchFailure("unknown workloads \(unknown.sorted())") }
         }
     }
 
@@ -91,8 +80,7 @@ struct NetBench {
     /// Runs the workloads; returns whether a contender failed a check.
     static func bench(_ options: Options) async throws -> Bool {
         print("NetBench — GQLNet client (GQLServer, GQLQuery) vs raw AsyncHTTPClient / WSClient, loopback")
-        print("date:    \(Date().ISO8601Format())")
-        print("machine: nproc \(ProcessInfo.processInfo.activeProcessorCount)")
+        for line in BenchEnvironment.header() { print(line) }
         print(
             "server:  GQLDevServer in this process, in-memory database, 127.0.0.1, random port; "
                 + "\(options.rounds) rounds after a warm-up, medians")
@@ -130,11 +118,6 @@ struct NetBench {
     }
 }
 
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Progress on standard error, so the table on standard output stays clean.
 func progress(_ text: String) {
     FileHandle.standardError.write(Data("\(text)\n".utf8))
@@ -154,10 +137,5 @@ func processCPUSeconds() -> Double {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
-/// The median of a non-empty list (the mean of the middle two for an even count).
-func median(_ values: [Double]) -> Double {
-    guard !values.isEmpty else { return 0 }
-    let sorted = values.sorted()
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
+/// The median of the rounds, 0 for none.
+func median(_ values: [Double]) -> Double { Statistics.median(values) ?? 0 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BenchKit
 import Foundation
 import GQLNet
 import NIOCore
@@ -48,12 +49,12 @@ struct QueryLoad {
                         "boolean": .bool(index % 2 == 0),
                     ])
                 ])
-            guard result.errors.isEmpty else { throw BenchFailure("seeding failed: \(result.errors)") }
+            guard result.errors.isEmpty else { throw BenchError("seeding failed: \(result.errors)") }
         }
         // The raw body must be the bytes GQLServer sends (GQLValue's writer sorts keys).
         let expected = try GQLValue.object(["query": .string(Self.query), "variables": ["id": "seed-1"]]).jsonString()
         guard raw.body("seed-1") == expected else {
-            throw BenchFailure("the raw body differs from GQLServer's:\n\(raw.body("seed-1"))\n\(expected)")
+            throw BenchError("the raw body differs from GQLServer's:\n\(raw.body("seed-1"))\n\(expected)")
         }
 
         let gqlnet: Contender = { key in

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BenchKit
 import Foundation
 import GQLNet
 import NIOCore
@@ -68,7 +69,7 @@ struct RawHTTP: Sendable {
                     group.addTask { try await exchange() }
                     group.addTask {
                         try await Task.sleep(for: .seconds(30))
-                        throw BenchFailure("timeout")
+                        throw BenchError("timeout")
                     }
                     defer { group.cancelAll() }
                     guard let first = try await group.next() else { throw CancellationError() }

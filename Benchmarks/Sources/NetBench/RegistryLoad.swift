@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 import GQLNet
 
@@ -28,14 +29,14 @@ struct RegistryLoad {
             try registry.validate()
             let resolved = clock.now
             guard registry.operationNames.count == operations, registry.fragmentNames.count == fragments else {
-                throw BenchFailure(
+                throw BenchError(
                     "registry: \(registry.operationNames.count) operations and \(registry.fragmentNames.count) "
                         + "fragments loaded, \(operations) and \(fragments) expected")
             }
             let readStart = clock.now
             let texts = try Self.readAll(directory)
             let read = clock.now
-            guard texts == documents else { throw BenchFailure("registry: read \(texts) files of \(documents)") }
+            guard texts == documents else { throw BenchError("registry: read \(texts) files of \(documents)") }
             if round > 0 {  // round 0 warms the file cache and the code
                 loads.append((loaded - start).seconds * 1000)
                 resolves.append((resolved - loaded).seconds * 1000)
@@ -124,7 +125,7 @@ struct RegistryLoad {
         guard
             let enumerator = FileManager.default.enumerator(
                 at: directory, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles])
-        else { throw BenchFailure("cannot list \(directory.path)") }
+        else { throw BenchError("cannot list \(directory.path)") }
         var count = 0
         for case let url as URL in enumerator where url.pathExtension == "graphql" {
             let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)

@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 import GQLDevServer
 import GQLNet
@@ -183,7 +184,7 @@ struct SubscriptionLoad {
         let warmDeadline = clock.now + .seconds(30)
         var warm = 0
         while !counter.snapshot.warmed {
-            guard clock.now < warmDeadline else { throw BenchFailure("\(contender.name): no event within 30 s") }
+            guard clock.now < warmDeadline else { throw BenchError("\(contender.name): no event within 30 s") }
             warm += 1
             let key = "warm-\(label)-\(warm)"
             try await database.write { tx in try tx.insert("Objects", ["objectId": key, "text": "warm-up"]) }
@@ -221,7 +222,7 @@ struct SubscriptionLoad {
         do {
             for try await event in server.subscription(subscription) {
                 guard let key = event.data?["onCreateObjects"]?["objectId"]?.stringValue else {
-                    throw BenchFailure("GQLServer: an event without objectId: \(event)")
+                    throw BenchError("GQLServer: an event without objectId: \(event)")
                 }
                 if counter.received(key) { break }
             }
@@ -236,7 +237,7 @@ struct SubscriptionLoad {
     private static func consumeRaw(_ url: String, _ counter: Counter) async throws {
         try await speak(url) { value, text in
             guard let key = value["payload"]?["data"]?["onCreateObjects"]?["objectId"]?.stringValue else {
-                throw BenchFailure("raw: an event without objectId: \(text)")
+                throw BenchError("raw: an event without objectId: \(text)")
             }
             return counter.received(key)
         }
@@ -259,7 +260,7 @@ struct SubscriptionLoad {
         defer { reader.cancel() }
         for try await value in stream {
             guard let key = value["payload"]?["data"]?["onCreateObjects"]?["objectId"]?.stringValue else {
-                throw BenchFailure("raw: an event without objectId: \(value)")
+                throw BenchError("raw: an event without objectId: \(value)")
             }
             if counter.received(key) { return }
         }
@@ -291,7 +292,7 @@ struct SubscriptionLoad {
                 case "ping":
                     try await outbound.write(.text(#"{"type":"pong"}"#))
                 case "error", "complete":
-                    throw BenchFailure("raw: the server ended the subscription: \(text)")
+                    throw BenchError("raw: the server ended the subscription: \(text)")
                 default:
                     continue
                 }

@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 
 extension ServerBench {
@@ -50,49 +51,35 @@ extension ServerBench {
             """
 
         init(_ arguments: ArraySlice<String>) throws {
-            var arguments = arguments
-            func value(_ name: String) throws -> String {
-                guard let value = arguments.popFirst() else {
-                    throw ChildServer.Failure(description: "\(name) needs a value")
-                }
-                return value
-            }
-            func number(_ name: String) throws -> Int {
-                guard let number = Int(try value(name)), number > 0 else {
-                    throw ChildServer.Failure(description: "\(name) needs a positive number")
-                }
-                return number
-            }
-            while let argument = arguments.popFirst() {
+            var arguments = Arguments(arguments)
+            while let argument = arguments.next() {
                 switch argument {
-                case "--seconds": seconds = try number(argument)
-                case "--rounds": rounds = try number(argument)
-                case "--fan-out-rounds": fanOutRounds = try number(argument)
-                case "--subscribers": subscribers = try number(argument)
-                case "--events": events = try number(argument)
-                case "--latency-rate": latencyRate = Double(try number(argument))
-                case "--latency-events": latencyEvents = try number(argument)
-                case "--workers": workers = try number(argument)
+                case "--seconds": seconds = try arguments.number(for: argument)
+                case "--rounds": rounds = try arguments.number(for: argument)
+                case "--fan-out-rounds": fanOutRounds = try arguments.number(for: argument)
+                case "--subscribers": subscribers = try arguments.number(for: argument)
+                case "--events": events = try arguments.number(for: argument)
+                case "--latency-rate": latencyRate = Double(try arguments.number(for: argument))
+                case "--latency-events": latencyEvents = try arguments.number(for: argument)
+                case "--workers": workers = try arguments.number(for: argument)
                 case "--only":
-                    only = Set(try value(argument).split(separator: ",").map(String.init))
+                    only = try arguments.list(for: argument, allowed: Contender.Kind.allNames)
                     onlyGiven = true
                 case "--load":
-                    let name = try value(argument)
+                    let name = try arguments.value(for: argument)
                     guard let chosen = Load(rawValue: name) else {
-                        throw ChildServer.Failure(description: "--load takes wrk or client, not \(name)")
+                        throw BenchError("--load takes wrk or client, not \(name)")
                     }
                     load = chosen
-                case "--python": python = try value(argument)
+                case "--python": python = try arguments.value(for: argument)
                 case "--memory": memory = true
                 case "--serve": serve = true
                 case "--limit": limit = true
-                case "--db": database = try value(argument)
+                case "--db": database = try arguments.value(for: argument)
                 case "--help", "-h": help = true
-                default: throw ChildServer.Failure(description: "unknown argument \(argument)")
+                default: throw BenchError("unknown argument \(argument)")
                 }
             }
-            let unknown = only.subtracting(Contender.Kind.allNames)
-            guard unknown.isEmpty else { throw ChildServer.Failure(description: "unknown servers \(unknown.sorted())") }
         }
     }
 }

@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 
 /// ServerBench's table: the median of every contender per workload, GQLDevServer ÷ Strawberry at its best (the
@@ -22,17 +23,17 @@ struct Report {
     static let ours = "GQLDevServer"
 
     /// Prints everything; returns false when an answer was wrong, a fan-out incomplete or a limit did not hold.
-    func print(loadBefore: String, loadAfter: String) -> Bool {
+    func print(header: [String], loadAfter: String) -> Bool {
         let names = results.throughput.first.map { round in
             ["GQLDevServer", "Strawberry ×1", "Strawberry ×\(options.workers)", "limit", "nginx"]
                 .filter { round.rates[$0] != nil }
         } ?? []
         let strawberries = names.filter { $0.hasPrefix("Strawberry") }
         Swift.print("ServerBench — GQLDevServer (gql-cli serve) vs Strawberry GraphQL at its best, and the limit, loopback")
-        Swift.print("date:    \(Date().ISO8601Format()), commit \(Self.commit())")
-        Swift.print("machine: nproc \(ProcessInfo.processInfo.activeProcessorCount), load average \(loadBefore) before, \(loadAfter) after")
+        for line in header { Swift.print(line) }
+        Swift.print("load:    load average \(loadAfter) at the end")
         Swift.print(
-            "load:    \(options.rounds) interleaved rounds × \(options.seconds) s per contender and workload (closed loop, "
+            "rounds:  \(options.rounds) interleaved rounds × \(options.seconds) s per contender and workload (closed loop, "
                 + "order rotating); fan-out \(options.fanOutRounds) rounds of \(options.subscribers) subscribers × "
                 + "\(options.events) events, then \(options.latencyEvents) paced at "
                 + String(format: "%g", options.latencyRate) + "/s for latency")
@@ -56,7 +57,7 @@ struct Report {
             var cells = [round.label] + names.map { round.median($0).map(Self.format) ?? "—" }
             let ratios = round.ratios(Self.ours, over: strawberries)
             let shares = round.ratios(Self.ours, over: [names.contains("nginx") ? "nginx" : "limit"])
-            cells.append(Self.spread(ratios))
+            cells.append(Statistics.spread(ratios))
             cells.append(Statistics.median(shares).map { String(format: "%.0f %%", $0 * 100) } ?? "—")
             let oneClient = round.label.hasSuffix("1 client")
             let ratio = Statistics.median(ratios) ?? 0
@@ -91,7 +92,7 @@ struct Report {
                 guard a > 0, b > 0 else { return nil }
                 return higherIsBetter ? a / b : b / a
             }
-            cells += [Self.spread(ratios), "—", higherIsBetter ? "≥ 3× " + ((Statistics.median(ratios) ?? 0) >= 3 ? "✔" : "✘") : ""]
+            cells += [Statistics.spread(ratios), "—", higherIsBetter ? "≥ 3× " + ((Statistics.median(ratios) ?? 0) >= 3 ? "✔" : "✘") : ""]
             rows.append(cells)
         }
         let pace = String(format: "%g", options.latencyRate)
@@ -154,11 +155,6 @@ struct Report {
         return formatter.string(from: NSNumber(value: value.rounded())) ?? String(format: "%.0f", value)
     }
 
-    static func spread(_ ratios: [Double]) -> String {
-        guard let median = Statistics.median(ratios), let low = ratios.min(), let high = ratios.max() else { return "—" }
-        return String(format: "%.2f× (%.2f–%.2f)", median, low, high)
-    }
-
     static func printRows(_ rows: [[String]]) {
         let widths = rows[0].indices.map { column in rows.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
         for cells in rows {
@@ -169,32 +165,5 @@ struct Report {
             }
             Swift.print(line.joined(separator: "  "))
         }
-    }
-
-    /// /proc/loadavg's first three figures.
-    static func loadAverage() -> String {
-        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
-        return text.split(separator: " ").prefix(3).joined(separator: " ")
-    }
-
-    /// The repository's commit (short hash, with "+changes" when the work tree differs from it).
-    static func commit() -> String {
-        func git(_ arguments: [String]) -> String? {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["git", "-C", ServerBench.root.path] + arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return nil }
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
-        }
-        guard let hash = git(["rev-parse", "--short", "HEAD"])?.trimmingCharacters(in: .whitespacesAndNewlines) else {
-            return "unknown"
-        }
-        let dirty = git(["status", "--porcelain", "--untracked-files=no", "--", "Sources", "Benchmarks"])?.isEmpty == false
-        return hash + (dirty ? " +changes" : "")
     }
 }

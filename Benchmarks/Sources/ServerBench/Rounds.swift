@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 
 /// A throughput workload measured in interleaved rounds: in every round each contender gets one turn of the same
@@ -97,14 +98,5 @@ extension Rounds {
                 url: contender.mutationHTTP.url, connections: clients, seconds: seconds,
                 script: WrkLoad.mutation(prefix: prefix, expected: text))
         }
-    }
-}
-
-enum Statistics {
-    static func median(_ values: [Double]) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BenchKit
 import Foundation
 import GQLDevServer
 import Logging
@@ -13,9 +14,8 @@ import Logging
 /// answer is checked exactly; the exit status is 1 when any was wrong.
 @main
 struct ServerBench {
-    /// <package root>: this file is <root>/Benchmarks/Sources/ServerBench/ServerBench.swift.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    /// The repository root.
+    static let root = Peers.root
 
     static func main() async {
         let options: Options
@@ -73,14 +73,14 @@ struct ServerBench {
         let servers = try ContenderSet()
         do {
             let wrk = try loadGenerator(options, directory: servers.directory)
-            let loadBefore = Report.loadAverage()
+            let header = BenchEnvironment.header()
             try await start(options, servers: servers, client: client, python: python)
             let results = try await run(options, servers.contenders, wrk: wrk)
             await servers.stop()
             try await client.shutdown()
             var report = Report(options: options, results: results, configurations: servers.configurations)
             report.loadGenerator = wrk.map { "wrk (\($0.executable)), -t1 -c1 and -t2 -c16" }
-            return report.print(loadBefore: loadBefore, loadAfter: Report.loadAverage())
+            return report.print(header: header, loadAfter: BenchEnvironment.loadAverage())
         } catch {
             await servers.stop()
             try? await client.shutdown()
