@@ -148,10 +148,10 @@ struct EngineSchemaTests {
         _ = try await fixture.data(#"mutation { createNote(input: {id: "n", title: "old"}) { id } }"#)
         let evolved = try DevEngine(
             sdl: "type Note @model { id: ID!, title: String, stars: Int, tags: [String] }", database: fixture.db)
-        let created = await evolved.execute(
-            .init(query: #"mutation { createNote(input: {id: "m", stars: 5, tags: ["a"]}) { stars tags } }"#))
+        let create = #"mutation { createNote(input: {id: "m", stars: 5, tags: ["a"]}) { stars tags } }"#
+        let created = await evolved.execute(.init(query: create)).value
         #expect(created["data"]?["createNote"] == ["stars": 5, "tags": ["a"]])
-        let old = await evolved.execute(.init(query: #"{ getNote(id: "n") { title stars _version } }"#))
+        let old = await evolved.execute(.init(query: #"{ getNote(id: "n") { title stars _version } }"#)).value
         #expect(old["data"]?["getNote"] == ["title": "old", "stars": nil, "_version": 1])
 
         let error = #expect(throws: GQLError.self) {

@@ -167,11 +167,11 @@ struct EngineSubscriptionTests {
             return
         }
         async let events = collect(stream, count: 1)
-        let created = await engine.execute(
-            .init(query: #"mutation { createObjects(input: {objectId: "m"}) { objectId } }"#))
+        let create = #"mutation { createObjects(input: {objectId: "m"}) { objectId } }"#
+        let created = await engine.execute(.init(query: create)).value
         #expect(created["data"]?["createObjects"]?["objectId"] == "m")
         #expect(try await events == [["data": ["onCreateObjects": ["objectId": "m"]]]])
-        let listed = await engine.execute(.init(query: "{ listObjects { items { objectId } } }"))
+        let listed = await engine.execute(.init(query: "{ listObjects { items { objectId } } }")).value
         #expect(listed["data"]?["listObjects"]?["items"] == [["objectId": "m"]])
     }
 

@@ -27,6 +27,7 @@ final class EngineFixture: Sendable {
         style: DevEngine.ErrorStyle = .standard
     ) async -> GQLValue {
         await engine.execute(.init(query: query, variables: variables, operationName: operationName), style: style)
+            .value
     }
 
     /// The `data` of a response that must have no errors.

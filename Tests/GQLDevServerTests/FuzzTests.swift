@@ -29,7 +29,7 @@ struct FuzzTests {
                 while count < 100 || ContinuousClock.now < deadline {
                     count += 1
                     let (query, variables) = generator.request()
-                    let response = await engine.execute(.init(query: query, variables: variables))
+                    let response = await engine.execute(.init(query: query, variables: variables)).value
                     #expect(response["data"] != nil || response["errors"] != nil, "seed \(seed) #\(count): \(query)")
                     if count % 10 == 0 {
                         let outcome = try await post(endpoints.http, ["query": .string(query), "variables": .object(variables)])

@@ -26,7 +26,8 @@ final class LoopRecordingEngine: DevExecutor {
         engine.prepare(request)
     }
 
-    func execute(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle, budget: ResponseBudget) async -> GQLValue
+    func execute(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle, budget: ResponseBudget) async
+        -> DevEngine.Response
     {
         let isLoop = MultiThreadedEventLoopGroup.currentEventLoop != nil
         onLoop.withLock { $0.append(isLoop) }

@@ -31,7 +31,9 @@ final class GatedEngine: DevExecutor {
         engine.prepare(request)
     }
 
-    func execute(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle, budget: ResponseBudget) async -> GQLValue {
+    func execute(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle, budget: ResponseBudget) async
+        -> DevEngine.Response
+    {
         entered.continuation.yield()
         var waiting = gate.stream.makeAsyncIterator()
         _ = await waiting.next()

@@ -11,6 +11,8 @@ extension DevEngine {
         package let cost: Int
         let document: Document
         let operation: OperationDefinition
+        /// The operation compiled to run without the executor, when it has one of the shapes a plan runs.
+        let plan: OperationPlan?
     }
 
     /// Why a request cannot run; it was not executed.
@@ -51,10 +53,14 @@ extension DevEngine {
         }
     }
 
-    /// A parsed document within the static limits, and valid.
+    /// A parsed document within the static limits, and valid, with what its operations need at each request.
     struct CachedDocument: Sendable {
         let document: Document
         let limits: DocumentLimits
+        /// The plans of the operations that compile (``OperationPlan``), by operation.
+        let plans: [ObjectIdentifier: OperationPlan]
+        /// The cost of each operation whose cost does not depend on its variables.
+        let costs: [ObjectIdentifier: Int]
     }
 
     /// Parses (or takes from the cache), checks the limits, validates, and selects the operation of `request`.
@@ -83,11 +89,15 @@ extension DevEngine {
         } catch {
             return .failure(Refusal(error, kind: kind))
         }
-        let cost = cached.limits.cost(of: operation, variables: request.variables)
+        let id = ObjectIdentifier(operation)
+        let cost = cached.costs[id] ?? cached.limits.cost(of: operation, variables: request.variables)
         if cost > limits.maxCost {
             return .failure(Refusal(Self.costExceeded(cost, limit: limits.maxCost), kind: kind))
         }
-        return .success(Prepared(request: request, kind: kind, cost: cost, document: cached.document, operation: operation))
+        return .success(
+            Prepared(
+                request: request, kind: kind, cost: cost, document: cached.document, operation: operation,
+                plan: cached.plans[id]))
     }
 
     /// The refusal of a request (or batch) estimated at `cost`.
@@ -123,12 +133,43 @@ extension DevEngine {
         }
         let errors = validate(schema: schema, ast: document)
         guard errors.isEmpty else { return .failure(Refusal(.invalid, kind: kind, errors: errors)) }
-        let cached = CachedDocument(document: document, limits: checked)
+        var plans: [ObjectIdentifier: OperationPlan] = [:]
+        var costs: [ObjectIdentifier: Int] = [:]
+        for operation in checked.operations {
+            let id = ObjectIdentifier(operation)
+            if let plan = OperationPlan.compile(operation, schema: schema, fields: planActions) { plans[id] = plan }
+            if !Self.costDependsOnVariables(operation.selectionSet, checked, visiting: []) {
+                costs[id] = checked.cost(of: operation, variables: [:])
+            }
+        }
+        let cached = CachedDocument(document: document, limits: checked, plans: plans, costs: costs)
         documents.withLock { cache in
             if cache.count >= Self.documentCacheSize { cache.removeAll(keepingCapacity: true) }
             cache[query] = cached
         }
         return .success(cached)
+    }
+
+    /// Whether a root selection set's cost depends on variables: only a page field's `limit` given by a variable
+    /// does (``DocumentLimits/cost(of:variables:)``), at the root, fragments included.
+    private static func costDependsOnVariables(
+        _ selectionSet: SelectionSet, _ limits: DocumentLimits, visiting: Set<String>
+    ) -> Bool {
+        selectionSet.selections.contains { selection in
+            switch selection {
+            case let field as Field:
+                return limits.pagedFields.contains(field.name.value)
+                    && field.arguments.contains { $0.name.value == "limit" && $0.value is Variable }
+            case let inline as InlineFragment:
+                return costDependsOnVariables(inline.selectionSet, limits, visiting: visiting)
+            case let spread as FragmentSpread:
+                let name = spread.name.value
+                guard !visiting.contains(name), let fragment = limits.fragments[name] else { return false }
+                return costDependsOnVariables(fragment.selectionSet, limits, visiting: visiting.union([name]))
+            default:
+                return false
+            }
+        }
     }
 
     static func kind(of operation: OperationDefinition) -> OperationKind {

@@ -12,7 +12,7 @@ import GraphQL
 ///
 /// ```swift
 /// let engine = try DevEngine(sdl: nil, database: db)       // the default `Objects` model
-/// let response = await engine.execute(.init(query: "{ listObjects { items { objectId text } } }"))
+/// let response = await engine.execute(.init(query: "{ listObjects { items { objectId text } } }"))   // .json
 /// if case .stream(let events) = await engine.subscribe(.init(query: "subscription { onCreateObjects { objectId } }")) {
 ///     for try await event in events { print(event) }       // {"data":{"onCreateObjects":{…}}}
 /// }
@@ -64,6 +64,8 @@ package final class DevEngine: Sendable {
     let hub: SubscriptionHub
     /// The root fields that return pages (`listTs`, `syncTs`), for the cost estimate.
     let pagedFields: Set<String>
+    /// The model operations a compiled ``OperationPlan`` can run, by root field name.
+    let planActions: [String: OperationPlan.Action]
     private let groups = SubscriptionGroups()
     /// Parsed, checked and validated documents by query text, so repeated requests skip all three.
     let documents = GQLLocked<[String: CachedDocument]>([:])
@@ -83,7 +85,8 @@ package final class DevEngine: Sendable {
         let parsed = try ModelParser.parse(sdl ?? ModelParser.defaultSDL, maxNesting: limits.maxNesting)
         var stores: [String: ModelStore] = [:]
         for model in parsed.models {
-            let store = ModelStore(model: model, database: database, maxFilterTerms: limits.maxFilterTerms, clock: clock)
+            let store = ModelStore(
+                model: model, database: database, maxFilterTerms: limits.maxFilterTerms, clock: clock)
             try store.createTable()
             stores[model.name] = store
         }
@@ -127,6 +130,13 @@ package final class DevEngine: Sendable {
             }
             _ = try root.fields()
         }
+        var planActions: [String: OperationPlan.Action] = [:]
+        for model in parsed.models {
+            guard let store = stores[model.name] else { continue }
+            planActions["get\(model.name)"] = .get(store)
+            for verb in ModelResolvers.Verb.allCases { planActions["\(verb)\(model.name)"] = .mutate(verb, store) }
+        }
+        self.planActions = planActions
         self.database = database
         self.limits = limits
         self.pagedFields = Set(parsed.models.flatMap { ["list\($0.plural)", "sync\($0.plural)"] })
@@ -141,31 +151,46 @@ package final class DevEngine: Sendable {
 
     /// Runs a prepared query or mutation. Never throws: failures are `errors` in the response.
     ///
+    /// An operation with a compiled ``OperationPlan`` runs straight on the model stores; every other one (and a
+    /// planned one whose variables the plan is not certain about) runs on GraphQLSwift's executor. Both answer
+    /// the same, `data` in selection order.
     /// - Parameter budget: the bytes the request may still read; a batch shares one.
-    package func execute(_ prepared: Prepared, style: ErrorStyle = .standard, budget: ResponseBudget) async -> GQLValue {
+    package func execute(_ prepared: Prepared, style: ErrorStyle = .standard, budget: ResponseBudget) async -> Response
+    {
         let formatter = ResponseFormatter(style: style)
         if prepared.kind == .subscription {
-            return formatter.response(
-                message: "subscription operations cannot be executed as a request; subscribe over a WebSocket",
-                errorType: "UnsupportedOperation")
+            return Response(
+                formatter.response(
+                    message: "subscription operations cannot be executed as a request; subscribe over a WebSocket",
+                    errorType: "UnsupportedOperation"))
         }
+        if let plan = prepared.plan, let response = await run(plan, prepared, formatter: formatter, budget: budget) {
+            return response
+        }
+        return await executeWithoutPlan(prepared, formatter: formatter, budget: budget)
+    }
+
+    /// Runs a prepared query or mutation on GraphQLSwift's executor.
+    func executeWithoutPlan(_ prepared: Prepared, formatter: ResponseFormatter, budget: ResponseBudget) async
+        -> Response
+    {
         do {
             let result = try await GraphQL.execute(
                 schema: schema, documentAST: prepared.document, rootValue: (), context: budget,
                 variableValues: MapConversion.variables(prepared.request.variables),
                 operationName: prepared.request.operationName)
-            return formatter.response(result)
+            return formatter.json(result)
         } catch let error as GraphQLError {
-            return formatter.response(errors: [error])
+            return Response(formatter.response(errors: [error]))
         } catch {
-            return formatter.response(message: String(describing: error))
+            return Response(formatter.response(message: String(describing: error)))
         }
     }
 
     /// Prepares and runs a query or mutation: the refusal's errors when it cannot run.
-    package func execute(_ request: Request, style: ErrorStyle = .standard) async -> GQLValue {
+    package func execute(_ request: Request, style: ErrorStyle = .standard) async -> Response {
         switch prepare(request) {
-        case .failure(let refusal): return refusal.response(style)
+        case .failure(let refusal): return Response(refusal.response(style))
         case .success(let prepared):
             return await execute(prepared, style: style, budget: ResponseBudget(limit: limits.maxResponseBytes))
         }

@@ -15,7 +15,8 @@ package protocol DevExecutor: Sendable {
     /// The request checked and ready to run, or why it cannot run (nothing was executed).
     func prepare(_ request: DevEngine.Request) -> Result<DevEngine.Prepared, DevEngine.Refusal>
     /// Runs a query or mutation; failures are `errors` in the `{"data","errors"}` response.
-    func execute(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle, budget: ResponseBudget) async -> GQLValue
+    func execute(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle, budget: ResponseBudget) async
+        -> DevEngine.Response
     /// Starts a subscription: a stream of responses, or one response that ends it at once.
     func subscribe(_ prepared: DevEngine.Prepared, style: DevEngine.ErrorStyle) async -> DevEngine.Subscription
 }

@@ -24,7 +24,7 @@ enum MapConversion {
         }
     }
 
-    private static func value(_ number: Number) -> GQLValue {
+    static func value(_ number: Number) -> GQLValue {
         switch number.storageType {
         case .bool: return .bool(number.boolValue)
         case .int: return .int(Int64(number.intValue))

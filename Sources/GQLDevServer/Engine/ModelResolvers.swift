@@ -15,10 +15,8 @@ struct ModelResolvers: Sendable {
         return [
             "get\(model.name)": { _, args, context, info in
                 try await ResolverError.guarding(info) {
-                    let key = try store.codec.key(Self.argument(args, store.model.key))
-                    let item = try store.get(key)
-                    try (context as? ResponseBudget)?.charge(item.map { [$0] } ?? [])
-                    return item.map(MapConversion.nativeObject)
+                    try Self.get(store, key: Self.argument(args, store.model.key), budget: context as? ResponseBudget)
+                        .map(MapConversion.nativeObject)
                 }
             },
             "list\(model.plural)": { _, args, context, info in
@@ -37,25 +35,46 @@ struct ModelResolvers: Sendable {
     /// Resolvers of `Mutation` fields by name.
     var mutations: [String: GraphQLFieldResolve] {
         let store = store
-        typealias Verb = @Sendable (ModelStore, GQLValues, ModelFilter?) async throws -> GQLValues
-        let verbs: [(String, Verb)] = [
-            ("create", { try await $0.create($1, condition: $2) }),
-            ("update", { try await $0.update($1, condition: $2) }),
-            ("delete", { try await $0.delete($1, condition: $2) }),
-        ]
         var resolvers: [String: GraphQLFieldResolve] = [:]
-        for (verb, run) in verbs {
+        for verb in Verb.allCases {
             resolvers["\(verb)\(model.name)"] = { _, args, _, info in
                 try await ResolverError.guarding(info) {
-                    guard let input = Self.argument(args, "input")?.objectValue else {
-                        throw ResolverError.badRequest("\(verb)\(store.model.name) needs an input object")
-                    }
-                    let condition = try store.filter(Self.argument(args, "condition"))
-                    return MapConversion.nativeObject(try await run(store, input, condition))
+                    MapConversion.nativeObject(
+                        try await Self.mutate(
+                            verb, store, input: Self.argument(args, "input"),
+                            condition: Self.argument(args, "condition")))
                 }
             }
         }
         return resolvers
+    }
+
+    /// The mutations of a model.
+    enum Verb: String, CaseIterable, Sendable, CustomStringConvertible {
+        case create, update, delete
+        var description: String { rawValue }
+    }
+
+    /// `getT`: the item with `key` (the key argument as GraphQL coerced it), charged to `budget`.
+    static func get(_ store: ModelStore, key: GQLValue?, budget: ResponseBudget?) throws -> GQLValues? {
+        let item = try store.get(store.codec.key(key))
+        try budget?.charge(item.map { [$0] } ?? [])
+        return item
+    }
+
+    /// `createT`, `updateT`, `deleteT` with their `input` and `condition` arguments as GraphQL coerced them.
+    static func mutate(_ verb: Verb, _ store: ModelStore, input: GQLValue?, condition: GQLValue?) async throws
+        -> GQLValues
+    {
+        guard let input = input?.objectValue else {
+            throw ResolverError.badRequest("\(verb)\(store.model.name) needs an input object")
+        }
+        let filter = try store.filter(condition)
+        switch verb {
+        case .create: return try await store.create(input, condition: filter)
+        case .update: return try await store.update(input, condition: filter)
+        case .delete: return try await store.delete(input, condition: filter)
+        }
     }
 
     /// Subscribe resolvers of `Subscription` fields by name; each event's source is the item itself.

@@ -31,26 +31,29 @@ struct ResolverError: Error, Sendable {
     }
 
     /// The error GraphQLSwift reports: with the field's location and path, so the response says where.
-    func graphQLError(_ info: GraphQLResolveInfo) -> GraphQLError {
+    func graphQLError(nodes: [Node], path: IndexPath) -> GraphQLError {
         var extensions: [String: Map] = ["errorType": .string(errorType), "errorInfo": .null]
         extensions["data"] = data.map(MapConversion.map) ?? .null
-        return GraphQLError(message: message, nodes: info.fieldASTs, path: info.path, extensions: extensions)
+        return GraphQLError(message: message, nodes: nodes, path: path, extensions: extensions)
     }
 
     /// Runs a resolver body, turning every failure into a located `GraphQLError`.
     static func guarding<T>(_ info: GraphQLResolveInfo, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as ResolverError {
-            throw error.graphQLError(info)
-        } catch let error as GQLError {
-            throw ResolverError("DatabaseError", error.message).graphQLError(info)
-        } catch let error as LimitExceeded {
-            throw error.graphQLError(nodes: info.fieldASTs, path: info.path)
-        } catch let error as GraphQLError {
-            throw error
         } catch {
-            throw ResolverError("InternalFailure", String(describing: error)).graphQLError(info)
+            throw located(error, nodes: info.fieldASTs, path: info.path)
+        }
+    }
+
+    /// A resolver's failure as the `GraphQLError` reported for the field at `nodes` and `path`.
+    static func located(_ error: any Error, nodes: [Node], path: IndexPath) -> GraphQLError {
+        switch error {
+        case let error as ResolverError: error.graphQLError(nodes: nodes, path: path)
+        case let error as GQLError: ResolverError("DatabaseError", error.message).graphQLError(nodes: nodes, path: path)
+        case let error as LimitExceeded: error.graphQLError(nodes: nodes, path: path)
+        case let error as GraphQLError: error
+        default: ResolverError("InternalFailure", String(describing: error)).graphQLError(nodes: nodes, path: path)
         }
     }
 }

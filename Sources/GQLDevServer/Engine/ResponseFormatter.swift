@@ -11,12 +11,27 @@ import GraphQL
 struct ResponseFormatter: Sendable {
     var style: DevEngine.ErrorStyle
 
-    /// A whole response.
+    /// A whole response as a ``GQLValue`` (a subscription event).
     func response(_ result: GraphQLResult) -> GQLValue {
         var object: GQLValues = [:]
         if let data = result.data, let value = MapConversion.value(data) { object["data"] = value }
         if !result.errors.isEmpty { object["errors"] = .array(result.errors.map(error)) }
         return .object(object)
+    }
+
+    /// A whole response as ordered JSON text: `data` in the executor's (the selection's) order, then `errors`.
+    func json(_ result: GraphQLResult) -> DevEngine.Response {
+        var out = ResponseJSON()
+        out.raw("{")
+        var hasData = false
+        if let data = result.data, !data.isUndefined {
+            out.key("data")
+            do { try out.map(data) } catch { return DevEngine.Response(json: ResponseJSON.unencodable) }
+            hasData = true
+        }
+        out.errors(result.errors, self, afterData: hasData)
+        out.raw("}")
+        return DevEngine.Response(json: out.text)
     }
 
     /// A response with only errors (parse, validation, a document that selects no usable operation).

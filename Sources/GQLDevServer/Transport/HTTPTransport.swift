@@ -104,19 +104,19 @@ struct HTTPTransport: Sendable {
             return Self.refused(DevEngine.costExceeded(cost, limit: limits.maxCost))
         }
         let budget = ResponseBudget(limit: limits.maxResponseBytes)
-        var responses: [GQLValue] = []
+        var responses: [String] = []
         for outcome in outcomes {
             switch outcome {
             case .failure(let refusal):
-                responses.append(refusal.response(.standard))
+                responses.append(ResponseJSON.text(refusal.response(.standard)))
             case .success(let prepared) where prepared.kind == .subscription:
                 let message = "Subscriptions are served over WebSocket (graphql-transport-ws, graphql-ws or AppSync)."
-                responses.append(["errors": [["message": .string(message)]]])
+                responses.append(ResponseJSON.text(["errors": [["message": .string(message)]]]))
             case .success(let prepared):
-                responses.append(await engine.execute(prepared, style: .standard, budget: budget))
+                responses.append(await engine.execute(prepared, style: .standard, budget: budget).json)
             }
         }
-        return Self.json(.ok, batch ? .array(responses) : responses[0])
+        return Self.json(.ok, text: batch ? "[" + responses.joined(separator: ",") + "]" : responses[0])
     }
 
     /// HTTP 400 with the limit's GraphQL error.
@@ -148,8 +148,12 @@ struct HTTPTransport: Sendable {
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: GQLValue) -> Response {
-        let text = (try? value.jsonString()) ?? #"{"errors":[{"message":"The response could not be encoded."}]}"#
-        return Response(
+        json(status, text: ResponseJSON.text(value))
+    }
+
+    /// A response whose body is the JSON `text`.
+    static func json(_ status: HTTPResponse.Status, text: String) -> Response {
+        Response(
             status: status,
             headers: [.contentType: "application/json; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text))

@@ -66,7 +66,7 @@ struct SessionWire: Sendable {
             let budget = ResponseBudget(limit: engine.limits.maxResponseBytes)
             let response = await engine.execute(prepared, style: style, budget: budget)
             guard !Task.isCancelled else { return }
-            await writer.send(message(resultType, id, response))
+            await writer.send(json: message(resultType, id, payload: response))
             await writer.send(["type": "complete", "id": .string(id)])
             return
         }
@@ -96,10 +96,25 @@ struct SessionWire: Sendable {
         let exceeded = LimitExceeded(
             .subscriptions, "This socket already runs \(limit) operations, the most it may; stop one first.",
             limit: limit)
-        return message("error", id, refusal(ResponseFormatter(style: style).response(errors: [exceeded.graphQLError()])))
+        return message(
+            "error", id, refusal(ResponseFormatter(style: style).response(errors: [exceeded.graphQLError()])))
     }
 
     private func message(_ type: String, _ id: String, _ payload: GQLValue) -> GQLValue {
         ["type": .string(type), "id": .string(id), "payload": payload]
+    }
+
+    /// The message carrying `payload` as JSON text, members in the order ``message(_:_:_:)`` writes them.
+    private func message(_ type: String, _ id: String, payload: DevEngine.Response) -> String {
+        var out = ResponseJSON(capacity: payload.json.utf8.count + 48)
+        out.key("id")
+        out.string(id)
+        out.raw(",")
+        out.key("payload")
+        out.raw(payload.json)
+        out.raw(",")
+        out.key("type")
+        out.string(type)
+        return "{" + out.text + "}"
     }
 }

@@ -23,13 +23,16 @@ actor SocketWriter {
     /// Sends `message` as JSON text; does nothing once the socket is closed.
     func send(_ message: GQLValue) async {
         guard !isClosed else { return }
-        let text: String
         do {
-            text = try message.jsonString()
+            await send(json: try message.jsonString())
         } catch {
             logger.error("GQLDevServer could not encode a WebSocket message: \(error)")
-            return
         }
+    }
+
+    /// Sends the JSON `text` as one message; does nothing once the socket is closed.
+    func send(json text: String) async {
+        guard !isClosed else { return }
         sent += 1
         let dropsNow = dropAfter.map { sent >= $0 } ?? false
         if dropsNow { isClosed = true }

@@ -1,0 +1,144 @@
+import GQLCore
+import GraphQL
+
+extension DevEngine {
+    /// Runs `prepared` by its compiled plan, straight on the model stores; `nil` when the executor must run it
+    /// instead (a variable or argument the plan is not certain about), decided before anything is read or written.
+    ///
+    /// Everything the executor does holds here: variables coerced (their errors are the executor's), the same
+    /// resolver code (``ModelResolvers/get(_:key:budget:)``, ``ModelResolvers/mutate(_:_:input:condition:)``) with
+    /// the same located errors, the budget charged the same, scalars serialized by the schema's own scalars,
+    /// non-null fields nulling their item, mutations one after another.
+    func run(_ plan: OperationPlan, _ prepared: Prepared, formatter: ResponseFormatter, budget: ResponseBudget) async
+        -> Response?
+    {
+        guard let arguments = Self.arguments(of: plan, variables: prepared.request.variables) else { return nil }
+        var out = ResponseJSON()
+        var errors: [GraphQLError] = []
+        out.raw(#"{"data":{"#)
+        for (n, (field, args)) in zip(plan.fields, arguments).enumerated() {
+            if n > 0 { out.raw(",") }
+            out.key(field.key)
+            let item: GQLValues?
+            do {
+                switch field.action {
+                case .typename(let name):
+                    out.string(name)
+                    continue
+                case .get(let store):
+                    item = try ModelResolvers.get(store, key: args[store.model.key], budget: budget)
+                case .mutate(let verb, let store):
+                    item = try await ModelResolvers.mutate(
+                        verb, store, input: args["input"], condition: args["condition"])
+                }
+            } catch {
+                errors.append(ResolverError.located(error, nodes: [field.node], path: [field.key]))
+                item = nil
+            }
+            if let item, let object = Self.object(item, field, errors: &errors) {
+                out.raw(object)
+            } else {
+                out.raw("null")
+            }
+        }
+        out.raw("}")
+        out.errors(errors, formatter, afterData: true)
+        out.raw("}")
+        return Response(json: out.text)
+    }
+
+    /// Every root field's arguments as its resolver sees them, or `nil` when a variable or argument is not one
+    /// ``InputCoercion`` is certain about. The executor coerces every declared variable, used or not.
+    private static func arguments(of plan: OperationPlan, variables given: GQLValues) -> [GQLValues]? {
+        var variables = GQLValues(minimumCapacity: plan.variables.count)
+        for variable in plan.variables {
+            var input = given[variable.name]
+            if input == nil, let fallback = variable.defaultValue { input = fallback.resolve([:]) }
+            guard case .value(let coerced) = InputCoercion.coerce(input, type: variable.type) else { return nil }
+            if let coerced { variables[variable.name] = coerced }
+        }
+        var arguments: [GQLValues] = []
+        arguments.reserveCapacity(plan.fields.count)
+        for field in plan.fields {
+            var args = GQLValues(minimumCapacity: field.arguments.count)
+            for argument in field.arguments {
+                let value = argument.source?.resolve(variables)
+                guard case .value(let coerced) = InputCoercion.coerce(value, type: argument.type) else { return nil }
+                if let coerced { args[argument.name] = coerced }
+            }
+            arguments.append(args)
+        }
+        return arguments
+    }
+
+    /// The item's selected fields as a JSON object in selection order; `nil` (the item is null) when a non-null
+    /// field is null or cannot be serialized, its error recorded as the executor records it.
+    private static func object(_ item: GQLValues, _ field: OperationPlan.RootField, errors: inout [GraphQLError])
+        -> String?
+    {
+        var out = ResponseJSON(capacity: 64 + 24 * field.outputs.count)
+        out.raw("{")
+        for (n, output) in field.outputs.enumerated() {
+            if n > 0 { out.raw(",") }
+            out.key(output.key)
+            switch output.value {
+            case .typename(let name):
+                out.string(name)
+            case .column(let name, let type, let scalar, let nonNull):
+                let raw = item[name] ?? .null
+                let serialized: GQLValue
+                if raw.isNull {
+                    guard !nonNull else {
+                        errors.append(
+                            GraphQLError(message: "Cannot return null for non-nullable field \(type).\(name)."))
+                        return nil
+                    }
+                    serialized = .null
+                } else {
+                    switch serialize(raw, scalar, node: output.node, path: [field.key, output.key]) {
+                    case .success(let value):
+                        serialized = value
+                    case .failure(let error):
+                        errors.append(error)
+                        guard !nonNull else { return nil }
+                        serialized = .null
+                    }
+                }
+                do {
+                    try out.value(serialized)
+                } catch {
+                    out.raw("null")
+                }
+            }
+        }
+        out.raw("}")
+        return out.text
+    }
+
+    /// A stored value as the executor completes it: the common kinds directly, every other through the schema's
+    /// own scalar (which gives the executor's value or error).
+    private static func serialize(_ value: GQLValue, _ scalar: GraphQLScalarType, node: Field, path: IndexPath)
+        -> Result<GQLValue, GraphQLError>
+    {
+        switch (scalar.name, value) {
+        case ("String", .string), ("ID", .string), ("Boolean", .bool), ("AWSDateTime", .string),
+            ("AWSJSON", .string), ("AWSTimestamp", .int):
+            return .success(value)
+        case ("Int", .int(let i)) where Int64(Int32.min) <= i && i <= Int64(Int32.max):
+            return .success(value)
+        case ("Float", .double(let d)) where d.isFinite:
+            return .success(value)
+        default:
+            // The executor hands the scalar what the resolver returned: the plain Swift value.
+            guard let native = MapConversion.native(value) else { return .success(.null) }
+            do {
+                let map = try scalar.serialize(value: native)
+                return .success(MapConversion.value(map) ?? .null)
+            } catch let error as GraphQLError {
+                return .failure(error)
+            } catch {
+                return .failure(GraphQLError(message: String(describing: error), nodes: [node], path: path))
+            }
+        }
+    }
+}

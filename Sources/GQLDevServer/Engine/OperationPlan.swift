@@ -1,0 +1,177 @@
+import GQLCore
+import GraphQL
+
+/// A query or mutation compiled once per cached document, to run straight on ``ModelStore`` without GraphQLSwift's
+/// executor: which store call each root field makes, where each argument comes from, and the output fields in
+/// selection order.
+///
+/// Only the AppSync-shaped operations compile: root fields that are `getT(key)`, `createT`, `updateT`, `deleteT`
+/// (or `__typename`), each selecting scalar fields of `T`, `__typename` and aliases. Fragments, directives,
+/// list or enum fields, field defaults and duplicate root keys make ``compile(_:schema:fields:)`` return `nil`, and
+/// the executor runs the operation. At run time ``DevEngine`` still falls back to the executor when a variable is
+/// not one ``InputCoercion`` is certain about, before anything is read or written.
+///
+/// ```swift
+/// let plan = OperationPlan.compile(operation, schema: schema, fields: engine.planFields)
+/// // query Get($id: ID!) { getObjects(objectId: $id) { objectId text } } → one root field, .get, two outputs
+/// ```
+struct OperationPlan: Sendable {
+    /// One variable the operation declares: the executor coerces every one, used or not.
+    struct VariablePlan: Sendable {
+        let name: String
+        let type: InputCoercion.InputType
+        /// The default value's literal, when there is one.
+        let defaultValue: InputCoercion.Source?
+    }
+
+    /// One argument of a root field, in the field definition's order.
+    struct ArgumentPlan: Sendable {
+        let name: String
+        let type: InputCoercion.InputType
+        /// `nil` when the document does not give it (absent).
+        let source: InputCoercion.Source?
+    }
+
+    /// What a root field does.
+    enum Action: Sendable {
+        case typename(String)
+        case get(ModelStore)
+        case mutate(ModelResolvers.Verb, ModelStore)
+    }
+
+    /// One output field of the item a root field returns.
+    struct OutputField: Sendable {
+        let key: String
+        let node: Field
+        let value: Value
+
+        enum Value: Sendable {
+            case typename(String)
+            /// A column of the model `type`, with its GraphQL scalar (for serialization), and whether it is non-null.
+            case column(name: String, type: String, scalar: GraphQLScalarType, nonNull: Bool)
+        }
+    }
+
+    /// One root field.
+    struct RootField: Sendable {
+        let key: String
+        let node: Field
+        let action: Action
+        let arguments: [ArgumentPlan]
+        let outputs: [OutputField]
+    }
+
+    let variables: [VariablePlan]
+    let fields: [RootField]
+
+    /// The plan of `operation`, or `nil` when it is not one of the shapes the plan runs.
+    ///
+    /// - Parameter fields: the model operations by root field name (``DevEngine``'s table).
+    static func compile(_ operation: OperationDefinition, schema: GraphQLSchema, fields actions: [String: Action])
+        -> OperationPlan?
+    {
+        guard operation.directives.isEmpty else { return nil }
+        let root: GraphQLObjectType?
+        switch operation.operation {
+        case .query: root = schema.queryType
+        case .mutation: root = schema.mutationType
+        case .subscription: return nil
+        }
+        guard let root, let rootFields = try? root.fields() else { return nil }
+        var objects: [String: InputCoercion.InputObject] = [:]
+        var variables: [VariablePlan] = []
+        for definition in operation.variableDefinitions {
+            guard let graphQLType = inputType(definition.type, schema: schema) else { return nil }
+            let type = InputCoercion.InputType.of(graphQLType, objects: &objects)
+            var defaultValue: InputCoercion.Source?
+            if let literal = definition.defaultValue {
+                guard let source = InputCoercion.source(literal, type: type) else { return nil }
+                defaultValue = source
+            }
+            variables.append(VariablePlan(name: definition.variable.name.value, type: type, defaultValue: defaultValue))
+        }
+        var plans: [RootField] = []
+        var keys: Set<String> = []
+        for selection in operation.selectionSet.selections {
+            guard let field = selection as? Field, field.directives.isEmpty else { return nil }
+            let key = field.alias?.value ?? field.name.value
+            guard keys.insert(key).inserted else { return nil }
+            if field.name.value == "__typename" {
+                guard field.arguments.isEmpty, field.selectionSet == nil else { return nil }
+                plans.append(RootField(key: key, node: field, action: .typename(root.name), arguments: [], outputs: []))
+                continue
+            }
+            guard let action = actions[field.name.value], let definition = rootFields[field.name.value],
+                let compiled = compile(field, key: key, action: action, definition: definition, objects: &objects)
+            else { return nil }
+            plans.append(compiled)
+        }
+        return plans.isEmpty ? nil : OperationPlan(variables: variables, fields: plans)
+    }
+
+    private static func compile(
+        _ field: Field, key: String, action: Action, definition: GraphQLField,
+        objects: inout [String: InputCoercion.InputObject]
+    ) -> RootField? {
+        var arguments: [ArgumentPlan] = []
+        let given = Dictionary(field.arguments.map { ($0.name.value, $0.value) }, uniquingKeysWith: { a, _ in a })
+        guard given.count == field.arguments.count, given.keys.allSatisfy({ definition.args[$0] != nil }) else {
+            return nil
+        }
+        for (name, argument) in definition.args {
+            guard argument.defaultValue == nil else { return nil }
+            let type = InputCoercion.InputType.of(argument.type, objects: &objects)
+            var source: InputCoercion.Source?
+            if let literal = given[name] {
+                guard let compiled = InputCoercion.source(literal, type: type) else { return nil }
+                source = compiled
+            }
+            arguments.append(ArgumentPlan(name: name, type: type, source: source))
+        }
+        guard let type = definition.type as? GraphQLObjectType, let selectionSet = field.selectionSet,
+            let outputs = outputs(selectionSet, of: type)
+        else { return nil }
+        return RootField(key: key, node: field, action: action, arguments: arguments, outputs: outputs)
+    }
+
+    /// The input type a variable declares (GraphQLSwift's `typeFromAST` is internal).
+    private static func inputType(_ ast: any Type, schema: GraphQLSchema) -> (any GraphQLInputType)? {
+        if let list = ast as? ListType {
+            return inputType(list.type, schema: schema).map { GraphQLList($0) }
+        }
+        if let nonNull = ast as? NonNullType {
+            guard let inner = inputType(nonNull.type, schema: schema) as? any GraphQLNullableType else { return nil }
+            return GraphQLNonNull(inner)
+        }
+        guard let named = ast as? NamedType else { return nil }
+        return schema.getType(name: named.name.value) as? any GraphQLInputType
+    }
+
+    /// The scalar fields and `__typename`s of `selectionSet` in order, a repeated key once (where it first appears).
+    private static func outputs(_ selectionSet: SelectionSet, of type: GraphQLObjectType) -> [OutputField]? {
+        guard let fields = try? type.fields() else { return nil }
+        var outputs: [OutputField] = []
+        var keys: Set<String> = []
+        for selection in selectionSet.selections {
+            guard let field = selection as? Field, field.directives.isEmpty, field.arguments.isEmpty,
+                field.selectionSet == nil
+            else { return nil }
+            let key = field.alias?.value ?? field.name.value
+            let name = field.name.value
+            let value: OutputField.Value
+            if name == "__typename" {
+                value = .typename(type.name)
+            } else {
+                guard let definition = fields[name] else { return nil }
+                let nonNull = definition.type is GraphQLNonNull
+                let named = (definition.type as? GraphQLNonNull)?.ofType ?? definition.type
+                guard let scalar = named as? GraphQLScalarType else { return nil }
+                value = .column(name: name, type: type.name, scalar: scalar, nonNull: nonNull)
+            }
+            // Validation lets a key repeat only for the same field; the executor merges them at the first.
+            guard keys.insert(key).inserted else { continue }
+            outputs.append(OutputField(key: key, node: field, value: value))
+        }
+        return outputs
+    }
+}
