@@ -127,10 +127,20 @@ public final class GQLDatabase: Sendable {
     ///   `.closed` after ``close()``.
     @discardableResult
     public func write<T>(origin: String? = nil, _ body: (GQLTransaction) throws -> T) throws -> T {
+        try write(origin: origin, synchronous: nil, body)
+    }
+
+    /// ``write(origin:_:)`` committed at `synchronous` rather than the configured level (`nil`: the configured
+    /// one); the writer goes back to its configured level before the next write. For a module's own bookkeeping
+    /// whose loss on power failure it can afford, e.g. GQLSync's delivery records in a `.full` outbox.
+    @discardableResult
+    package func write<T>(
+        origin: String? = nil, synchronous: Configuration.Synchronous?, _ body: (GQLTransaction) throws -> T
+    ) throws -> T {
         var transaction: GQLTransaction?
         let result: T
         do {
-            result = try writer.write(transaction: true, origin: origin) { connection in
+            result = try writer.write(transaction: true, origin: origin, synchronous: synchronous) { connection in
                 let tx = GQLTransaction(database: self, connection: connection, writes: true)
                 transaction = tx
                 defer { tx.end() }

@@ -21,8 +21,11 @@ final class Writer: @unchecked Sendable {
     private var triggerTables: Set<String> = []
     /// Set by ``close()``: every later write fails with `.closed`.
     private var isClosed = false
+    /// The `synchronous` level the connection was opened with, put back after a write that asked for another.
+    private let synchronous: GQLDatabase.Configuration.Synchronous
 
     init(path: String, configuration: GQLDatabase.Configuration, observers: ObserverCenter) throws {
+        synchronous = configuration.synchronous
         let session = WriteSession(observers: observers)
         connection = try Connection(path: path, reader: false, configuration: configuration, session: session)
         self.session = session
@@ -46,7 +49,12 @@ final class Writer: @unchecked Sendable {
     ///   - transaction: wrap `body` in `BEGIN IMMEDIATE` … `COMMIT` (rolled back when it throws). Without it
     ///     each statement commits on its own.
     ///   - origin: the tag observers receive with the write's changes.
-    func write<T>(transaction: Bool, origin: String? = nil, _ body: (Connection) throws -> T) throws -> T {
+    ///   - synchronous: the level this write commits with, when not the configured one. SQLite refuses to switch
+    ///     it inside a transaction, so it is switched before `BEGIN` and put back after the end, lock held.
+    func write<T>(
+        transaction: Bool, origin: String? = nil, synchronous: GQLDatabase.Configuration.Synchronous? = nil,
+        _ body: (Connection) throws -> T
+    ) throws -> T {
         let me = Self.currentThread
         if owner.load(ordering: .acquiring) == me {
             throw GQLError(
@@ -63,6 +71,9 @@ final class Writer: @unchecked Sendable {
         guard !isClosed else { throw GQLError(.closed, "the database was closed", operation: "write") }
         session.begin(origin: origin)
         defer { session.end() }
+        guard let synchronous, synchronous != self.synchronous else { return try withHeld(transaction: transaction, body) }
+        try connection.cached("PRAGMA synchronous = \(synchronous.rawValue)").runOnce()
+        defer { try? connection.cached("PRAGMA synchronous = \(self.synchronous.rawValue)").runOnce() }
         return try withHeld(transaction: transaction, body)
     }
 
