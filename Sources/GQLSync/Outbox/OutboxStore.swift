@@ -10,51 +10,12 @@ import GQLStore
 struct OutboxStore: Sendable {
     static let table = "_gqlsync_outbox"
     static let cursorTable = "_gqlsync_cursors"
+    static let sequenceTable = "_gqlsync_sequence"
+    static let lazyIndex = "_gqlsync_outbox_lazy"
     static let namespace = "gqlsync"
 
     let database: GQLDatabase
     let engine: String
-
-    /// The migrator of the outbox's tables.
-    static var migrator: GQLMigrator {
-        var migrator = GQLMigrator(namespace: namespace)
-        migrator.step(1, "outbox") { tx in
-            try tx.execute(
-                """
-                CREATE TABLE \(table) (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    engine TEXT NOT NULL,
-                    mode TEXT NOT NULL,
-                    name TEXT NOT NULL,
-                    key TEXT,
-                    query TEXT NOT NULL,
-                    input TEXT NOT NULL,
-                    wrap TEXT,
-                    idempotency TEXT NOT NULL,
-                    attempts INTEGER NOT NULL DEFAULT 0,
-                    state TEXT NOT NULL DEFAULT 'pending',
-                    error TEXT,
-                    created_at TEXT NOT NULL,
-                    failed_at TEXT
-                )
-                """)
-            try tx.execute("CREATE INDEX \(table)_queue ON \(table)(engine, state, id)")
-            try tx.execute("CREATE INDEX \(table)_key ON \(table)(engine, key, id)")
-        }
-        migrator.step(2, "pull cursors") { tx in
-            try tx.execute(
-                """
-                CREATE TABLE \(cursorTable) (
-                    engine TEXT NOT NULL,
-                    query TEXT NOT NULL,
-                    started_at INTEGER NOT NULL,
-                    taken_at INTEGER NOT NULL,
-                    PRIMARY KEY (engine, query)
-                )
-                """)
-        }
-        return migrator
-    }
 
     /// Opens the outbox of `engine` in `database`, creating or upgrading its table.
     init(database: GQLDatabase, engine: String) throws {
@@ -83,37 +44,52 @@ struct OutboxStore: Sendable {
     ///
     /// A `lazy` call merges into the newest item for the same key when that item is a lazy call of the same
     /// operation that was never handed to the network (`attempts = 0`) and not set aside; newer fields win,
-    /// earlier fields are kept. Otherwise — another item for the key came after it, or it has been tried — the
-    /// call becomes a new item behind it, so no value is ever marked sent without being sent.
+    /// earlier fields are kept, and the item gets a new idempotency key (its content changed). Otherwise —
+    /// another item for the key came after it, or it has been tried — the call becomes a new item behind it, so
+    /// no value is ever marked sent without being sent.
+    ///
+    /// Only lazy items are in the key index; any other call for a key first turns the key's lazy items
+    /// `steady`, so the newest lazy item for a key is always the newest item for it when it is still `lazy`.
     func enqueue(
         _ mode: OutboxMode, name: String, query: String, values: GQLValues, key: GQLValue?, wrap: String?,
         in tx: GQLTransaction
     ) throws -> Enqueued {
         let keyText = try key.map { try $0.jsonString() }
+        // Statements through fetchAll / fetchRows (with RETURNING) are prepared once per connection and leave
+        // the store's schema cache alone; tx.execute would do neither, and cost the app's next write a recheck.
         if mode == .lazy, let keyText,
             let last = try tx.fetchAll(
                 sql: """
-                    SELECT id, mode, name, state, attempts, input, wrap FROM \(Self.table)
-                    WHERE engine = ? AND key = ? ORDER BY id DESC LIMIT 1
+                    SELECT id, name, state, attempts, input, wrap FROM \(Self.table) INDEXED BY \(Self.lazyIndex)
+                    WHERE engine = ? AND key = ? AND mode = 'lazy' ORDER BY id DESC LIMIT 1
                     """, [engine, keyText]
             ).first,
-            last["mode"]?.stringValue == OutboxMode.lazy.rawValue, last["name"]?.stringValue == name,
-            last["state"]?.stringValue == "pending", last["attempts"]?.intValue == 0,
-            last["wrap"]?.stringValue == wrap, let id = last["id"]?.intValue
+            last["name"]?.stringValue == name, last["state"]?.stringValue == "pending",
+            last["attempts"]?.intValue == 0, last["wrap"]?.stringValue == wrap, let id = last["id"]?.intValue
         {
             let earlier = try Self.decodeObject(last["input"]?.stringValue, id: id)
             let merged = earlier.merging(values) { _, newer in newer }
-            // Statements through fetchAll (with RETURNING) are prepared once per connection and leave the
-            // store's schema cache alone; tx.execute would do neither, and cost the app's next write a recheck.
             _ = try tx.fetchAll(
-                sql: "UPDATE \(Self.table) SET input = ? WHERE id = ? RETURNING id",
-                [try GQLValue.object(merged).jsonString(), id])
+                sql: "UPDATE \(Self.table) SET input = ?, idempotency = ? WHERE id = ? RETURNING id",
+                [try GQLValue.object(merged).jsonString(), Self.newIdempotencyKey(), id])
             return .merged(id)
         }
+        if mode != .lazy, let keyText {
+            _ = try tx.fetchAll(
+                sql: """
+                    UPDATE \(Self.table) INDEXED BY \(Self.lazyIndex) SET mode = 'steady'
+                    WHERE engine = ? AND key = ? AND mode = 'lazy' RETURNING id
+                    """, [engine, keyText])
+        }
+        // One more than any id in the table and than any id removed from it (ids are never reused).
         let inserted = try tx.fetchRows(
             sql: """
-                INSERT INTO \(Self.table) (engine, mode, name, key, query, input, wrap, idempotency, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                INSERT INTO \(Self.table) (id, engine, mode, name, key, query, input, wrap, idempotency, created_at)
+                VALUES (
+                    max(coalesce((SELECT max(id) FROM \(Self.table)), 0),
+                        coalesce((SELECT last_id FROM \(Self.sequenceTable) WHERE name = 'outbox'), 0)) + 1,
+                    ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                RETURNING id
                 """,
             [
                 engine, mode.rawValue, name, keyText, query, try GQLValue.object(values).jsonString(), wrap,
@@ -123,6 +99,17 @@ struct OutboxStore: Sendable {
             throw GQLError(.sqlite, "the new outbox item has no id", table: Self.table, operation: "enqueue")
         }
         return .inserted(id)
+    }
+
+    /// Deletes items in `tx`, keeping the largest id removed so that no later item gets it again.
+    func delete(_ ids: [Int64], in tx: GQLTransaction) throws {
+        guard let largest = ids.max() else { return }
+        for id in ids {
+            _ = try tx.fetchAll(sql: "DELETE FROM \(Self.table) WHERE id = ? RETURNING id", [id])
+        }
+        _ = try tx.fetchAll(
+            sql: "UPDATE \(Self.sequenceTable) SET last_id = max(last_id, ?) WHERE name = 'outbox' RETURNING last_id",
+            [largest])
     }
 
     // MARK: Delivery
@@ -136,10 +123,8 @@ struct OutboxStore: Sendable {
         -> [OutboxItem]
     {
         let engine = engine
-        return try await database.write { tx in
-            for id in remove {
-                _ = try tx.fetchAll(sql: "DELETE FROM \(Self.table) WHERE id = ? RETURNING id", [id])
-            }
+        return try await bookkeeping { tx in
+            try delete(remove, in: tx)
             for (id, failure) in setAside {
                 _ = try tx.fetchAll(
                     sql: "UPDATE \(Self.table) SET state = 'failed', error = ?, failed_at = ? WHERE id = ? RETURNING id",
@@ -160,6 +145,26 @@ struct OutboxStore: Sendable {
                 items.append(item)
             }
             return items
+        }
+    }
+
+    /// Runs the delivery loop's own records (removals, items set aside, claims) in one write off the caller's
+    /// thread, committed at `synchronous = NORMAL` even in an outbox opened `.full`.
+    ///
+    /// A process crash (kill -9) loses nothing committed at `NORMAL` in WAL mode: the commit is in the file
+    /// before the call returns. Only a power loss or an OS crash may take back the last such records; then items
+    /// delivered just before it are sent again, each with its idempotency key, and an item whose claim was lost
+    /// counts as never tried, so a `lazy` call could merge into it — it then gets a new idempotency key, and the
+    /// server applies the merged values rather than dropping them as a duplicate. The queued items themselves
+    /// are written by ``enqueue(_:name:query:values:key:wrap:in:)`` at the database's own level, and a
+    /// `.full` commit also makes every earlier record durable.
+    func bookkeeping<T: Sendable>(_ body: @escaping @Sendable (GQLTransaction) throws -> T) async throws -> T {
+        let database = database
+        let level: GQLDatabase.Configuration.Synchronous? = database.configuration.synchronous == .full ? .normal : nil
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try database.write(synchronous: level, body) })
+            }
         }
     }
 
@@ -219,9 +224,11 @@ struct OutboxStore: Sendable {
     /// it then would neither stop its send nor keep the counts right.
     func drop(_ id: Int64) throws -> Bool {
         try database.write { tx in
-            try tx.execute(
-                "DELETE FROM \(Self.table) WHERE id = ? AND engine = ? AND state = 'failed'", [id, engine])
-        } > 0
+            let found = try tx.fetchAll(
+                sql: "SELECT id FROM \(Self.table) WHERE id = ? AND engine = ? AND state = 'failed'", [id, engine])
+            try delete(found.compactMap { $0["id"]?.intValue }, in: tx)
+            return !found.isEmpty
+        }
     }
 
     // MARK: Rows

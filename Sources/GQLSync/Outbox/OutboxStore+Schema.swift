@@ -1,0 +1,70 @@
+import GQLStore
+
+extension OutboxStore {
+    /// The columns of an item after its id, the same in every layout so far (a step that changes them spells
+    /// out its own).
+    private static let itemColumns = """
+        engine TEXT NOT NULL, mode TEXT NOT NULL, name TEXT NOT NULL, key TEXT, query TEXT NOT NULL,
+        input TEXT NOT NULL, wrap TEXT, idempotency TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+        state TEXT NOT NULL DEFAULT 'pending', error TEXT, created_at TEXT NOT NULL, failed_at TEXT
+        """
+
+    /// The migrator of the outbox's tables.
+    static var migrator: GQLMigrator { migrator(through: .max) }
+
+    /// The migrator up to step `last` (a test builds an outbox of an earlier layout with it).
+    ///
+    /// Step 3 shapes the outbox so that queueing an item, which runs inside the app's own writes, adds as few
+    /// written pages to the commit as it can: the table's own row and nothing else in the usual case.
+    /// - No `AUTOINCREMENT` (it rewrote `sqlite_sequence` on every insert): an id is one more than the largest
+    ///   id in the table and than `_gqlsync_sequence.last_id`, the largest id ever removed, which the delivery
+    ///   loop's own transactions keep. Ids still only grow, and are never reused.
+    /// - No index on `(engine, state, id)`: a claim reads the table in id order, which is call order.
+    /// - The key index holds only the items a later `lazy` call may merge into (`mode = 'lazy'`); a call of
+    ///   another kind for the same key turns them `steady` (looked up in that index, so nothing is written when
+    ///   there is none). Failed items have their own small index.
+    static func migrator(through last: Int) -> GQLMigrator {
+        var migrator = GQLMigrator(namespace: namespace)
+        migrator.step(1, "outbox") { tx in
+            try tx.execute("CREATE TABLE \(table) (id INTEGER PRIMARY KEY AUTOINCREMENT, \(itemColumns))")
+            try tx.execute("CREATE INDEX \(table)_queue ON \(table)(engine, state, id)")
+            try tx.execute("CREATE INDEX \(table)_key ON \(table)(engine, key, id)")
+        }
+        guard last >= 2 else { return migrator }
+        migrator.step(2, "pull cursors") { tx in
+            try tx.execute(
+                """
+                CREATE TABLE \(cursorTable) (
+                    engine TEXT NOT NULL,
+                    query TEXT NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    taken_at INTEGER NOT NULL,
+                    PRIMARY KEY (engine, query)
+                )
+                """)
+        }
+        guard last >= 3 else { return migrator }
+        migrator.step(3, "outbox without autoincrement, with a lazy-only key index") { tx in
+            try tx.execute("CREATE TABLE \(table)_3 (id INTEGER PRIMARY KEY, \(itemColumns))")
+            try tx.execute(
+                """
+                INSERT INTO \(table)_3 (id, engine, mode, name, key, query, input, wrap, idempotency, attempts, state,
+                    error, created_at, failed_at)
+                SELECT id, engine, mode, name, key, query, input, wrap, idempotency, attempts, state, error,
+                    created_at, failed_at FROM \(table)
+                """)
+            try tx.execute("CREATE TABLE \(sequenceTable) (name TEXT PRIMARY KEY, last_id INTEGER NOT NULL)")
+            // The old table's AUTOINCREMENT counter: ids handed out before stay unused.
+            try tx.execute(
+                """
+                INSERT INTO \(sequenceTable) (name, last_id)
+                VALUES ('outbox', coalesce((SELECT seq FROM sqlite_sequence WHERE name = '\(table)'), 0))
+                """)
+            try tx.execute("DROP TABLE \(table)")
+            try tx.execute("ALTER TABLE \(table)_3 RENAME TO \(table)")
+            try tx.execute("CREATE INDEX \(lazyIndex) ON \(table)(engine, key, id) WHERE mode = 'lazy'")
+            try tx.execute("CREATE INDEX \(table)_failed ON \(table)(engine, id) WHERE state = 'failed'")
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GQLCore
+import GQLNet
+import GQLStore
+import Testing
+
+@testable import GQLSync
+
+/// The outbox's layout (step 3): ids that only grow without AUTOINCREMENT, the lazy-only key index, an outbox of
+/// the earlier layout carried over, and delivery records committed at `NORMAL` in a `.full` outbox.
+@Suite(.timeLimit(.minutes(2))) struct OutboxLayoutTests {
+    @Test func anIdIsNeverGivenAgainAfterTheNewestItemIsDelivered() async throws {
+        let fixture = try await SyncFixture.make()
+        let path = fixture.directory.path("outbox.sqlite")
+        let first = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
+        let a = try await first.steady("CreateNote", ["n": 1])
+        try await first.drain()
+        // The newest item is gone from the table; the next one still gets a larger id.
+        let b = try await first.steady("CreateNote", ["n": 2])
+        #expect(b > a)
+        try await first.drain()
+        try await first.shutdown()
+        let second = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
+        let c = try await second.steady("CreateNote", ["n": 3])
+        #expect(c > b)
+        try await second.drain()
+        #expect(try fixture.server.appliedNumbers() == [1, 2, 3])
+        await fixture.finish(second)
+    }
+
+    @Test func aLazyCallMergesOnlyIntoTheNewestItemForItsKey() async throws {
+        let fixture = try await SyncFixture.make(started: false)
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"),
+            configuration: fixture.configuration { $0.delivers = false })
+        let merged = try await sync.lazy("UpdateNote", ["id": "k", "title": "one"], "k")
+        let keyBefore = try idempotencyKey(sync, merged)
+        #expect(try await sync.lazy("UpdateNote", ["id": "k", "body": "two"], "k") == merged)
+        // Its content changed, so it is a new request for a server that drops repeated keys.
+        #expect(try idempotencyKey(sync, merged) != keyBefore)
+
+        // A steady call for the key comes after the lazy item: the next lazy call cannot jump over it.
+        let steady = try await sync.steady("UpdateNote", ["id": "k", "n": 1], "k")
+        let after = try await sync.lazy("UpdateNote", ["id": "k", "title": "three"], "k")
+        #expect(after > steady)
+        #expect(try await sync.lazy("UpdateNote", ["id": "k", "body": "four"], "k") == after)
+        // Another operation's lazy item for the key is newer still; a call of the first merges into neither.
+        let other = try await sync.lazy("DeleteNote", ["id": "k"], "k")
+        let last = try await sync.lazy("UpdateNote", ["id": "k", "title": "five"], "k")
+        #expect(other > after && last > other)
+        // A key of its own is unaffected.
+        let elsewhere = try await sync.lazy("UpdateNote", ["id": "j", "title": "x"], "j")
+        #expect(try await sync.lazy("UpdateNote", ["id": "j", "body": "y"], "j") == elsewhere)
+        #expect(sync.pendingCount == 6)
+        let values = try sync.outbox.database.fetchAll(
+            sql: "SELECT input FROM _gqlsync_outbox WHERE id = ?", [merged]
+        ).first?["input"]?.stringValue
+        #expect(try GQLValue(json: #require(values)) == ["id": "k", "title": "one", "body": "two"])
+        await fixture.finish(sync)
+    }
+
+    @Test func anOutboxOfTheEarlierLayoutKeepsItsItemsAndTheirOrder() async throws {
+        let fixture = try await SyncFixture.make()
+        let path = fixture.directory.path("outbox.sqlite")
+        let query = try fixture.queries.document(named: "CreateNote").text
+        do {
+            let old = try GQLDatabase(path: path)
+            _ = try OutboxStore.migrator(through: 2).migrate(old)
+            for n in 1...3 {
+                try await old.execute(
+                    """
+                    INSERT INTO _gqlsync_outbox (engine, mode, name, key, query, input, wrap, idempotency, created_at)
+                    VALUES ('notes', 'steady', 'CreateNote', NULL, ?, ?, 'input', ?, '2026-01-01T00:00:00.000Z')
+                    """, [query, "{\"n\":\(n)}", "key-\(n)"])
+            }
+            // The newest item was delivered by the old engine: its id must not come back.
+            try await old.execute("DELETE FROM _gqlsync_outbox WHERE id = 3")
+            try await old.close()
+        }
+        let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.name = "notes" })
+        #expect(sync.pendingCount == 2)
+        #expect(try await sync.steady("CreateNote", ["n": 4]) == 4)
+        try await sync.drain()
+        #expect(try fixture.server.appliedNumbers() == [1, 2, 4])
+        await fixture.finish(sync)
+    }
+
+    @Test func deliveryRecordsCommitAtNormalWhileTheOutboxStaysFull() async throws {
+        let fixture = try await SyncFixture.make()
+        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let level = { @Sendable (tx: GQLTransaction) throws -> Int64? in
+            try tx.fetchAll(sql: "PRAGMA synchronous").first?["synchronous"]?.intValue
+        }
+        #expect(try await sync.outbox.bookkeeping(level) == 1)  // NORMAL
+        try await sync.steady("CreateNote", ["n": 1])
+        try await sync.drain()
+        #expect(try await sync.database.write(level) == 2)  // FULL again, for the next queued item
+        // In the app's database, at its own level (NORMAL by default), nothing is switched.
+        let app = try fixture.appDatabase()
+        let shared = try GQLSync(fixture.client, database: app, configuration: fixture.configuration { $0.name = "app" })
+        #expect(try await shared.outbox.bookkeeping(level) == 1)
+        #expect(try await app.write(level) == 1)
+        await fixture.finish(sync, shared)
+    }
+
+    private func idempotencyKey(_ sync: GQLSync, _ id: Int64) throws -> String? {
+        try sync.outbox.database.fetchAll(sql: "SELECT idempotency FROM _gqlsync_outbox WHERE id = ?", [id])
+            .first?["idempotency"]?.stringValue
+    }
+}
