@@ -4,7 +4,7 @@ import GQLStore
 import GQLSync
 import Logging
 
-/// `swift run -c release SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N]`
+/// `swift run -c release SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N] [--only enqueue|drain|pull]`
 ///
 /// GQLSync against what an app would write by hand, on an in-process GQLDevServer (in-memory database, loopback,
 /// random port), contenders taking turns in every round, every answer checked:
@@ -20,10 +20,19 @@ struct SyncBench {
         var mutations = 10_000
         var rows = 100_000
         var rounds = 3
+        /// The one workload to run (`enqueue`, `drain` or `pull`, e.g. under `perf record`), or all three.
+        var only: String?
 
         init(_ arguments: ArraySlice<String>) throws {
             var arguments = arguments
             while let argument = arguments.popFirst() {
+                if argument == "--only" {
+                    guard let part = arguments.popFirst(), ["enqueue", "drain", "pull"].contains(part) else {
+                        throw BenchFailure("--only needs enqueue, drain or pull")
+                    }
+                    only = part
+                    continue
+                }
                 guard let text = arguments.popFirst(), let value = Int(text), value > 0 else {
                     throw BenchFailure("\(argument) needs a positive number")
                 }
@@ -36,6 +45,8 @@ struct SyncBench {
                 }
             }
         }
+
+        func runs(_ part: String) -> Bool { only == nil || only == part }
     }
 
     static func main() async {
@@ -70,9 +81,9 @@ struct SyncBench {
             let endpoints = try await server.endpoints()
             let workloads = SyncWorkloads(
                 http: endpoints.http, serverDatabase: database, directory: directory, options: options)
-            try await workloads.enqueue(into: &table)
-            try await workloads.drain(into: &table)
-            try await workloads.pull(into: &table)
+            if options.runs("enqueue") { try await workloads.enqueue(into: &table) }
+            if options.runs("drain") { try await workloads.drain(into: &table) }
+            if options.runs("pull") { try await workloads.pull(into: &table) }
         } catch {
             await server.shutdown()
             _ = await serving.result
