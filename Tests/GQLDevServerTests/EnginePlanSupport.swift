@@ -143,7 +143,25 @@ struct PlanCorpusGenerator {
 
     /// A create, update, delete or get with its variables.
     mutating func request(_ n: Int) -> (String, GQLValues) {
-        switch random.next() % 4 {
+        switch random.next() % 5 {
+        case 4:
+            var variables: GQLValues = [:]
+            if chance(2) { variables["n"] = value("Int") ?? .null }
+            if chance(2) {
+                variables["f"] = pick([
+                    ["text": ["eq": value("String") ?? .null]], ["number": ["between": value("Int") ?? .null]],
+                    [
+                        "or": [
+                            ["boolean": ["eq": value("Boolean") ?? .null]], ["double": ["gt": value("Float") ?? .null]],
+                        ]
+                    ],
+                    ["not": ["objectId": ["beginsWith": "gen"]]], ["unknown": 1],
+                ])
+            }
+            let query =
+                "query($f: ModelObjectsFilterInput, $n: Int) { listObjects(filter: $f, limit: $n) "
+                + "{ items \(selection()) nextToken } }"
+            return (query, variables)
         case 0:
             var input: GQLValues = ["objectId": .string("gen-\(n)")]
             for (field, kind) in [("text", "String"), ("number", "Int"), ("double", "Float"), ("boolean", "Boolean")]

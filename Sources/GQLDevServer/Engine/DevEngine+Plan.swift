@@ -27,6 +27,8 @@ extension DevEngine {
                     continue
                 case .get(let store):
                     item = try ModelResolvers.get(store, key: args[store.model.key], budget: budget)
+                case .page(let store, let sync):
+                    item = try ModelResolvers.page(store, args, sync: sync, budget: budget)
                 case .mutate(let verb, let store):
                     item = try await ModelResolvers.mutate(
                         verb, store, input: args["input"], condition: args["condition"])
@@ -35,7 +37,7 @@ extension DevEngine {
                 errors.append(ResolverError.located(error, nodes: [field.node], path: [field.key]))
                 item = nil
             }
-            if let item, let object = Self.object(item, field, errors: &errors) {
+            if let item, let object = Self.object(item, field.outputs, path: [field.key], errors: &errors) {
                 out.raw(object)
             } else {
                 out.raw("null")
@@ -73,17 +75,31 @@ extension DevEngine {
 
     /// The item's selected fields as a JSON object in selection order; `nil` (the item is null) when a non-null
     /// field is null or cannot be serialized, its error recorded as the executor records it.
-    private static func object(_ item: GQLValues, _ field: OperationPlan.RootField, errors: inout [GraphQLError])
-        -> String?
-    {
-        var out = ResponseJSON(capacity: 64 + 24 * field.outputs.count)
+    private static func object(
+        _ item: GQLValues, _ outputs: [OperationPlan.OutputField], path: [any IndexPathElement],
+        errors: inout [GraphQLError]
+    ) -> String? {
+        var out = ResponseJSON(capacity: 64 + 24 * outputs.count)
         out.raw("{")
-        for (n, output) in field.outputs.enumerated() {
+        for (n, output) in outputs.enumerated() {
             if n > 0 { out.raw(",") }
             out.key(output.key)
             switch output.value {
             case .typename(let name):
                 out.string(name)
+            case .objects(let name, let type, let inner):
+                guard case .array(let elements)? = item[name] else {
+                    errors.append(GraphQLError(message: "Cannot return null for non-nullable field \(type).\(name)."))
+                    return nil
+                }
+                out.raw("[")
+                for (index, element) in elements.enumerated() {
+                    if index > 0 { out.raw(",") }
+                    let itemPath = path + [output.key, index] as [any IndexPathElement]
+                    let written = element.objectValue.flatMap { object($0, inner, path: itemPath, errors: &errors) }
+                    out.raw(written ?? "null")
+                }
+                out.raw("]")
             case .column(let name, let type, let scalar, let nonNull):
                 let raw = item[name] ?? .null
                 let serialized: GQLValue
@@ -95,7 +111,7 @@ extension DevEngine {
                     }
                     serialized = .null
                 } else {
-                    switch serialize(raw, scalar, node: output.node, path: [field.key, output.key]) {
+                    switch serialize(raw, scalar, node: output.node, path: IndexPath(path + [output.key])) {
                     case .success(let value):
                         serialized = value
                     case .failure(let error):

@@ -1,3 +1,4 @@
+import Foundation
 import GQLCore
 import GraphQL
 
@@ -137,7 +138,9 @@ extension DevEngine {
         var costs: [ObjectIdentifier: Int] = [:]
         for operation in checked.operations {
             let id = ObjectIdentifier(operation)
-            if let plan = OperationPlan.compile(operation, schema: schema, fields: planActions) { plans[id] = plan }
+            if Self.compilesPlans, let plan = OperationPlan.compile(operation, schema: schema, fields: planActions) {
+                plans[id] = plan
+            }
             if !Self.costDependsOnVariables(operation.selectionSet, checked, visiting: []) {
                 costs[id] = checked.cost(of: operation, variables: [:])
             }
@@ -149,6 +152,10 @@ extension DevEngine {
         }
         return .success(cached)
     }
+
+    /// Whether documents get compiled plans: yes, unless the environment variable `GQL_DEV_SERVER_PLANS` is `off`
+    /// (to compare with the executor, or to rule the plans out when looking for a fault).
+    static let compilesPlans = ProcessInfo.processInfo.environment["GQL_DEV_SERVER_PLANS"] != "off"
 
     /// Whether a root selection set's cost depends on variables: only a page field's `limit` given by a variable
     /// does (``DocumentLimits/cost(of:variables:)``), at the root, fragments included.

@@ -134,6 +134,8 @@ package final class DevEngine: Sendable {
         for model in parsed.models {
             guard let store = stores[model.name] else { continue }
             planActions["get\(model.name)"] = .get(store)
+            planActions["list\(model.plural)"] = .page(store, sync: false)
+            planActions["sync\(model.plural)"] = .page(store, sync: true)
             for verb in ModelResolvers.Verb.allCases { planActions["\(verb)\(model.name)"] = .mutate(verb, store) }
         }
         self.planActions = planActions

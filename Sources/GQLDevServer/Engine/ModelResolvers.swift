@@ -21,12 +21,14 @@ struct ModelResolvers: Sendable {
             },
             "list\(model.plural)": { _, args, context, info in
                 try await ResolverError.guarding(info) {
-                    try Self.page(store, args, sync: false, budget: context as? ResponseBudget)
+                    MapConversion.nativeObject(
+                        try Self.page(store, Self.arguments(args), sync: false, budget: context as? ResponseBudget))
                 }
             },
             "sync\(model.plural)": { _, args, context, info in
                 try await ResolverError.guarding(info) {
-                    try Self.page(store, args, sync: true, budget: context as? ResponseBudget)
+                    MapConversion.nativeObject(
+                        try Self.page(store, Self.arguments(args), sync: true, budget: context as? ResponseBudget))
                 }
             },
         ]
@@ -105,22 +107,29 @@ struct ModelResolvers: Sendable {
         return MapConversion.value(map)
     }
 
-    private static func page(_ store: ModelStore, _ args: Map, sync: Bool, budget: ResponseBudget?) throws
-        -> [String: any Sendable]
-    {
+    /// Every argument as a ``GQLValue``; absent ones left out.
+    static func arguments(_ args: Map) -> GQLValues {
+        var values = GQLValues()
+        for (name, map) in args.dictionary ?? [:] {
+            if let value = MapConversion.value(map) { values[name] = value }
+        }
+        return values
+    }
+
+    /// `listTs` / `syncTs` with their arguments as GraphQL coerced them: the connection object (`items`,
+    /// `nextToken` when there are more, `startedAt` for sync), its items charged to `budget`.
+    static func page(_ store: ModelStore, _ args: GQLValues, sync: Bool, budget: ResponseBudget?) throws -> GQLValues {
         let startedAt = ModelCodec.milliseconds(store.clock())
-        let filter = try store.filter(argument(args, "filter"))
-        let limit = argument(args, "limit").flatMap { $0.isNull ? nil : $0.intValue }.map { Int($0) }
-        let token = argument(args, "nextToken")?.stringValue
-        let since = sync ? argument(args, "lastSync").flatMap { $0.isNull ? nil : $0.intValue } : nil
+        let filter = try store.filter(args["filter"])
+        let limit = args["limit"].flatMap { $0.isNull ? nil : $0.intValue }.map { Int($0) }
+        let token = args["nextToken"]?.stringValue
+        let since = sync ? args["lastSync"].flatMap { $0.isNull ? nil : $0.intValue } : nil
         let page = try store.page(
             filter: filter, limit: limit, nextToken: token, includeDeleted: sync, since: since)
         try budget?.charge(page.items)
-        var result: [String: any Sendable] = [
-            "items": page.items.map { MapConversion.nativeObject($0) } as [(any Sendable)?]
-        ]
-        if let next = page.nextToken { result["nextToken"] = next }
-        if sync { result["startedAt"] = Int(startedAt) }
+        var result: GQLValues = ["items": .array(page.items.map(GQLValue.object))]
+        if let next = page.nextToken { result["nextToken"] = .string(next) }
+        if sync { result["startedAt"] = .int(startedAt) }
         return result
     }
 }

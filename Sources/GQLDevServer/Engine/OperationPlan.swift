@@ -36,6 +36,8 @@ struct OperationPlan: Sendable {
     enum Action: Sendable {
         case typename(String)
         case get(ModelStore)
+        /// `listTs` (or `syncTs` when `sync`).
+        case page(ModelStore, sync: Bool)
         case mutate(ModelResolvers.Verb, ModelStore)
     }
 
@@ -49,6 +51,8 @@ struct OperationPlan: Sendable {
             case typename(String)
             /// A column of the model `type`, with its GraphQL scalar (for serialization), and whether it is non-null.
             case column(name: String, type: String, scalar: GraphQLScalarType, nonNull: Bool)
+            /// A list of objects of a connection `type` (`items`), each with these outputs; the list is non-null.
+            case objects(name: String, type: String, outputs: [OutputField])
         }
     }
 
@@ -147,19 +151,28 @@ struct OperationPlan: Sendable {
         return schema.getType(name: named.name.value) as? any GraphQLInputType
     }
 
-    /// The scalar fields and `__typename`s of `selectionSet` in order, a repeated key once (where it first appears).
+    /// The scalar fields and `__typename`s of `selectionSet` in order, a repeated key once (where it first appears);
+    /// in a connection type, also `items` with its own selection.
     private static func outputs(_ selectionSet: SelectionSet, of type: GraphQLObjectType) -> [OutputField]? {
         guard let fields = try? type.fields() else { return nil }
         var outputs: [OutputField] = []
         var keys: Set<String> = []
         for selection in selectionSet.selections {
-            guard let field = selection as? Field, field.directives.isEmpty, field.arguments.isEmpty,
-                field.selectionSet == nil
-            else { return nil }
+            guard let field = selection as? Field, field.directives.isEmpty, field.arguments.isEmpty else { return nil }
             let key = field.alias?.value ?? field.name.value
             let name = field.name.value
             let value: OutputField.Value
-            if name == "__typename" {
+            if let selectionSet = field.selectionSet {
+                // `items: [T]!` of a connection: a non-null list of nullable objects of scalars.
+                guard let definition = fields[name],
+                    let list = (definition.type as? GraphQLNonNull)?.ofType as? GraphQLList,
+                    let element = list.ofType as? GraphQLObjectType,
+                    let inner = Self.outputs(selectionSet, of: element),
+                    !inner.contains(where: { if case .objects = $0.value { true } else { false } }),
+                    !keys.contains(key)
+                else { return nil }
+                value = .objects(name: name, type: type.name, outputs: inner)
+            } else if name == "__typename" {
                 value = .typename(type.name)
             } else {
                 guard let definition = fields[name] else { return nil }
