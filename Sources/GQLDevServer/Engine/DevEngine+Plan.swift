@@ -37,7 +37,7 @@ extension DevEngine {
                 errors.append(ResolverError.located(error, nodes: [field.node], path: [field.key]))
                 item = nil
             }
-            if let item, let object = Self.object(item, field.outputs, path: [field.key], errors: &errors) {
+            if let item, let object = Self.object(item, field.outputs, path: { [field.key] }, errors: &errors) {
                 out.raw(object)
             } else {
                 out.raw("null")
@@ -76,7 +76,7 @@ extension DevEngine {
     /// The item's selected fields as a JSON object in selection order; `nil` (the item is null) when a non-null
     /// field is null or cannot be serialized, its error recorded as the executor records it.
     private static func object(
-        _ item: GQLValues, _ outputs: [OperationPlan.OutputField], path: [any IndexPathElement],
+        _ item: GQLValues, _ outputs: [OperationPlan.OutputField], path: () -> [any IndexPathElement],
         errors: inout [GraphQLError]
     ) -> String? {
         var out = ResponseJSON(capacity: 64 + 24 * outputs.count)
@@ -95,8 +95,9 @@ extension DevEngine {
                 out.raw("[")
                 for (index, element) in elements.enumerated() {
                     if index > 0 { out.raw(",") }
-                    let itemPath = path + [output.key, index] as [any IndexPathElement]
-                    let written = element.objectValue.flatMap { object($0, inner, path: itemPath, errors: &errors) }
+                    let written = element.objectValue.flatMap {
+                        object($0, inner, path: { path() + [output.key, index] }, errors: &errors)
+                    }
                     out.raw(written ?? "null")
                 }
                 out.raw("]")
@@ -111,7 +112,7 @@ extension DevEngine {
                     }
                     serialized = .null
                 } else {
-                    switch serialize(raw, scalar, node: output.node, path: IndexPath(path + [output.key])) {
+                    switch serialize(raw, scalar, node: output.node, path: IndexPath(path() + [output.key])) {
                     case .success(let value):
                         serialized = value
                     case .failure(let error):
@@ -133,27 +134,27 @@ extension DevEngine {
 
     /// A stored value as the executor completes it: the common kinds directly, every other through the schema's
     /// own scalar (which gives the executor's value or error).
-    private static func serialize(_ value: GQLValue, _ scalar: GraphQLScalarType, node: Field, path: IndexPath)
-        -> Result<GQLValue, GraphQLError>
-    {
-        switch (scalar.name, value) {
-        case ("String", .string), ("ID", .string), ("Boolean", .bool), ("AWSDateTime", .string),
-            ("AWSJSON", .string), ("AWSTimestamp", .int):
+    private static func serialize(
+        _ value: GQLValue, _ scalar: OperationPlan.Scalar, node: Field, path: @autoclosure () -> IndexPath
+    ) -> Result<GQLValue, GraphQLError> {
+        switch (scalar.kind, value) {
+        case (.string, .string), (.id, .string), (.boolean, .bool), (.awsDateTime, .string), (.awsJSON, .string),
+            (.awsTimestamp, .int):
             return .success(value)
-        case ("Int", .int(let i)) where Int64(Int32.min) <= i && i <= Int64(Int32.max):
+        case (.int, .int(let i)) where Int64(Int32.min) <= i && i <= Int64(Int32.max):
             return .success(value)
-        case ("Float", .double(let d)) where d.isFinite:
+        case (.float, .double(let d)) where d.isFinite:
             return .success(value)
         default:
             // The executor hands the scalar what the resolver returned: the plain Swift value.
             guard let native = MapConversion.native(value) else { return .success(.null) }
             do {
-                let map = try scalar.serialize(value: native)
+                let map = try scalar.type.serialize(value: native)
                 return .success(MapConversion.value(map) ?? .null)
             } catch let error as GraphQLError {
                 return .failure(error)
             } catch {
-                return .failure(GraphQLError(message: String(describing: error), nodes: [node], path: path))
+                return .failure(GraphQLError(message: String(describing: error), nodes: [node], path: path()))
             }
         }
     }

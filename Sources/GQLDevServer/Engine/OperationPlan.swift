@@ -41,28 +41,61 @@ struct OperationPlan: Sendable {
         case mutate(ModelResolvers.Verb, ModelStore)
     }
 
-    /// One output field of the item a root field returns.
-    struct OutputField: Sendable {
+    /// One output field of the item a root field returns. A class, so running a plan copies no fields.
+    final class OutputField: Sendable {
         let key: String
         let node: Field
         let value: Value
 
+        init(key: String, node: Field, value: Value) {
+            self.key = key
+            self.node = node
+            self.value = value
+        }
+
         enum Value: Sendable {
             case typename(String)
             /// A column of the model `type`, with its GraphQL scalar (for serialization), and whether it is non-null.
-            case column(name: String, type: String, scalar: GraphQLScalarType, nonNull: Bool)
+            case column(name: String, type: String, scalar: Scalar, nonNull: Bool)
             /// A list of objects of a connection `type` (`items`), each with these outputs; the list is non-null.
             case objects(name: String, type: String, outputs: [OutputField])
         }
     }
 
-    /// One root field.
-    struct RootField: Sendable {
+    /// A GraphQL scalar of an output field, with the kind its common values serialize as without a call.
+    struct Scalar: Sendable {
+        enum Kind: Sendable {
+            case string, id, int, float, boolean, awsDateTime, awsJSON, awsTimestamp, other
+        }
+
+        let type: GraphQLScalarType
+        let kind: Kind
+
+        init(_ type: GraphQLScalarType) {
+            self.type = type
+            let kinds: [String: Kind] = [
+                "String": .string, "ID": .id, "Int": .int, "Float": .float, "Boolean": .boolean,
+                "AWSDateTime": .awsDateTime, "AWSJSON": .awsJSON, "AWSTimestamp": .awsTimestamp,
+            ]
+            self.kind = kinds[type.name] ?? .other
+        }
+    }
+
+    /// One root field. A class, so running a plan copies no fields.
+    final class RootField: Sendable {
         let key: String
         let node: Field
         let action: Action
         let arguments: [ArgumentPlan]
         let outputs: [OutputField]
+
+        init(key: String, node: Field, action: Action, arguments: [ArgumentPlan], outputs: [OutputField]) {
+            self.key = key
+            self.node = node
+            self.action = action
+            self.arguments = arguments
+            self.outputs = outputs
+        }
     }
 
     let variables: [VariablePlan]
@@ -179,7 +212,7 @@ struct OperationPlan: Sendable {
                 let nonNull = definition.type is GraphQLNonNull
                 let named = (definition.type as? GraphQLNonNull)?.ofType ?? definition.type
                 guard let scalar = named as? GraphQLScalarType else { return nil }
-                value = .column(name: name, type: type.name, scalar: scalar, nonNull: nonNull)
+                value = .column(name: name, type: type.name, scalar: Scalar(scalar), nonNull: nonNull)
             }
             // Validation lets a key repeat only for the same field; the executor merges them at the first.
             guard keys.insert(key).inserted else { continue }
