@@ -131,6 +131,12 @@ package struct JSONWriter {
     /// otherwise `\u00xx`), every other character as itself. The output is also a valid GraphQL string literal.
     package static func quote(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings need no escape: append them whole rather than scalar by scalar.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
