@@ -98,7 +98,7 @@ public final class GQLSync: Sendable {
             self.configuration = configuration
             self.ownsDatabase = owns
             self.registration = registration
-            outbox = try OutboxStore(database: database, engine: name)
+            outbox = try OutboxStore(database: database, engine: name, ownsDatabase: owns)
             driver = try DeliveryDriver(
                 outbox: outbox, server: server,
                 settings: .init(

@@ -1,6 +1,7 @@
 import Foundation
 import GQLCore
 import GQLStore
+import Synchronization
 
 /// The outbox's rows in SQLite: enqueue (with lazy merging), claim in call order, complete, set aside.
 ///
@@ -16,11 +17,14 @@ struct OutboxStore: Sendable {
 
     let database: GQLDatabase
     let engine: String
+    /// Whether `database` is the engine's own file, where only the engine's short writes compete for the writer.
+    let ownsDatabase: Bool
 
     /// Opens the outbox of `engine` in `database`, creating or upgrading its table.
-    init(database: GQLDatabase, engine: String) throws {
+    init(database: GQLDatabase, engine: String, ownsDatabase: Bool = false) throws {
         self.database = database
         self.engine = engine
+        self.ownsDatabase = ownsDatabase
         _ = try Self.migrator.migrate(database)
     }
 
@@ -81,35 +85,43 @@ struct OutboxStore: Sendable {
                     WHERE engine = ? AND key = ? AND mode = 'lazy' RETURNING id
                     """, [engine, keyText])
         }
-        // One more than any id in the table and than any id removed from it (ids are never reused).
-        let inserted = try tx.fetchRows(
+        // One more than any id in the table and than any id removed from it (ids are never reused); the date in
+        // GQLDate's default form, made by SQLite rather than formatted per call.
+        let inserted = try tx.fetchAll(
             sql: """
                 INSERT INTO \(Self.table) (id, engine, mode, name, key, query, input, wrap, idempotency, created_at)
                 VALUES (
                     max(coalesce((SELECT max(id) FROM \(Self.table)), 0),
                         coalesce((SELECT last_id FROM \(Self.sequenceTable) WHERE name = 'outbox'), 0)) + 1,
-                    ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
                 RETURNING id
                 """,
             [
                 engine, mode.rawValue, name, keyText, query, try GQLValue.object(values).jsonString(), wrap,
-                Self.newIdempotencyKey(), GQLDate.string(from: Date()),
+                Self.newIdempotencyKey(),
             ])
-        guard let id = inserted.rows.first?.first?.intValue else {
+        guard let id = inserted.first?["id"]?.intValue else {
             throw GQLError(.sqlite, "the new outbox item has no id", table: Self.table, operation: "enqueue")
         }
         return .inserted(id)
     }
 
     /// Deletes items in `tx`, keeping the largest id removed so that no later item gets it again.
+    ///
+    /// The largest is written only when no larger id stays in the table (a new id is one more than the table's
+    /// largest, so a larger one left behind already keeps it from coming back); draining a long queue thus
+    /// writes the sequence once, at the end, rather than once per item.
     func delete(_ ids: [Int64], in tx: GQLTransaction) throws {
         guard let largest = ids.max() else { return }
         for id in ids {
             _ = try tx.fetchAll(sql: "DELETE FROM \(Self.table) WHERE id = ? RETURNING id", [id])
         }
         _ = try tx.fetchAll(
-            sql: "UPDATE \(Self.sequenceTable) SET last_id = max(last_id, ?) WHERE name = 'outbox' RETURNING last_id",
-            [largest])
+            sql: """
+                UPDATE \(Self.sequenceTable) SET last_id = ?1
+                WHERE name = 'outbox' AND last_id < ?1 AND coalesce((SELECT max(id) FROM \(Self.table)), 0) < ?1
+                RETURNING last_id
+                """, [largest])
     }
 
     // MARK: Delivery
@@ -158,9 +170,14 @@ struct OutboxStore: Sendable {
     /// server applies the merged values rather than dropping them as a duplicate. The queued items themselves
     /// are written by ``enqueue(_:name:query:values:key:wrap:in:)`` at the database's own level, and a
     /// `.full` commit also makes every earlier record durable.
+    ///
+    /// In the engine's own file the only other writes are its enqueues, each short, so the records are written on
+    /// the calling task: a hop to a Dispatch thread and back cost more than the write. In the app's database a
+    /// long write of the app's may hold the writer, so they wait on a Dispatch thread, not on the caller's.
     func bookkeeping<T: Sendable>(_ body: @escaping @Sendable (GQLTransaction) throws -> T) async throws -> T {
         let database = database
         let level: GQLDatabase.Configuration.Synchronous? = database.configuration.synchronous == .full ? .normal : nil
+        if ownsDatabase { return try database.write(synchronous: level, body) }
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try database.write(synchronous: level, body) })
@@ -252,5 +269,13 @@ struct OutboxStore: Sendable {
         return values
     }
 
-    static func newIdempotencyKey() -> String { UUID().uuidString.lowercased() }
+    /// A key no other item gets: a random prefix drawn once per process, and a counter (a UUID per item cost a
+    /// `getrandom` call on every enqueue).
+    static func newIdempotencyKey() -> String {
+        let n = keyCounter.add(1, ordering: .relaxed).newValue
+        return keyPrefix + String(n, radix: 16)
+    }
+
+    private static let keyPrefix = UUID().uuidString.lowercased() + "-"
+    private static let keyCounter = Atomic<UInt64>(0)
 }
