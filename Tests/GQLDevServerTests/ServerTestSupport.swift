@@ -129,6 +129,8 @@ struct HTTPOutcome {
     var status: Int
     var headers: [String: String]
     var json: GQLValue?
+    /// The body as text, exactly as sent.
+    var text = ""
 }
 
 /// Sends one request with AsyncHTTPClient; a body goes with `contentType` unless that is `nil`.
@@ -146,6 +148,7 @@ func httpRequest(
     var outcome = HTTPOutcome(status: Int(response.status.code), headers: [:], json: nil)
     for header in response.headers { outcome.headers[header.name.lowercased()] = header.value }
     outcome.json = try? GQLValue(json: Data(bytes.readableBytesView))
+    outcome.text = String(decoding: bytes.readableBytesView, as: UTF8.self)
     return outcome
 }
 
@@ -185,6 +188,14 @@ final class TestSocket {
     func receive() async throws -> GQLValue? {
         while let message = try await iterator.next() {
             if case .text(let text) = message { return try GQLValue(json: text) }
+        }
+        return nil
+    }
+
+    /// The next text message as it was sent; `nil` once the socket closed.
+    func receiveText() async throws -> String? {
+        while let message = try await iterator.next() {
+            if case .text(let text) = message { return text }
         }
         return nil
     }
