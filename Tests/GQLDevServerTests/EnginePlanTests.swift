@@ -186,5 +186,10 @@ struct EnginePlanTests {
         let executed = await fixture.engine.execute(
             .init(query: #"{ getObjects(objectId: "o") { ... on Objects { text z: number objectId } } }"#))
         #expect(executed.json == planned.json)
+        let events = try await fixture.subscribe("subscription { onCreateObjects { text objectId } }")
+        try await fixture.createObject(["objectId": "s", "text": "u"])
+        var iterator = events.makeAsyncIterator()
+        let event = try await iterator.next()
+        #expect(event?.json == #"{"data":{"onCreateObjects":{"text":"u","objectId":"s"}}}"#)
     }
 }

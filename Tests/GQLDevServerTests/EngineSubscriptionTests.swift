@@ -86,7 +86,7 @@ struct EngineSubscriptionTests {
     @Test func subscribersShareOneObserverAndTheLastOneRemovesIt() async throws {
         let fixture = try EngineFixture()
         #expect(fixture.db.observerCount == 0)
-        var streams: [AsyncThrowingStream<GQLValue, any Error>] = []
+        var streams: [DevEngine.Events] = []
         for _ in 0..<5 {
             streams.append(try await fixture.subscribe("subscription { onUpdateObjects { objectId } }"))
         }
@@ -180,9 +180,9 @@ struct EngineSubscriptionTests {
         let first = try await fixture.subscribe("subscription { onCreateObjects { objectId } }")
         let second = try await fixture.subscribe("subscription { onDeleteObjects { objectId } }")
         // Read until each stream ends: only finishSubscriptions ends them (else the suite's time limit fails the test).
-        func untilEnd(_ stream: AsyncThrowingStream<GQLValue, any Error>) async throws -> [GQLValue] {
+        func untilEnd(_ stream: DevEngine.Events) async throws -> [GQLValue] {
             var events: [GQLValue] = []
-            for try await event in stream { events.append(event) }
+            for try await event in stream { events.append(event.value) }
             return events
         }
         async let firstEvents = untilEnd(first)
@@ -200,7 +200,7 @@ struct EngineSubscriptionTests {
         let fixture = try EngineFixture()
         let query =
             "subscription ($filter: ModelSubscriptionObjectsFilterInput) { onCreateObjects(filter: $filter) { objectId } }"
-        var same: [AsyncThrowingStream<GQLValue, any Error>] = []
+        var same: [DevEngine.Events] = []
         for _ in 0..<20 { same.append(try await fixture.subscribe(query)) }
         var filtered = [try await fixture.subscribe(query, ["filter": ["objectId": ["eq": "b"]]])]
         // 21 subscribers, but only two GraphQL subscriptions run: one per distinct request.

@@ -53,9 +53,7 @@ final class EngineFixture: Sendable {
         "objectId text number double boolean createdAt updatedAt _version _deleted _lastChangedAt"
 
     /// A subscription stream, failing the test when the engine refuses it.
-    func subscribe(_ query: String, _ variables: GQLValues = [:]) async throws -> AsyncThrowingStream<
-        GQLValue, any Error
-    > {
+    func subscribe(_ query: String, _ variables: GQLValues = [:]) async throws -> DevEngine.Events {
         switch await engine.subscribe(.init(query: query, variables: variables)) {
         case .stream(let stream): return stream
         case .failed(let response):
@@ -87,14 +85,14 @@ func waitUntil(timeout: Duration = .seconds(60), _ condition: @Sendable () -> Bo
 }
 
 /// The first `count` events of `stream`, or fewer when `timeout` passes first.
-func collect(_ stream: AsyncThrowingStream<GQLValue, any Error>, count: Int, timeout: Duration = .seconds(60))
+func collect(_ stream: DevEngine.Events, count: Int, timeout: Duration = .seconds(60))
     async throws -> [GQLValue]
 {
     try await withThrowingTaskGroup(of: [GQLValue]?.self) { group in
         group.addTask {
             var events: [GQLValue] = []
             for try await event in stream {
-                events.append(event)
+                events.append(event.value)
                 if events.count == count { break }
             }
             return events

@@ -44,10 +44,13 @@ package final class DevEngine: Sendable {
         case appSync
     }
 
+    /// A subscription's stream of responses (`data` in selection order).
+    package typealias Events = AsyncThrowingStream<Response, any Error>
+
     /// What `subscribe` gives back: a stream of responses, or a response that ends the subscription at once
     /// (parse or validation errors, an operation that is not a subscription).
     package enum Subscription: Sendable {
-        case stream(AsyncThrowingStream<GQLValue, any Error>)
+        case stream(Events)
         case failed(GQLValue)
     }
 

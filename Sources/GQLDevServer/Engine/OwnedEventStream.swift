@@ -11,12 +11,12 @@ import Synchronization
 final class OwnedEventStream: @unchecked Sendable {
     // Safety: `iterator` is only touched inside `next()`, and `busy` (an atomic flag) admits one caller at a
     // time; `end` is immutable.
-    private var iterator: AsyncThrowingStream<GQLValue, any Error>.AsyncIterator
+    private var iterator: DevEngine.Events.AsyncIterator
     private let end: @Sendable () -> Void
     private let busy = Atomic<Bool>(false)
 
     private init(
-        _ iterator: AsyncThrowingStream<GQLValue, any Error>.AsyncIterator, end: @escaping @Sendable () -> Void
+        _ iterator: DevEngine.Events.AsyncIterator, end: @escaping @Sendable () -> Void
     ) {
         self.iterator = iterator
         self.end = end
@@ -26,13 +26,13 @@ final class OwnedEventStream: @unchecked Sendable {
 
     /// The elements of `buffer` for one consumer; `end` runs when the returned stream and its iterators are gone.
     static func stream(
-        _ buffer: AsyncThrowingStream<GQLValue, any Error>, end: @escaping @Sendable () -> Void
-    ) -> AsyncThrowingStream<GQLValue, any Error> {
+        _ buffer: DevEngine.Events, end: @escaping @Sendable () -> Void
+    ) -> DevEngine.Events {
         let events = OwnedEventStream(buffer.makeAsyncIterator(), end: end)
         return AsyncThrowingStream(unfolding: { try await events.next() })
     }
 
-    private func next() async throws -> GQLValue? {
+    private func next() async throws -> DevEngine.Response? {
         guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             throw GQLError(.invalidArgument, "a subscription stream has one consumer at a time")
         }

@@ -11,14 +11,6 @@ import GraphQL
 struct ResponseFormatter: Sendable {
     var style: DevEngine.ErrorStyle
 
-    /// A whole response as a ``GQLValue`` (a subscription event).
-    func response(_ result: GraphQLResult) -> GQLValue {
-        var object: GQLValues = [:]
-        if let data = result.data, let value = MapConversion.value(data) { object["data"] = value }
-        if !result.errors.isEmpty { object["errors"] = .array(result.errors.map(error)) }
-        return .object(object)
-    }
-
     /// A whole response as ordered JSON text: `data` in the executor's (the selection's) order, then `errors`.
     func json(_ result: GraphQLResult) -> DevEngine.Response {
         var out = ResponseJSON()

@@ -12,11 +12,11 @@ enum SubscriptionEvents {
     /// The responses for `results`, formatted by `formatter`.
     static func stream(
         _ results: AsyncThrowingStream<GraphQLResult, any Error>, formatter: ResponseFormatter
-    ) -> AsyncThrowingStream<GQLValue, any Error> {
-        let (buffer, continuation) = AsyncThrowingStream<GQLValue, any Error>.makeStream()
+    ) -> DevEngine.Events {
+        let (buffer, continuation) = DevEngine.Events.makeStream()
         let pump = Task {
             do {
-                for try await result in results { continuation.yield(formatter.response(result)) }
+                for try await result in results { continuation.yield(formatter.json(result)) }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)

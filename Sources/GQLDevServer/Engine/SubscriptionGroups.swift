@@ -15,7 +15,7 @@ final class SubscriptionGroups: Sendable {
         var appSync: Bool
     }
 
-    typealias Continuation = AsyncThrowingStream<GQLValue, any Error>.Continuation
+    typealias Continuation = DevEngine.Events.Continuation
 
     private final class Group: Sendable {
         struct State {
@@ -43,7 +43,7 @@ final class SubscriptionGroups: Sendable {
             if let group = groups.withLock({ $0[key] }), let member = add(to: group, key) {
                 return .stream(member)
             }
-            let source: AsyncThrowingStream<GQLValue, any Error>
+            let source: DevEngine.Events
             switch await open() {
             case .failed(let response): return .failed(response)
             case .stream(let stream): source = stream
@@ -74,9 +74,9 @@ final class SubscriptionGroups: Sendable {
     }
 
     /// Adds a member to `group`; `nil` when the group has closed meanwhile.
-    private func add(to group: Group, _ key: Key) -> AsyncThrowingStream<GQLValue, any Error>? {
+    private func add(to group: Group, _ key: Key) -> DevEngine.Events? {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let (buffer, continuation) = AsyncThrowingStream<GQLValue, any Error>.makeStream()
+        let (buffer, continuation) = DevEngine.Events.makeStream()
         let added = group.state.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.members[id] = continuation

@@ -79,7 +79,7 @@ struct SessionWire: Sendable {
             do {
                 for try await response in stream {
                     guard !Task.isCancelled else { return }
-                    await writer.send(message(resultType, id, response))
+                    await writer.send(json: message(resultType, id, payload: response))
                 }
             } catch {
                 guard !Task.isCancelled else { return }
