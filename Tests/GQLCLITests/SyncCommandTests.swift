@@ -72,6 +72,9 @@ struct SyncCommandTests {
         let delta = try await CLIProcess.succeed(["sync", "pull"] + common + ["--table", "Objects"])
         #expect(delta.contains("pulled (delta)"), "\(delta)")
         #expect(try await CLIProcess.succeed(["sync", "status"] + common).contains("cursor SyncObjects "))
+        let status = try GQLValue(json: try await CLIProcess.succeed(["sync", "status", "--json"] + common))
+        #expect(status["engine"] == "cli" && status["pending"] == 0 && status["failed"] == 0, "\(status)")
+        #expect(status["cursors"]?["SyncObjects"]?["startedAt"]?.intValue ?? 0 > 0, "\(status)")
         _ = try await serve.stop()
     }
 

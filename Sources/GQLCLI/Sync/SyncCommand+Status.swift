@@ -10,16 +10,35 @@ extension SyncCommand {
 
         @OptionGroup var options: SyncOptions
 
+        @Flag(
+            help: """
+                Print one JSON object: {"engine", "pending", "failed", "cursors": {query: {"startedAt" (ms), "date"}}}.
+                """)
+        var json = false
+
         func run() async throws {
             let (sync, server) = try options.engine(delivers: false)
-            print("engine \(sync.name)")
-            print("pending \(sync.pendingCount)")
-            print("failed \(try sync.failedItems().count)")
-            for (query, startedAt) in try sync.pullCursors().sorted(by: { $0.key < $1.key }) {
-                let date = Date(timeIntervalSince1970: Double(startedAt) / 1000)
-                print("cursor \(query) \(startedAt) (\(GQLDate.string(from: date)))")
+            let (name, pending, failed) = (sync.name, sync.pendingCount, try sync.failedItems().count)
+            let cursors = try sync.pullCursors().sorted(by: { $0.key < $1.key }).map { query, startedAt in
+                (query, startedAt, GQLDate.string(from: Date(timeIntervalSince1970: Double(startedAt) / 1000)))
             }
             await SyncOptions.close(sync, server)
+            if json {
+                var byQuery: GQLValues = [:]
+                for (query, startedAt, date) in cursors {
+                    byQuery[query] = ["startedAt": .int(startedAt), "date": .string(date)]
+                }
+                let status: GQLValue = [
+                    "engine": .string(name), "pending": .int(Int64(pending)),
+                    "failed": .int(Int64(failed)), "cursors": .object(byQuery),
+                ]
+                print(try status.jsonString())
+                return
+            }
+            print("engine \(name)")
+            print("pending \(pending)")
+            print("failed \(failed)")
+            for (query, startedAt, date) in cursors { print("cursor \(query) \(startedAt) (\(date))") }
         }
     }
 }
