@@ -105,10 +105,14 @@ struct AuthorizationTests {
                 WebSocket: running.endpoints.webSocket, protocol: kind, configuration: Self.patient,
                 authorization: mint.provider)
             try await withClient(server) { server in
-                let seen = Self.objectIds(of: server.subscription(Self.onCreate), until: "w3")
+                let (progress, arrived) = AsyncStream<String>.makeStream()
+                let seen = Self.objectIds(of: server.subscription(Self.onCreate), until: "w3", progress: arrived)
                 try #require(await running.waitForSubscriptions(1))
                 let first = try await server.mutation(Self.create, ["input": ["objectId": "w1", "text": "a"]])
                 #expect(first.errors.isEmpty)
+                // The answer and the event race: the token expires once the event has arrived.
+                var events = progress.makeAsyncIterator()
+                #expect(await events.next() == "w1")
                 clock.advance(seconds: 61)
 
                 // Refused with 4401 at the server's clock; reconnected with a fresh token and sent again.
@@ -177,12 +181,16 @@ struct AuthorizationTests {
     }
 
     /// The object ids a subscription delivers, until `last` arrives.
-    static func objectIds(of subscription: GQLServer.Subscription, until last: String) -> Task<[String], any Error> {
+    static func objectIds(
+        of subscription: GQLServer.Subscription, until last: String,
+        progress: AsyncStream<String>.Continuation? = nil
+    ) -> Task<[String], any Error> {
         Task {
             var ids: [String] = []
             for try await event in subscription {
                 guard let id = event.data?["onCreateObjects"]?["objectId"]?.stringValue else { continue }
                 ids.append(id)
+                progress?.yield(id)
                 if id == last { break }
             }
             return ids
