@@ -38,6 +38,7 @@ extension SyncWorkloads {
                 }
                 try await db.close()
                 rates[contender] = Double(expected) / seconds
+                progress("  \(contender) \(Int(Double(expected) / seconds)) rows/s")
             }
             if round > 0 {
                 sync.append(rates["sync"] ?? 0)

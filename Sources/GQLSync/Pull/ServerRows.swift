@@ -90,10 +90,14 @@ struct ServerRows: Sendable {
             var arguments = GQLArguments()
             arguments.positional = chunk
             let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let rows = try tx.fetchRows(
-                sql: "SELECT \(quotedKey), \"_version\" FROM \(quotedTable) WHERE \(quotedKey) IN (\(marks))", arguments)
-            for row in rows.rows where row.count == 2 {
-                if let text = Self.keyText(row[0]), let version = row[1].intValue { versions[text] = version }
+            // fetchAll keeps the statement prepared: a full chunk's text is the same on every page.
+            let rows = try tx.fetchAll(
+                sql: "SELECT \(quotedKey) AS k, \"_version\" AS v FROM \(quotedTable) WHERE \(quotedKey) IN (\(marks))",
+                arguments)
+            for row in rows {
+                if let key = row["k"], let text = Self.keyText(key), let version = row["v"]?.intValue {
+                    versions[text] = version
+                }
             }
         }
         return versions
