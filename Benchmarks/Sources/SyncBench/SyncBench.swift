@@ -130,13 +130,14 @@ struct ResultTable {
         var peer: Double
         var unit: String
         var ratio: Double
-        var goal: Double
+        /// `nil`: a row that shows a floor, with no goal of the issue's.
+        var goal: Double?
     }
 
     var rows: [Row] = []
     var failed = false
 
-    mutating func add(_ label: String, sync: [Double], peer: [Double], unit: String, goal: Double) {
+    mutating func add(_ label: String, sync: [Double], peer: [Double], unit: String, goal: Double?) {
         let ratios = zip(sync, peer).map { $0 / $1 }
         rows.append(Row(label: label, sync: median(sync), peer: median(peer), unit: unit, ratio: median(ratios), goal: goal))
     }
@@ -146,7 +147,8 @@ struct ResultTable {
         for row in rows {
             lines.append([
                 row.label, String(format: "%.0f", row.sync), String(format: "%.0f", row.peer), row.unit,
-                String(format: "%.2f×", row.ratio), String(format: "≥ %.2f× ", row.goal) + (row.ratio >= row.goal ? "✔" : "✘"),
+                String(format: "%.2f×", row.ratio),
+                row.goal.map { String(format: "≥ %.2f× ", $0) + (row.ratio >= $0 ? "✔" : "✘") } ?? "(floor)",
             ])
         }
         let widths = lines[0].indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
