@@ -20,7 +20,7 @@ extension SyncWorkloads {
                 let db = try GQLDatabase(path: path("pull-\(round)-\(contender).sqlite"))
                 try db.register(BenchObject.self)
                 // The previous contender's 100,000 rows are written back now, not during this one's pull.
-                sync()
+                flushToDisk()
                 let seconds: Double
                 switch contender {
                 case "sync":

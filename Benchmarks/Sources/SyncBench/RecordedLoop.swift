@@ -14,7 +14,7 @@ extension SyncWorkloads {
         try await records.write { tx in
             for i in 0..<n { try tx.execute("INSERT INTO record (id, attempts) VALUES (?, 0)", [i]) }
         }
-        sync()  // as before the engine's timed drain: the set-up's dirty pages are written back first
+        flushToDisk()  // as before the engine's timed drain: the set-up's dirty pages are written back first
         // A synchronous closure, so the write runs on the loop's task as the engine's own file does.
         let record: (Int) throws -> Void = { i in
             try records.write { tx in

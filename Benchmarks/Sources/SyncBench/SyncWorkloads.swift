@@ -137,7 +137,7 @@ struct SyncWorkloads {
                     }
                     try await queue.shutdown()
                     // The queueing's dirty pages are written back now, not during the timed delivery.
-                    sync()
+                    flushToDisk()
                     var engine: GQLSync?
                     let seconds = try await timed {
                         let started = try GQLSync(client, path: outbox, configuration: configuration("drain", batch: batch))
