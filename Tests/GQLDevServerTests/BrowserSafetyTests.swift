@@ -27,6 +27,18 @@ struct BrowserSafetyTests {
         }
     }
 
+    @Test(
+        "the CSRF check reads the media type as browsers send it: any case, parameters, spaces; empty is missing",
+        arguments: [
+            ("text/plain", true), ("Text/Plain; charset=utf-8", true), ("  multipart/form-data ; boundary=x", true),
+            ("APPLICATION/X-WWW-FORM-URLENCODED", true), ("", true), (" ; charset=utf-8", true), (nil, true),
+            ("application/json", false), ("application/json; charset=utf-8", false), ("text/plainx", false),
+            ("text/plai", false), ("application/graphql-response+json", false),
+        ] as [(String?, Bool)])
+    func simpleContentTypes(contentType: String?, simple: Bool) {
+        #expect(BrowserRules.isSimple(contentType) == simple)
+    }
+
     @Test("a request from an origin that is not allowed gets 403 and does not run; a preflight from it gets no CORS")
     func foreignOriginIsRefused() async throws {
         try await withDevServer { _, endpoints in

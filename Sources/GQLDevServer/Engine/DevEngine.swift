@@ -104,6 +104,7 @@ package final class DevEngine: Sendable {
             throw GQLError(.invalidArgument, "the generated schema is not valid: \(error)")
         }
         IntrospectionFix.install()
+        try InputFieldCache.install(in: schema)
         var queries: [String: GraphQLFieldResolve] = [:]
         var mutations: [String: GraphQLFieldResolve] = [:]
         var subscriptions: [String: GraphQLFieldResolve] = [:]

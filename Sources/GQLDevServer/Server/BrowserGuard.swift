@@ -21,19 +21,6 @@ import Hummingbird
 struct BrowserGuard<Context: RequestContext>: RouterMiddleware {
     let allowedOrigins: Set<String>
 
-    /// Content types a browser sends without a preflight (the CORS "simple" ones).
-    static var simpleContentTypes: Set<String> {
-        ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]
-    }
-
-    /// Headers a browser sends only after a preflight, so their presence shows the request was preflighted.
-    static var preflightHeaders: [HTTPField.Name] {
-        [
-            HTTPField.Name("apollo-require-preflight"), HTTPField.Name("x-apollo-operation-name"),
-            HTTPField.Name("x-api-key"), HTTPField.Name("x-hasura-admin-secret"), .authorization,
-        ].compactMap { $0 }
-    }
-
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
@@ -55,8 +42,8 @@ struct BrowserGuard<Context: RequestContext>: RouterMiddleware {
             }
             return response
         }
-        if request.method == .post, Self.isSimple(request.headers[.contentType]),
-            !Self.preflightHeaders.contains(where: { !(request.headers[$0] ?? "").isEmpty })
+        if request.method == .post, BrowserRules.isSimple(request.headers[.contentType]),
+            !BrowserRules.preflightHeaders.contains(where: { !(request.headers[$0] ?? "").isEmpty })
         {
             return HTTPTransport.error(
                 .badRequest,
@@ -82,13 +69,36 @@ struct BrowserGuard<Context: RequestContext>: RouterMiddleware {
             return !isWeb || allowed.contains(origin)
         }
     }
+}
 
-    /// Whether `contentType` is missing or one a browser sends without a preflight.
+/// The request shapes ``BrowserGuard`` decides on, built once (a generic type cannot hold static stored properties,
+/// and this check runs for every POST).
+enum BrowserRules {
+    /// Headers a browser sends only after a preflight, so their presence shows the request was preflighted.
+    static let preflightHeaders: [HTTPField.Name] = [
+        HTTPField.Name("apollo-require-preflight"), HTTPField.Name("x-apollo-operation-name"),
+        HTTPField.Name("x-api-key"), HTTPField.Name("x-hasura-admin-secret"), .authorization,
+    ].compactMap { $0 }
+
+    /// Content types a browser sends without a preflight (the CORS "simple" ones), lowercased.
+    static let simpleContentTypes: [[UInt8]] = [
+        Array("text/plain".utf8), Array("application/x-www-form-urlencoded".utf8), Array("multipart/form-data".utf8),
+    ]
+
+    /// Whether `contentType` is missing, empty or one a browser sends without a preflight: its media type (before `;`,
+    /// without surrounding spaces or tabs) compared with the simple ones, ignoring ASCII case.
     static func isSimple(_ contentType: String?) -> Bool {
         guard let contentType else { return true }
-        let type = contentType.split(separator: ";", maxSplits: 1).first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        var utf8 = contentType.utf8[...]
+        if let semicolon = utf8.firstIndex(of: UInt8(ascii: ";")) { utf8 = utf8[..<semicolon] }
+        while let first = utf8.first, first == 0x20 || first == 0x09 { utf8 = utf8.dropFirst() }
+        while let last = utf8.last, last == 0x20 || last == 0x09 { utf8 = utf8.dropLast() }
+        guard !utf8.isEmpty else { return true }  // an empty type is as good as none
+        return simpleContentTypes.contains { simple in
+            simple.count == utf8.count
+                && zip(simple, utf8).allSatisfy { expected, byte in
+                    expected == (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+                }
         }
-        return type.map(simpleContentTypes.contains) ?? true
     }
 }

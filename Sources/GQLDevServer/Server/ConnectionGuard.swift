@@ -183,7 +183,7 @@ final class CloseAfterResponse: ChannelOutboundHandler, RemovableChannelHandler 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head):
-            closing = head.headerFields[.connection]?.lowercased() == "close"
+            closing = head.headerFields[.connection].map(Self.isClose) ?? false
         case .end where closing:
             context.writeAndFlush(data, promise: promise)
             context.close(mode: .output, promise: nil)
@@ -192,5 +192,12 @@ final class CloseAfterResponse: ChannelOutboundHandler, RemovableChannelHandler 
             break
         }
         context.write(data, promise: promise)
+    }
+
+    /// Whether a `Connection` value is `close` in any case, without building a lowercased copy per response.
+    static func isClose(_ value: String) -> Bool {
+        let close = "close".utf8
+        return value.utf8.count == close.count
+            && zip(value.utf8, close).allSatisfy { byte, expected in byte | 0x20 == expected }
     }
 }
