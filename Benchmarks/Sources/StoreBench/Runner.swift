@@ -2,10 +2,15 @@ import BenchKit
 import BenchRawSQLite
 import Foundation
 
-/// Runs every implementation through the workloads `runs` times and checks each result.
+/// Runs every implementation through the workloads in interleaved rounds and checks each result.
+///
+/// Each round runs every implementation once, one after the other, the first of the previous round moving to the
+/// end (GQLStore, GRDB, raw; then GRDB, raw, GQLStore; …), so that neither a slow start nor drift on the machine
+/// favours one of them. The warm-up rounds run and are checked like the others, and are not recorded.
 struct Runner {
     struct Results {
-        /// implementation name → workload → milliseconds, one sample per run.
+        /// implementation name → workload → milliseconds, one sample per measured round, in round order (an
+        /// implementation that failed stops, so the samples of round `i` stay at index `i` for all of them).
         var samples: [String: [Workload: [Double]]] = [:]
         var errors: [String] = []
     }
@@ -22,20 +27,27 @@ struct Runner {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         var failed: Set<String> = []
-        for run in 1...options.runs {
-            for implementation in implementations where !failed.contains(implementation.name) {
+        for round in 0..<(options.warmup + options.rounds) {
+            let measured = round >= options.warmup
+            let label = measured ? "round \(round - options.warmup + 1)" : "warm-up \(round + 1)"
+            let first = implementations.isEmpty ? 0 : round % implementations.count
+            let order = implementations[first...] + implementations[..<first]
+            for implementation in order where !failed.contains(implementation.name) {
                 do {
-                    let timings = try runOnce(implementation, run: run, directory: directory)
-                    for (workload, milliseconds) in timings {
-                        results.samples[implementation.name, default: [:]][workload, default: []].append(milliseconds)
+                    let timings = try runOnce(implementation, run: round, directory: directory)
+                    if measured {
+                        for (workload, milliseconds) in timings {
+                            results.samples[implementation.name, default: [:]][workload, default: []]
+                                .append(milliseconds)
+                        }
                     }
                     if options.verbose {
                         let text = Workload.allCases.map { String(format: "%.1f", timings[$0] ?? .nan) }
-                        print("run \(run) \(implementation.name): \(text.joined(separator: " / ")) ms")
+                        print("\(label) \(implementation.name): \(text.joined(separator: " / ")) ms")
                     }
                 } catch {
                     failed.insert(implementation.name)
-                    results.errors.append("\(implementation.name), run \(run): \(error)")
+                    results.errors.append("\(implementation.name), \(label): \(error)")
                     try? implementation.close()
                 }
             }
@@ -61,7 +73,9 @@ struct Runner {
         timings[.fetchAll] = fetchAllTime
         try checkRows(implementation, data, "fetchAll")
         let (fetchedByRow, byRowTime) = try measure { try implementation.fetchAllByRow() }
-        try check(fetchedByRow == data.rows.count, "fetchAll by row returned \(fetchedByRow) rows, expected \(data.rows.count)")
+        try check(
+            fetchedByRow == data.rows.count,
+            "fetchAll by row returned \(fetchedByRow) rows, expected \(data.rows.count)")
         timings[.fetchAllByRow] = byRowTime
         try checkRows(implementation, data, "fetchAll by row")
         let (ageSum, fetchOneTime) = try measure { try implementation.fetchOne() }
@@ -120,7 +134,8 @@ struct Runner {
     /// Every looked-up row equals the inserted row of its key, field by field, in lookup order.
     private func checkLookups(_ implementation: any StoreImplementation, _ data: BenchData, _ workload: String) throws {
         let rows = implementation.fetchedRows()
-        try check(rows.count == data.lookupKeys.count, "\(workload): \(rows.count) rows, expected \(data.lookupKeys.count)")
+        try check(
+            rows.count == data.lookupKeys.count, "\(workload): \(rows.count) rows, expected \(data.lookupKeys.count)")
         if let index = rows.indices.first(where: { rows[$0] != data.rows[data.lookupKeys[$0] - 1] }) {
             throw BenchError(
                 "\(workload): lookup \(index) is \(rows[index]), expected \(data.rows[data.lookupKeys[index] - 1])")

@@ -5,10 +5,13 @@ import BenchRawSQLite
 import BenchSQLite
 import Foundation
 
-/// `swift run -c release StoreBench [--rows N] [--runs N] [--only gqlstore,grdb,raw] [--grdb pool|queue] [--verbose]`
+/// `swift run -c release StoreBench [--rows N] [--rounds N] [--only gqlstore,grdb,raw] [--grdb pool|queue]
+/// [--no-observers] [--verbose]`
 ///
-/// Runs the four workloads of README.md for each implementation, `--runs` times each (interleaved, so drift on
-/// the machine hits every implementation alike), and prints the medians with the ratios and targets.
+/// Runs the workloads of README.md for each implementation in interleaved rounds (every implementation once per
+/// round, the order rotating from round to round, so that drift on the machine hits every implementation alike)
+/// after one warm-up round, and prints each implementation's median with the median and spread of the per-round
+/// ratios, and the targets.
 @main
 struct StoreBench {
     static func main() {
@@ -31,64 +34,53 @@ struct StoreBench {
         let data = BenchData(rowCount: options.rows)
         printHeader(options, data)
         let results = Runner(options: options, data: data, implementations: implementations).run()
-        printTable(results, implementations)
+        printTable(results)
         for implementation in implementations { print("  " + implementation.details) }
+        print("load average after: \(BenchEnvironment.loadAverage())")
         if !results.errors.isEmpty { exit(1) }
     }
 
     static func printHeader(_ options: Options, _ data: BenchData) {
         print("StoreBench — GQLStore vs GRDB vs raw SQLite C loop")
-        print("date:    \(Date().ISO8601Format())")
-        print("machine: nproc \(ProcessInfo.processInfo.activeProcessorCount), CPU \(cpuModel())")
+        for line in BenchEnvironment.header() { print(line) }
         print("sqlite:  \(String(cString: sqlite3_libversion())) (system libsqlite3, shared by all three)")
         print(
             "data:    \(data.rows.count) rows × 6 columns, \(BenchData.lookupCount) lookups, "
                 + "\(BenchData.observerCount) observers (age > \(data.observerThresholds.map(String.init).joined(separator: ","))) "
                 + "→ \(data.expectedNotifications) notifications")
         print(
-            "runs:    \(options.runs) per workload, median reported; pragmas WAL + synchronous=NORMAL, fresh temp file each run"
-        )
+            "rounds:  \(options.rounds) after \(options.warmup) warm-up, interleaved (order rotating each round); "
+                + "medians, ratios: median (min–max) of the per-round ratios; "
+                + "WAL + synchronous=NORMAL, fresh temp file each round")
         print("")
     }
 
-    static func cpuModel() -> String {
-        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "unknown" }
-        for line in text.split(separator: "\n") where line.hasPrefix("model name") {
-            if let colon = line.firstIndex(of: ":") {
-                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            }
-        }
-        return "unknown"
-    }
-
-    static func printTable(_ results: Runner.Results, _ implementations: [any StoreImplementation]) {
-        func median(_ name: String, _ workload: Workload) -> Double? {
-            guard let samples = results.samples[name]?[workload], !samples.isEmpty else { return nil }
-            let sorted = samples.sorted()
-            let middle = sorted.count / 2
-            return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-        }
-        func ms(_ value: Double?) -> String { value.map { String(format: $0 < 10 ? "%.2f" : "%.1f", $0) } ?? "—" }
-        func ratio(_ a: Double?, _ b: Double?) -> String {
-            guard let a, let b, b > 0 else { return "—" }
-            return String(format: "%.2f", a / b)
+    static func printTable(_ results: Runner.Results) {
+        func samples(_ name: String, _ workload: Workload) -> [Double] { results.samples[name]?[workload] ?? [] }
+        func ms(_ values: [Double]) -> String {
+            Statistics.median(values).map { String(format: $0 < 10 ? "%.2f" : "%.1f", $0) } ?? "—"
         }
 
-        let header = ["workload", "GQLStore ms", "GRDB ms", "raw C ms", "GQL/GRDB", "GQL/raw", "targets"]
+        let header = [
+            "workload", "GQLStore ms", "GRDB ms", "raw C ms", "GQL÷GRDB (rounds)", "GQL÷raw (rounds)", "targets",
+        ]
         var lines: [[String]] = []
         for workload in Workload.allCases {
-            let gql = median("GQLStore", workload)
-            let grdb = median("GRDB", workload)
-            let raw = median("raw C", workload)
+            let gql = samples("GQLStore", workload)
+            let grdb = samples("GRDB", workload)
+            let raw = samples("raw C", workload)
+            // Per-round ratios: the implementations of one round ran back to back, on the same machine state.
+            let byGRDB = Statistics.ratios(gql, grdb)
+            let byRaw = Statistics.ratios(gql, raw)
             var verdicts: [String] = []
-            if let gql, let grdb {
-                verdicts.append("≤0.9×GRDB " + (gql <= 0.9 * grdb ? "yes" : "NO"))
+            if let ratio = Statistics.median(byGRDB) {
+                verdicts.append("≤0.9×GRDB " + (ratio <= 0.9 ? "yes" : "NO"))
             }
-            if let gql, let raw, let limit = rawTarget(workload) {
-                verdicts.append("≤\(limit == 1.5 ? "1.5" : "2")×raw " + (gql <= limit * raw ? "yes" : "NO"))
+            if let ratio = Statistics.median(byRaw), let limit = rawTarget(workload) {
+                verdicts.append("≤\(limit == 1.5 ? "1.5" : "2")×raw " + (ratio <= limit ? "yes" : "NO"))
             }
             lines.append([
-                workload.label, ms(gql), ms(grdb), ms(raw), ratio(gql, grdb), ratio(gql, raw),
+                workload.label, ms(gql), ms(grdb), ms(raw), Statistics.spread(byGRDB), Statistics.spread(byRaw),
                 verdicts.isEmpty ? "—" : verdicts.joined(separator: ", "),
             ])
         }
@@ -122,10 +114,11 @@ struct StoreBench {
     }
 }
 
-/// Command-line options, parsed by hand (no argument-parser dependency in the benchmark package).
+/// Command-line options, read with BenchKit's `Arguments` like the other benchmarks.
 struct Options {
     var rows = 100_000
-    var runs = 5
+    var rounds = 5
+    var warmup = 1
     var only: Set<String> = ["gqlstore", "grdb", "raw"]
     var grdbMode = GRDBStore.Mode.pool
     var verbose = false
@@ -133,48 +126,36 @@ struct Options {
     var help = false
 
     static let usage = """
-        usage: StoreBench [--rows N] [--runs N] [--only gqlstore,grdb,raw] [--grdb pool|queue] [--no-observers] [--verbose]
-          --rows N     rows per insert / fetchAll workload (default 100000)
-          --runs N     repetitions of every workload; the median is printed (default 5)
-          --only LIST  comma-separated implementations to run (default: all three)
-          --grdb MODE  GRDB writer: pool = DatabasePool (default), queue = DatabaseQueue in WAL mode
+        usage: StoreBench [--rows N] [--rounds N] [--no-warmup] [--only gqlstore,grdb,raw] [--grdb pool|queue]
+                          [--no-observers] [--verbose]
+          --rows N        rows per insert / fetchAll workload (default 100000)
+          --rounds N      measured rounds, every implementation once per round in rotating order, after one
+                          warm-up round; medians are printed (default 5; --runs is the same)
+          --no-warmup     no warm-up round (callgrind-store.sh counts one round's instructions)
+          --only LIST     comma-separated implementations to run (default: all three)
+          --grdb MODE     GRDB writer: pool = DatabasePool (default), queue = DatabaseQueue in WAL mode
           --no-observers  skip the observed-insert workload (callgrind-store.sh measures the others alone)
-          --verbose    print every run's timings as it finishes
+          --verbose       print every round's timings as it finishes
         """
 
-    init<Arguments: Collection<String>>(_ arguments: Arguments) throws {
-        var iterator = arguments.makeIterator()
-        func value(_ flag: String) throws -> String {
-            guard let value = iterator.next() else { throw BenchError("\(flag) needs a value") }
-            return value
-        }
-        func positive(_ flag: String) throws -> Int {
-            let text = try value(flag)
-            guard let number = Int(text), number > 0 else {
-                throw BenchError("\(flag) needs a positive integer, got '\(text)'")
-            }
-            return number
-        }
-        while let argument = iterator.next() {
+    init(_ arguments: ArraySlice<String>) throws {
+        var arguments = Arguments(arguments)
+        while let argument = arguments.next() {
             switch argument {
-            case "--rows": rows = try positive(argument)
-            case "--runs": runs = try positive(argument)
-            case "--only":
-                only = Set(try value(argument).lowercased().split(separator: ",").map(String.init))
-                let unknown = only.subtracting(["gqlstore", "grdb", "raw"])
-                guard unknown.isEmpty, !only.isEmpty else {
-                    throw BenchError("--only takes gqlstore, grdb, raw; got \(unknown.sorted())")
-                }
+            case "--rows": rows = try arguments.number(for: argument)
+            case "--rounds", "--runs": rounds = try arguments.number(for: argument)
+            case "--no-warmup": warmup = 0
+            case "--only": only = try arguments.list(for: argument, allowed: ["gqlstore", "grdb", "raw"])
             case "--grdb":
-                let text = try value(argument)
+                let text = try arguments.value(for: argument)
                 guard let mode = GRDBStore.Mode(rawValue: text) else {
-                    throw BenchError("--grdb takes pool or queue, got '\(text)'")
+                    throw BenchError("--grdb takes pool or queue, not \(text)")
                 }
                 grdbMode = mode
             case "--verbose", "-v": verbose = true
             case "--no-observers": observers = false
             case "--help", "-h": help = true
-            default: throw BenchError("unknown argument '\(argument)'")
+            default: throw BenchError("unknown argument \(argument)")
             }
         }
     }
