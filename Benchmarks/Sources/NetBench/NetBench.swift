@@ -114,6 +114,7 @@ struct NetBench {
             try RegistryLoad(documents: options.documents, options: options).run(into: &table)
         }
         table.print()
+        print("load average after: \(BenchEnvironment.loadAverage())")
         return table.failed
     }
 }

@@ -110,27 +110,28 @@ struct QueryLoad {
                         .joined(separator: ", "))
             }
             let label = clients == 1 ? "queries/s, 1 client (sequential)" : "queries/s, \(clients) clients"
-            func paired(_ a: Int, _ b: Int, _ value: (Measurement) -> Double) -> Double {
-                median(zip(runs[a], runs[b]).map { value($0) / value($1) })
+            func paired(_ a: Int, _ b: Int, _ value: (Measurement) -> Double) -> [Double] {
+                Statistics.ratios(runs[a].map(value), runs[b].map(value))
             }
             let rate = runs.map { median($0.map(\.perSecond)) }
             let cpu = runs.map { median($0.map(\.cpuMicroseconds)) }
             table.add(
-                .init(label: label, gqlnet: rate[0], raw: rate[1], target: 0.9, pairedRatio: paired(0, 1, \.perSecond)))
+                .init(label: label, gqlnet: rate[0], raw: rate[1], target: 0.9, pairedRatios: paired(0, 1, \.perSecond))
+            )
             table.add(
                 .init(
                     label: "  CPU µs per query (whole process)", gqlnet: cpu[0], raw: cpu[1], lowerIsBetter: true,
-                    pairedRatio: paired(1, 0, \.cpuMicroseconds)))
+                    pairedRatios: paired(1, 0, \.cpuMicroseconds)))
             table.add(
                 .init(
                     label: "  vs raw decoding with JSONSerialization", gqlnet: rate[0], raw: rate[2],
-                    pairedRatio: paired(0, 2, \.perSecond)))
+                    pairedRatios: paired(0, 2, \.perSecond)))
             for index in contenders.indices.dropFirst(3) {
                 table.note(
                     "diagnosis, \(label): \(contenders[index].0) "
                         + String(
                             format: "%.0f/s, %.0f µs CPU per query, %.2f× raw AHC + GQLValue", rate[index], cpu[index],
-                            paired(index, 1, \.perSecond)))
+                            median(paired(index, 1, \.perSecond))))
             }
             if options.verbose {
                 for (index, contender) in contenders.enumerated() {

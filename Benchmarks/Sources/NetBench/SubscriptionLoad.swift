@@ -131,24 +131,24 @@ struct SubscriptionLoad {
         func figure(_ contender: Contender, _ value: (Round) -> Double) -> Double {
             median(rounds[contender, default: []].map(value))
         }
-        func paired(_ a: Contender, _ b: Contender, _ value: (Round) -> Double) -> Double {
-            median(zip(rounds[a, default: []], rounds[b, default: []]).map { value($0) / value($1) })
+        func paired(_ a: Contender, _ b: Contender, _ value: (Round) -> Double) -> [Double] {
+            Statistics.ratios(rounds[a, default: []].map(value), rounds[b, default: []].map(value))
         }
         table.add(
             .init(
                 label: "subscription events/s", gqlnet: figure(.gqlnet, \.perSecond), raw: figure(.raw, \.perSecond),
-                target: 0.9, pairedRatio: paired(.gqlnet, .raw, \.perSecond)))
+                target: 0.9, pairedRatios: paired(.gqlnet, .raw, \.perSecond)))
         table.add(
             .init(
                 label: "  CPU µs per event (whole process)", gqlnet: figure(.gqlnet, \.cpuMicroseconds),
                 raw: figure(.raw, \.cpuMicroseconds), format: "%.1f", lowerIsBetter: true,
-                pairedRatio: paired(.raw, .gqlnet, \.cpuMicroseconds)))
+                pairedRatios: paired(.raw, .gqlnet, \.cpuMicroseconds)))
         if options.diagnose {
             table.note(
                 "diagnosis, subscription: \(Contender.rawStream.name) "
                     + String(
                         format: "%.0f/s, %.1f µs CPU per event, %.2f× raw", figure(.rawStream, \.perSecond),
-                        figure(.rawStream, \.cpuMicroseconds), paired(.rawStream, .raw, \.perSecond)))
+                        figure(.rawStream, \.cpuMicroseconds), median(paired(.rawStream, .raw, \.perSecond))))
         }
         let insert =
             median((rounds[.gqlnet, default: []] + rounds[.raw, default: []]).map(\.insertSeconds)) / Double(bursts)

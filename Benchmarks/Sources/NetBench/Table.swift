@@ -1,3 +1,5 @@
+import BenchKit
+
 /// The results table: one row per figure, GQLNet next to the raw transport, with the ratio and the target.
 struct Table {
     struct Row {
@@ -9,9 +11,9 @@ struct Table {
         var target: Double?
         /// A cost (CPU time): the ratio is raw ÷ GQLNet, so that higher is better on every row.
         var lowerIsBetter = false
-        /// The median of the per-round ratios (the contenders measured back to back); replaces the ratio of the
-        /// medians, which drifts with the machine's other load.
-        var pairedRatio: Double?
+        /// The per-round ratios (the contenders measured back to back): their median replaces the ratio of the
+        /// medians, which drifts with the machine's other load, and their lowest and highest are printed beside it.
+        var pairedRatios: [Double]?
     }
 
     var rows: [Row] = []
@@ -24,12 +26,17 @@ struct Table {
     mutating func note(_ text: String) { notes.append(text) }
 
     func print() {
-        var lines: [[String]] = [["workload", "GQLNet", "raw", "ratio", "target"]]
+        var lines: [[String]] = [["workload", "GQLNet", "raw", "ratio (rounds min–max)", "target"]]
         for row in rows {
             var cells = [row.label, String(format: row.format, row.gqlnet)]
             if let raw = row.raw, raw > 0 {
-                let ratio = row.pairedRatio ?? (row.lowerIsBetter ? raw / row.gqlnet : row.gqlnet / raw)
-                cells += [String(format: row.format, raw), String(format: "%.2f×", ratio)]
+                let ratio =
+                    row.pairedRatios.flatMap(Statistics.median)
+                    ?? (row.lowerIsBetter ? raw / row.gqlnet : row.gqlnet / raw)
+                cells += [
+                    String(format: row.format, raw),
+                    row.pairedRatios.map(Statistics.spread) ?? String(format: "%.2f×", ratio),
+                ]
                 if let target = row.target {
                     cells.append(String(format: "≥ %.1f× ", target) + (ratio >= target ? "✔" : "✘"))
                 } else {
@@ -51,8 +58,8 @@ struct Table {
         }
         Swift.print("")
         Swift.print(
-            "ratio: median over rounds of GQLNet ÷ raw measured back to back (raw ÷ GQLNet for CPU time): "
-                + "higher is better on every row")
+            "ratio: median (lowest–highest) over rounds of GQLNet ÷ raw measured back to back (raw ÷ GQLNet for "
+                + "CPU time): higher is better on every row")
         for note in notes { Swift.print("  " + note) }
     }
 }
