@@ -92,6 +92,7 @@ let package = Package(
         .executableTarget(
             name: "SyncBench",
             dependencies: [
+                "BenchKit",
                 .product(name: "GQLSync", package: "GraphQLite"),
                 .product(name: "GQLDevServer", package: "GraphQLite"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 import GQLStore
 import GQLSync
@@ -27,7 +28,7 @@ extension SyncWorkloads {
                     let engine = try GQLSync(client, database: db, configuration: configuration("pull"))
                     seconds = try await timed {
                         let report = try await engine.pull(BenchObject.self, query: "SyncObjects", base: true)
-                        guard report.written == expected else { throw BenchFailure("pull wrote \(report.written)") }
+                        guard report.written == expected else { throw BenchError("pull wrote \(report.written)") }
                     }
                     try await engine.shutdown()
                 default:
@@ -36,7 +37,7 @@ extension SyncWorkloads {
                 }
                 let sum = try db.fetchRows(sql: "SELECT total(number) FROM Objects").rows.first?.first
                 guard try BenchObject.count(db) == expected, sum == expectedSum else {
-                    throw BenchFailure("pull \(contender): the local rows differ from the server's")
+                    throw BenchError("pull \(contender): the local rows differ from the server's")
                 }
                 try await db.close()
                 rates[contender] = Double(expected) / seconds
@@ -61,7 +62,7 @@ extension SyncWorkloads {
             if let nextToken { variables["nextToken"] = nextToken }
             let result = try await client.query(text, variables)
             guard result.errors.isEmpty, let page = result.data?["syncObjects"], let items = page["items"]?.arrayValue
-            else { throw BenchFailure("by hand: a page failed: \(result.errors)") }
+            else { throw BenchError("by hand: a page failed: \(result.errors)") }
             nextToken = page["nextToken"]?.stringValue
             if codable {
                 let objects = try GQLValue.array(items).decode([BenchObject].self)

@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 import GQLStore
 import GQLSync
@@ -28,11 +29,11 @@ extension SyncWorkloads {
                 let result = try await client.mutation(
                     Self.create,
                     ["input": GQLValue.object(["objectId": .string("\(prefix)\(i)"), "text": "t", "number": .int(Int64(i))])])
-                guard result.errors.isEmpty else { throw BenchFailure("recorded loop: \(result.errors)") }
+                guard result.errors.isEmpty else { throw BenchError("recorded loop: \(result.errors)") }
             }
         }
         guard try await records.read({ tx in try tx.fetchAll(sql: "SELECT COUNT(*) AS n FROM record") }).first?["n"] == 1
-        else { throw BenchFailure("recorded loop: the records are not all settled") }
+        else { throw BenchError("recorded loop: the records are not all settled") }
         try await records.close()
         return Double(n) / seconds
     }

@@ -1,10 +1,12 @@
+import BenchKit
 import Foundation
 import GQLDevServer
 import GQLStore
 import GQLSync
 import Logging
 
-/// `swift run -c release SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N] [--only enqueue|drain|pull]`
+/// `swift run -c release SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N] [--only enqueue,drain,pull]
+/// [--contenders single,batched,loop,recorded]`
 ///
 /// GQLSync against what an app would write by hand, on an in-process GQLDevServer (in-memory database, loopback,
 /// random port), contenders taking turns in every round, every answer checked:
@@ -16,42 +18,63 @@ import Logging
 @main
 struct SyncBench {
     struct Options {
+        static let workloads: Set<String> = ["enqueue", "drain", "pull"]
+        static let drainContenders: Set<String> = ["single", "batched", "loop", "recorded"]
+
         var writes = 2_000
         var mutations = 10_000
         var rows = 100_000
         var rounds = 3
-        /// The one workload to run (`enqueue`, `drain` or `pull`, e.g. under `perf record`), or all three.
-        var only: String?
+        /// The workloads to run (e.g. one of them under `perf record`).
+        var only = Options.workloads
+        /// The drain's contenders to run (a profile of one of them); a row is printed only when both its sides ran.
+        var contenders = Options.drainContenders
+        var help = false
+
+        static let usage = """
+            usage: SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N] [--only enqueue,drain,pull]
+                             [--contenders single,batched,loop,recorded]
+              --writes N       write transactions per enqueue contender and round (default 2000)
+              --mutations N    queued mutations per drain contender and round (default 10000)
+              --rows N         server rows of the pull (default 100000)
+              --rounds N       measured rounds, after one warm-up round; medians are reported (default 3)
+              --only LIST      the workloads to run (default all three)
+              --contenders L   the drain's contenders: the engine one per request (single) and 50 per request
+                               (batched), the mutation loop (loop), the loop with a record per call (recorded)
+            """
 
         init(_ arguments: ArraySlice<String>) throws {
-            var arguments = arguments
-            while let argument = arguments.popFirst() {
-                if argument == "--only" {
-                    guard let part = arguments.popFirst(), ["enqueue", "drain", "pull"].contains(part) else {
-                        throw BenchFailure("--only needs enqueue, drain or pull")
-                    }
-                    only = part
-                    continue
-                }
-                guard let text = arguments.popFirst(), let value = Int(text), value > 0 else {
-                    throw BenchFailure("\(argument) needs a positive number")
-                }
+            var arguments = Arguments(arguments)
+            while let argument = arguments.next() {
                 switch argument {
-                case "--writes": writes = value
-                case "--mutations": mutations = value
-                case "--rows": rows = value
-                case "--rounds": rounds = value
-                default: throw BenchFailure("unknown argument \(argument)")
+                case "--writes": writes = try arguments.number(for: argument)
+                case "--mutations": mutations = try arguments.number(for: argument)
+                case "--rows": rows = try arguments.number(for: argument)
+                case "--rounds": rounds = try arguments.number(for: argument)
+                case "--only": only = try arguments.list(for: argument, allowed: Self.workloads)
+                case "--contenders": contenders = try arguments.list(for: argument, allowed: Self.drainContenders)
+                case "--help", "-h": help = true
+                default: throw BenchError("unknown argument \(argument)")
                 }
             }
         }
 
-        func runs(_ part: String) -> Bool { only == nil || only == part }
+        func runs(_ part: String) -> Bool { only.contains(part) }
     }
 
     static func main() async {
+        let options: Options
         do {
-            let options = try Options(CommandLine.arguments.dropFirst())
+            options = try Options(CommandLine.arguments.dropFirst())
+        } catch {
+            FileHandle.standardError.write(Data("SyncBench: \(error)\n\n\(Options.usage)\n".utf8))
+            exit(2)
+        }
+        if options.help {
+            print(Options.usage)
+            return
+        }
+        do {
             if try await bench(options) { exit(1) }
         } catch {
             FileHandle.standardError.write(Data("SyncBench: \(error)\n".utf8))
@@ -61,8 +84,7 @@ struct SyncBench {
 
     static func bench(_ options: Options) async throws -> Bool {
         print("SyncBench — GQLSync (outbox, delivery, pull) vs the same work by hand, loopback")
-        print("date:    \(Date().ISO8601Format())")
-        print("machine: nproc \(ProcessInfo.processInfo.activeProcessorCount)")
+        for line in BenchEnvironment.header() { print(line) }
         print(
             "server:  GQLDevServer in this process, in-memory database, 127.0.0.1, random port; "
                 + "\(options.rounds) rounds after a warm-up, medians of per-round ratios")
@@ -92,13 +114,9 @@ struct SyncBench {
         await server.shutdown()
         _ = await serving.result
         table.print()
+        print("load average after: \(BenchEnvironment.loadAverage())")
         return table.failed
     }
-}
-
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Progress on standard error, so the table on standard output stays clean.
@@ -118,14 +136,6 @@ func timed(_ body: () async throws -> Void) async rethrows -> Double {
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
-/// The median of a non-empty list.
-func median(_ values: [Double]) -> Double {
-    guard !values.isEmpty else { return 0 }
-    let sorted = values.sorted()
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-
 /// One row per figure: GQLSync's rate beside the peer's, the median per-round ratio, and the goal.
 struct ResultTable {
     struct Row {
@@ -133,25 +143,32 @@ struct ResultTable {
         var sync: Double
         var peer: Double
         var unit: String
-        var ratio: Double
+        /// The per-round ratios (GQLSync ÷ peer).
+        var ratios: [Double]
         /// `nil`: a row that shows a floor, with no goal of the issue's.
         var goal: Double?
+
+        var ratio: Double { Statistics.median(ratios) ?? 0 }
     }
 
     var rows: [Row] = []
     var failed = false
 
+    /// Adds a row when both sides were measured (a `--contenders` run may leave one out).
     mutating func add(_ label: String, sync: [Double], peer: [Double], unit: String, goal: Double?) {
-        let ratios = zip(sync, peer).map { $0 / $1 }
-        rows.append(Row(label: label, sync: median(sync), peer: median(peer), unit: unit, ratio: median(ratios), goal: goal))
+        guard let syncRate = Statistics.median(sync), let peerRate = Statistics.median(peer) else { return }
+        rows.append(
+            Row(
+                label: label, sync: syncRate, peer: peerRate, unit: unit, ratios: Statistics.ratios(sync, peer),
+                goal: goal))
     }
 
     func print() {
-        var lines = [["workload", "GQLSync", "by hand", "unit", "ratio", "goal"]]
+        var lines = [["workload", "GQLSync", "by hand", "unit", "ratio (lowest–highest round)", "goal"]]
         for row in rows {
             lines.append([
                 row.label, String(format: "%.0f", row.sync), String(format: "%.0f", row.peer), row.unit,
-                String(format: "%.2f×", row.ratio),
+                Statistics.spread(row.ratios),
                 row.goal.map { String(format: "≥ %.2f× ", $0) + (row.ratio >= $0 ? "✔" : "✘") } ?? "(floor)",
             ])
         }

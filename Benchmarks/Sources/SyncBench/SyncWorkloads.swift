@@ -1,3 +1,4 @@
+import BenchKit
 import Foundation
 import GQLStore
 import GQLSync
@@ -84,9 +85,10 @@ struct SyncWorkloads {
             let (s, p) = round % 2 == 0 ? (try await runSync(), try await runPlain()) : swapped(try await runPlain(), try await runSync())
             guard try BenchObject.count(db, "objectId LIKE 's-%'") == n, try BenchObject.count(db, "objectId LIKE 'p-%'") == n,
                 engine.pendingCount == n
-            else { throw BenchFailure("enqueue: the rows or the queued items are not all there") }
+            else { throw BenchError("enqueue: the rows or the queued items are not all there") }
             try await engine.shutdown()
             try await db.close()
+            progress("  steady(in: tx) \(Int(Double(n) / s)) writes/s, plain \(Int(Double(n) / p)) writes/s")
             if round > 0 {
                 sync.append(Double(n) / s)
                 plain.append(Double(n) / p)
@@ -114,7 +116,7 @@ struct SyncWorkloads {
             var rates: [String: Double] = [:]
             let order =
                 round % 2 == 0 ? ["single", "batched", "loop", "recorded"] : ["recorded", "loop", "batched", "single"]
-            for contender in order {
+            for contender in order where options.contenders.contains(contender) {
                 let prefix = "d\(round)-\(contender)-"
                 if contender == "recorded" {
                     rates[contender] = try await recordedLoop(prefix, round: round, client: client)
@@ -123,7 +125,7 @@ struct SyncWorkloads {
                         for i in 0..<n {
                             let result = try await client.mutation(
                                 Self.create, ["input": GQLValue.object(["objectId": .string("\(prefix)\(i)"), "text": "t", "number": .int(Int64(i))])])
-                            guard result.errors.isEmpty else { throw BenchFailure("loop: \(result.errors)") }
+                            guard result.errors.isEmpty else { throw BenchError("loop: \(result.errors)") }
                         }
                     }
                     rates[contender] = Double(n) / seconds
@@ -145,20 +147,21 @@ struct SyncWorkloads {
                         try await started.drain()
                     }
                     guard let engine, engine.pendingCount == 0, try engine.failedItems().isEmpty else {
-                        throw BenchFailure("drain \(contender): items left or failed")
+                        throw BenchError("drain \(contender): items left or failed")
                     }
                     try await engine.shutdown()
                     rates[contender] = Double(n) / seconds
                 }
+                progress("  \(contender) \(Int(rates[contender] ?? 0)) mutations/s")
                 guard try serverCount(prefix) == n else {
-                    throw BenchFailure("drain \(contender): the server has \(try serverCount(prefix)) of \(n) objects")
+                    throw BenchError("drain \(contender): the server has \(try serverCount(prefix)) of \(n) objects")
                 }
             }
             if round > 0 {
-                single.append(rates["single"] ?? 0)
-                batched.append(rates["batched"] ?? 0)
-                loop.append(rates["loop"] ?? 0)
-                recorded.append(rates["recorded"] ?? 0)
+                if let rate = rates["single"] { single.append(rate) }
+                if let rate = rates["batched"] { batched.append(rate) }
+                if let rate = rates["loop"] { loop.append(rate) }
+                if let rate = rates["recorded"] { recorded.append(rate) }
             }
         }
         try await client.shutdown()
