@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The four measured workloads, in the order they run and print.
+/// The six measured workloads, in the order they run and print.
 public enum Workload: Int, CaseIterable, Sendable {
     case insert, fetchAll, fetchAllByRow, fetchOne, fetchOneInRead, observedInsert
 
@@ -20,8 +20,9 @@ public enum Workload: Int, CaseIterable, Sendable {
 /// preparing a fresh database, and converting ``BenchData`` into the implementation's own record type,
 /// happen in ``prepare(_:path:)`` before the clock starts.
 ///
-/// The caller runs, per repetition: `prepare` on a fresh file → `insert` → `fetchAll` → `fetchOne` → `close`,
-/// then `prepare` on another fresh file → `registerObservers` (untimed) → `observedInsert` → `close`.
+/// The caller runs, per round: `prepare` on a fresh file → `insert` → `fetchAll` → `fetchAllByRow` → `fetchOne` →
+/// `fetchOneInRead` → `close`, then `prepare` on another fresh file → `registerObservers` (untimed) →
+/// `observedInsert` → `close`.
 public protocol StoreImplementation: AnyObject {
     /// Column header, e.g. "GRDB".
     var name: String { get }
