@@ -60,7 +60,8 @@ struct QueryLoad {
         let gqlnet: Contender = { key in
             do {
                 let result = try await server.query(Self.query, ["id": key])
-                return result.errors.isEmpty && result.data?["getObjects"]?["objectId"]?.stringValue == key
+                return result.errors.isEmpty && result.data?.objectValue?.count == 1
+                    && Self.isSeeded(result.data?["getObjects"], key)
             } catch {
                 return false
             }
@@ -150,8 +151,31 @@ struct QueryLoad {
         table.note(
             "queries: \(options.queries) per round and contender, in slices of \(Self.sliceSize) taking turns, getObjects of one of \(Self.seeded) seeded objects "
                 + "(5 fields, ~170-byte answer); raw = AsyncHTTPClient 1.37.0 with its default configuration, the "
-                + "same body bytes and Content-Type/Accept headers; every answer checked; CPU = the whole process "
+                + "same body bytes and Content-Type/Accept headers; every answer checked whole (no errors, the 5 "
+                + "seeded fields and values); CPU = the whole process "
                 + "(client and server) per query")
+    }
+
+    /// The fields `seed-N` was seeded with: `getObjects`'s answer for `key`, exactly (those five fields, those values).
+    static func isSeeded(_ object: GQLValue?, _ key: String) -> Bool {
+        guard let fields = object?.objectValue, fields.count == 5, let index = seededIndex(key) else { return false }
+        return fields["objectId"]?.stringValue == key && fields["text"]?.stringValue == "benchmark object \(index)"
+            && fields["number"]?.intValue == Int64(index) && fields["double"]?.doubleValue == Double(index) / 4
+            && fields["boolean"]?.boolValue == (index % 2 == 0)
+    }
+
+    /// The same check on Foundation's `JSONSerialization` result.
+    static func isSeeded(_ object: [String: Any], _ key: String) -> Bool {
+        guard object.count == 5, let index = seededIndex(key) else { return false }
+        return object["objectId"] as? String == key && object["text"] as? String == "benchmark object \(index)"
+            && (object["number"] as? NSNumber)?.intValue == index
+            && (object["double"] as? NSNumber)?.doubleValue == Double(index) / 4
+            && (object["boolean"] as? Bool) == (index % 2 == 0)
+    }
+
+    /// N of `seed-N`.
+    static func seededIndex(_ key: String) -> Int? {
+        key.hasPrefix("seed-") ? Int(key.dropFirst(5)) : nil
     }
 
     /// One round of one contender.

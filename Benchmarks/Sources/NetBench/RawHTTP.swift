@@ -82,14 +82,15 @@ struct RawHTTP: Sendable {
             switch parser {
             case .gqlValue:
                 let value = try GQLValue(json: data)
-                return value["errors"] == nil && value["data"]?["getObjects"]?["objectId"]?.stringValue == key
+                // The whole document: `data` alone (no `errors`), holding `getObjects` alone, the seeded object.
+                return value.objectValue?.count == 1 && value["data"]?.objectValue?.count == 1
+                    && QueryLoad.isSeeded(value["data"]?["getObjects"], key)
             case .foundation:
-                guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-                    object["errors"] == nil,
-                    let payload = object["data"] as? [String: Any],
+                guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], object.count == 1,
+                    let payload = object["data"] as? [String: Any], payload.count == 1,
                     let item = payload["getObjects"] as? [String: Any]
                 else { return false }
-                return item["objectId"] as? String == key
+                return QueryLoad.isSeeded(item, key)
             }
         } catch {
             return false

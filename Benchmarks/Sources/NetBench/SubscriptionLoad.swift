@@ -22,6 +22,8 @@ struct SubscriptionLoad {
     struct Round {
         var events = 0
         var received = 0
+        /// Events of the burst whose fields were not the inserted row's, or that came twice.
+        var wrong = 0
         /// COMMIT → last event.
         var seconds = 0.0
         /// The process's CPU time (client and server) over the same span.
@@ -34,6 +36,7 @@ struct SubscriptionLoad {
         mutating func add(_ other: Round) {
             events += other.events
             received += other.received
+            wrong += other.wrong
             seconds += other.seconds
             cpuSeconds += other.cpuSeconds
             insertSeconds += other.insertSeconds
@@ -59,32 +62,50 @@ struct SubscriptionLoad {
         }
     }
 
-    /// Counts one round's events; shared by the consumer and the driver.
+    /// Counts and checks one round's events; shared by the consumer and the driver.
     final class Counter: Sendable {
         struct State {
             var warmed = false
             var count = 0
+            var wrong = 0
+            var seen: [Bool]
             var last: ContinuousClock.Instant?
         }
 
-        let state = Mutex(State())
+        let state: Mutex<State>
         let prefix: String
         let target: Int
 
         init(prefix: String, target: Int) {
             self.prefix = prefix
             self.target = target
+            state = Mutex(State(seen: Array(repeating: false, count: target)))
         }
 
-        /// Records an event's key; returns true once every event of the burst has arrived.
-        func received(_ key: String) -> Bool {
+        /// Checks an event's `onCreateObjects` object against the row inserted with its key (`objectId`, `text`
+        /// and `number`, nothing else, each key once) and counts it; returns true once every event of the burst
+        /// has arrived right.
+        func received(_ object: GQLValue?) throws -> Bool {
             let now = ContinuousClock.now
+            guard let key = object?["objectId"]?.stringValue else {
+                throw BenchError("an event without objectId: \(object.map { "\($0)" } ?? "nil")")
+            }
+            if key.hasPrefix("warm-") {
+                state.withLock { $0.warmed = true }
+                return false
+            }
+            guard key.hasPrefix(prefix) else { return false }  // a warm-up row's event of an earlier subscriber
+            let index = Int(key.dropFirst(prefix.count)) ?? -1
+            let right =
+                (0..<target).contains(index) && object?.objectValue?.count == 3
+                && object?["text"]?.stringValue == "event \(index)" && object?["number"]?.intValue == Int64(index)
             return state.withLock { state in
-                if key.hasPrefix("warm-") {
-                    state.warmed = true
-                } else if key.hasPrefix(prefix) {
+                if right, !state.seen[index] {
+                    state.seen[index] = true
                     state.count += 1
                     state.last = now
+                } else {
+                    state.wrong += 1
                 }
                 return state.count >= target
             }
@@ -119,11 +140,11 @@ struct SubscriptionLoad {
                     "\(contender.name) \(Int(result.perSecond))/s "
                         + String(format: "%.1f µs CPU", result.cpuMicroseconds)
                         + " (insert \(Int(result.insertSeconds * 1000)) ms)")
-                if result.received < result.events {
+                if result.received < result.events || result.wrong > 0 {
                     table.failed = true
                     table.note(
                         "subscription round \(index + 1), \(contender.name): \(result.received) of \(result.events) "
-                            + "events")
+                            + "events right, \(result.wrong) wrong or repeated")
                 }
             }
             progress("subscription: round \(index + 1): " + line.joined(separator: ", "))
@@ -156,7 +177,8 @@ struct SubscriptionLoad {
             "subscription: \(options.events) events per round and contender, in bursts of \(options.events / bursts) "
                 + "taking turns, each inserted in one transaction with the dictionary API (median "
                 + "\(Int(insert * 1000)) ms per burst, not timed); rate = events ÷ (COMMIT → last event); "
-                + "`onCreateObjects { objectId text number }`, every event's key checked")
+                + "`onCreateObjects { objectId text number }`, every event checked against its row (the 3 fields, each "
+                + "key once)")
         if options.verbose {
             for contender in contenders {
                 table.note(
@@ -212,7 +234,8 @@ struct SubscriptionLoad {
         // Let the server drop the subscription before the next burst starts.
         try await Task.sleep(for: .milliseconds(200))
         return Round(
-            events: events, received: state.count, seconds: ((state.last ?? clock.now) - committed).seconds,
+            events: events, received: state.count, wrong: state.wrong,
+            seconds: ((state.last ?? clock.now) - committed).seconds,
             cpuSeconds: cpu, insertSeconds: (committed - start).seconds)
     }
 
@@ -221,10 +244,7 @@ struct SubscriptionLoad {
         let server = GQLServer(WebSocket: url)
         do {
             for try await event in server.subscription(subscription) {
-                guard let key = event.data?["onCreateObjects"]?["objectId"]?.stringValue else {
-                    throw BenchError("GQLServer: an event without objectId: \(event)")
-                }
-                if counter.received(key) { break }
+                if try counter.received(event.data?["onCreateObjects"]) { break }
             }
         } catch {
             try? await server.shutdown()
@@ -235,11 +255,8 @@ struct SubscriptionLoad {
 
     /// Raw: graphql-transport-ws by hand over WSClient; every message decoded with `GQLValue(json:)`.
     private static func consumeRaw(_ url: String, _ counter: Counter) async throws {
-        try await speak(url) { value, text in
-            guard let key = value["payload"]?["data"]?["onCreateObjects"]?["objectId"]?.stringValue else {
-                throw BenchError("raw: an event without objectId: \(text)")
-            }
-            return counter.received(key)
+        try await speak(url) { value, _ in
+            try counter.received(value["payload"]?["data"]?["onCreateObjects"])
         }
     }
 
@@ -259,10 +276,7 @@ struct SubscriptionLoad {
         }
         defer { reader.cancel() }
         for try await value in stream {
-            guard let key = value["payload"]?["data"]?["onCreateObjects"]?["objectId"]?.stringValue else {
-                throw BenchError("raw: an event without objectId: \(value)")
-            }
-            if counter.received(key) { return }
+            if try counter.received(value["payload"]?["data"]?["onCreateObjects"]) { return }
         }
     }
 
