@@ -31,6 +31,12 @@ extension GQLStorage {
         /// Whether bodies are hashed into the signature (`true`, the default) or sent as `UNSIGNED-PAYLOAD`,
         /// which spares reading a file twice; TLS still protects the body in transit.
         public var signsPayload = true
+        /// Whether uploads carry a CRC-32 of their body (`x-amz-checksum-crc32`, with
+        /// `x-amz-sdk-checksum-algorithm: CRC32`, as the AWS SDKs send by default), which S3 checks before it
+        /// stores the body; a multipart upload declares the algorithm when it starts, names each part's CRC when it
+        /// completes, and the object's composite checksum S3 answers is compared with the one computed here.
+        /// `false` leaves the headers out, for S3-compatible stores that refuse them. Default `true`.
+        public var sendsChecksums = true
         /// The AsyncHTTPClient to send requests with, shared with other clients of the app; `nil`, the default,
         /// makes one owned (and shut down) by the storage.
         public var httpClient: HTTPClient?

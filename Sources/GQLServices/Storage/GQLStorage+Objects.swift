@@ -9,7 +9,8 @@ extension GQLStorage {
     /// ```swift
     /// try await storage.upload("bucket", "folder/file name+(1).png", data, contentType: "image/png")
     /// ```
-    /// The body's SHA-256 is signed, so S3 refuses a body altered on the way.
+    /// The body's SHA-256 is signed, so S3 refuses a body altered on the way, and its CRC-32 is sent for S3 to
+    /// check (``Configuration/sendsChecksums``).
     /// - Returns: the object's ETag, without quotes.
     @discardableResult
     public func upload(_ bucket: String, _ key: String, _ data: Data, contentType: String? = nil) async throws
@@ -17,6 +18,7 @@ extension GQLStorage {
     {
         var call = Call(method: "PUT", bucket: bucket, key: key, body: data, operation: "upload")
         if let contentType { call.headers.append(("Content-Type", contentType)) }
+        if configuration.sendsChecksums { call.headers += Self.checksumHeaders(CRC32(data)) }
         let response = try await send(call)
         return Self.unquoted(response.headers.first(name: "ETag") ?? "")
     }
@@ -84,6 +86,11 @@ extension GQLStorage {
     }
 
     // MARK: - Helpers
+
+    /// The headers that send `crc` as the body's checksum, as the AWS SDKs do.
+    static func checksumHeaders(_ crc: CRC32) -> [(name: String, value: String)] {
+        [("x-amz-checksum-crc32", crc.base64), ("x-amz-sdk-checksum-algorithm", "CRC32")]
+    }
 
     static func unquoted(_ etag: String) -> String {
         etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"") ? String(etag.dropFirst().dropLast()) : etag

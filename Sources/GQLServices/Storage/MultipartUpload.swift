@@ -24,8 +24,8 @@ struct MultipartUpload: Sendable {
     func run(contentType: String?, progress: GQLStorage.Progress?) async throws -> String {
         let uploadId = try await create(contentType: contentType)
         do {
-            let etags = try await uploadParts(uploadId: uploadId, progress: progress)
-            return try await complete(uploadId: uploadId, etags: etags)
+            let parts = try await uploadParts(uploadId: uploadId, progress: progress)
+            return try await complete(uploadId: uploadId, parts: parts)
         } catch {
             // Abort even when the task was cancelled: the parts would otherwise stay stored and billed.
             await Task { try? await abort(uploadId: uploadId) }.value
@@ -42,6 +42,8 @@ struct MultipartUpload: Sendable {
     private func create(contentType: String?) async throws -> String {
         var create = call("POST", [("uploads", "")], operation: "upload")
         if let contentType { create.headers.append(("Content-Type", contentType)) }
+        // S3 then expects each part's CRC-32 and computes the object's composite checksum from them.
+        if storage.configuration.sendsChecksums { create.headers.append(("x-amz-checksum-algorithm", "CRC32")) }
         let response = try await storage.send(create)
         guard let id = S3XML.parse(response.body)?["UploadId"], !id.isEmpty else {
             throw GQLError(
@@ -51,15 +53,21 @@ struct MultipartUpload: Sendable {
         return id
     }
 
-    /// Uploads every part, at most ``GQLStorage/Configuration/maximumConcurrentParts`` at a time; the ETags by
+    /// What S3 answered for a part: its ETag, and the CRC-32 it was sent with (when checksums are sent).
+    struct Part: Sendable {
+        var etag = ""
+        var crc: CRC32?
+    }
+
+    /// Uploads every part, at most ``GQLStorage/Configuration/maximumConcurrentParts`` at a time; the parts by
     /// part number.
-    private func uploadParts(uploadId: String, progress: GQLStorage.Progress?) async throws -> [String] {
+    private func uploadParts(uploadId: String, progress: GQLStorage.Progress?) async throws -> [Part] {
         let partSize = partSize
         let count = Int((size + partSize - 1) / partSize)
         let sent = GQLLocked<Int64>(0)
         let width = max(storage.configuration.maximumConcurrentParts, 1)
-        return try await withThrowingTaskGroup(of: (Int, String).self) { group in
-            var etags = [String](repeating: "", count: count)
+        return try await withThrowingTaskGroup(of: (Int, Part).self) { group in
+            var parts = [Part](repeating: Part(), count: count)
             var next = 0
             func start() {
                 let number = next + 1
@@ -67,46 +75,61 @@ struct MultipartUpload: Sendable {
                 let length = Int(min(partSize, size - offset))
                 next += 1
                 group.addTask {
-                    let etag = try await uploadPart(number, offset: offset, length: length, uploadId: uploadId)
+                    let part = try await uploadPart(number, offset: offset, length: length, uploadId: uploadId)
                     let done = sent.withLock { total in
                         total += Int64(length)
                         return total
                     }
                     progress?(done, size)
-                    return (number, etag)
+                    return (number, part)
                 }
             }
             while next < min(width, count) { start() }
-            while let (number, etag) = try await group.next() {
-                etags[number - 1] = etag
+            while let (number, part) = try await group.next() {
+                parts[number - 1] = part
                 if next < count { start() }
             }
-            return etags
+            return parts
         }
     }
 
-    private func uploadPart(_ number: Int, offset: Int64, length: Int, uploadId: String) async throws -> String {
+    private func uploadPart(_ number: Int, offset: Int64, length: Int, uploadId: String) async throws -> Part {
         var part = call("PUT", [("partNumber", String(number)), ("uploadId", uploadId)], operation: "upload")
         part.body = try GQLStorage.read(file, offset: offset, count: length)
+        let crc = storage.configuration.sendsChecksums ? CRC32(part.body) : nil
+        if let crc { part.headers += GQLStorage.checksumHeaders(crc) }
         let response = try await storage.send(part)
         guard let etag = response.headers.first(name: "ETag"), !etag.isEmpty else {
             throw GQLError(
                 .invalidResponse, "S3 accepted part \(number) of \(bucket)/\(key) without an ETag", operation: "upload")
         }
-        return etag
+        return Part(etag: etag, crc: crc)
     }
 
-    private func complete(uploadId: String, etags: [String]) async throws -> String {
+    private func complete(uploadId: String, parts: [Part]) async throws -> String {
         var complete = call("POST", [("uploadId", uploadId)], operation: "upload")
         var xml = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
-        for (index, etag) in etags.enumerated() {
-            xml += "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(S3XML.escape(etag))</ETag></Part>"
+        for (index, part) in parts.enumerated() {
+            xml += "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(S3XML.escape(part.etag))</ETag>"
+            if let crc = part.crc { xml += "<ChecksumCRC32>\(crc.base64)</ChecksumCRC32>" }
+            xml += "</Part>"
         }
         xml += "</CompleteMultipartUpload>"
         complete.body = Data(xml.utf8)
         complete.headers.append(("Content-Type", "application/xml"))
         let response = try await storage.send(complete)
-        return GQLStorage.unquoted(S3XML.parse(response.body)?["ETag"] ?? "")
+        let result = S3XML.parse(response.body)
+        // S3 answers the composite checksum it computed from the parts it stored; it must be the one sent.
+        let crcs = parts.compactMap(\.crc)
+        if crcs.count == parts.count, let answered = result?["ChecksumCRC32"], !answered.isEmpty,
+            answered != CRC32.composite(crcs)
+        {
+            throw GQLError(
+                .invalidResponse,
+                "S3 completed \(bucket)/\(key) with the checksum \(answered), not \(CRC32.composite(crcs)) of the parts "
+                    + "sent", operation: "upload")
+        }
+        return GQLStorage.unquoted(result?["ETag"] ?? "")
     }
 
     private func abort(uploadId: String) async throws {
