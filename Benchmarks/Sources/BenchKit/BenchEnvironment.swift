@@ -36,7 +36,33 @@ public enum BenchEnvironment {
             return "unknown (not a git checkout; BENCH_COMMIT=… names it)"
         }
         let changed = git(["status", "--porcelain", "--untracked-files=no", "--", "Sources", "Benchmarks"])
-        return hash + (changed?.isEmpty == false ? " +changes" : "")
+        return hash + (changed?.isEmpty == false ? " +changes" : "") + (binaryIsStale() ? staleNote : "")
+    }
+
+    /// Said after the commit when a source file is newer than the running executable: git describes the working
+    /// tree as it is now, and the binary was built from an older one.
+    static let staleNote = " (sources changed after this binary was built: the commit may not be what it runs)"
+
+    /// Whether a file under `Sources/` or `Benchmarks/Sources/` (or a `Package.swift`) was modified after the
+    /// running executable was written. Conservative: a change to a module this benchmark does not link counts too.
+    static func binaryIsStale() -> Bool {
+        let files = FileManager.default
+        guard let executable = Bundle.main.executableURL,
+            let built = try? executable.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
+        else { return false }
+        func newer(_ url: URL) -> Bool {
+            (try? url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate).map { $0 > built }
+                ?? false
+        }
+        let manifests = ["Package.swift", "Benchmarks/Package.swift"].map { Peers.root.appendingPathComponent($0) }
+        if manifests.contains(where: newer) { return true }
+        for folder in ["Sources", "Benchmarks/Sources"] {
+            let top = Peers.root.appendingPathComponent(folder)
+            guard let walk = files.enumerator(at: top, includingPropertiesForKeys: [.contentModificationDateKey])
+            else { continue }
+            for case let url as URL in walk where newer(url) { return true }
+        }
+        return false
     }
 
     private static func git(_ arguments: [String]) -> String? {
