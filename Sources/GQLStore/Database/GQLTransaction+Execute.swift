@@ -1,3 +1,4 @@
+import CSQLite
 import GQLCore
 
 extension GQLTransaction {
@@ -14,5 +15,22 @@ extension GQLTransaction {
             database.schemaMayHaveChanged()
         }
         return try connection.execute(sql, arguments)
+    }
+}
+
+extension GQLTransaction {
+    /// Runs one write statement of a module's own tables, prepared once per connection, with `values` bound in
+    /// order, and returns the rowid of the last row it inserted (`sqlite3_last_insert_rowid`); `table` names
+    /// the table in its errors.
+    ///
+    /// Unlike ``execute(_:_:)`` it leaves the schema caches alone (the statement must not change a schema) and
+    /// reads no rows back; GQLSync queues an item with it inside the app's writes.
+    /// ```swift
+    /// let id = try tx.insert(sql: "INSERT INTO _gqlsync_outbox (…) VALUES (?, ?)", [.string(engine), 1], table: "_gqlsync_outbox")
+    /// ```
+    package func insert(sql: String, _ values: [GQLValue], table: String) throws -> Int64 {
+        let connection = try checkedConnection(write: true)
+        try connection.run(sql, values, table: table)
+        return sqlite3_last_insert_rowid(connection.handle)
     }
 }
