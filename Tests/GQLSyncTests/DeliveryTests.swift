@@ -88,7 +88,7 @@ import Testing
         #expect(failed.first?.name == "CreateNote")
         #expect(failed.first?.failure.errors.isEmpty == false)
         #expect(failed.first?.variables["input"]?["n"] == "five")
-        #expect(sync.status.broadcaster.current.failedCount == 1)
+        #expect(sync.status.driver.current.failedCount == 1)
 
         // Retried as is, it fails again; dropped, it is gone.
         try sync.retry(poison)

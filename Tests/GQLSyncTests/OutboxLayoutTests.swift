@@ -6,8 +6,9 @@ import Testing
 
 @testable import GQLSync
 
-/// The outbox's layout (step 3): ids that only grow without AUTOINCREMENT, the lazy-only key index, an outbox of
-/// the earlier layout carried over, and delivery records committed at `NORMAL` in a `.full` outbox.
+/// The outbox's layout (steps 3 and 4): ids that only grow without AUTOINCREMENT, the lazy-only key index and the
+/// insert's trigger that keeps it right, an outbox of the earlier layout carried over, and the synchronous levels
+/// of queued items (`FULL` in the engine's own file) and delivery records (`NORMAL`).
 @Suite(.timeLimit(.minutes(2))) struct OutboxLayoutTests {
     @Test func anIdIsNeverGivenAgainAfterTheNewestItemIsDelivered() async throws {
         let fixture = try await SyncFixture.make()
@@ -85,22 +86,53 @@ import Testing
         await fixture.finish(sync)
     }
 
-    @Test func deliveryRecordsCommitAtNormalWhileTheOutboxStaysFull() async throws {
+    @Test func deliveryRecordsCommitAtNormalAndQueuedItemsAtFullInTheEnginesOwnFile() async throws {
         let fixture = try await SyncFixture.make()
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         let level = { @Sendable (tx: GQLTransaction) throws -> Int64? in
             try tx.fetchAll(sql: "PRAGMA synchronous").first?["synchronous"]?.intValue
         }
-        #expect(try await sync.outbox.bookkeeping(level) == 1)  // NORMAL
+        #expect(try await sync.outbox.bookkeeping(level) == 1)  // NORMAL, the file's own level: no switch
+        #expect(try await sync.outbox.queueWrite(level) == 2)  // FULL, for a queued item
         try await sync.steady("CreateNote", ["n": 1])
         try await sync.drain()
-        #expect(try await sync.database.write(level) == 2)  // FULL again, for the next queued item
+        #expect(try await sync.database.write(level) == 1)  // NORMAL again after a queued item
+        #expect(try await sync.outbox.bookkeeping(level) == 1)
         // In the app's database, at its own level (NORMAL by default), nothing is switched.
         let app = try fixture.appDatabase()
-        let shared = try GQLSync(fixture.client, database: app, configuration: fixture.configuration { $0.name = "app" })
+        let shared = try GQLSync(
+            fixture.client, database: app, configuration: fixture.configuration { $0.name = "app" })
         #expect(try await shared.outbox.bookkeeping(level) == 1)
+        #expect(try await shared.outbox.queueWrite(level) == 1)
         #expect(try await app.write(level) == 1)
-        await fixture.finish(sync, shared)
+        // In an app's database opened FULL, queued items commit at FULL with the app's writes, records at NORMAL.
+        var options = GQLDatabase.Configuration()
+        options.synchronous = .full
+        let full = try GQLDatabase(path: fixture.directory.path("full.sqlite"), configuration: options)
+        let strict = try GQLSync(
+            fixture.client, database: full, configuration: fixture.configuration { $0.name = "full" })
+        #expect(try await strict.outbox.bookkeeping(level) == 1)
+        #expect(try await strict.outbox.queueWrite(level) == 2)
+        #expect(try await full.write(level) == 2)
+        await fixture.finish(sync, shared, strict)
+    }
+
+    @Test func aKeyedCallThatIsNotLazyTurnsTheKeysLazyItemsSteadyInTheInsertsTrigger() async throws {
+        let fixture = try await SyncFixture.make(started: false)
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"),
+            configuration: fixture.configuration { $0.delivers = false })
+        let lazy = try await sync.lazy("UpdateNote", ["id": "k", "title": "one"], "k")
+        let other = try await sync.lazy("UpdateNote", ["id": "j", "title": "one"], "j")
+        _ = try await sync.steady("UpdateNote", ["id": "k", "n": 1], "k")
+        let modes = try sync.database.fetchAll(sql: "SELECT id, mode FROM _gqlsync_outbox ORDER BY id")
+        #expect(modes.map { $0["mode"]?.stringValue } == ["steady", "lazy", "steady"])
+        #expect(modes.map { $0["id"]?.intValue } == [lazy, other, lazy + 2])
+        // A steady call without a key leaves the lazy item of j alone.
+        _ = try await sync.steady("UpdateNote", ["id": "j", "n": 2])
+        #expect(try await sync.lazy("UpdateNote", ["id": "j", "body": "two"], "j") == other)
+        await fixture.finish(sync)
     }
 
     private func idempotencyKey(_ sync: GQLSync, _ id: Int64) throws -> String? {

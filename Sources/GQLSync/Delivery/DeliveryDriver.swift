@@ -23,7 +23,7 @@ final class DeliveryDriver: Sendable {
     let answers: AnswerWriter
     let state: GQLLocked<State>
     let signal = WakeSignal()
-    let statuses: StatusBroadcaster
+    let statuses = StatusBroadcaster()
 
     init(
         outbox: OutboxStore, server: GQLServer, settings: DeliveryStateMachine.Settings,
@@ -38,10 +38,6 @@ final class DeliveryDriver: Sendable {
         let counts = try outbox.counts()
         let machine = DeliveryStateMachine(settings: settings, random: configuration.random)
         state = GQLLocked(State(machine: machine, pending: counts.pending, failed: counts.failed))
-        statuses = StatusBroadcaster(
-            GQLSync.Status(
-                isOnline: true, pendingCount: counts.pending, failedCount: counts.failed, inFlight: [], sentCount: 0,
-                event: nil))
     }
 
     // MARK: The loop
@@ -247,12 +243,22 @@ final class DeliveryDriver: Sendable {
 
     // MARK: Status
 
-    /// Changes the state and publishes the status it gives, with `event`, under one lock.
+    /// The status now, without an event.
+    var current: GQLSync.Status { state.withLock { status($0, event: nil) } }
+
+    /// A sequence of statuses that starts with the current one.
+    func subscribe() -> AsyncStream<GQLSync.Status> {
+        state.withLock { statuses.subscribe(first: status($0, event: nil)) }
+    }
+
+    /// Changes the state and publishes the status it gives, with `event`, under one lock; no status is made
+    /// while nobody listens.
     @discardableResult
     private func update<T>(_ event: GQLSync.Event?, _ body: (inout State) -> T) -> T {
         state.withLock { state in
             let wasOnline = state.machine.isOnline
             let result = body(&state)
+            guard statuses.isListenedTo else { return result }
             if wasOnline != state.machine.isOnline {
                 statuses.publish(status(state, event: state.machine.isOnline ? .online : .offline))
             }

@@ -110,7 +110,7 @@ extension GQLSync {
         let (query, captured) = try capture(name, values)
         let outbox = outbox
         let wrap = configuration.inputArgument
-        let enqueued = try database.write { tx in
+        let enqueued = try outbox.queueWrite { tx in
             try outbox.enqueue(mode, name: name, query: query, values: captured, key: key, wrap: wrap, in: tx)
         }
         driver.enqueued(enqueued)
@@ -123,7 +123,7 @@ extension GQLSync {
         let (query, captured) = try capture(name, values)
         let outbox = outbox
         let wrap = configuration.inputArgument
-        let enqueued = try await database.write { tx in
+        let enqueued = try await outbox.queueWrite { tx in
             try outbox.enqueue(mode, name: name, query: query, values: captured, key: key, wrap: wrap, in: tx)
         }
         driver.enqueued(enqueued)

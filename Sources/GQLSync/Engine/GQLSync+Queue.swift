@@ -9,17 +9,17 @@ extension GQLSync {
     ///     if case .failed(let id, let failure)? = status.event { print("item \(id): \(failure)") }
     /// }
     /// ```
-    public var status: Statuses { Statuses(broadcaster: driver.statuses) }
+    public var status: Statuses { Statuses(driver: driver) }
 
     /// The items waiting to be delivered, those being sent included.
     ///
     /// ```swift
     /// badge.count = sync.pendingCount
     /// ```
-    public var pendingCount: Int { driver.statuses.current.pendingCount }
+    public var pendingCount: Int { driver.current.pendingCount }
 
     /// Whether the last exchange with the server reached it.
-    public var isOnline: Bool { driver.statuses.current.isOnline }
+    public var isOnline: Bool { driver.current.isOnline }
 
     /// The items the server refused for good, oldest first; the queue went on without them.
     ///

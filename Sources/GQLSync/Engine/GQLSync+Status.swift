@@ -57,37 +57,36 @@ extension GQLSync {
     /// ```
     public struct Statuses: AsyncSequence, Sendable {
         public typealias Element = Status
-        let broadcaster: StatusBroadcaster
+        let driver: DeliveryDriver
 
         public func makeAsyncIterator() -> AsyncStream<Status>.Iterator {
-            broadcaster.subscribe().makeAsyncIterator()
+            driver.subscribe().makeAsyncIterator()
         }
     }
 }
 
 /// Hands every status to every subscriber, in the order they were published.
+///
+/// It keeps no status of its own: the driver makes one only while someone listens (``isListenedTo``), and hands
+/// a new subscriber the current one, under the driver's lock, so none is missed or seen twice.
 final class StatusBroadcaster: Sendable {
     private struct State {
-        var current: GQLSync.Status
         var subscribers: [Int: AsyncStream<GQLSync.Status>.Continuation] = [:]
         var nextID = 0
         var finished = false
     }
 
-    private let state: GQLLocked<State>
+    private let state = GQLLocked(State())
 
-    init(_ initial: GQLSync.Status) {
-        state = GQLLocked(State(current: initial))
-    }
+    /// Whether any sequence is being iterated (checked before a status is made: most enqueues have no listener).
+    var isListenedTo: Bool { state.withLock { !$0.subscribers.isEmpty } }
 
-    var current: GQLSync.Status { state.withLock { $0.current } }
-
-    func subscribe() -> AsyncStream<GQLSync.Status> {
+    /// A sequence that starts with `first` (the current status, without its event) and then gets every status
+    /// published after it; one that ends at once after ``finish()``.
+    func subscribe(first: GQLSync.Status) -> AsyncStream<GQLSync.Status> {
         let (stream, continuation) = AsyncStream.makeStream(of: GQLSync.Status.self, bufferingPolicy: .unbounded)
+        continuation.yield(first)
         let id = state.withLock { state -> Int? in
-            var first = state.current
-            first.event = nil
-            continuation.yield(first)
             guard !state.finished else { return nil }
             state.nextID += 1
             state.subscribers[state.nextID] = continuation
@@ -106,7 +105,6 @@ final class StatusBroadcaster: Sendable {
     /// Publishes `status` (under the lock, so subscribers see statuses in publishing order).
     func publish(_ status: GQLSync.Status) {
         state.withLock { state in
-            state.current = status
             for continuation in state.subscribers.values { continuation.yield(status) }
         }
     }

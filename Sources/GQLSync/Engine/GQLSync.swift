@@ -65,8 +65,9 @@ public final class GQLSync: Sendable {
     /// let sync = try GQLSync(server, path: "/tmp/outbox.sqlite")
     /// ```
     public convenience init(_ server: GQLServer, path: String, configuration: Configuration = Configuration()) throws {
+        // NORMAL for the delivery records; each queued item commits at FULL (OutboxStore.queueLevel).
         var options = GQLDatabase.Configuration()
-        options.synchronous = .full
+        options.synchronous = .normal
         let database = try GQLDatabase(path: path, configuration: options)
         try self.init(server, database: database, owns: true, configuration: configuration)
     }

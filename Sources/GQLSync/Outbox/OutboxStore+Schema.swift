@@ -23,6 +23,8 @@ extension OutboxStore {
     /// - The key index holds only the items a later `lazy` call may merge into (`mode = 'lazy'`); a call of
     ///   another kind for the same key turns them `steady` (looked up in that index, so nothing is written when
     ///   there is none). Failed items have their own small index.
+    ///
+    /// Step 4 moves that turning into a trigger of the insert, so queueing an item is one statement.
     static func migrator(through last: Int) -> GQLMigrator {
         var migrator = GQLMigrator(namespace: namespace)
         migrator.step(1, "outbox") { tx in
@@ -64,6 +66,19 @@ extension OutboxStore {
             try tx.execute("ALTER TABLE \(table)_3 RENAME TO \(table)")
             try tx.execute("CREATE INDEX \(lazyIndex) ON \(table)(engine, key, id) WHERE mode = 'lazy'")
             try tx.execute("CREATE INDEX \(table)_failed ON \(table)(engine, id) WHERE state = 'failed'")
+        }
+        guard last >= 4 else { return migrator }
+        migrator.step(4, "lazy items of a key turned steady by a trigger of the insert") { tx in
+            // What enqueue did with a statement of its own before every keyed call that is not lazy; in a trigger
+            // it costs the app's write no round trip (the partial key index finds the few lazy items, or none).
+            try tx.execute(
+                """
+                CREATE TRIGGER \(table)_order AFTER INSERT ON \(table)
+                WHEN NEW.mode <> 'lazy' AND NEW.key IS NOT NULL
+                BEGIN
+                    UPDATE \(table) SET mode = 'steady' WHERE engine = NEW.engine AND key = NEW.key AND mode = 'lazy';
+                END
+                """)
         }
         return migrator
     }

@@ -52,22 +52,18 @@ struct OutboxStore: Sendable {
     /// another item for the key came after it, or it has been tried — the call becomes a new item behind it, so
     /// no value is ever marked sent without being sent.
     ///
-    /// Only lazy items are in the key index; any other call for a key first turns the key's lazy items
-    /// `steady`, so the newest lazy item for a key is always the newest item for it when it is still `lazy`.
+    /// Only lazy items are in the key index; any other call for a key turns the key's lazy items `steady` (a
+    /// trigger of the insert, step 4), so the newest lazy item for a key is always the newest item for it when it
+    /// is still `lazy`. A call that is not merged is one statement: the insert, its id read back from SQLite.
     func enqueue(
         _ mode: OutboxMode, name: String, query: String, values: GQLValues, key: GQLValue?, wrap: String?,
         in tx: GQLTransaction
     ) throws -> Enqueued {
         let keyText = try key.map { try $0.jsonString() }
-        // Statements through fetchAll / fetchRows (with RETURNING) are prepared once per connection and leave
-        // the store's schema cache alone; tx.execute would do neither, and cost the app's next write a recheck.
+        // Statements through fetchAll and insert are prepared once per connection and leave the store's schema
+        // cache alone; tx.execute would do neither, and cost the app's next write a recheck.
         if mode == .lazy, let keyText,
-            let last = try tx.fetchAll(
-                sql: """
-                    SELECT id, name, state, attempts, input, wrap FROM \(Self.table) INDEXED BY \(Self.lazyIndex)
-                    WHERE engine = ? AND key = ? AND mode = 'lazy' ORDER BY id DESC LIMIT 1
-                    """, [engine, keyText]
-            ).first,
+            let last = try tx.fetchAll(sql: Self.newestLazySQL, [engine, keyText]).first,
             last["name"]?.stringValue == name, last["state"]?.stringValue == "pending",
             last["attempts"]?.intValue == 0, last["wrap"]?.stringValue == wrap, let id = last["id"]?.intValue
         {
@@ -75,54 +71,83 @@ struct OutboxStore: Sendable {
             let merged = earlier.merging(values) { _, newer in newer }
             _ = try tx.fetchAll(
                 sql: "UPDATE \(Self.table) SET input = ?, idempotency = ? WHERE id = ? RETURNING id",
-                [try GQLValue.object(merged).jsonString(), Self.newIdempotencyKey(), id])
+                [try Self.json(merged), Self.newIdempotencyKey(), id])
             return .merged(id)
         }
-        if mode != .lazy, let keyText {
-            _ = try tx.fetchAll(
-                sql: """
-                    UPDATE \(Self.table) INDEXED BY \(Self.lazyIndex) SET mode = 'steady'
-                    WHERE engine = ? AND key = ? AND mode = 'lazy' RETURNING id
-                    """, [engine, keyText])
-        }
-        // One more than any id in the table and than any id removed from it (ids are never reused); the date in
-        // GQLDate's default form, made by SQLite rather than formatted per call.
-        let inserted = try tx.fetchAll(
-            sql: """
-                INSERT INTO \(Self.table) (id, engine, mode, name, key, query, input, wrap, idempotency, created_at)
-                VALUES (
-                    max(coalesce((SELECT max(id) FROM \(Self.table)), 0),
-                        coalesce((SELECT last_id FROM \(Self.sequenceTable) WHERE name = 'outbox'), 0)) + 1,
-                    ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-                RETURNING id
-                """,
+        let id = try tx.insert(
+            sql: Self.insertSQL,
             [
-                engine, mode.rawValue, name, keyText, query, try GQLValue.object(values).jsonString(), wrap,
-                Self.newIdempotencyKey(),
-            ])
-        guard let id = inserted.first?["id"]?.intValue else {
-            throw GQLError(.sqlite, "the new outbox item has no id", table: Self.table, operation: "enqueue")
-        }
+                .string(engine), .string(mode.rawValue), .string(name), keyText.map { .string($0) } ?? .null,
+                .string(query), .string(try Self.json(values)), wrap.map { .string($0) } ?? .null,
+                .string(Self.newIdempotencyKey()),
+            ], table: Self.table)
         return .inserted(id)
     }
 
-    /// Deletes items in `tx`, keeping the largest id removed so that no later item gets it again.
+    private static let newestLazySQL = """
+        SELECT id, name, state, attempts, input, wrap FROM \(table) INDEXED BY \(lazyIndex)
+        WHERE engine = ? AND key = ? AND mode = 'lazy' ORDER BY id DESC LIMIT 1
+        """
+
+    /// One more than any id in the table and than any id removed from it (ids are never reused); the date in
+    /// GQLDate's default form, made by SQLite rather than formatted per call.
+    private static let insertSQL = """
+        INSERT INTO \(table) (id, engine, mode, name, key, query, input, wrap, idempotency, created_at)
+        VALUES (
+            max(coalesce((SELECT max(id) FROM \(table)), 0),
+                coalesce((SELECT last_id FROM \(sequenceTable) WHERE name = 'outbox'), 0)) + 1,
+            ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        """
+
+    /// The values as a JSON object, its members in the dictionary's order (nothing compares the stored text).
     ///
-    /// The largest is written only when no larger id stays in the table (a new id is one more than the table's
-    /// largest, so a larger one left behind already keeps it from coming back); draining a long queue thus
-    /// writes the sequence once, at the end, rather than once per item.
+    /// Scalars are written here; nested arrays and objects through ``GQLValue/jsonString(pretty:)``.
+    static func json(_ values: GQLValues) throws -> String {
+        var out = "{"
+        out.reserveCapacity(16 + values.count * 24)
+        var first = true
+        for (name, value) in values {
+            if first { first = false } else { out += "," }
+            JSONWriter.quote(name, into: &out)
+            out += ":"
+            switch value {
+            case .null: out += "null"
+            case .bool(let b): out += b ? "true" : "false"
+            case .int(let i): out += String(i)
+            case .string(let text): JSONWriter.quote(text, into: &out)
+            case .double, .data, .array, .object: out += try value.jsonString()
+            }
+        }
+        out += "}"
+        return out
+    }
+
+    /// Deletes items in `tx`, keeping the largest id removed so that no later item gets it again.
     func delete(_ ids: [Int64], in tx: GQLTransaction) throws {
         guard let largest = ids.max() else { return }
-        for id in ids {
-            _ = try tx.fetchAll(sql: "DELETE FROM \(Self.table) WHERE id = ? RETURNING id", [id])
-        }
-        _ = try tx.fetchAll(
-            sql: """
-                UPDATE \(Self.sequenceTable) SET last_id = ?1
-                WHERE name = 'outbox' AND last_id < ?1 AND coalesce((SELECT max(id) FROM \(Self.table)), 0) < ?1
-                RETURNING last_id
-                """, [largest])
+        try deleteRows(ids, in: tx)
+        try keepLargest(largest, in: tx)
     }
+
+    private func deleteRows(_ ids: [Int64], in tx: GQLTransaction) throws {
+        for id in ids {
+            _ = try tx.fetchAll(sql: Self.deleteSQL, [id])
+        }
+    }
+
+    /// Records `largest`, a removed id, as the largest ever removed, when no larger id stays in the table (a new
+    /// id is one more than the table's largest, so a larger one left behind already keeps it from coming back);
+    /// draining a long queue thus writes the sequence once, at the end, rather than once per item.
+    private func keepLargest(_ largest: Int64, in tx: GQLTransaction) throws {
+        _ = try tx.fetchAll(sql: Self.keepLargestSQL, [largest])
+    }
+
+    private static let deleteSQL = "DELETE FROM \(table) WHERE id = ? RETURNING id"
+    private static let keepLargestSQL = """
+        UPDATE \(sequenceTable) SET last_id = ?1
+        WHERE name = 'outbox' AND last_id < ?1 AND coalesce((SELECT max(id) FROM \(table)), 0) < ?1
+        RETURNING last_id
+        """
 
     // MARK: Delivery
 
@@ -130,46 +155,51 @@ struct OutboxStore: Sendable {
     /// pending items in call order, counting an attempt for each before it is sent.
     ///
     /// Counting the attempt first is what makes lazy merging safe: once an item may have reached the server, a
-    /// later lazy call cannot merge into it.
+    /// later lazy call cannot merge into it. The claim is one statement (the attempts counted, the items read
+    /// back), and the sequence of removed ids is written only when a removed id was the largest: an item that
+    /// is delivered while later ones wait costs its record two statements.
     func advance(remove: [Int64], setAside: [(Int64, GQLSync.Failure)], claim limit: Int) async throws
         -> [OutboxItem]
     {
         let engine = engine
         return try await bookkeeping { tx in
-            try delete(remove, in: tx)
+            try deleteRows(remove, in: tx)
             for (id, failure) in setAside {
                 _ = try tx.fetchAll(
-                    sql: "UPDATE \(Self.table) SET state = 'failed', error = ?, failed_at = ? WHERE id = ? RETURNING id",
-                    [try failure.jsonValue.jsonString(), GQLDate.string(from: Date()), id])
+                    sql: Self.setAsideSQL, [try failure.jsonValue.jsonString(), GQLDate.string(from: Date()), id])
             }
-            guard limit > 0 else { return [] }
-            let rows = try tx.fetchAll(
-                sql: """
-                    SELECT id, name, key, query, input, wrap, idempotency, attempts FROM \(Self.table)
-                    WHERE engine = ? AND state = 'pending' ORDER BY id LIMIT ?
-                    """, [engine, limit])
             var items: [OutboxItem] = []
-            for row in rows {
-                var item = try Self.item(row)
-                item.attempts += 1
-                _ = try tx.fetchAll(
-                    sql: "UPDATE \(Self.table) SET attempts = ? WHERE id = ? RETURNING id", [item.attempts, item.id])
-                items.append(item)
+            if limit > 0 {
+                items = try tx.fetchAll(sql: Self.claimSQL, [engine, limit]).map(Self.item)
+                // RETURNING gives the rows in no promised order.
+                items.sort { $0.id < $1.id }
+            }
+            if let largest = remove.max(), (items.last?.id ?? 0) < largest {
+                try keepLargest(largest, in: tx)
             }
             return items
         }
     }
 
+    private static let setAsideSQL =
+        "UPDATE \(table) SET state = 'failed', error = ?, failed_at = ? WHERE id = ? RETURNING id"
+    private static let claimSQL = """
+        UPDATE \(table) SET attempts = attempts + 1
+        WHERE id IN (SELECT id FROM \(table) WHERE engine = ?1 AND state = 'pending' ORDER BY id LIMIT ?2)
+        RETURNING id, name, key, query, input, wrap, idempotency, attempts
+        """
+
     /// Runs the delivery loop's own records (removals, items set aside, claims) in one write off the caller's
-    /// thread, committed at `synchronous = NORMAL` even in an outbox opened `.full`.
+    /// thread, committed at `synchronous = NORMAL`: the level of the engine's own file, or switched to for this
+    /// write in an app's database opened `.full`.
     ///
     /// A process crash (kill -9) loses nothing committed at `NORMAL` in WAL mode: the commit is in the file
     /// before the call returns. Only a power loss or an OS crash may take back the last such records; then items
     /// delivered just before it are sent again, each with its idempotency key, and an item whose claim was lost
     /// counts as never tried, so a `lazy` call could merge into it — it then gets a new idempotency key, and the
     /// server applies the merged values rather than dropping them as a duplicate. The queued items themselves
-    /// are written by ``enqueue(_:name:query:values:key:wrap:in:)`` at the database's own level, and a
-    /// `.full` commit also makes every earlier record durable.
+    /// are committed by ``queueWrite(_:)`` (`.full` in the engine's own file), and a `.full` commit also makes
+    /// every earlier record durable.
     ///
     /// In the engine's own file the only other writes are its enqueues, each short, so the records are written on
     /// the calling task: a hop to a Dispatch thread and back cost more than the write. In the app's database a
@@ -178,10 +208,27 @@ struct OutboxStore: Sendable {
         let database = database
         let level: GQLDatabase.Configuration.Synchronous? = database.configuration.synchronous == .full ? .normal : nil
         if ownsDatabase { return try database.write(synchronous: level, body) }
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try database.write(synchronous: level, body) })
-            }
+        return try await Self.offload { try database.write(synchronous: level, body) }
+    }
+
+    /// The level queued items commit at: `.full` in the engine's own file (opened at `.normal`, the level of the
+    /// delivery records, so that only a queued item pays for the switch), the app's own level in its database.
+    var queueLevel: GQLDatabase.Configuration.Synchronous? { ownsDatabase ? .full : nil }
+
+    /// A write that queues items or changes what is queued (``retry(_:)``, ``drop(_:)``), at ``queueLevel``.
+    func queueWrite<T>(_ body: (GQLTransaction) throws -> T) throws -> T {
+        try database.write(synchronous: queueLevel, body)
+    }
+
+    /// ``queueWrite(_:)`` on a Dispatch thread, without blocking the caller's.
+    func queueWrite<T: Sendable>(_ body: @escaping @Sendable (GQLTransaction) throws -> T) async throws -> T {
+        let (database, level) = (database, queueLevel)
+        return try await Self.offload { try database.write(synchronous: level, body) }
+    }
+
+    private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
         }
     }
 
@@ -190,7 +237,7 @@ struct OutboxStore: Sendable {
         try database.write { tx in
             try tx.execute(
                 "UPDATE \(Self.table) SET input = ?, idempotency = ? WHERE id = ?",
-                [try GQLValue.object(values).jsonString(), Self.newIdempotencyKey(), id])
+                [try Self.json(values), Self.newIdempotencyKey(), id])
         }
     }
 
@@ -228,7 +275,7 @@ struct OutboxStore: Sendable {
 
     /// Puts a set-aside item back in the queue, at its place in call order. Whether there was one.
     func retry(_ id: Int64) throws -> Bool {
-        try database.write { tx in
+        try queueWrite { tx in
             try tx.execute(
                 "UPDATE \(Self.table) SET state = 'pending', error = NULL, failed_at = NULL "
                     + "WHERE id = ? AND engine = ? AND state = 'failed'", [id, engine])
@@ -240,7 +287,7 @@ struct OutboxStore: Sendable {
     /// Only failed items can go: a pending one may be claimed by the delivery loop at any moment, and dropping
     /// it then would neither stop its send nor keep the counts right.
     func drop(_ id: Int64) throws -> Bool {
-        try database.write { tx in
+        try queueWrite { tx in
             let found = try tx.fetchAll(
                 sql: "SELECT id FROM \(Self.table) WHERE id = ? AND engine = ? AND state = 'failed'", [id, engine])
             try delete(found.compactMap { $0["id"]?.intValue }, in: tx)
