@@ -3,7 +3,8 @@ import BenchKit
 import Foundation
 import GQLServices
 
-/// `swift run -c release StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--only sign,transfer]`
+/// `swift run -c release StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--no-checksums]
+/// [--only sign,transfer]`
 ///
 /// GQLStorage against the AWS SDK for Python, each at its best, in interleaved rounds with every answer checked:
 /// - SigV4 signatures per second: presigned URLs for the same generated keys, GQLStorage's public
@@ -21,27 +22,25 @@ struct StorageBench {
         var rounds = 3
         /// GQLStorage's parts in flight at once (its `maximumConcurrentParts`; the default when nil).
         var parts: Int?
+        /// Whether GQLStorage's uploads carry CRC-32 checksums (its `sendsChecksums`; `--no-checksums` turns it off).
+        var checksums = true
         var only: Set<String> = ["sign", "transfer"]
 
+        static let usage =
+            "usage: StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--no-checksums] "
+            + "[--only sign,transfer]"
+
         init(_ arguments: ArraySlice<String>) throws {
-            var arguments = arguments
-            func number(_ name: String) throws -> Int {
-                guard let text = arguments.popFirst(), let number = Int(text), number > 0 else {
-                    throw BenchError("\(name) needs a positive number")
-                }
-                return number
-            }
-            while let argument = arguments.popFirst() {
+            var arguments = Arguments(arguments)
+            while let argument = arguments.next() {
                 switch argument {
-                case "--signatures": signatures = try number(argument)
-                case "--megabytes": megabytes = try number(argument)
-                case "--rounds": rounds = try number(argument)
-                case "--parts": parts = try number(argument)
-                case "--only": only = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
-                default:
-                    throw BenchError(
-                        "usage: StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--only sign,transfer]"
-                    )
+                case "--signatures": signatures = try arguments.number(for: argument)
+                case "--megabytes": megabytes = try arguments.number(for: argument)
+                case "--rounds": rounds = try arguments.number(for: argument)
+                case "--parts": parts = try arguments.number(for: argument)
+                case "--no-checksums": checksums = false
+                case "--only": only = try arguments.list(for: argument, allowed: ["sign", "transfer"])
+                default: throw BenchError("unknown argument \(argument); \(Self.usage)")
                 }
             }
         }
@@ -50,9 +49,12 @@ struct StorageBench {
     static func main() async {
         do {
             let options = try Options(CommandLine.arguments.dropFirst())
-            print("StorageBench, \(ProcessInfo.processInfo.activeProcessorCount) cores, rounds \(options.rounds)")
+            print(
+                "StorageBench — GQLStorage vs botocore / boto3, \(options.rounds) interleaved rounds after a warm-up")
+            for line in BenchEnvironment.header() { print(line) }
             if options.only.contains("sign") { try await SigningLoad(options: options).run() }
             if options.only.contains("transfer") { try await TransferLoad(options: options).run() }
+            print("load average after: \(BenchEnvironment.loadAverage())")
         } catch {
             print("StorageBench failed: \(error)")
             exit(1)
@@ -60,28 +62,18 @@ struct StorageBench {
     }
 }
 
-/// Medians and the spread of per-round ratios.
+/// Per-round rates of both sides: their medians and the spread of the per-round ratios (BenchKit's Statistics).
 struct Rounds {
     var ours: [Double] = []
     var theirs: [Double] = []
 
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        return sorted.count % 2 == 1
-            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-
-    /// Per-round ratios ours ÷ theirs of rates (higher is better).
-    var ratios: [Double] { zip(ours, theirs).map { $0 / $1 } }
-
+    /// `label  ours unit  theirs unit  1.23× (1.10–1.40)  goal ≥ N× ✔`.
     func line(_ label: String, unit: String, target: Double?) -> String {
-        let ratio = Self.median(ratios)
-        let spread = String(format: "%.2f–%.2f", ratios.min() ?? 0, ratios.max() ?? 0)
+        let ratio = Statistics.median(Statistics.ratios(ours, theirs)) ?? 0
         var text = label.padding(toLength: 34, withPad: " ", startingAt: 0)
-        text += String(format: "%12.1f ", Self.median(ours)) + unit
-        text += String(format: "%12.1f ", Self.median(theirs)) + unit
-        text += String(format: "  %6.2f×", ratio) + " (rounds \(spread))"
+        text += String(format: "%12.1f ", Statistics.median(ours) ?? 0) + unit
+        text += String(format: "%12.1f ", Statistics.median(theirs) ?? 0) + unit
+        text += "  " + Statistics.spread(Statistics.ratios(ours, theirs))
         if let target { text += String(format: "  goal ≥ %.0f× ", target) + (ratio >= target ? "✔" : "✘") }
         return text
     }

@@ -27,6 +27,7 @@ struct TransferLoad {
         let url = "http://127.0.0.1:\(peer.port)"
         var configuration = GQLStorage.Configuration()
         if let parts = options.parts { configuration.maximumConcurrentParts = parts }
+        configuration.sendsChecksums = options.checksums
         let storage = GQLStorage(
             endpoint: url, region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key",
             configuration: configuration)
@@ -43,6 +44,9 @@ struct TransferLoad {
             var ourUpload = 0.0
             var theirUpload = 0.0
             for turn in round.isMultiple(of: 2) ? [0, 1] : [1, 0] {
+                // The previous round's downloads left 512 MiB of dirty pages (and moto's part files more): written
+                // back now, not by the kernel in the middle of whichever upload comes next.
+                sync()
                 if turn == 0 {
                     let started = ContinuousClock.now
                     try await storage.upload("bench", "ours.bin", file: source)
@@ -95,16 +99,20 @@ struct TransferLoad {
         }
         try await storage.shutdown()
         print("")
-        print("\(options.megabytes) MiB file against moto's S3 server (no auth), files compared with the source")
+        print(
+            "\(options.megabytes) MiB file against moto's S3 server (no auth), files compared with the source"
+                + (options.checksums ? "" : "; GQLStorage without CRC-32 checksums"))
         print("workload                               GQLStorage               boto3    ratio")
         print(uploads.line("upload (multipart)", unit: "MiB/s", target: 1))
         print(downloads.line("download to a file", unit: "MiB/s", target: 1))
-        print(String(format: "server limit: raw unsigned GET of the same object  %.1f MiB/s", Rounds.median(raw)))
+        print(
+            String(format: "server limit: raw unsigned GET of the same object  %.1f MiB/s", Statistics.median(raw) ?? 0)
+        )
         print(
             String(
                 format:
                     "memory the streamed download added (peak RSS − RSS before)  %.1f MiB (max of rounds %.1f)  goal < 64 MiB %@",
-                Rounds.median(peaks), peaks.max() ?? 0, (peaks.max() ?? 0) < 64 ? "✔" : "✘"))
+                Statistics.median(peaks) ?? 0, peaks.max() ?? 0, (peaks.max() ?? 0) < 64 ? "✔" : "✘"))
     }
 
     private func seconds(_ text: String) throws -> Double {
