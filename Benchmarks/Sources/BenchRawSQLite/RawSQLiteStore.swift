@@ -3,15 +3,16 @@ import BenchSQLite
 
 /// The floor: one SQLite connection driven through the C API by hand.
 ///
-/// Statements are prepared once per workload and reused with bind / step / reset. Observers are 10 TEMP
-/// triggers `AFTER INSERT ... WHEN NEW.age > N` that call `bench_notify(observer, NEW.id)`, a C-level function
-/// registered with `sqlite3_create_function_v2`; it buffers the event, and the buffer is delivered to the sink
-/// after COMMIT returns (dropped on rollback) — the mechanism GQLStore's observers use.
+/// Statements are prepared once per workload and reused with bind / step / reset. Observers are one TEMP trigger
+/// `AFTER INSERT` holding one `SELECT bench_notify(observer, NEW.id) WHERE NEW.age > N` per observer, a C-level
+/// function registered with `sqlite3_create_function_v2`; it buffers the event, and the buffer is delivered to
+/// the sink after COMMIT returns (dropped on rollback) — the mechanism GQLStore's observers use.
 public final class RawSQLiteStore: StoreImplementation {
     public let name = "raw C"
     public let details =
         "raw C: one connection (SQLITE_OPEN_NOMUTEX), prepare once + bind/step/reset (3b: inside BEGIN…COMMIT), "
-        + "observers = TEMP triggers calling a sqlite3_create_function_v2 function, delivered after COMMIT"
+        + "observers = one TEMP trigger, a SELECT … WHERE per observer calling a sqlite3_create_function_v2 "
+        + "function, delivered after COMMIT"
 
     private var db: OpaquePointer?
     private var rows: [BenchData.Row] = []
@@ -174,13 +175,14 @@ public final class RawSQLiteStore: StoreImplementation {
                 buffer.keys.append(sqlite3_value_int64(arguments[1]))
             }, nil, nil, nil)
         guard code == SQLITE_OK else { throw BenchError("raw: create_function failed: \(message())") }
-        for (index, threshold) in thresholds.enumerated() {
-            try exec(
-                """
-                CREATE TEMP TRIGGER "bench_observer_\(index)" AFTER INSERT ON "\(BenchData.tableName)" \
-                WHEN NEW."age" > \(threshold) BEGIN SELECT bench_notify(\(index), NEW."id"); END
-                """)
+        // One trigger holding one `SELECT … WHERE` per observer: one trigger program per row however many
+        // observers there are (ten triggers with a `WHEN` each cost ten programs per row).
+        let selects = thresholds.enumerated().map { index, threshold in
+            #"SELECT bench_notify(\#(index), NEW."id") WHERE NEW."age" > \#(threshold);"#
         }
+        try exec(
+            #"CREATE TEMP TRIGGER "bench_observers" AFTER INSERT ON "\#(BenchData.tableName)" FOR EACH ROW BEGIN "#
+                + selects.joined(separator: " ") + " END")
     }
 
     private var sink: NotificationSink?
