@@ -28,7 +28,13 @@ import Testing
             #expect(crc.value == 0xDC25_BFBC)
         }
         #expect(CRC32(Data("123456789".utf8)).base64 == "y/Q5Jg==")
-        #expect(CRC32.composite([CRC32(Data("123456789".utf8)), CRC32(million)]) == "TKXZ+Q==-2")
+        let parts = [CRC32(Data("123456789".utf8)), CRC32(million)]
+        #expect(CRC32.composite(parts) == "TKXZ+Q==-2")
+        #expect(CRC32.isComposite("TKXZ+Q==-2", of: parts))
+        #expect(CRC32.isComposite("TKXZ+Q==", of: parts))
+        #expect(!CRC32.isComposite("TKXZ+Q==-3", of: parts))
+        #expect(!CRC32.isComposite("TKXZ+Q=", of: parts))
+        #expect(!CRC32.isComposite("y/Q5Jg==-2", of: parts))
     }
 
     /// The object's checksum as S3 keeps it: `x-amz-checksum-crc32` and `x-amz-checksum-type` of a GET with checksum

@@ -82,4 +82,12 @@ struct CRC32: Sendable {
         for part in parts { whole.update(part.bytes) }
         return "\(whole.base64)-\(parts.count)"
     }
+
+    /// Whether `answer`, a composite checksum as S3 writes it, is the one of `parts`: the same CRC, and the same
+    /// number of parts when the answer names it (`…-3`; some answers leave the count out).
+    static func isComposite(_ answer: String, of parts: [CRC32]) -> Bool {
+        let expected = composite(parts)
+        guard answer.contains("-") else { return expected.hasPrefix(answer + "-") }
+        return answer == expected
+    }
 }

@@ -122,7 +122,7 @@ struct MultipartUpload: Sendable {
         // S3 answers the composite checksum it computed from the parts it stored; it must be the one sent.
         let crcs = parts.compactMap(\.crc)
         if crcs.count == parts.count, let answered = result?["ChecksumCRC32"], !answered.isEmpty,
-            answered != CRC32.composite(crcs)
+            !CRC32.isComposite(answered, of: crcs)
         {
             throw GQLError(
                 .invalidResponse,
