@@ -78,6 +78,47 @@ struct SyncCommandTests {
         _ = try await serve.stop()
     }
 
+    @Test func pullCreatesTheFileAndTheTableFromTheServersType() async throws {
+        let serve = try await ServeProcess.start(["--port", "0"])
+        let directory = try TemporaryDirectory()
+        let server = GQLServer(HTTP: serve.http)
+        for n in 1...3 {
+            let input: GQLValue = [
+                "objectId": .string("o-\(n)"), "text": .string("object \(n)"), "number": .int(Int64(n)),
+            ]
+            #expect(try await server.mutation(Self.create, ["input": input]).errors.isEmpty)
+        }
+        let delete = "mutation DeleteObjects($input: DeleteObjectsInput!) { deleteObjects(input: $input) { objectId } }"
+        let deleted = try await server.mutation(delete, ["input": ["objectId": "o-2", "_version": 1] as GQLValue])
+        #expect(deleted.errors.isEmpty, "\(deleted.errors)")
+        try await server.shutdown()
+
+        let path = directory.path("new.sqlite")
+        let common = [path, "--url", serve.http, "--table", "Objects"]
+        let pulled = try await CLIProcess.succeed(["sync", "pull"] + common)
+        #expect(pulled.hasPrefix("created table Objects (objectId, "), "\(pulled)")
+        #expect(pulled.contains("; key objectId)") && pulled.contains("pulled (base)"), "\(pulled)")
+        let db = try GQLDatabase(path: path)
+        let columns = try db.fetchAll(sql: "SELECT name, type, pk FROM pragma_table_info('Objects')")
+        let byName = Dictionary(
+            uniqueKeysWithValues: columns.compactMap { row in row["name"]?.stringValue.map { ($0, row) } })
+        #expect(byName["objectId"]?["pk"] == 1 && byName["objectId"]?["type"] == "TEXT")
+        #expect(byName["number"]?["type"] == "INTEGER" && byName["_version"]?["type"] == "INTEGER")
+        #expect(byName["_deleted"] != nil, "the tombstone flag is selected, so deletions reach the table")
+        let rows = try db.fetchAll(sql: "SELECT objectId, number FROM Objects ORDER BY objectId")
+        #expect(rows.compactMap { $0["objectId"]?.stringValue } == ["o-1", "o-3"])
+        #expect(rows.compactMap { $0["number"]?.intValue } == [1, 3])
+        try await db.close()
+
+        // The table is there now: the next pull only pulls.
+        let again = try await CLIProcess.succeed(["sync", "pull"] + common)
+        #expect(!again.contains("created table") && again.contains("pulled (delta)"), "\(again)")
+        // A type the server does not have is an error that says what to give.
+        let unknown = try await CLIProcess.fail(["sync", "pull", path, "--url", serve.http, "--table", "Nothing"])
+        #expect(unknown.contains("no query field syncNothings"), "\(unknown)")
+        _ = try await serve.stop()
+    }
+
     @Test func pushStopsWhenTheServerIsUnreachable() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.sqlite")

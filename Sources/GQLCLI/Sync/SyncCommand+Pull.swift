@@ -7,13 +7,16 @@ extension SyncCommand {
     /// `gql-cli sync pull DB --url URL --table Note`: pulls the server's changes into a table of the file.
     ///
     /// Without --query the delta query is made from the table: `sync<Table>s(limit:nextToken:lastSync:)`
-    /// (AppSync's names; --field names another) selecting the table's columns.
+    /// (AppSync's names; --field names another) selecting the table's columns. A file or table that does not exist
+    /// yet is created, the table from the server's type of the items (``PullTable``).
     struct Pull: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Pull the server's changes into a table through an AppSync-style delta query.",
             discussion: """
-                The table must exist and have a single-column primary key. The cursor (startedAt) is kept in the \
-                outbox's tables, so the next pull asks only for what changed.
+                A missing file is created, and so is a missing table: from the server's schema (introspection), \
+                one column per scalar or enum field of the sync field's items, keyed by the argument of \
+                get<Table> (or id, or --key). An existing table needs a single-column primary key. The cursor \
+                (startedAt) is kept in the outbox's tables, so the next pull asks only for what changed.
                 """)
 
         @OptionGroup var options: SyncOptions
@@ -33,7 +36,11 @@ extension SyncCommand {
         @Flag(help: "Ask for everything, not only the changes since the last pull.")
         var base = false
 
+        @Option(help: "The key column of a table the pull creates (default: get<Table>'s argument, else id).")
+        var key: String?
+
         func run() async throws {
+            try await createTableIfMissing()
             let queries = GQLQuery()
             let text = try query ?? generatedQuery()
             try CLIError.guarding("cannot use the pull query") { try queries.load(text, sourceName: "sync pull") }
@@ -64,11 +71,37 @@ extension SyncCommand {
                     + "\(report.deleted) deleted, \(report.kept) kept")
         }
 
+        /// The sync field: --field, or AppSync's `sync<Table>s`.
+        var syncField: String { field ?? "sync" + Self.plural(table) }
+
+        /// Creates the file and the table when they are missing (the table from the server's schema).
+        func createTableIfMissing() async throws {
+            let db = try CLIError.guarding("cannot open \(options.path)") { try GQLDatabase(path: options.path) }
+            let exists = try db.fetchAll(sql: "SELECT name FROM pragma_table_info(?)", [table]).isEmpty == false
+            guard !exists, OperationOptions.isGraphQLName(table) else {
+                try await db.close()
+                if exists { return }
+                throw CLIError("there is no table \(table), and it is not a GraphQL type name to make one from")
+            }
+            let made = PullTable(table: table, field: syncField)
+            let server = try options.client.makeServer(subscribing: false)
+            let shape: (columns: [PullTable.Column], key: String)
+            do {
+                shape = try await made.describe(on: server, key: key)
+                try await server.shutdown()
+                try await db.execute(made.createSQL(shape.columns, key: shape.key))
+                try await db.close()
+            } catch {
+                try? await server.shutdown()
+                try? await db.close()
+                throw CLIError("cannot create the table \(table)", error)
+            }
+            let (columns, key) = shape
+            print("created table \(table) (\(columns.map(\.name).joined(separator: ", ")); key \(key))")
+        }
+
         /// `query SyncTable(...) { sync<Table>s(...) { items { <columns> } nextToken startedAt } }`.
         func generatedQuery() throws -> String {
-            guard FileManager.default.fileExists(atPath: options.path) else {
-                throw CLIError("no database file at \(options.path)")
-            }
             let db = try CLIError.guarding("cannot open \(options.path)") { try GQLDatabase(path: options.path) }
             defer { try? db.close() }
             let columns = try db.fetchAll(sql: "SELECT name FROM pragma_table_info(?)", [table]).compactMap {
@@ -78,7 +111,7 @@ extension SyncCommand {
             guard columns.allSatisfy(OperationOptions.isGraphQLName), OperationOptions.isGraphQLName(table) else {
                 throw CLIError("\(table)'s columns are not all GraphQL names; give the query with --query")
             }
-            let field = field ?? "sync" + Self.plural(table)
+            let field = syncField
             return """
                 query Sync\(table)($limit: Int, $nextToken: String, $lastSync: AWSTimestamp) {
                   \(field)(limit: $limit, nextToken: $nextToken, lastSync: $lastSync) {
