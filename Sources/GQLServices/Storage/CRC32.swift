@@ -4,7 +4,8 @@ import Foundation
 /// value all ones; the CRC of zlib, `binascii.crc32` and Ethernet). A checksum against accidental damage, not a
 /// cryptographic digest: S3 checks each uploaded body against it.
 ///
-/// Slicing-by-8: eight bytes a step through eight 256-entry tables (about 2.3 GB/s on one core here).
+/// Slicing-by-16: sixteen bytes a step through sixteen 256-entry tables (about 3.1 GB/s on one core here, against
+/// 2.4 GB/s for slicing-by-8).
 ///
 /// ```swift
 /// var crc = CRC32()
@@ -24,7 +25,7 @@ struct CRC32: Sendable {
 
     /// Table `k` (at `k × 256`) maps a byte to the CRC of that byte followed by `k` zero bytes.
     private static let tables: [UInt32] = {
-        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        var tables = [UInt32](repeating: 0, count: 16 * 256)
         for byte in 0..<256 {
             var crc = UInt32(byte)
             for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
@@ -32,7 +33,7 @@ struct CRC32: Sendable {
         }
         for byte in 0..<256 {
             var crc = tables[byte]
-            for slice in 1..<8 {
+            for slice in 1..<16 {
                 crc = (crc >> 8) ^ tables[Int(crc & 0xFF)]
                 tables[slice * 256 + byte] = crc
             }
@@ -47,17 +48,21 @@ struct CRC32: Sendable {
             var count = buffer.count
             var crc = ~value
             Self.tables.withUnsafeBufferPointer { table in
-                while count >= 8 {
-                    let word = pointer.loadUnaligned(as: UInt64.self).littleEndian
-                    let low = UInt32(truncatingIfNeeded: word) ^ crc
-                    let high = UInt32(truncatingIfNeeded: word >> 32)
+                // The byte `n` places before the end of the step goes through table `n`.
+                func lookup(_ word: UInt32, _ last: Int) -> UInt32 {
+                    table[last * 256 + Int(word & 0xFF)] ^ table[(last - 1) * 256 + Int((word >> 8) & 0xFF)]
+                        ^ table[(last - 2) * 256 + Int((word >> 16) & 0xFF)] ^ table[(last - 3) * 256 + Int(word >> 24)]
+                }
+                while count >= 16 {
+                    let low = pointer.loadUnaligned(as: UInt64.self).littleEndian
+                    let high = pointer.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
                     crc =
-                        table[1792 + Int(low & 0xFF)] ^ table[1536 + Int((low >> 8) & 0xFF)]
-                        ^ table[1280 + Int((low >> 16) & 0xFF)] ^ table[1024 + Int(low >> 24)]
-                        ^ table[768 + Int(high & 0xFF)] ^ table[512 + Int((high >> 8) & 0xFF)]
-                        ^ table[256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
-                    pointer += 8
-                    count -= 8
+                        lookup(UInt32(truncatingIfNeeded: low) ^ crc, 15)
+                        ^ lookup(UInt32(truncatingIfNeeded: low >> 32), 11)
+                        ^ lookup(UInt32(truncatingIfNeeded: high), 7)
+                        ^ lookup(UInt32(truncatingIfNeeded: high >> 32), 3)
+                    pointer += 16
+                    count -= 16
                 }
                 while count > 0 {
                     crc = (crc >> 8) ^ table[Int((crc ^ UInt32(pointer.load(as: UInt8.self))) & 0xFF)]
