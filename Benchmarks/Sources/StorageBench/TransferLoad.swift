@@ -49,8 +49,16 @@ struct TransferLoad {
                 sync()
                 if turn == 0 {
                     let started = ContinuousClock.now
+                    let cpu = Self.cpuSeconds()
                     try await storage.upload("bench", "ours.bin", file: source)
-                    ourUpload = megabytes / (ContinuousClock.now - started).seconds
+                    let elapsed = (ContinuousClock.now - started).seconds
+                    ourUpload = megabytes / elapsed
+                    FileHandle.standardError.write(
+                        Data(
+                            String(
+                                format: "GQLStorage upload: %.3f s, %.3f s of CPU\n", elapsed,
+                                Self.cpuSeconds() - cpu
+                            ).utf8))
                 } else {
                     theirUpload =
                         try megabytes
@@ -118,6 +126,13 @@ struct TransferLoad {
     private func seconds(_ text: String) throws -> Double {
         guard let value = Double(text), value > 0 else { throw BenchError("boto3's peer answered '\(text)'") }
         return value
+    }
+
+    /// The CPU time (user and system) this process has used, in seconds.
+    static func cpuSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// A file of `size` pseudo-random bytes, written a MiB at a time.
