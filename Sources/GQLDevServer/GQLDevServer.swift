@@ -105,7 +105,8 @@ public final class GQLDevServer: Service, Sendable {
         let registry = WebSocketRegistry()
         let http = HTTPTransport(
             engine: engine, authenticator: authenticator, faults: faults,
-            maxBodyBytes: configuration.maxBodyBytes, limits: configuration.limits, logger: logger)
+            maxBodyBytes: configuration.maxBodyBytes, limits: configuration.limits, path: configuration.path,
+            logger: logger)
         let webSocket = WebSocketTransport(
             engine: engine, authenticator: authenticator, faults: faults, configuration: configuration,
             registry: registry, logger: logger)

@@ -52,6 +52,7 @@ final class GatedEngine: DevExecutor {
 func withDevServer<T>(
     _ configuration: GQLDevServer.Configuration = .init(),
     engine: (any DevExecutor)? = nil,
+    logger: Logger? = nil,
     _ body: (GQLDevServer, GQLDevServer.Endpoints) async throws -> T
 ) async throws -> T {
     var configuration = configuration
@@ -62,7 +63,7 @@ func withDevServer<T>(
     let executor: any DevExecutor = try engine ?? required(fixture?.engine)
     // The fixture removes the database file when released: keep it until the server has stopped.
     defer { withExtendedLifetime(fixture) {} }
-    let server = GQLDevServer(configuration: configuration, engine: executor, logger: nil)
+    let server = GQLDevServer(configuration: configuration, engine: executor, logger: logger)
     return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
         group.addTask { try await server.run() }
         do {

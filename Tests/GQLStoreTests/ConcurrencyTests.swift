@@ -84,6 +84,39 @@ struct SeededGenerator: RandomNumberGenerator {
         }
     }
 
+    @Test("writeIfFree commits when the writer is free, and runs nothing (nil) while another thread writes")
+    func writeIfFree() throws {
+        let temp = try openLedger()
+        let db = temp.db
+        let first = try db.writeIfFree { tx in
+            try LedgerTransfer(transferId: 1, from: 1, to: 2, amount: 5).insert(tx)
+            return 1
+        }
+        #expect(first == 1)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = DispatchGroup()
+        DispatchQueue.global().async(group: holder) {
+            try? db.write { _ in
+                entered.signal()
+                release.wait()
+            }
+        }
+        entered.wait()
+        var ran = false
+        let second = try db.writeIfFree { tx in
+            ran = true
+            try LedgerTransfer(transferId: 2, from: 1, to: 2, amount: 5).insert(tx)
+            return 2
+        }
+        release.signal()
+        holder.wait()
+        #expect(second == nil && !ran)
+        #expect(try LedgerTransfer.fetchAll(db).map(\.transferId) == [1])
+        // Inside a write on the same thread it is a nested write, refused like any other.
+        #expect(throws: GQLError.self) { try db.write { _ in try db.writeIfFree { _ in 0 } } }
+    }
+
     @Test func concurrentTransfersNeverShowATornState() async throws {
         let temp = try openLedger()
         let db = temp.db

@@ -13,33 +13,88 @@ extension DevEngine {
         -> Response?
     {
         guard let arguments = Self.arguments(of: plan, variables: prepared.request.variables) else { return nil }
+        var items: [Result<GQLValues?, any Error>] = []
+        items.reserveCapacity(plan.fields.count)
+        for (field, args) in zip(plan.fields, arguments) {
+            if case .mutate(let verb, let store) = field.action {
+                do {
+                    items.append(
+                        .success(
+                            try await ModelResolvers.mutate(
+                                verb, store, input: args["input"], condition: args["condition"])))
+                } catch {
+                    items.append(.failure(error))
+                }
+            } else {
+                items.append(Result { try Self.read(field, args, budget: budget) })
+            }
+        }
+        return Self.response(plan, items, formatter: formatter)
+    }
+
+    /// ``run(_:_:formatter:budget:)`` on the caller's thread, a mutation committed there too: for a transport
+    /// that answers on its connection's event loop. `nil`, with nothing written, when the executor must run it,
+    /// when it holds more than one mutation, or when another thread holds the database's writer (the event loop
+    /// does not wait for it: the caller hands the request to a path that writes off the loop).
+    func runNow(_ plan: OperationPlan, _ prepared: Prepared, formatter: ResponseFormatter, budget: ResponseBudget)
+        -> Response?
+    {
+        guard plan.fields.count(where: \.mutates) <= 1,
+            let arguments = Self.arguments(of: plan, variables: prepared.request.variables)
+        else { return nil }
+        var items: [Result<GQLValues?, any Error>] = []
+        items.reserveCapacity(plan.fields.count)
+        for (field, args) in zip(plan.fields, arguments) {
+            guard case .mutate(let verb, let store) = field.action else {
+                items.append(Result { try Self.read(field, args, budget: budget) })
+                continue
+            }
+            do {
+                guard
+                    let item = try ModelResolvers.mutateNow(
+                        verb, store, input: args["input"], condition: args["condition"])
+                else { return nil }
+                items.append(.success(item))
+            } catch {
+                items.append(.failure(error))
+            }
+        }
+        return Self.response(plan, items, formatter: formatter)
+    }
+
+    /// A root field that reads: its item (`nil`: null), charged to `budget`.
+    private static func read(_ field: OperationPlan.RootField, _ args: GQLValues, budget: ResponseBudget) throws
+        -> GQLValues?
+    {
+        switch field.action {
+        case .typename: return nil
+        case .get(let store): return try ModelResolvers.get(store, key: args[store.model.key], budget: budget)
+        case .page(let store, let sync): return try ModelResolvers.page(store, args, sync: sync, budget: budget)
+        case .mutate: return nil  // run by the callers, which decide the thread
+        }
+    }
+
+    /// The response of `plan` for its root fields' items in order (an error is located at its field).
+    private static func response(
+        _ plan: OperationPlan, _ items: [Result<GQLValues?, any Error>], formatter: ResponseFormatter
+    ) -> Response {
         var out = ResponseJSON()
         var errors: [GraphQLError] = []
         out.raw(#"{"data":{"#)
-        for (n, (field, args)) in zip(plan.fields, arguments).enumerated() {
+        for (n, (field, result)) in zip(plan.fields, items).enumerated() {
             if n > 0 { out.raw(",") }
             out.key(field.key)
-            let item: GQLValues?
-            do {
-                switch field.action {
-                case .typename(let name):
-                    out.string(name)
-                    continue
-                case .get(let store):
-                    item = try ModelResolvers.get(store, key: args[store.model.key], budget: budget)
-                case .page(let store, let sync):
-                    item = try ModelResolvers.page(store, args, sync: sync, budget: budget)
-                case .mutate(let verb, let store):
-                    item = try await ModelResolvers.mutate(
-                        verb, store, input: args["input"], condition: args["condition"])
-                }
-            } catch {
-                errors.append(ResolverError.located(error, nodes: [field.node], path: [field.key]))
-                item = nil
+            if case .typename(let name) = field.action {
+                out.string(name)
+                continue
             }
-            if let item, let object = Self.object(item, field.outputs, path: { [field.key] }, errors: &errors) {
-                out.raw(object)
-            } else {
+            switch result {
+            case .success(let item?):
+                out.raw(object(item, field.outputs, path: { [field.key] }, errors: &errors) ?? "null")
+            case .success(nil):
+                out.raw("null")
+            case .failure(let error):
+                errors.append(ResolverError.located(error, nodes: [field.node], path: [field.key]))
                 out.raw("null")
             }
         }

@@ -127,8 +127,23 @@ struct ModelStore: Sendable {
 
     // MARK: Mutations
 
+    /// A mutation ready to commit: the transaction that checks and writes it, returning the item as answered.
+    /// Built before any write, so the same checks and values go through the async `write` (off the caller's
+    /// thread) and the synchronous one.
+    typealias Mutation = @Sendable (GQLTransaction) throws -> GQLValues
+
     /// `createT`: a new item at `_version` 1; a missing ID key gets a UUID.
     func create(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
+        try await database.write(creation(input, condition: condition))
+    }
+
+    /// ``create(_:condition:)`` committed on the caller's thread (the dev server's event loop answering a plan)
+    /// if no other thread is writing; `nil`, with nothing written, if one is.
+    func createNow(_ input: GQLValues, condition: ModelFilter?) throws -> GQLValues? {
+        try database.writeIfFree(creation(input, condition: condition))
+    }
+
+    private func creation(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
         let key: GQLValue
         if let given = input[model.key], !given.isNull {
             key = try codec.key(given)
@@ -152,7 +167,8 @@ struct ModelStore: Sendable {
         let table = model.name
         let keyName = model.key
         let storedValues = values
-        try await database.write { tx in
+        let item = codec.item(values)
+        return { tx in
             if try row(tx, key) != nil {
                 throw ResolverError.conditionFailed("a \(table) with \(keyName) \(key) already exists")
             }
@@ -160,12 +176,21 @@ struct ModelStore: Sendable {
                 throw ResolverError.conditionFailed("the condition of create\(table) does not hold")
             }
             try tx.insert(table, storedValues.mapValues { $0 as any GQLValueConvertible })
+            return item
         }
-        return codec.item(values)
     }
 
     /// `updateT`: the given fields (absent = unchanged, null = cleared), `_version` + 1.
     func update(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
+        try await database.write(updating(input, condition: condition))
+    }
+
+    /// ``update(_:condition:)`` committed on the caller's thread if the writer is free (`nil`: it was not).
+    func updateNow(_ input: GQLValues, condition: ModelFilter?) throws -> GQLValues? {
+        try database.writeIfFree(updating(input, condition: condition))
+    }
+
+    private func updating(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
         let key = try codec.key(input[model.key])
         var changes: GQLValues = [:]
         for field in model.fields where field.name != model.key && !field.isServerKept {
@@ -176,7 +201,7 @@ struct ModelStore: Sendable {
         }
         let updatedAt = input["updatedAt"]
         let given = changes
-        return try await change(key, input: input, condition: condition, verb: "update") { _, stamp in
+        return change(key, input: input, condition: condition, verb: "update") { _, stamp in
             var changes = given
             changes["updatedAt"] = try serverStamp(updatedAt, "updatedAt", default: stamp)
             return changes
@@ -185,24 +210,33 @@ struct ModelStore: Sendable {
 
     /// `deleteT`: a soft delete — `_deleted` set, `_version` + 1; the row stays for `sync`.
     func delete(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
+        try await database.write(deletion(input, condition: condition))
+    }
+
+    /// ``delete(_:condition:)`` committed on the caller's thread if the writer is free (`nil`: it was not).
+    func deleteNow(_ input: GQLValues, condition: ModelFilter?) throws -> GQLValues? {
+        try database.writeIfFree(deletion(input, condition: condition))
+    }
+
+    private func deletion(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
         let key = try codec.key(input[model.key])
-        return try await change(key, input: input, condition: condition, verb: "delete") { _, stamp in
+        return change(key, input: input, condition: condition, verb: "delete") { _, stamp in
             ["_deleted": true, "updatedAt": stamp]
         }
     }
 
-    /// Reads the current item, checks deletion, `_version` and `condition`, and writes `changes` with a new
-    /// version and `_lastChangedAt`, all in one transaction.
+    /// The transaction that reads the current item, checks deletion, `_version` and `condition`, and writes
+    /// `changes` with a new version and `_lastChangedAt`.
     private func change(
         _ key: GQLValue, input: GQLValues, condition: ModelFilter?, verb: String,
         _ changes: @escaping @Sendable (GQLValues, GQLValue) throws -> GQLValues
-    ) async throws -> GQLValues {
+    ) -> Mutation {
         let expected = input["_version"].flatMap { $0.isNull ? nil : $0.intValue }
         let table = model.name
         let keyName = model.key
         let codec = codec
         let clock = clock
-        return try await database.write { tx in
+        return { tx in
             guard let row = try row(tx, key) else {
                 throw ResolverError.conditionFailed("there is no \(table) with \(keyName) \(key) to \(verb)")
             }

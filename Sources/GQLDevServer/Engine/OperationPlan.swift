@@ -96,6 +96,11 @@ struct OperationPlan: Sendable {
             self.arguments = arguments
             self.outputs = outputs
         }
+
+        /// Whether running the field writes (a `createT`, `updateT` or `deleteT`).
+        var mutates: Bool {
+            if case .mutate = action { true } else { false }
+        }
     }
 
     let variables: [VariablePlan]

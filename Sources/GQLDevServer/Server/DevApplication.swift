@@ -50,7 +50,9 @@ enum DevApplication {
         let webSocketResponder = webSocketRouter.buildResponder()
         let limits = configuration.limits
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(additionalChannelHandlers: [CloseAfterResponse()], idleTimeout: limits.idleTimeout.timeAmount),
+            http1: .init(
+                additionalChannelHandlers: [CloseAfterResponse(), PlannedHTTPInstaller(transport: http)],
+                idleTimeout: limits.idleTimeout.timeAmount),
             ws: .init(maxFrameSize: WebSocketTransport.maxMessageBytes))
         let server = HTTPServerBuilder { responder in
             GuardedHTTPChannel(

@@ -13,6 +13,9 @@ struct FaultInjector: Sendable {
         self.random = GQLLocked(SplitMix64(seed: faults.seed))
     }
 
+    /// Whether any fault is configured for HTTP (a delay or a fail rate).
+    var isActive: Bool { faults.latencyMilliseconds > 0 || faults.failRate > 0 }
+
     /// Waits `latencyMilliseconds` (returns early when the task is cancelled).
     func delay() async {
         guard faults.latencyMilliseconds > 0 else { return }

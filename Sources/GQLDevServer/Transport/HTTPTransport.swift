@@ -14,6 +14,8 @@ struct HTTPTransport: Sendable {
     let faults: FaultInjector
     let maxBodyBytes: Int
     let limits: GQLDevServer.Limits
+    /// The GraphQL endpoint's path (``GQLDevServer/Configuration/path``).
+    let path: String
     let logger: Logger
 
     func post(_ request: Request) async -> Response {

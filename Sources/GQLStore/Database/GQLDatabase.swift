@@ -137,14 +137,31 @@ public final class GQLDatabase: Sendable {
     package func write<T>(
         origin: String? = nil, synchronous: Configuration.Synchronous?, _ body: (GQLTransaction) throws -> T
     ) throws -> T {
+        try transact(body) { try writer.write(transaction: true, origin: origin, synchronous: synchronous, $0) }
+    }
+
+    /// ``write(origin:_:)`` when no other thread is writing to this database now; `nil`, with nothing run, when
+    /// one is. For a caller that should not wait for the writer, such as a server's event loop, which can hand
+    /// the write to another thread instead.
+    package func writeIfFree<T>(origin: String? = nil, _ body: (GQLTransaction) throws -> T) throws -> T? {
+        try transact(body) { try writer.writeIfFree(transaction: true, origin: origin, $0) }
+    }
+
+    /// Runs `body` in the transaction `run` opens on the writer connection, then the commit or rollback hooks.
+    private func transact<T, R>(
+        _ body: (GQLTransaction) throws -> T, _ run: ((Connection) throws -> T) throws -> R
+    ) throws -> R {
         var transaction: GQLTransaction?
-        let result: T
+        let result: R
         do {
-            result = try writer.write(transaction: true, origin: origin, synchronous: synchronous) { connection in
-                let tx = GQLTransaction(database: self, connection: connection, writes: true)
-                transaction = tx
-                defer { tx.end() }
-                return try body(tx)
+            // `body` runs before `run` returns; the compiler cannot see that through two closures.
+            result = try withoutActuallyEscaping(body) { body in
+                try run { connection in
+                    let tx = GQLTransaction(database: self, connection: connection, writes: true)
+                    transaction = tx
+                    defer { tx.end() }
+                    return try body(tx)
+                }
             }
         } catch {
             transaction?.runHooks(committed: false)

@@ -55,15 +55,34 @@ final class Writer: @unchecked Sendable {
         transaction: Bool, origin: String? = nil, synchronous: GQLDatabase.Configuration.Synchronous? = nil,
         _ body: (Connection) throws -> T
     ) throws -> T {
-        let me = Self.currentThread
-        if owner.load(ordering: .acquiring) == me {
+        try refuseNesting()
+        lock.lock()
+        return try holding(transaction: transaction, origin: origin, synchronous: synchronous, body)
+    }
+
+    /// ``write(transaction:origin:synchronous:_:)`` when no other thread writes now; `nil`, with nothing run,
+    /// when one does. For a caller that has better things to do than wait (an event loop).
+    func writeIfFree<T>(transaction: Bool, origin: String? = nil, _ body: (Connection) throws -> T) throws -> T? {
+        try refuseNesting()
+        guard lock.try() else { return nil }
+        return try holding(transaction: transaction, origin: origin, synchronous: nil, body)
+    }
+
+    private func refuseNesting() throws {
+        if owner.load(ordering: .acquiring) == Self.currentThread {
             throw GQLError(
                 .nestedWrite,
                 "a write was started inside another write on the same database; use the transaction (tx) you were given"
             )
         }
-        lock.lock()
-        owner.store(me, ordering: .releasing)
+    }
+
+    /// The write itself, `lock` taken by the caller; releases it.
+    private func holding<T>(
+        transaction: Bool, origin: String?, synchronous: GQLDatabase.Configuration.Synchronous?,
+        _ body: (Connection) throws -> T
+    ) throws -> T {
+        owner.store(Self.currentThread, ordering: .releasing)
         defer {
             owner.store(0, ordering: .releasing)
             lock.unlock()

@@ -1,0 +1,198 @@
+import Foundation
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers, on the connection's event loop, each POST that a compiled plan runs, and hands every other request
+/// to Hummingbird's router unchanged.
+///
+/// A request through the router costs more than the plan that answers it: the request parts are yielded to an
+/// async sequence, a task resumes to read them, the router and middleware run, and the response is written back
+/// through an async writer. For a POST of one query or mutation that ``HTTPTransport/answerNow(_:body:)`` can
+/// answer (a planned operation, no `Origin`, a JSON content type, valid credentials, no fault injection) this
+/// handler writes the answer itself. Everything else — GET, OPTIONS, batches, operations the executor runs,
+/// refusals and errors of every kind — goes on to the router, which answers it as before.
+///
+/// It sits after Hummingbird's connection state handler, so idle timeouts, `Connection: close` and graceful
+/// shutdown see every request and answer. HTTP/1.1 answers leave in request order: while a request handed to the
+/// router has not been answered, every later request on the connection goes to the router too.
+final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// A POST held while its body arrives.
+    private struct Held {
+        var head: HTTPRequest
+        var body: ByteBuffer
+    }
+
+    private let transport: HTTPTransport
+    /// The largest body held here; a larger request goes to the router (which applies `maxBodyBytes`).
+    private let maxHeldBytes: Int
+    private var held: Held?
+    /// Requests handed to the router whose answer has not ended.
+    private var routed = 0
+    private var needsFlush = false
+    private var date = HTTPDate()
+
+    init(transport: HTTPTransport) {
+        self.transport = transport
+        self.maxHeldBytes = min(transport.maxBodyBytes, 64 * 1024)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            if routed == 0, held == nil, transport.mayAnswerNow(head), Self.declaredLength(head) ?? 0 <= maxHeldBytes {
+                held = Held(head: head, body: context.channel.allocator.buffer(capacity: 0))
+                return
+            }
+            route(context, data, startsRequest: true)
+        case .body(var part):
+            guard var request = held else { return context.fireChannelRead(data) }
+            guard request.body.readableBytes + part.readableBytes <= maxHeldBytes else {
+                held = nil
+                route(context, wrapInboundOut(.head(request.head)), startsRequest: true)
+                route(context, wrapInboundOut(.body(request.body)))
+                return route(context, data)
+            }
+            held = nil  // the buffer stays uniquely referenced while it grows
+            request.body.writeBuffer(&part)
+            held = request
+        case .end:
+            guard let request = held else { return context.fireChannelRead(data) }
+            held = nil
+            guard let answer = transport.answerNow(request.head, body: request.body) else {
+                route(context, wrapInboundOut(.head(request.head)), startsRequest: true)
+                if request.body.readableBytes > 0 { route(context, wrapInboundOut(.body(request.body))) }
+                return route(context, data)
+            }
+            write(context, answer)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), routed > 0 { routed -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    private func route(_ context: ChannelHandlerContext, _ data: NIOAny, startsRequest: Bool = false) {
+        if startsRequest { routed += 1 }
+        context.fireChannelRead(data)
+    }
+
+    /// Writes a 200 JSON answer with the headers the router's answers carry; flushed when the read ends.
+    private func write(_ context: ChannelHandlerContext, _ json: String) {
+        var body = context.channel.allocator.buffer(capacity: json.utf8.count)
+        body.writeString(json)
+        var head = HTTPResponse(status: .ok)
+        head.headerFields.reserveCapacity(4)
+        head.headerFields[.contentType] = "application/json; charset=utf-8"
+        head.headerFields[.contentLength] = String(body.readableBytes)
+        head.headerFields[.date] = date.now()
+        head.headerFields[.server] = "GQLDevServer"
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.write(wrapOutboundOut(.end(nil)), promise: nil)
+        needsFlush = true
+    }
+
+    /// The request's `Content-Length`, when it gives one.
+    private static func declaredLength(_ head: HTTPRequest) -> Int? {
+        head.headerFields[.contentLength].flatMap { Int($0) }
+    }
+}
+
+/// Puts a ``PlannedHTTPHandler`` after Hummingbird's connection state handler when the first request arrives
+/// (Hummingbird adds its HTTP handlers to a connection only once it knows the connection is not a WebSocket
+/// upgrade, after the handlers it is given), then leaves the pipeline.
+final class PlannedHTTPInstaller: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+
+    private let transport: HTTPTransport
+
+    init(transport: HTTPTransport) {
+        self.transport = transport
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let pipeline = context.pipeline.syncOperations
+        if let state = try? pipeline.handler(type: HTTPConnectionStateHandler.self) {
+            try? pipeline.addHandler(PlannedHTTPHandler(transport: transport), position: .after(state))
+        }
+        context.fireChannelRead(data)
+        pipeline.removeHandler(context: context, promise: nil)
+    }
+}
+
+/// The `Date` header's value (RFC 9110's IMF-fixdate), formatted once per second.
+struct HTTPDate {
+    private var second = -1
+    private var text = ""
+
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    mutating func now() -> String {
+        let current = time(nil)
+        if current != second {
+            second = current
+            text = Self.format(current)
+        }
+        return text
+    }
+
+    static func format(_ seconds: Int) -> String {
+        var clock = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&clock, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let day = days[Int(parts.tm_wday) % 7]
+        let month = months[Int(parts.tm_mon) % 12]
+        return "\(day), \(two(parts.tm_mday)) \(month) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+}
+
+extension HTTPTransport {
+    /// Whether a request with this head might be answered by ``answerNow(_:body:)``: a POST to the GraphQL path
+    /// that the router would not refuse before reading it (no `Origin`, which ``BrowserGuard`` decides on; a
+    /// content type no browser sends without a preflight), with no `Expect` or `Connection` header to honour, and
+    /// no fault injection configured.
+    func mayAnswerNow(_ head: HTTPRequest) -> Bool {
+        let fields = head.headerFields
+        return head.method == .post && head.path == path && !faults.isActive && engine is DevEngine
+            && fields[.origin] == nil && fields[.expect] == nil && fields[.connection] == nil
+            && fields[.contentType] != nil && !BrowserRules.isSimple(fields[.contentType])
+    }
+
+    /// The JSON answer to a POST holding one query or mutation that a compiled plan runs, computed and committed
+    /// on the caller's thread; `nil` for every other request (wrong credentials, a batch, a refusal, an operation
+    /// for the executor), which then goes through the router and ``post(_:)`` as if this had not been asked.
+    /// Nothing is read or written before the answer is certain to come from here.
+    func answerNow(_ head: HTTPRequest, body: ByteBuffer) -> String? {
+        guard let engine = engine as? DevEngine,
+            case .success = authenticator.check(DevAuthenticator.Credentials(headers: head.headerFields)),
+            case .success(.single(let request)) = HTTPRequestDecoder.decodeBody(Data(body.readableBytesView)),
+            case .success(let prepared) = engine.prepare(request), prepared.kind != .subscription,
+            let plan = prepared.plan, prepared.cost <= limits.maxCost,
+            let response = engine.runNow(
+                plan, prepared, formatter: ResponseFormatter(style: .standard),
+                budget: ResponseBudget(limit: limits.maxResponseBytes))
+        else { return nil }
+        logger.info("POST \(request.operationName ?? "anonymous") → 200 (answered on the event loop)")
+        return response.json
+    }
+}
