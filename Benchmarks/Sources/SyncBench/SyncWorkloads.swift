@@ -169,7 +169,7 @@ struct SyncWorkloads {
         table.add("drain \(n): one per request vs mutation loop", sync: single, peer: loop, unit: "mutations/s", goal: 0.9)
         table.add("drain \(n): batches of 50 vs mutation loop", sync: batched, peer: loop, unit: "mutations/s", goal: 3)
         table.add(
-            "drain \(n): one per request vs loop + a record per call", sync: single, peer: recorded, unit: "mutations/s",
+            "drain \(n): one per request vs loop + a commit per call", sync: single, peer: recorded, unit: "mutations/s",
             goal: nil)
     }
 }

@@ -52,7 +52,8 @@ final class DeliveryDriver: Sendable {
             case .stop:
                 // Record what was settled since the last claim, so a delivered item is not sent again by the
                 // next engine on this outbox.
-                if !removals.isEmpty || !setAside.isEmpty {
+                let journaled = outbox.journal?.state.withLock { !$0.ids.isEmpty } ?? false
+                if !removals.isEmpty || !setAside.isEmpty || journaled {
                     _ = try? await outbox.advance(remove: removals, setAside: setAside, claim: 0)
                 }
                 return

@@ -140,6 +140,7 @@ public final class GQLSync: Sendable {
         driver.stop()
         task.cancel()
         await task.value
+        outbox.journal?.removeIfEmpty()
         driver.statuses.finish()
         Self.unregister(registration)
         if ownsDatabase { try await database.close() }

@@ -52,23 +52,29 @@ extension OutboxStore {
     /// The keys (``ServerRows/keyText(_:)``) of every item still in the outbox, pending or set aside: server rows
     /// for them are not written, so the local change wins until it is sent or dropped.
     func unsentKeys(in context: some GQLDatabaseContext) throws -> Set<String> {
-        try keys(
-            context.fetchRows(
-                sql: "SELECT DISTINCT key FROM \(Self.table) WHERE engine = ? AND key IS NOT NULL", [engine]))
+        // Items the journal records as delivered are still rows until the next consolidation: not unsent.
+        let delivered = journal?.recorded ?? []
+        return keys(
+            try context.fetchRows(
+                sql: "SELECT DISTINCT id, key FROM \(Self.table) WHERE engine = ? AND key IS NOT NULL", [engine]),
+            skipping: delivered)
     }
 
     /// The keys of the items queued after item `id`.
     func unsentKeys(after id: Int64, in context: some GQLDatabaseContext) throws -> Set<String> {
-        try keys(
-            context.fetchRows(
-                sql: "SELECT DISTINCT key FROM \(Self.table) WHERE engine = ? AND id > ? AND key IS NOT NULL",
-                [engine, id]))
+        keys(
+            try context.fetchRows(
+                sql: "SELECT DISTINCT id, key FROM \(Self.table) WHERE engine = ? AND id > ? AND key IS NOT NULL",
+                [engine, id]),
+            skipping: journal?.recorded ?? [])
     }
 
-    private func keys(_ rows: GQLRows) -> Set<String> {
+    private func keys(_ rows: GQLRows, skipping delivered: Set<Int64>) -> Set<String> {
         var keys = Set<String>()
         for row in rows.rows {
-            guard let json = row.first?.stringValue, let key = try? GQLValue(json: json) else { continue }
+            guard row.count == 2, let id = row[0].intValue, !delivered.contains(id), let json = row[1].stringValue,
+                let key = try? GQLValue(json: json)
+            else { continue }
             if let text = ServerRows.keyText(key) { keys.insert(text) }
         }
         return keys

@@ -19,13 +19,25 @@ struct OutboxStore: Sendable {
     let engine: String
     /// Whether `database` is the engine's own file, where only the engine's short writes compete for the writer.
     let ownsDatabase: Bool
+    /// The record of delivered items not yet deleted, and the read-ahead; nil for a database without a file
+    /// (then every delivered item is deleted by a commit of its own).
+    let journal: DeliveryJournal?
 
-    /// Opens the outbox of `engine` in `database`, creating or upgrading its table.
+    /// Opens the outbox of `engine` in `database`, creating or upgrading its table, and deletes the items its
+    /// delivery journal names (delivered by an earlier run that stopped before it deleted them).
     init(database: GQLDatabase, engine: String, ownsDatabase: Bool = false) throws {
         self.database = database
         self.engine = engine
         self.ownsDatabase = ownsDatabase
         _ = try Self.migrator.migrate(database)
+        journal = try DeliveryJournal.path(database: database.path, engine: engine).map(DeliveryJournal.init)
+        if let journal {
+            let recorded = journal.state.withLock { $0.ids }
+            if !recorded.isEmpty {
+                try database.write { tx in try delete(recorded, in: tx) }
+                try journal.drop(first: recorded.count)
+            }
+        }
     }
 
     // MARK: Enqueue
@@ -156,14 +168,32 @@ struct OutboxStore: Sendable {
     ///
     /// Counting the attempt first is what makes lazy merging safe: once an item may have reached the server, a
     /// later lazy call cannot merge into it. The claim is one statement (the attempts counted, the items read
-    /// back), and the sequence of removed ids is written only when a removed id was the largest: an item that
-    /// is delivered while later ones wait costs its record two statements.
+    /// back), and the sequence of removed ids is written only when a removed id was the largest.
+    ///
+    /// With a journal, the usual step of a one-per-request drain commits nothing (``fastAdvance``); the others
+    /// also delete the items the journal records, and empty it.
     func advance(remove: [Int64], setAside: [(Int64, GQLSync.Failure)], claim limit: Int) async throws
         -> [OutboxItem]
     {
+        if let journal, let items = try await fastAdvance(journal, remove: remove, setAside: setAside, claim: limit) {
+            return items
+        }
         let engine = engine
-        return try await bookkeeping { tx in
-            try deleteRows(remove, in: tx)
+        // The journal's records and an attempt the read-ahead handed out go into this commit.
+        let recorded = journal?.state.withLock { state -> (ids: [Int64], unrecorded: Int64?) in
+            defer {
+                state.unrecorded = nil
+                state.window = []
+                state.stale = false
+            }
+            return (state.ids, state.unrecorded)
+        }
+        let removed = (recorded?.ids ?? []) + remove
+        let items = try await bookkeeping { tx in
+            try deleteRows(removed, in: tx)
+            if let unrecorded = recorded?.unrecorded, !remove.contains(unrecorded) {
+                _ = try tx.fetchAll(sql: Self.attemptSQL, [unrecorded])
+            }
             for (id, failure) in setAside {
                 _ = try tx.fetchAll(
                     sql: Self.setAsideSQL, [try failure.jsonValue.jsonString(), GQLDate.string(from: Date()), id])
@@ -174,12 +204,78 @@ struct OutboxStore: Sendable {
                 // RETURNING gives the rows in no promised order.
                 items.sort { $0.id < $1.id }
             }
-            if let largest = remove.max(), (items.last?.id ?? 0) < largest {
+            if let largest = removed.max(), (items.last?.id ?? 0) < largest {
                 try keepLargest(largest, in: tx)
             }
             return items
         }
+        if let journal, let recorded {
+            try journal.drop(first: recorded.ids.count)
+            journal.state.withLock {
+                $0.cursor = items.last?.id ?? 0
+                $0.handedOut = items.map(\.id)
+            }
+        }
+        return items
     }
+
+    /// The usual step of a one-per-request drain without a commit: the delivered item is appended to the
+    /// journal, and the next item comes from the read-ahead when it is `steady` (no call can merge into it, so
+    /// counting its attempt in the outbox first is not needed; the attempt is counted in memory, and in the
+    /// outbox should it not be delivered). Nil when the step needs the outbox: an item set aside or kept for a
+    /// retry, batches, a lazy item next, a retried item put back, nothing read ahead, a full journal, or the end.
+    private func fastAdvance(
+        _ journal: DeliveryJournal, remove: [Int64], setAside: [(Int64, GQLSync.Failure)], claim limit: Int
+    ) async throws -> [OutboxItem]? {
+        guard limit == 1, setAside.isEmpty, remove.count <= 1 else { return nil }
+        let settled = journal.state.withLock { state in state.handedOut.allSatisfy(remove.contains) }
+        guard settled else { return nil }
+        if let delivered = remove.first {
+            journal.state.withLock { $0.unrecorded = nil }
+            guard try journal.append(delivered) < DeliveryJournal.capacity else { return nil }
+        }
+        let (stale, empty, cursor) = journal.state.withLock { ($0.stale, $0.window.isEmpty, $0.cursor) }
+        guard !stale else { return nil }
+        if empty {
+            let ahead = try await readAhead(after: cursor, excluding: journal.recorded)
+            guard !ahead.isEmpty else { return nil }
+            journal.state.withLock {
+                $0.window = ahead
+                $0.cursor = ahead.last?.item.id ?? cursor
+            }
+        }
+        return journal.state.withLock { state -> [OutboxItem]? in
+            guard let next = state.window.first, next.mode == .steady else {
+                state.window = []
+                return nil
+            }
+            state.window.removeFirst()
+            state.unrecorded = next.item.id
+            state.handedOut = [next.item.id]
+            var item = next.item
+            item.attempts += 1
+            return [item]
+        }
+    }
+
+    /// Up to 64 pending items after `cursor`, in call order, read without a write.
+    private func readAhead(after cursor: Int64, excluding recorded: Set<Int64>) async throws
+        -> [DeliveryJournal.Ahead]
+    {
+        let engine = engine
+        let rows = try await database.read { tx in try tx.fetchAll(sql: Self.readAheadSQL, [engine, cursor]) }
+        return try rows.compactMap { row in
+            let item = try Self.item(row)
+            guard !recorded.contains(item.id) else { return nil }
+            return DeliveryJournal.Ahead(mode: row["mode"]?.stringValue == "steady" ? .steady : .lazy, item: item)
+        }
+    }
+
+    private static let readAheadSQL = """
+        SELECT id, mode, name, key, query, input, wrap, idempotency, attempts FROM \(table)
+        WHERE engine = ? AND state = 'pending' AND id > ? ORDER BY id LIMIT 64
+        """
+    private static let attemptSQL = "UPDATE \(table) SET attempts = attempts + 1 WHERE id = ? RETURNING id"
 
     private static let setAsideSQL =
         "UPDATE \(table) SET state = 'failed', error = ?, failed_at = ? WHERE id = ? RETURNING id"
@@ -275,11 +371,14 @@ struct OutboxStore: Sendable {
 
     /// Puts a set-aside item back in the queue, at its place in call order. Whether there was one.
     func retry(_ id: Int64) throws -> Bool {
-        try queueWrite { tx in
+        let changed = try queueWrite { tx in
             try tx.execute(
                 "UPDATE \(Self.table) SET state = 'pending', error = NULL, failed_at = NULL "
                     + "WHERE id = ? AND engine = ? AND state = 'failed'", [id, engine])
-        } > 0
+        }
+        // The read-ahead is past it: the loop reads from the start again.
+        if changed > 0 { journal?.invalidate() }
+        return changed > 0
     }
 
     /// Deletes a set-aside item. Whether there was one.

@@ -1,0 +1,64 @@
+import Foundation
+import GQLCore
+import GQLNet
+import GQLStore
+import Testing
+
+@testable import GQLSync
+
+/// The delivery journal: delivered items recorded by an append, deleted from the outbox in one commit now and then,
+/// and by the next engine when a run stopped before it did.
+@Suite(.timeLimit(.minutes(2))) struct DeliveryJournalTests {
+    @Test func aRecordedItemIsDeletedByTheNextEngineAndNotSentAgain() async throws {
+        let fixture = try await SyncFixture.make()
+        let path = fixture.directory.path("outbox.sqlite")
+        let queue = try GQLSync(
+            fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        for n in 1...3 { try await queue.steady("CreateNote", ["n": n]) }
+        // What the loop does once item 1 is answered; then the run ends before the outbox deletes it.
+        let journal = try #require(queue.outbox.journal)
+        #expect(try journal.append(1) == 1)
+        try await queue.shutdown()
+        let journalPath = try #require(DeliveryJournal.path(database: path, engine: queue.name))
+        #expect(FileManager.default.fileExists(atPath: journalPath))
+
+        let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
+        #expect(sync.pendingCount == 2)
+        try await sync.drain()
+        #expect(try fixture.server.appliedNumbers() == [2, 3])
+        // The recorded id is not given again.
+        #expect(try await sync.steady("CreateNote", ["n": 4]) == 4)
+        try await sync.drain()
+        #expect(try fixture.server.appliedNumbers() == [2, 3, 4])
+        try await sync.shutdown()
+        // Drained, the journal was emptied into the outbox, and the engine removed the empty file.
+        #expect(!FileManager.default.fileExists(atPath: journalPath))
+        await fixture.finish(sync)
+    }
+
+    @Test func aTornLastRecordIsIgnored() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("journal")
+        do {
+            let journal = try DeliveryJournal(path: path)
+            #expect(try journal.append(7) == 1)
+            #expect(try journal.append(8) == 2)
+        }
+        // Half a record, as a write cut short would leave.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([1, 2, 3, 4, 5]))
+        try handle.close()
+        let reopened = try DeliveryJournal(path: path)
+        #expect(reopened.recorded == [7, 8])
+        try reopened.drop(first: 1)
+        #expect(try DeliveryJournal(path: path).recorded == [8])
+    }
+
+    @Test func aDatabaseWithoutAFileHasNoJournal() {
+        #expect(DeliveryJournal.path(database: ":memory:", engine: "e") == nil)
+        let path = DeliveryJournal.path(database: "/tmp/app.sqlite", engine: "a/b c")
+        #expect(path == "/tmp/app.sqlite-gqlsync-a_b_c.journal")
+    }
+}
