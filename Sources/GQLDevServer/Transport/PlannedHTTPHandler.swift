@@ -172,10 +172,19 @@ extension HTTPTransport {
     /// content type no browser sends without a preflight), with no `Expect` or `Connection` header to honour, and
     /// no fault injection configured.
     func mayAnswerNow(_ head: HTTPRequest) -> Bool {
-        let fields = head.headerFields
-        return head.method == .post && head.path == path && !faults.isActive && engine is DevEngine
-            && fields[.origin] == nil && fields[.expect] == nil && fields[.connection] == nil
-            && fields[.contentType] != nil && !BrowserRules.isSimple(fields[.contentType])
+        guard head.method == .post, head.path == path, !faults.isActive, engine is DevEngine else { return false }
+        var contentType: String?
+        for field in head.headerFields {  // one pass: this runs for every POST
+            switch field.name {
+            case .origin, .expect, .connection: return false
+            case .contentType:
+                guard contentType == nil else { return false }  // a repeated one: the router decides
+                contentType = field.value
+            default: continue
+            }
+        }
+        guard let contentType else { return false }
+        return !BrowserRules.isSimple(contentType)
     }
 
     /// The JSON answer to a POST holding one query or mutation that a compiled plan runs, computed and committed

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Where GQLDevServer's CPU time goes under load: runs the server ServerBench runs (`ServerBench --serve`, a temporary
+# SQLite file), drives it with wrk and samples it with `perf record`, then prints the shared objects and the
+# GQLDevServer, GQLStore and GQLCore frames by inclusive share.
+#
+#   bash Benchmarks/profile-server.sh get|create [CONNECTIONS] [SECONDS]
+#
+# Needs a release build of ServerBench (make bench-server builds one), wrk and perf (apt install wrk linux-perf).
+# Sampling slows the server; the rates it prints are for orientation, the figures are ServerBench's.
+set -euo pipefail
+kind=${1:-get}; connections=${2:-16}; seconds=${3:-8}
+case "$kind" in get|create) ;; *) echo "usage: $0 get|create [CONNECTIONS] [SECONDS]" >&2; exit 2 ;; esac
+here=$(cd "$(dirname "$0")" && pwd)
+bench="$here/.build/release/ServerBench"
+[ -x "$bench" ] || { echo "build ServerBench first: cd Benchmarks && swift build -c release --product ServerBench" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'kill -INT "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
+"$bench" --serve --db "$work/profile.sqlite" > "$work/serve.out" 2>&1 &
+server=$!
+for _ in $(seq 100); do grep -q '^HTTP' "$work/serve.out" && break; sleep 0.1; done
+url=$(grep -o 'http://[^ ]*' "$work/serve.out" | head -1)
+curl -s -X POST -H 'Content-Type: application/json' "$url" \
+  -d '{"query":"mutation { createObjects(input: {objectId: \"seed-0\", text: \"benchmark\", number: 0, boolean: true}) { objectId } }"}' >/dev/null
+if [ "$kind" = get ]; then
+  cat > "$work/load.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"query":"query Get($id: ID!) { getObjects(objectId: $id) { objectId text number double boolean } }","variables":{"id":"seed-0"}}'
+LUA
+else
+  cat > "$work/load.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+counter = 0
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("tid", threads) end
+request = function()
+  counter = counter + 1
+  return wrk.format(nil, nil, nil, '{"query":"mutation Create($input: CreateObjectsInput!) { createObjects(input: $input) { objectId text number } }","variables":{"input":{"objectId":"p-' .. tid .. '-' .. counter .. '","text":"benchmark","number":1,"boolean":true}}}')
+end
+LUA
+fi
+threads=$(( connections < 2 ? connections : 2 ))
+wrk -t1 -c1 -d1s -s "$work/load.lua" "$url" >/dev/null
+perf record -F 2000 -g -p "$server" -o "$work/perf.data" -- sleep "$seconds" >/dev/null 2>&1 &
+recorder=$!
+wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$work/load.lua" "$url" | grep -E 'Requests/sec|Non-2xx'
+wait "$recorder" || true
+echo "--- shared objects (self)"
+perf report -i "$work/perf.data" --no-children --sort dso -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
+echo "--- project frames (inclusive)"
+perf report -i "$work/perf.data" --children --sort sym -g none 2>/dev/null | grep -v '^#' \
+  | grep -E 'GQLDevServer|GQLStore|GQLCore' | head -40 | swift demangle --simplified | cut -c1-160
