@@ -152,6 +152,8 @@ struct ResultTable {
     }
 
     var rows: [Row] = []
+    /// Lines printed under the table (a floor's own ratio).
+    var notes: [String] = []
     var failed = false
 
     /// Adds a row when both sides were measured (a `--contenders` run may leave one out).
@@ -181,6 +183,7 @@ struct ResultTable {
                         : String(repeating: " ", count: widths[column] - cell.count) + cell
                 }.joined(separator: "  "))
         }
+        for note in notes { Swift.print(note) }
         Swift.print("")
         Swift.print("ratio: median over rounds of GQLSync's rate ÷ the hand-written peer's, measured back to back;")
         Swift.print("  enqueue compares rates too: ≥ 0.67× means a write with steady(in: tx) takes ≤ 1.5× the plain write")

@@ -54,51 +54,86 @@ struct SyncWorkloads {
     func enqueue(into table: inout ResultTable) async throws {
         var sync: [Double] = []
         var plain: [Double] = []
+        var row: [Double] = []
         // An engine whose server is a closed port: it stays offline, so sending never competes with the writes.
         let offline = GQLServer(HTTP: "http://127.0.0.1:1/graphql")
+        let text = try configuration("unused").queries.document(named: "CreateObjects").text
         for round in 0...options.rounds {
             progress("enqueue round \(round)")
             let db = try GQLDatabase(path: path("enqueue-\(round).sqlite"))
             try db.register(BenchObject.self)
+            try await db.execute(Self.handmadeOutbox)
             let engine = try GQLSync(offline, database: db, configuration: configuration("enqueue"))
             let n = options.writes
-            let runSync = {
-                try await timed {
+            var seconds: [String: Double] = [:]
+            let order = round % 2 == 0 ? ["sync", "plain", "row"] : ["row", "plain", "sync"]
+            for contender in order {
+                seconds[contender] = try await timed {
                     for i in 0..<n {
                         try db.write { tx in
-                            let object = BenchObject(objectId: "s-\(i)", text: "text \(i)", number: i)
+                            let object = BenchObject(objectId: "\(contender)-\(i)", text: "text \(i)", number: i)
                             try object.insert(tx)
-                            try engine.steady("CreateObjects", ["objectId": object.objectId, "text": object.text, "number": i], object.objectId, in: tx)
+                            switch contender {
+                            case "sync":
+                                try engine.steady(
+                                    "CreateObjects", ["objectId": object.objectId, "text": object.text, "number": i],
+                                    object.objectId, in: tx)
+                            case "row":
+                                // The floor: a row of the same size in a table of its own, by a cached statement.
+                                _ = try tx.fetchAll(
+                                    sql: Self.handmadeInsert,
+                                    [
+                                        "\"\(object.objectId)\"", text,
+                                        "{\"number\":\(i),\"objectId\":\"\(object.objectId)\",\"text\":\"text \(i)\"}",
+                                        "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-\(String(i, radix: 16))",
+                                    ])
+                            default: break
+                            }
                         }
                     }
                 }
             }
-            let runPlain = {
-                try await timed {
-                    for i in 0..<n {
-                        try db.write { tx in
-                            try BenchObject(objectId: "p-\(i)", text: "text \(i)", number: i).insert(tx)
-                        }
-                    }
+            for contender in order {
+                guard try BenchObject.count(db, "objectId LIKE ?", ["\(contender)-%"]) == n else {
+                    throw BenchError("enqueue: the \(contender) rows are not all there")
                 }
             }
-            let (s, p) = round % 2 == 0 ? (try await runSync(), try await runPlain()) : swapped(try await runPlain(), try await runSync())
-            guard try BenchObject.count(db, "objectId LIKE 's-%'") == n, try BenchObject.count(db, "objectId LIKE 'p-%'") == n,
-                engine.pendingCount == n
-            else { throw BenchError("enqueue: the rows or the queued items are not all there") }
+            guard engine.pendingCount == n, try db.count("handmade_outbox") == n else {
+                throw BenchError("enqueue: the queued items are not all there")
+            }
             try await engine.shutdown()
             try await db.close()
-            progress("  steady(in: tx) \(Int(Double(n) / s)) writes/s, plain \(Int(Double(n) / p)) writes/s")
+            let rate = { (contender: String) in Double(n) / (seconds[contender] ?? .infinity) }
+            progress(
+                "  steady(in: tx) \(Int(rate("sync"))) writes/s, plain \(Int(rate("plain"))) writes/s, "
+                    + "same row by hand \(Int(rate("row"))) writes/s")
             if round > 0 {
-                sync.append(Double(n) / s)
-                plain.append(Double(n) / p)
+                sync.append(rate("sync"))
+                plain.append(rate("plain"))
+                row.append(rate("row"))
             }
         }
         try await offline.shutdown()
         table.add("enqueue: write + steady(in: tx) vs write", sync: sync, peer: plain, unit: "writes/s", goal: 1 / 1.5)
+        table.add(
+            "enqueue: write + steady(in: tx) vs write + the same row by hand", sync: sync, peer: row, unit: "writes/s",
+            goal: nil)
+        let floor = Statistics.spread(Statistics.ratios(row, plain))
+        progress("enqueue floor: write + the same row by hand vs write \(floor)")
+        table.notes.append("enqueue floor (no GQLSync): write + the same row by hand vs write: \(floor)")
     }
 
-    private func swapped(_ a: Double, _ b: Double) -> (Double, Double) { (b, a) }
+    /// A table shaped like GQLSync's outbox, for the enqueue's floor.
+    static let handmadeOutbox = """
+        CREATE TABLE handmade_outbox (id INTEGER PRIMARY KEY, engine TEXT NOT NULL, mode TEXT NOT NULL,
+            name TEXT NOT NULL, key TEXT, query TEXT NOT NULL, input TEXT NOT NULL, wrap TEXT, idempotency TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL DEFAULT 'pending', error TEXT,
+            created_at TEXT NOT NULL, failed_at TEXT)
+        """
+    static let handmadeInsert = """
+        INSERT INTO handmade_outbox (engine, mode, name, key, query, input, wrap, idempotency, created_at)
+        VALUES ('enqueue', 'steady', 'CreateObjects', ?, ?, ?, 'input', ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        """
 
     // MARK: Drain
 

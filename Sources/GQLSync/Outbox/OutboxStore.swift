@@ -22,6 +22,17 @@ struct OutboxStore: Sendable {
     /// The record of delivered items not yet deleted, and the read-ahead; nil for a database without a file
     /// (then every delivered item is deleted by a commit of its own).
     let journal: DeliveryJournal?
+    /// Whether the engine may have lazy items: set at open when it has some, and by every lazy call (rolled back
+    /// or not); while it is clear, a keyed call that is not lazy has no lazy item to turn steady.
+    let lazyItems: LazyPresence
+
+    /// A flag that only goes up (a rolled-back lazy call leaves it up too, which only costs a look-up).
+    final class LazyPresence: Sendable {
+        private let flag: Atomic<Bool>
+        init(_ present: Bool) { flag = Atomic(present) }
+        var mayExist: Bool { flag.load(ordering: .acquiring) }
+        func note() { flag.store(true, ordering: .releasing) }
+    }
 
     /// Opens the outbox of `engine` in `database`, creating or upgrading its table, and deletes the items its
     /// delivery journal names (delivered by an earlier run that stopped before it deleted them).
@@ -30,6 +41,8 @@ struct OutboxStore: Sendable {
         self.engine = engine
         self.ownsDatabase = ownsDatabase
         _ = try Self.migrator.migrate(database)
+        lazyItems = LazyPresence(
+            try database.fetchAll(sql: Self.anyLazySQL, [engine]).first?["found"]?.intValue == 1)
         journal = try DeliveryJournal.path(database: database.path, engine: engine).map(DeliveryJournal.init)
         if let journal {
             let recorded = journal.state.withLock { $0.ids }
@@ -65,13 +78,15 @@ struct OutboxStore: Sendable {
     /// no value is ever marked sent without being sent.
     ///
     /// Only lazy items are in the key index; any other call for a key turns the key's lazy items `steady` (a
-    /// trigger of the insert, step 4), so the newest lazy item for a key is always the newest item for it when it
-    /// is still `lazy`. A call that is not merged is one statement: the insert, its id read back from SQLite.
+    /// look-up in that index, skipped while the engine has no lazy item, ``lazyItems``), so the newest lazy item
+    /// for a key is always the newest item for it when it is still `lazy`. A steady call of an engine without lazy
+    /// items is one statement: the insert, its id read back from SQLite.
     func enqueue(
         _ mode: OutboxMode, name: String, query: String, values: GQLValues, key: GQLValue?, wrap: String?,
         in tx: GQLTransaction
     ) throws -> Enqueued {
         let keyText = try key.map { try $0.jsonString() }
+        if mode == .lazy { lazyItems.note() }
         // Statements through fetchAll and insert are prepared once per connection and leave the store's schema
         // cache alone; tx.execute would do neither, and cost the app's next write a recheck.
         if mode == .lazy, let keyText,
@@ -86,6 +101,9 @@ struct OutboxStore: Sendable {
                 [try Self.json(merged), Self.newIdempotencyKey(), id])
             return .merged(id)
         }
+        if mode != .lazy, let keyText, lazyItems.mayExist {
+            _ = try tx.fetchAll(sql: Self.turnSteadySQL, [engine, keyText])
+        }
         let id = try tx.insert(
             sql: Self.insertSQL,
             [
@@ -99,6 +117,14 @@ struct OutboxStore: Sendable {
     private static let newestLazySQL = """
         SELECT id, name, state, attempts, input, wrap FROM \(table) INDEXED BY \(lazyIndex)
         WHERE engine = ? AND key = ? AND mode = 'lazy' ORDER BY id DESC LIMIT 1
+        """
+
+    private static let turnSteadySQL = """
+        UPDATE \(table) INDEXED BY \(lazyIndex) SET mode = 'steady'
+        WHERE engine = ? AND key = ? AND mode = 'lazy' RETURNING id
+        """
+    private static let anyLazySQL = """
+        SELECT EXISTS (SELECT 1 FROM \(table) INDEXED BY \(lazyIndex) WHERE engine = ? AND mode = 'lazy') AS found
         """
 
     /// One more than any id in the table and than any id removed from it (ids are never reused); the date in
