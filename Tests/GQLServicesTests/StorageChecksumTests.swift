@@ -37,6 +37,31 @@ import Testing
         #expect(!CRC32.isComposite("y/Q5Jg==-2", of: parts))
     }
 
+    /// CRC-32 bit by bit, as the polynomial defines it: the oracle for the table-driven one.
+    static func bitwiseCRC32(_ bytes: Data) -> UInt32 {
+        var crc = UInt32.max
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    @Test func crc32OfRandomBytesAroundEveryPathEqualsTheBitwiseCRC() {
+        // Below and above the size where the buffer is split in three chains, odd tails, one buffer after another.
+        let data = StorageTests.bytes((1 << 20) + 13, seed: 99)
+        for count in [0, 1, 15, 16, 17, 12_287, 12_288, 12_289, 12_303, 49_157, data.count] {
+            let bytes = data.prefix(count)
+            #expect(CRC32(bytes).value == Self.bitwiseCRC32(bytes), "\(count) bytes")
+        }
+        var crc = CRC32()
+        crc.update(data.prefix(50_000))
+        crc.update(data.dropFirst(50_000))
+        #expect(crc.value == Self.bitwiseCRC32(data))
+        let (a, b) = (data.prefix(777), data.dropFirst(777))
+        #expect(CRC32.combine(CRC32(a).value, CRC32(b).value, b.count) == CRC32(data).value)
+    }
+
     /// The object's checksum as S3 keeps it: `x-amz-checksum-crc32` and `x-amz-checksum-type` of a GET with checksum
     /// mode on (moto's HEAD leaves out a composite checksum's part count and type).
     static func storedChecksum(_ storage: GQLStorage, _ bucket: String, _ key: String) async throws -> (
