@@ -155,6 +155,22 @@ struct ServerPlannedHTTPTests {
         }
     }
 
+    @Test("a repeated Content-Type goes to the router, which decides on the two values joined")
+    func repeatedContentType() async throws {
+        let log = LogLines()
+        try await withDevServer(logger: log.logger) { _, endpoints in
+            let port = try #require(URL(string: endpoints.http)?.port)
+            let body = #"{"query":"mutation { createObjects(input: {objectId: \"twice\"}) { objectId } }"}"#
+            let connection = try RawConnection(port: port)
+            await connection.send(
+                "POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
+            let reply = await connection.readUntilClosed(timeout: 2)  // the answer, then 2 s of nothing
+            #expect(reply.status != nil)
+            #expect(!log.lines.contains { $0.hasSuffix("(answered on the event loop)") }, "\(log.lines)")
+        }
+    }
+
     @Test("the Date header is RFC 9110's fixed format")
     func httpDate() {
         #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")

@@ -44,7 +44,7 @@ extension ServerBench {
               --latency-events N  events of the paced fan-out (default 250)
               --workers N         uvicorn worker processes of the deployed Strawberry (default 2, one per core)
               --load wrk|client   what drives the throughput rounds: wrk (default when installed; every answer
-                                  checked by a Lua hook) or ServerBench's own Swift client (~3,100 requests/s at most)
+                                  checked by a Lua hook) or ServerBench's own Swift client (slower than the limits)
               --python PATH       the Python with strawberry-graphql and uvicorn[standard] (default <package
                                   root>/.venv/bin/python, made by Tests/Interop/setup-venv.sh)
               --memory            GQLDevServer on an in-memory database (default: a temporary SQLite file)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Throughput measured by wrk, an outside load generator written in C, so that the client is not the bottleneck:
-/// ServerBench's own Swift client tops out near 3,100 requests/s on loopback, below what the servers and the limit
+/// ServerBench's own Swift client answers fewer requests per second on loopback than the servers and the limit
 /// can answer. wrk still checks every answer: a Lua `response` hook compares each body with the exact text the
 /// checking client validated before the turn (a mutation's answer with its key masked, since each request creates
 /// its own object), and a wrong body or a non-200 status counts as a failure, not as an operation.
