@@ -41,7 +41,7 @@ import Testing
         defer { directory.cleanup() }
         let path = directory.path("journal")
         do {
-            let journal = try DeliveryJournal(path: path)
+            let journal = try DeliveryJournal(path: path, identity: 42)
             #expect(try journal.append(7) == 1)
             #expect(try journal.append(8) == 2)
         }
@@ -50,10 +50,31 @@ import Testing
         try handle.seekToEnd()
         try handle.write(contentsOf: Data([1, 2, 3, 4, 5]))
         try handle.close()
-        let reopened = try DeliveryJournal(path: path)
+        let reopened = try DeliveryJournal(path: path, identity: 42)
         #expect(reopened.recorded == [7, 8])
         try reopened.drop(first: 1)
-        #expect(try DeliveryJournal(path: path).recorded == [8])
+        #expect(try DeliveryJournal(path: path, identity: 42).recorded == [8])
+        // Another outbox's identity: the records are not its own, and are dropped unread.
+        #expect(try DeliveryJournal(path: path, identity: 43).recorded.isEmpty)
+        #expect(try DeliveryJournal(path: path, identity: 42).recorded.isEmpty)
+    }
+
+    @Test func aJournalLeftBesideADeletedDatabaseDeletesNothingOfTheNewOne() async throws {
+        let fixture = try await SyncFixture.make(started: false)
+        let path = fixture.directory.path("outbox.sqlite")
+        let old = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        for n in 1...2 { try await old.steady("CreateNote", ["n": n]) }
+        #expect(try #require(old.outbox.journal).append(1) == 1)
+        try await old.shutdown()
+        // The app deletes its data, the journal stays behind.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let new = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        #expect(try await new.steady("CreateNote", ["n": 10]) == 1)
+        try await new.shutdown()
+        let again = try GQLSync(
+            fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        #expect(again.pendingCount == 1)
+        await fixture.finish(again)
     }
 
     @Test func aDatabaseWithoutAFileHasNoJournal() {

@@ -8,7 +8,8 @@ import GQLCore
 #endif
 
 /// The delivery loop's record of delivered items between two outbox commits: a small file beside the database,
-/// `<database>-gqlsync-<engine>.journal`, one 16-byte record appended per delivered item.
+/// `<database>-gqlsync-<engine>.journal`: a 16-byte header naming the outbox, then one 16-byte record appended per
+/// delivered item.
 ///
 /// "At most one repeat per crash" asks that an answered item be recorded before the next one leaves. A SQLite
 /// commit per item did that at about a tenth of a loopback round trip; an append (`pwrite`, no flush) does it for a
@@ -47,13 +48,18 @@ final class DeliveryJournal: Sendable {
     /// How many records make the loop consolidate them into the outbox.
     static let capacity = 256
     private static let magic: UInt64 = 0x6771_7379_6e63_6a31  // "gqsyncj1"
+    private static let headerMagic: UInt64 = 0x6771_7379_6e63_6831  // "gqsynch1"
 
     let path: String
     let state: GQLLocked<State>
     private let descriptor: Int32
 
-    /// Opens (or creates) the journal at `path` and reads the records a previous run left.
-    init(path: String) throws {
+    /// Opens (or creates) the journal at `path` and reads the records a previous run of the same outbox left.
+    ///
+    /// The file starts with the outbox's `identity` (a random number kept in the outbox's tables): a journal
+    /// left beside a database that was deleted and made again names ids of another outbox, and is emptied
+    /// unread rather than allowed to delete the new outbox's items.
+    init(path: String, identity: UInt64) throws {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw GQLError(.io, "cannot open the delivery journal \(path): \(String(cString: strerror(errno)))")
@@ -62,15 +68,28 @@ final class DeliveryJournal: Sendable {
         self.path = path
         var state = State()
         var record = [UInt64](repeating: 0, count: 2)
-        var offset: off_t = 0
-        while true {
-            let read = record.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, offset) }
-            // A short or foreign last record was never completed, so its item was never followed by a send.
-            guard read == 16, record[1] == UInt64(littleEndian: record[0]) ^ Self.magic else { break }
-            let id = Int64(bitPattern: UInt64(littleEndian: record[0]))
-            state.ids.append(id)
-            state.recorded.insert(id)
-            offset += 16
+        let header = [identity.littleEndian, (identity ^ Self.headerMagic).littleEndian]
+        let headerRead = record.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, 0) }
+        if headerRead == 16, record == header {
+            var offset: off_t = 16
+            while true {
+                let read = record.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, offset) }
+                // A short or foreign last record was never completed, so its item was never followed by a send.
+                guard read == 16, record[1] == UInt64(littleEndian: record[0]) ^ Self.magic else { break }
+                let id = Int64(bitPattern: UInt64(littleEndian: record[0]))
+                state.ids.append(id)
+                state.recorded.insert(id)
+                offset += 16
+            }
+        } else {
+            let written = header.withUnsafeBytes { bytes -> Int in
+                guard ftruncate(fd, 0) == 0 else { return -1 }
+                return pwrite(fd, bytes.baseAddress, 16, 0)
+            }
+            guard written == 16 else {
+                close(fd)
+                throw GQLError(.io, "cannot start the delivery journal \(path): \(String(cString: strerror(errno)))")
+            }
         }
         self.state = GQLLocked(state)
     }
@@ -96,7 +115,7 @@ final class DeliveryJournal: Sendable {
     private func write(_ id: Int64, into state: inout State) throws {
         let raw = UInt64(bitPattern: id)
         let record = [raw.littleEndian, (raw ^ Self.magic).littleEndian]
-        let offset = off_t(state.ids.count * 16)
+        let offset = off_t(16 + state.ids.count * 16)
         let written = record.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, 16, offset) }
         guard written == 16 else {
             throw GQLError(.io, "cannot append to the delivery journal \(path): \(String(cString: strerror(errno)))")
@@ -105,12 +124,12 @@ final class DeliveryJournal: Sendable {
         state.recorded.insert(id)
     }
 
-    /// Forgets the first `count` records (the outbox deleted their items): the file is emptied, and records
-    /// appended since are written again.
+    /// Forgets the first `count` records (the outbox deleted their items): the file is emptied but for its
+    /// header, and records appended since are written again.
     func drop(first count: Int) throws {
         try state.withLock { state in
             let kept = Array(state.ids.dropFirst(count))
-            guard ftruncate(descriptor, 0) == 0 else {
+            guard ftruncate(descriptor, 16) == 0 else {
                 throw GQLError(.io, "cannot empty the delivery journal \(path): \(String(cString: strerror(errno)))")
             }
             state.ids = []

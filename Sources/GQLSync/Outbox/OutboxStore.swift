@@ -43,7 +43,12 @@ struct OutboxStore: Sendable {
         _ = try Self.migrator.migrate(database)
         lazyItems = LazyPresence(
             try database.fetchAll(sql: Self.anyLazySQL, [engine]).first?["found"]?.intValue == 1)
-        journal = try DeliveryJournal.path(database: database.path, engine: engine).map(DeliveryJournal.init)
+        if let path = DeliveryJournal.path(database: database.path, engine: engine) {
+            let identity = try Self.journalIdentity(database, engine: engine)
+            journal = try DeliveryJournal(path: path, identity: identity)
+        } else {
+            journal = nil
+        }
         if let journal {
             let recorded = journal.state.withLock { $0.ids }
             if !recorded.isEmpty {
@@ -51,6 +56,22 @@ struct OutboxStore: Sendable {
                 try journal.drop(first: recorded.count)
             }
         }
+    }
+
+    /// The random number that names this outbox in its journal's header, made once and kept in
+    /// `_gqlsync_sequence` (a database deleted and made again gets another, so an old journal beside it is ignored).
+    private static func journalIdentity(_ database: GQLDatabase, engine: String) throws -> UInt64 {
+        let name = "journal \(engine)"
+        let stored = try database.write { tx in
+            _ = try tx.fetchAll(
+                sql: "INSERT INTO \(sequenceTable) (name, last_id) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                [name, Int64.random(in: 1...Int64.max)])
+            return try tx.fetchAll(sql: "SELECT last_id FROM \(sequenceTable) WHERE name = ?", [name]).first
+        }
+        guard let identity = stored?["last_id"]?.intValue else {
+            throw GQLError(.sqlite, "the outbox has no journal identity", table: sequenceTable)
+        }
+        return UInt64(bitPattern: identity)
     }
 
     // MARK: Enqueue
