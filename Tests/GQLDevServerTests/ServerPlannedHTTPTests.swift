@@ -171,6 +171,32 @@ struct ServerPlannedHTTPTests {
         }
     }
 
+    @Test("a store commits on the caller's thread only while no mutation is written off one, and the writer is free")
+    func writesOnTheLoopOnlyWhenQuiet() async throws {
+        let fixture = try EngineFixture()
+        let model = try #require(try ModelParser.parse(ModelParser.defaultSDL, maxNesting: 8).models.first)
+        let traffic = WriteTraffic()
+        let store = ModelStore(model: model, database: fixture.db, traffic: traffic)
+        #expect(try store.createNow(["objectId": "now"], condition: nil)?["objectId"] == "now")
+        let (entered, enter) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let offloaded = Task {
+            try await traffic.offload {
+                enter.yield()
+                for await _ in released { break }
+                return 0
+            }
+        }
+        for await _ in entered { break }
+        #expect(!traffic.isQuiet)
+        #expect(try store.createNow(["objectId": "handed-on"], condition: nil) == nil)
+        release.yield()
+        _ = try await offloaded.value
+        #expect(traffic.isQuiet)
+        #expect(try store.get(.string("handed-on")) == nil)
+        #expect(try await store.create(["objectId": "later"], condition: nil)["objectId"] == "later")
+    }
+
     @Test("the Date header is RFC 9110's fixed format")
     func httpDate() {
         #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")

@@ -1,6 +1,7 @@
 import Foundation
 import GQLCore
 import GQLStore
+import Synchronization
 
 /// The rows of one model in SQLite: reads with bound SQL, and the AppSync mutations (versioned, soft-deleted,
 /// conflict-checked) each in one write transaction.
@@ -24,12 +25,15 @@ struct ModelStore: Sendable {
     let maxFilterTerms: Int
     /// The time mutations stamp.
     let clock: @Sendable () -> Date
+    /// The mutations of the engine's stores being written off their caller's thread now.
+    let traffic: WriteTraffic
 
     init(
         model: ModelDefinition, database: GQLDatabase, maxFilterTerms: Int = 1_000,
-        clock: @escaping @Sendable () -> Date = Date.init
+        clock: @escaping @Sendable () -> Date = Date.init, traffic: WriteTraffic = WriteTraffic()
     ) {
         self.model = model
+        self.traffic = traffic
         self.maxFilterTerms = maxFilterTerms
         self.clock = clock
         self.codec = ModelCodec(model: model)
@@ -134,13 +138,16 @@ struct ModelStore: Sendable {
 
     /// `createT`: a new item at `_version` 1; a missing ID key gets a UUID.
     func create(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
-        try await database.write(creation(input, condition: condition))
+        let mutation = try creation(input, condition: condition)
+        return try await traffic.offload { try await database.write(mutation) }
     }
 
     /// ``create(_:condition:)`` committed on the caller's thread (the dev server's event loop answering a plan)
-    /// if no other thread is writing; `nil`, with nothing written, if one is.
+    /// when no mutation is being written off its caller's thread and no other thread is writing; `nil`, with
+    /// nothing written, otherwise (under concurrent writes the loops hand them on rather than take turns).
     func createNow(_ input: GQLValues, condition: ModelFilter?) throws -> GQLValues? {
-        try database.writeIfFree(creation(input, condition: condition))
+        guard traffic.isQuiet else { return nil }
+        return try database.writeIfFree(creation(input, condition: condition))
     }
 
     private func creation(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
@@ -182,12 +189,14 @@ struct ModelStore: Sendable {
 
     /// `updateT`: the given fields (absent = unchanged, null = cleared), `_version` + 1.
     func update(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
-        try await database.write(updating(input, condition: condition))
+        let mutation = try updating(input, condition: condition)
+        return try await traffic.offload { try await database.write(mutation) }
     }
 
-    /// ``update(_:condition:)`` committed on the caller's thread if the writer is free (`nil`: it was not).
+    /// ``update(_:condition:)`` committed on the caller's thread when ``createNow(_:condition:)`` would (`nil`: not).
     func updateNow(_ input: GQLValues, condition: ModelFilter?) throws -> GQLValues? {
-        try database.writeIfFree(updating(input, condition: condition))
+        guard traffic.isQuiet else { return nil }
+        return try database.writeIfFree(updating(input, condition: condition))
     }
 
     private func updating(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
@@ -210,12 +219,14 @@ struct ModelStore: Sendable {
 
     /// `deleteT`: a soft delete — `_deleted` set, `_version` + 1; the row stays for `sync`.
     func delete(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
-        try await database.write(deletion(input, condition: condition))
+        let mutation = try deletion(input, condition: condition)
+        return try await traffic.offload { try await database.write(mutation) }
     }
 
-    /// ``delete(_:condition:)`` committed on the caller's thread if the writer is free (`nil`: it was not).
+    /// ``delete(_:condition:)`` committed on the caller's thread when ``createNow(_:condition:)`` would (`nil`: not).
     func deleteNow(_ input: GQLValues, condition: ModelFilter?) throws -> GQLValues? {
-        try database.writeIfFree(deletion(input, condition: condition))
+        guard traffic.isQuiet else { return nil }
+        return try database.writeIfFree(deletion(input, condition: condition))
     }
 
     private func deletion(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
@@ -261,5 +272,23 @@ struct ModelStore: Sendable {
     private func serverStamp(_ given: GQLValue?, _ name: String, default stamp: GQLValue) throws -> GQLValue {
         guard let field = model.field(name), field.line > 0, let given, !given.isNull else { return stamp }
         return try codec.column(given, field)
+    }
+}
+
+/// How many mutations of an engine's stores are being written off their caller's thread (the async path).
+///
+/// While any are, an event loop answering a planned mutation does not commit it itself but hands it on: under
+/// concurrent writes, loops that took turns at the one writer would each stall their other connections.
+final class WriteTraffic: Sendable {
+    private let offloaded = Atomic<Int>(0)
+
+    /// Whether no mutation is being written off its caller's thread now.
+    var isQuiet: Bool { offloaded.load(ordering: .relaxed) == 0 }
+
+    /// Runs `write`, counted while it runs.
+    func offload<T: Sendable>(_ write: () async throws -> T) async throws -> T {
+        offloaded.add(1, ordering: .relaxed)
+        defer { offloaded.subtract(1, ordering: .relaxed) }
+        return try await write()
     }
 }
