@@ -177,7 +177,7 @@ struct ServerPlannedHTTPTests {
         let model = try #require(try ModelParser.parse(ModelParser.defaultSDL, maxNesting: 8).models.first)
         let traffic = WriteTraffic()
         let store = ModelStore(model: model, database: fixture.db, traffic: traffic)
-        #expect(try store.createNow(["objectId": "now"], condition: nil)?["objectId"] == "now")
+        #expect(try store.commitNow(store.mutation(.create, ["objectId": "now"], condition: nil))?["objectId"] == "now")
         let (entered, enter) = AsyncStream.makeStream(of: Void.self)
         let (released, release) = AsyncStream.makeStream(of: Void.self)
         let offloaded = Task {
@@ -189,12 +189,13 @@ struct ServerPlannedHTTPTests {
         }
         for await _ in entered { break }
         #expect(!traffic.isQuiet)
-        #expect(try store.createNow(["objectId": "handed-on"], condition: nil) == nil)
+        #expect(try store.commitNow(store.mutation(.create, ["objectId": "handed-on"], condition: nil)) == nil)
         release.yield()
         _ = try await offloaded.value
         #expect(traffic.isQuiet)
         #expect(try store.get(.string("handed-on")) == nil)
-        #expect(try await store.create(["objectId": "later"], condition: nil)["objectId"] == "later")
+        let later = try store.mutation(.create, ["objectId": "later"], condition: nil)
+        #expect(try await store.commit(later)["objectId"] == "later")
     }
 
     @Test("the Date header is RFC 9110's fixed format")

@@ -68,34 +68,24 @@ struct ModelResolvers: Sendable {
     static func mutate(_ verb: Verb, _ store: ModelStore, input: GQLValue?, condition: GQLValue?) async throws
         -> GQLValues
     {
-        let (input, filter) = try mutationArguments(verb, store, input: input, condition: condition)
-        switch verb {
-        case .create: return try await store.create(input, condition: filter)
-        case .update: return try await store.update(input, condition: filter)
-        case .delete: return try await store.delete(input, condition: filter)
-        }
+        try await store.commit(mutation(verb, store, input: input, condition: condition))
     }
 
-    /// ``mutate(_:_:input:condition:)`` committed on the caller's thread when no other thread is writing;
-    /// `nil`, with nothing written, when one is.
+    /// ``mutate(_:_:input:condition:)`` committed on the caller's thread when ``ModelStore/commitNow(_:)`` can;
+    /// `nil`, with nothing written, when it cannot.
     static func mutateNow(_ verb: Verb, _ store: ModelStore, input: GQLValue?, condition: GQLValue?) throws
         -> GQLValues?
     {
-        let (input, filter) = try mutationArguments(verb, store, input: input, condition: condition)
-        switch verb {
-        case .create: return try store.createNow(input, condition: filter)
-        case .update: return try store.updateNow(input, condition: filter)
-        case .delete: return try store.deleteNow(input, condition: filter)
-        }
+        try store.commitNow(mutation(verb, store, input: input, condition: condition))
     }
 
-    private static func mutationArguments(_ verb: Verb, _ store: ModelStore, input: GQLValue?, condition: GQLValue?)
-        throws -> (GQLValues, ModelFilter?)
+    private static func mutation(_ verb: Verb, _ store: ModelStore, input: GQLValue?, condition: GQLValue?) throws
+        -> ModelStore.Mutation
     {
         guard let input = input?.objectValue else {
             throw ResolverError.badRequest("\(verb)\(store.model.name) needs an input object")
         }
-        return (input, try store.filter(condition))
+        return try store.mutation(verb, input, condition: store.filter(condition))
     }
 
     /// Subscribe resolvers of `Subscription` fields by name; each event's source is the item itself.

@@ -136,18 +136,28 @@ struct ModelStore: Sendable {
     /// thread) and the synchronous one.
     typealias Mutation = @Sendable (GQLTransaction) throws -> GQLValues
 
-    /// `createT`: a new item at `_version` 1; a missing ID key gets a UUID.
-    func create(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
-        let mutation = try creation(input, condition: condition)
-        return try await traffic.offload { try await database.write(mutation) }
+    /// The transaction of `verb` for `input` and `condition`: `createT` makes a new item at `_version` 1 (a
+    /// missing ID key gets a UUID); `updateT` sets the given fields (absent = unchanged, null = cleared),
+    /// `_version` + 1; `deleteT` soft-deletes (`_deleted` set, `_version` + 1; the row stays for `sync`).
+    func mutation(_ verb: ModelResolvers.Verb, _ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
+        switch verb {
+        case .create: try creation(input, condition: condition)
+        case .update: try updating(input, condition: condition)
+        case .delete: try deletion(input, condition: condition)
+        }
     }
 
-    /// ``create(_:condition:)`` committed on the caller's thread (the dev server's event loop answering a plan)
-    /// when no mutation is being written off its caller's thread and no other thread is writing; `nil`, with
-    /// nothing written, otherwise (under concurrent writes the loops hand them on rather than take turns).
-    func createNow(_ input: GQLValues, condition: ModelFilter?) throws -> GQLValues? {
+    /// Commits `mutation` off the caller's thread; the item as answered.
+    func commit(_ mutation: @escaping Mutation) async throws -> GQLValues {
+        try await traffic.offload { try await database.write(mutation) }
+    }
+
+    /// Commits `mutation` on the caller's thread (the dev server's event loop answering a plan) when no mutation
+    /// is being written off its caller's thread and no other thread is writing; `nil`, with nothing written,
+    /// otherwise (under concurrent writes the loops hand them on rather than take turns).
+    func commitNow(_ mutation: Mutation) throws -> GQLValues? {
         guard traffic.isQuiet else { return nil }
-        return try database.writeIfFree(creation(input, condition: condition))
+        return try database.writeIfFree(mutation)
     }
 
     private func creation(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
@@ -187,18 +197,6 @@ struct ModelStore: Sendable {
         }
     }
 
-    /// `updateT`: the given fields (absent = unchanged, null = cleared), `_version` + 1.
-    func update(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
-        let mutation = try updating(input, condition: condition)
-        return try await traffic.offload { try await database.write(mutation) }
-    }
-
-    /// ``update(_:condition:)`` committed on the caller's thread when ``createNow(_:condition:)`` would (`nil`: not).
-    func updateNow(_ input: GQLValues, condition: ModelFilter?) throws -> GQLValues? {
-        guard traffic.isQuiet else { return nil }
-        return try database.writeIfFree(updating(input, condition: condition))
-    }
-
     private func updating(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
         let key = try codec.key(input[model.key])
         var changes: GQLValues = [:]
@@ -215,18 +213,6 @@ struct ModelStore: Sendable {
             changes["updatedAt"] = try serverStamp(updatedAt, "updatedAt", default: stamp)
             return changes
         }
-    }
-
-    /// `deleteT`: a soft delete — `_deleted` set, `_version` + 1; the row stays for `sync`.
-    func delete(_ input: GQLValues, condition: ModelFilter?) async throws -> GQLValues {
-        let mutation = try deletion(input, condition: condition)
-        return try await traffic.offload { try await database.write(mutation) }
-    }
-
-    /// ``delete(_:condition:)`` committed on the caller's thread when ``createNow(_:condition:)`` would (`nil`: not).
-    func deleteNow(_ input: GQLValues, condition: ModelFilter?) throws -> GQLValues? {
-        guard traffic.isQuiet else { return nil }
-        return try database.writeIfFree(deletion(input, condition: condition))
     }
 
     private func deletion(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
