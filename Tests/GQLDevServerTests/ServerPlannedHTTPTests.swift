@@ -34,6 +34,8 @@ struct ServerPlannedHTTPTests {
         ["query": "{ getObjects(objectId: \"a\") { ... on Objects { objectId } } }"],  // the executor's
         ["query": "{ getObjects(objectId: 1.5) { objectId } }"],  // invalid
         ["query": .string(ObjectsAPI.get)],  // a missing variable
+        ["query": .string(String(repeating: "{ a ", count: 40) + String(repeating: "} ", count: 40))],  // too deep
+        ["query": "{ getObjects(objectId: \"a\") { objectId }"],  // unparsable
         [  // two mutations: the router's
             "query": .string(
                 #"mutation { c: createObjects(input: {objectId: "c"}) { objectId } "#
@@ -54,20 +56,23 @@ struct ServerPlannedHTTPTests {
             answers.append(
                 try await withDevServer(configuration, logger: log.logger) { _, endpoints in
                     var texts: [String] = []
+                    var statuses: [Int] = []
                     for request in Self.sequence {
                         let outcome = try await httpRequest(
                             endpoints.http, body: try request.jsonString(), headers: headers)
-                        #expect(outcome.status == 200)
+                        statuses.append(outcome.status)
                         #expect(outcome.headers["content-type"] == "application/json; charset=utf-8")
                         #expect(outcome.headers["server"] == "GQLDevServer" && outcome.headers["date"] != nil)
                         texts.append(outcome.text)
                     }
+                    // Every answer 200 but the too-deep document's, refused as over a limit (400) by either path.
+                    #expect(statuses == Self.sequence.indices.map { $0 == Self.sequence.count - 3 ? 400 : 200 })
                     return texts
                 })
             let onLoop = log.lines.filter { $0.hasSuffix("(answered on the event loop)") }.count
-            // Every request but the executor's, the invalid one, the one with a missing variable and the one with
-            // two mutations.
-            #expect(onLoop == (routed ? 0 : Self.sequence.count - 4), "\(log.lines)")
+            // Every request but the executor's, the one with a missing variable and the one with two mutations
+            // (the invalid, too deep and unparsable documents are refused on the loop).
+            #expect(onLoop == (routed ? 0 : Self.sequence.count - 3), "\(log.lines)")
         }
         #expect(answers[0] == answers[1])
         #expect(answers[0][3] == #"{"data":{"getObjects":{"objectId":"a","text":"one"}}}"#)

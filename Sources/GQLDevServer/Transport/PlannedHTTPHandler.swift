@@ -11,8 +11,9 @@ import NIOHTTPTypes
 /// async sequence, a task resumes to read them, the router and middleware run, and the response is written back
 /// through an async writer. For a POST of one query or mutation that ``HTTPTransport/answerNow(_:body:)`` can
 /// answer (a planned operation, no `Origin`, a JSON content type, valid credentials, no fault injection) this
-/// handler writes the answer itself. Everything else — GET, OPTIONS, batches, operations the executor runs,
-/// refusals and errors of every kind — goes on to the router, which answers it as before.
+/// handler writes the answer itself, and so it does for such a POST whose document is refused (unparsable,
+/// invalid, over a limit), which is then scanned once. Everything else — GET, OPTIONS, batches, operations the
+/// executor runs, bad JSON, wrong credentials — goes on to the router, which answers it as before.
 ///
 /// It sits after Hummingbird's connection state handler, so idle timeouts, `Connection: close` and graceful
 /// shutdown see every request and answer. HTTP/1.1 answers leave in request order: while a request handed to the
@@ -70,7 +71,7 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 if request.body.readableBytes > 0 { route(context, wrapInboundOut(.body(request.body))) }
                 return route(context, data)
             }
-            write(context, answer)
+            write(context, answer.status, answer.json)
         }
     }
 
@@ -92,11 +93,11 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    /// Writes a 200 JSON answer with the headers the router's answers carry; flushed when the read ends.
-    private func write(_ context: ChannelHandlerContext, _ json: String) {
+    /// Writes a JSON answer with the headers the router's answers carry; flushed when the read ends.
+    private func write(_ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: String) {
         var body = context.channel.allocator.buffer(capacity: json.utf8.count)
         body.writeString(json)
-        var head = HTTPResponse(status: .ok)
+        var head = HTTPResponse(status: status)
         head.headerFields.reserveCapacity(4)
         head.headerFields[.contentType] = "application/json; charset=utf-8"
         head.headerFields[.contentLength] = String(body.readableBytes)
@@ -187,21 +188,31 @@ extension HTTPTransport {
         return !BrowserRules.isSimple(contentType)
     }
 
-    /// The JSON answer to a POST holding one query or mutation that a compiled plan runs, computed and committed
-    /// on the caller's thread; `nil` for every other request (wrong credentials, a batch, a refusal, an operation
-    /// for the executor), which then goes through the router and ``post(_:)`` as if this had not been asked.
+    /// The answer to a POST holding one query or mutation that a compiled plan runs, computed and committed on
+    /// the caller's thread, or to one whose document is refused (unparsable, invalid, over a limit: nothing runs);
+    /// `nil` for every other request (wrong credentials, a batch, an operation for the executor), which then goes
+    /// through the router and ``post(_:)`` as if this had not been asked.
     /// Nothing is read or written before the answer is certain to come from here.
-    func answerNow(_ head: HTTPRequest, body: ByteBuffer) -> String? {
+    func answerNow(_ head: HTTPRequest, body: ByteBuffer) -> (status: HTTPResponse.Status, json: String)? {
         guard let engine = engine as? DevEngine,
             case .success = authenticator.check(DevAuthenticator.Credentials(headers: head.headerFields)),
-            case .success(.single(let request)) = HTTPRequestDecoder.decodeBody(Data(body.readableBytesView)),
-            case .success(let prepared) = engine.prepare(request), prepared.kind != .subscription,
-            let plan = prepared.plan, prepared.cost <= limits.maxCost,
-            let response = engine.runNow(
-                plan, prepared, formatter: ResponseFormatter(style: .standard),
-                budget: ResponseBudget(limit: limits.maxResponseBytes))
+            case .success(.single(let request)) = HTTPRequestDecoder.decodeBody(Data(body.readableBytesView))
         else { return nil }
-        logger.info("POST \(request.operationName ?? "anonymous") → 200 (answered on the event loop)")
-        return response.json
+        let answer: (status: HTTPResponse.Status, json: String)
+        switch engine.prepare(request) {
+        case .failure(let refusal):
+            // Answered here as ``post(_:)`` answers it, so a refused document is not scanned a second time.
+            answer = (refusal.reason == .limit ? .badRequest : .ok, ResponseJSON.text(refusal.response(.standard)))
+        case .success(let prepared):
+            guard prepared.kind != .subscription, let plan = prepared.plan, prepared.cost <= limits.maxCost,
+                let response = engine.runNow(
+                    plan, prepared, formatter: ResponseFormatter(style: .standard),
+                    budget: ResponseBudget(limit: limits.maxResponseBytes))
+            else { return nil }
+            answer = (.ok, response.json)
+        }
+        logger.info(
+            "POST \(request.operationName ?? "anonymous") → \(answer.status.code) (answered on the event loop)")
+        return answer
     }
 }
