@@ -5,6 +5,8 @@
 #
 #   bash Benchmarks/profile-server.sh get|create [CONNECTIONS] [SECONDS]
 #
+# It prints the shared objects by self share, the project frames by inclusive share, then the top symbols by self share.
+#
 # Needs a release build of ServerBench (make bench-server builds one), wrk and perf (apt install wrk linux-perf).
 # Sampling slows the server; the rates it prints are for orientation, the figures are ServerBench's.
 set -euo pipefail
@@ -46,8 +48,12 @@ perf record -F 2000 -g -p "$server" -o "$work/perf.data" -- sleep "$seconds" >/d
 recorder=$!
 wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$work/load.lua" "$url" | grep -E 'Requests/sec|Non-2xx'
 wait "$recorder" || true
+set +o pipefail  # head closes the reports early
 echo "--- shared objects (self)"
 perf report -i "$work/perf.data" --no-children --sort dso -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
 echo "--- project frames (inclusive)"
 perf report -i "$work/perf.data" --children --sort sym -g none 2>/dev/null | grep -v '^#' \
   | grep -E 'GQLDevServer|GQLStore|GQLCore' | head -40 | swift demangle --simplified | cut -c1-160
+echo "--- symbols (self)"
+perf report -i "$work/perf.data" --no-children --sort dso,sym -g none 2>/dev/null | grep -v '^#' | grep -v '^$' \
+  | head -30 | swift demangle --simplified | cut -c1-160

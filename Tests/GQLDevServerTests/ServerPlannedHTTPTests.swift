@@ -176,31 +176,71 @@ struct ServerPlannedHTTPTests {
         }
     }
 
-    @Test("a store commits on the caller's thread only while no mutation is written off one, and the writer is free")
+    @Test("a store commits on the caller's thread only while its write queue is idle and the writer is free")
     func writesOnTheLoopOnlyWhenQuiet() async throws {
         let fixture = try EngineFixture()
         let model = try #require(try ModelParser.parse(ModelParser.defaultSDL, maxNesting: 8).models.first)
-        let traffic = WriteTraffic()
-        let store = ModelStore(model: model, database: fixture.db, traffic: traffic)
+        let writes = WriteQueue(database: fixture.db)
+        let store = ModelStore(model: model, database: fixture.db, writes: writes)
         #expect(try store.commitNow(store.mutation(.create, ["objectId": "now"], condition: nil))?["objectId"] == "now")
-        let (entered, enter) = AsyncStream.makeStream(of: Void.self)
-        let (released, release) = AsyncStream.makeStream(of: Void.self)
-        let offloaded = Task {
-            try await traffic.offload {
-                enter.yield()
-                for await _ in released { break }
-                return 0
-            }
-        }
-        for await _ in entered { break }
-        #expect(!traffic.isQuiet)
+        let gate = Gate()
+        writes.submit({ _ in
+            gate.enter()
+            return [:]
+        }) { _ in }
+        gate.waitUntilEntered()
+        #expect(!writes.isQuiet)
         #expect(try store.commitNow(store.mutation(.create, ["objectId": "handed-on"], condition: nil)) == nil)
-        release.yield()
-        _ = try await offloaded.value
-        #expect(traffic.isQuiet)
+        gate.release()
         #expect(try store.get(.string("handed-on")) == nil)
         let later = try store.mutation(.create, ["objectId": "later"], condition: nil)
         #expect(try await store.commit(later)["objectId"] == "later")
+        // The writer held by another thread: not committed on the caller's thread either.
+        let held = Gate()
+        let holder = Thread {
+            try? fixture.db.write { _ in held.enter() }
+        }
+        holder.start()
+        held.waitUntilEntered()
+        #expect(try store.commitNow(store.mutation(.create, ["objectId": "busy"], condition: nil)) == nil)
+        held.release()
+    }
+
+    @Test("a mutation queued while the writer is busy is answered once committed, and the connection's later requests after it")
+    func queuedMutationKeepsOrder() async throws {
+        try await withDevServer { server, endpoints in
+            let database = try #require(server.devEngine?.database)
+            let port = try #require(URL(string: endpoints.http)?.port)
+            func request(_ query: String, close: Bool = false) throws -> String {
+                let body = try GQLValue.object(["query": .string(query)]).jsonString()
+                return "POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\n\(close ? "Connection: close\r\n" : "")\r\n\(body)"
+            }
+            let held = Gate()
+            let holder = Thread {
+                try? database.write { _ in held.enter() }
+            }
+            holder.start()
+            held.waitUntilEntered()
+            let connection = try RawConnection(port: port)
+            await connection.send(
+                try request(#"mutation { createObjects(input: {objectId: "q", text: "queued"}) { objectId text } }"#)
+                    + request(#"{ getObjects(objectId: "q") { text } }"#)
+                    + request(#"{ n: getObjects(objectId: "q") { objectId } }"#, close: true))
+            let early = await connection.readUntilClosed(timeout: 1)
+            #expect(early.text.isEmpty, "answered while the writer was held: \(early.text)")
+            held.release()
+            let reply = await connection.readUntilClosed()
+            #expect(reply.closed)
+            let bodies = (early.text + reply.text).components(separatedBy: "\r\n\r\n").dropFirst().map {
+                $0.components(separatedBy: "HTTP/1.1").first ?? ""
+            }
+            #expect(
+                bodies == [
+                    #"{"data":{"createObjects":{"objectId":"q","text":"queued"}}}"#,
+                    #"{"data":{"getObjects":{"text":"queued"}}}"#, #"{"data":{"n":{"objectId":"q"}}}"#,
+                ])
+        }
     }
 
     @Test("the Date header is RFC 9110's fixed format")

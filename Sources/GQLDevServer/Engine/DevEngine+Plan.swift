@@ -32,34 +32,57 @@ extension DevEngine {
         return Self.response(plan, items, formatter: formatter)
     }
 
-    /// ``run(_:_:formatter:budget:)`` on the caller's thread, a mutation committed there too: for a transport
-    /// that answers on its connection's event loop. `nil`, with nothing written, when the executor must run it,
-    /// when it holds more than one mutation, or when another thread holds the database's writer (the event loop
-    /// does not wait for it: the caller hands the request to a path that writes off the loop).
+    /// What ``runNow(_:_:formatter:budget:)`` gives.
+    enum NowOutcome: Sendable {
+        /// The whole response, computed (and a mutation committed) on the caller's thread.
+        case response(Response)
+        /// A mutation that the caller's thread could not commit now, to be queued on `writes` (the engine's
+        /// ``WriteQueue``); `response` turns its answer or error into the response.
+        case queued(
+            writes: WriteQueue, mutation: ModelStore.Mutation,
+            response: @Sendable (Result<GQLValues, any Error>) -> Response)
+    }
+
+    /// ``run(_:_:formatter:budget:)`` on the caller's thread, a mutation committed there too when the writer is
+    /// free: for a transport that answers on its connection's event loop. When the engine's mutations are being
+    /// committed in groups off the loop, or another thread holds the writer, the mutation comes back `.queued`,
+    /// nothing written, for the caller to queue (the event loop does not wait for the writer). `nil`, with
+    /// nothing read or written, when the executor must run it or it holds more than one mutation.
     func runNow(_ plan: OperationPlan, _ prepared: Prepared, formatter: ResponseFormatter, budget: ResponseBudget)
-        -> Response?
+        -> NowOutcome?
     {
         guard plan.fields.count(where: \.mutates) <= 1,
             let arguments = Self.arguments(of: plan, variables: prepared.request.variables)
         else { return nil }
         var items: [Result<GQLValues?, any Error>] = []
         items.reserveCapacity(plan.fields.count)
+        var queued: (index: Int, store: ModelStore, mutation: ModelStore.Mutation)?
         for (field, args) in zip(plan.fields, arguments) {
             guard case .mutate(let verb, let store) = field.action else {
+                // In a mutation, the other root fields can only be `__typename`: nothing is read after a write.
                 items.append(Result { try Self.read(field, args, budget: budget) })
                 continue
             }
             do {
-                guard
-                    let item = try ModelResolvers.mutateNow(
-                        verb, store, input: args["input"], condition: args["condition"])
-                else { return nil }
-                items.append(.success(item))
+                let mutation = try ModelResolvers.mutation(
+                    verb, store, input: args["input"], condition: args["condition"])
+                if let item = try store.commitNow(mutation) {
+                    items.append(.success(item))
+                } else {
+                    queued = (items.count, store, mutation)
+                    items.append(.success(nil))
+                }
             } catch {
                 items.append(.failure(error))
             }
         }
-        return Self.response(plan, items, formatter: formatter)
+        guard let queued else { return .response(Self.response(plan, items, formatter: formatter)) }
+        let before = items
+        return .queued(writes: queued.store.writes, mutation: queued.mutation) { result in
+            var items = before
+            items[queued.index] = result.map { $0 }
+            return Self.response(plan, items, formatter: formatter)
+        }
     }
 
     /// A root field that reads: its item (`nil`: null), charged to `budget`.

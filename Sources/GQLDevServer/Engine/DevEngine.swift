@@ -87,11 +87,11 @@ package final class DevEngine: Sendable {
     ) throws {
         let parsed = try ModelParser.parse(sdl ?? ModelParser.defaultSDL, maxNesting: limits.maxNesting)
         var stores: [String: ModelStore] = [:]
-        let traffic = WriteTraffic()
+        let writes = WriteQueue(database: database)
         for model in parsed.models {
             let store = ModelStore(
                 model: model, database: database, maxFilterTerms: limits.maxFilterTerms, clock: clock,
-                traffic: traffic)
+                writes: writes)
             try store.createTable()
             stores[model.name] = store
         }

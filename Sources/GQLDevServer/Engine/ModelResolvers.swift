@@ -71,15 +71,9 @@ struct ModelResolvers: Sendable {
         try await store.commit(mutation(verb, store, input: input, condition: condition))
     }
 
-    /// ``mutate(_:_:input:condition:)`` committed on the caller's thread when ``ModelStore/commitNow(_:)`` can;
-    /// `nil`, with nothing written, when it cannot.
-    static func mutateNow(_ verb: Verb, _ store: ModelStore, input: GQLValue?, condition: GQLValue?) throws
-        -> GQLValues?
-    {
-        try store.commitNow(mutation(verb, store, input: input, condition: condition))
-    }
-
-    private static func mutation(_ verb: Verb, _ store: ModelStore, input: GQLValue?, condition: GQLValue?) throws
+    /// The transaction of `verb` for its `input` and `condition` arguments as GraphQL coerced them, checked and
+    /// built, nothing written.
+    static func mutation(_ verb: Verb, _ store: ModelStore, input: GQLValue?, condition: GQLValue?) throws
         -> ModelStore.Mutation
     {
         guard let input = input?.objectValue else {

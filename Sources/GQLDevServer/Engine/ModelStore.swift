@@ -1,7 +1,6 @@
 import Foundation
 import GQLCore
 import GQLStore
-import Synchronization
 
 /// The rows of one model in SQLite: reads with bound SQL, and the AppSync mutations (versioned, soft-deleted,
 /// conflict-checked) each in one write transaction.
@@ -11,6 +10,7 @@ struct ModelStore: Sendable {
     let database: GQLDatabase
     private let selectSQL: String
     private let byKeySQL: String
+    private let insertSQL: String
 
     /// One page of a `list` or `sync` query.
     struct Page: Sendable {
@@ -25,21 +25,22 @@ struct ModelStore: Sendable {
     let maxFilterTerms: Int
     /// The time mutations stamp.
     let clock: @Sendable () -> Date
-    /// The mutations of the engine's stores being written off their caller's thread now.
-    let traffic: WriteTraffic
+    /// The engine's mutations that are committed off their caller's thread, in groups.
+    let writes: WriteQueue
 
     init(
         model: ModelDefinition, database: GQLDatabase, maxFilterTerms: Int = 1_000,
-        clock: @escaping @Sendable () -> Date = Date.init, traffic: WriteTraffic = WriteTraffic()
+        clock: @escaping @Sendable () -> Date = Date.init, writes: WriteQueue? = nil
     ) {
         self.model = model
-        self.traffic = traffic
+        self.writes = writes ?? WriteQueue(database: database)
         self.maxFilterTerms = maxFilterTerms
         self.clock = clock
         self.codec = ModelCodec(model: model)
         self.database = database
         self.selectSQL = "SELECT \(model.selectList) FROM \(model.table)"
         self.byKeySQL = selectSQL + " WHERE \(model.key.sqlIdentifier) = ?"
+        self.insertSQL = model.insertSQL
     }
 
     /// Creates the table and its sync index when they do not exist.
@@ -147,16 +148,16 @@ struct ModelStore: Sendable {
         }
     }
 
-    /// Commits `mutation` off the caller's thread; the item as answered.
+    /// Commits `mutation` off the caller's thread, through the engine's ``WriteQueue``; the item as answered.
     func commit(_ mutation: @escaping Mutation) async throws -> GQLValues {
-        try await traffic.offload { try await database.write(mutation) }
+        try await writes.commit(mutation)
     }
 
-    /// Commits `mutation` on the caller's thread (the dev server's event loop answering a plan) when no mutation
-    /// is being written off its caller's thread and no other thread is writing; `nil`, with nothing written,
-    /// otherwise (under concurrent writes the loops hand them on rather than take turns).
+    /// Commits `mutation` on the caller's thread (the dev server's event loop answering a plan) when the
+    /// engine's ``WriteQueue`` is idle and no other thread is writing; `nil`, with nothing written, otherwise
+    /// (under concurrent writes the loops queue them, to be committed in groups, rather than take turns).
     func commitNow(_ mutation: Mutation) throws -> GQLValues? {
-        guard traffic.isQuiet else { return nil }
+        guard writes.isQuiet else { return nil }
         return try database.writeIfFree(mutation)
     }
 
@@ -183,18 +184,22 @@ struct ModelStore: Sendable {
         values["_lastChangedAt"] = .int(ModelCodec.milliseconds(now))
         let table = model.name
         let keyName = model.key
-        let storedValues = values
+        let row = model.fields.map { values[$0.name] ?? .null }
         let item = codec.item(values)
+        let insertSQL = insertSQL
         return { tx in
-            if try row(tx, key) != nil {
-                throw ResolverError.conditionFailed("a \(table) with \(keyName) \(key) already exists")
-            }
             if let condition, !condition.matches([:]) {
+                if try self.row(tx, key) != nil { throw Self.exists(table, keyName, key) }
                 throw ResolverError.conditionFailed("the condition of create\(table) does not hold")
             }
-            try tx.insert(table, storedValues.mapValues { $0 as any GQLValueConvertible })
+            // One statement: a taken key changes nothing (so the check needs no read of its own).
+            guard try tx.change(sql: insertSQL, row, table: table) > 0 else { throw Self.exists(table, keyName, key) }
             return item
         }
+    }
+
+    private static func exists(_ table: String, _ keyName: String, _ key: GQLValue) -> ResolverError {
+        .conditionFailed("a \(table) with \(keyName) \(key) already exists")
     }
 
     private func updating(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
@@ -258,23 +263,5 @@ struct ModelStore: Sendable {
     private func serverStamp(_ given: GQLValue?, _ name: String, default stamp: GQLValue) throws -> GQLValue {
         guard let field = model.field(name), field.line > 0, let given, !given.isNull else { return stamp }
         return try codec.column(given, field)
-    }
-}
-
-/// How many mutations of an engine's stores are being written off their caller's thread (the async path).
-///
-/// While any are, an event loop answering a planned mutation does not commit it itself but hands it on: under
-/// concurrent writes, loops that took turns at the one writer would each stall their other connections.
-final class WriteTraffic: Sendable {
-    private let offloaded = Atomic<Int>(0)
-
-    /// Whether no mutation is being written off its caller's thread now.
-    var isQuiet: Bool { offloaded.load(ordering: .relaxed) == 0 }
-
-    /// Runs `write`, counted while it runs.
-    func offload<T: Sendable>(_ write: () async throws -> T) async throws -> T {
-        offloaded.add(1, ordering: .relaxed)
-        defer { offloaded.subtract(1, ordering: .relaxed) }
-        return try await write()
     }
 }

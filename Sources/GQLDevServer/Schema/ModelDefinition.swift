@@ -160,6 +160,12 @@ struct ModelDefinition: Sendable {
     var table: String { name.sqlIdentifier }
     var selectList: String { fields.map(\.name.sqlIdentifier).joined(separator: ", ") }
 
+    /// The insert of a new item, every field bound in ``fields`` order; it changes nothing when the key is taken.
+    var insertSQL: String {
+        "INSERT INTO \(table) (\(selectList)) VALUES (\(fields.map { _ in "?" }.joined(separator: ", "))) "
+            + "ON CONFLICT DO NOTHING"
+    }
+
     /// `CREATE TABLE IF NOT EXISTS` plus an index for delta sync.
     var createSQL: String {
         let columns = fields.map { field -> String in

@@ -17,7 +17,9 @@ import NIOHTTPTypes
 ///
 /// It sits after Hummingbird's connection state handler, so idle timeouts, `Connection: close` and graceful
 /// shutdown see every request and answer. HTTP/1.1 answers leave in request order: while a request handed to the
-/// router has not been answered, every later request on the connection goes to the router too.
+/// router has not been answered, every later request on the connection goes to the router too; while a mutation
+/// queued for a group commit (``WriteQueue``) has not been answered, the connection's later requests wait here
+/// (and its reads are held), then go on in order.
 final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -36,6 +38,12 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var held: Held?
     /// Requests handed to the router whose answer has not ended.
     private var routed = 0
+    /// Whether a queued mutation's answer is awaited; the connection's later request parts wait in `waiting`,
+    /// and its reads are held, until it is written.
+    private var awaitingCommit = false
+    private var waiting: [NIOAny] = []
+    private var readHeld = false
+    private var isRemoved = false
     private var needsFlush = false
     private var date = HTTPDate()
 
@@ -45,6 +53,7 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !awaitingCommit else { return waiting.append(data) }
         switch unwrapInboundIn(data) {
         case .head(let head):
             if routed == 0, held == nil, transport.mayAnswerNow(head), Self.declaredLength(head) ?? 0 <= maxHeldBytes {
@@ -66,12 +75,40 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             guard let request = held else { return context.fireChannelRead(data) }
             held = nil
-            guard let answer = transport.answerNow(request.head, body: request.body) else {
+            switch transport.answerNow(request.head, body: request.body) {
+            case .answer(let status, let json):
+                write(context, status, json)
+            case .queued(let writes, let mutation, let json):
+                awaitingCommit = true
+                let loop = context.eventLoop
+                let bound = NIOLoopBound((self, context), eventLoop: loop)
+                writes.submit(mutation) { result in
+                    let body = json(result)
+                    loop.execute {
+                        let (handler, context) = bound.value
+                        handler.committed(context, body)
+                    }
+                }
+            case nil:
                 route(context, wrapInboundOut(.head(request.head)), startsRequest: true)
                 if request.body.readableBytes > 0 { route(context, wrapInboundOut(.body(request.body))) }
-                return route(context, data)
+                route(context, data)
             }
-            write(context, answer.status, answer.json)
+        }
+    }
+
+    /// Writes a queued mutation's answer, then goes on with the request parts that waited for it.
+    private func committed(_ context: ChannelHandlerContext, _ json: String) {
+        awaitingCommit = false
+        guard !isRemoved else { return }
+        write(context, .ok, json)
+        while !awaitingCommit, !waiting.isEmpty {
+            channelRead(context: context, data: waiting.removeFirst())
+        }
+        channelReadComplete(context: context)
+        if !awaitingCommit, readHeld {
+            readHeld = false
+            context.read()
         }
     }
 
@@ -81,6 +118,16 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.flush()
         }
         context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        guard !awaitingCommit else { return readHeld = true }
+        context.read()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        isRemoved = true
+        waiting.removeAll()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -188,12 +235,24 @@ extension HTTPTransport {
         return !BrowserRules.isSimple(contentType)
     }
 
+    /// An answer of ``answerNow(_:body:)``.
+    enum NowAnswer {
+        /// The status and JSON body, computed (and a mutation committed) on the caller's thread.
+        case answer(HTTPResponse.Status, String)
+        /// A mutation to queue on `writes`, the engine's ``WriteQueue``; `json` turns its outcome into the
+        /// answer's body (status 200).
+        case queued(
+            writes: WriteQueue, mutation: ModelStore.Mutation,
+            json: @Sendable (Result<GQLValues, any Error>) -> String)
+    }
+
     /// The answer to a POST holding one query or mutation that a compiled plan runs, computed and committed on
-    /// the caller's thread, or to one whose document is refused (unparsable, invalid, over a limit: nothing runs);
-    /// `nil` for every other request (wrong credentials, a batch, an operation for the executor), which then goes
-    /// through the router and ``post(_:)`` as if this had not been asked.
+    /// the caller's thread (or its mutation handed back to queue, when the writer is busy), or to one whose
+    /// document is refused (unparsable, invalid, over a limit: nothing runs); `nil` for every other request
+    /// (wrong credentials, a batch, an operation for the executor), which then goes through the router and
+    /// ``post(_:)`` as if this had not been asked.
     /// Nothing is read or written before the answer is certain to come from here.
-    func answerNow(_ head: HTTPRequest, body: ByteBuffer) -> (status: HTTPResponse.Status, json: String)? {
+    func answerNow(_ head: HTTPRequest, body: ByteBuffer) -> NowAnswer? {
         guard let engine = engine as? DevEngine,
             case .success = authenticator.check(DevAuthenticator.Credentials(headers: head.headerFields)),
             case .success(.single(let request)) = HTTPRequestDecoder.decodeBody(Data(body.readableBytesView))
@@ -205,14 +264,20 @@ extension HTTPTransport {
             answer = (refusal.reason == .limit ? .badRequest : .ok, ResponseJSON.text(refusal.response(.standard)))
         case .success(let prepared):
             guard prepared.kind != .subscription, let plan = prepared.plan, prepared.cost <= limits.maxCost,
-                let response = engine.runNow(
+                let outcome = engine.runNow(
                     plan, prepared, formatter: ResponseFormatter(style: .standard),
                     budget: ResponseBudget(limit: limits.maxResponseBytes))
             else { return nil }
-            answer = (.ok, response.json)
+            switch outcome {
+            case .response(let response):
+                answer = (.ok, response.json)
+            case .queued(let writes, let mutation, let response):
+                logger.info("POST \(request.operationName ?? "anonymous") → queued for a group commit")
+                return .queued(writes: writes, mutation: mutation) { response($0).json }
+            }
         }
         logger.info(
             "POST \(request.operationName ?? "anonymous") → \(answer.status.code) (answered on the event loop)")
-        return answer
+        return .answer(answer.status, answer.json)
     }
 }

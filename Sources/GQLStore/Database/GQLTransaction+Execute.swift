@@ -33,4 +33,18 @@ extension GQLTransaction {
         try connection.run(sql, values, table: table)
         return sqlite3_last_insert_rowid(connection.handle)
     }
+
+    /// Runs one write statement of a module's own tables, prepared once per connection, with `values` bound in
+    /// order, and returns how many rows it changed (`sqlite3_changes`); `table` names the table in its errors.
+    ///
+    /// Like ``insert(sql:_:table:)`` it leaves the schema caches alone and reads no rows back; GQLDevServer
+    /// creates an item with it (`INSERT … ON CONFLICT DO NOTHING`: 0 when the key is taken).
+    /// ```swift
+    /// let created = try tx.change(sql: "INSERT INTO Note (id, text) VALUES (?, ?) ON CONFLICT DO NOTHING", ["n1", "hi"], table: "Note") > 0
+    /// ```
+    package func change(sql: String, _ values: [GQLValue], table: String) throws -> Int {
+        let connection = try checkedConnection(write: true)
+        try connection.run(sql, values, table: table)
+        return Int(sqlite3_changes(connection.handle))
+    }
 }
