@@ -14,6 +14,8 @@ struct ServerRows: Sendable {
     let key: String
     /// The table's columns.
     let columns: Set<String>
+    /// The same, in the table's order: an item's values are bound in it.
+    let ordered: [String]
 
     /// What a batch of items did to the table.
     struct Tally: Sendable, Equatable {
@@ -39,41 +41,81 @@ struct ServerRows: Sendable {
         }
         self.table = table
         self.key = key
-        columns = Set(info.compactMap { $0["name"]?.stringValue })
+        ordered = info.compactMap { $0["name"]?.stringValue }
+        columns = Set(ordered)
     }
 
     /// Writes `items` inside `tx`; `shielded` are the keys (``keyText(_:)``) with unsent outbox items.
+    ///
+    /// Each item is written as the dictionary API's `insertUpdate` would write its table's fields, through one
+    /// statement per set of fields present (usually one a page), built once rather than once per item.
     ///
     /// - Throws: ``GQLError`` `.decoding` naming the item when one is not an object or lacks the key.
     func apply(_ items: [GQLValue], shielded: Set<String>, in tx: GQLTransaction, source: String) throws -> Tally {
         var tally = Tally()
         let versions = try localVersions(items, in: tx)
+        // The key as text is needed only to look it up in one of these.
+        let compares = !shielded.isEmpty || !versions.isEmpty
+        var upserts: [UInt64: GQLTransaction.RowUpsert] = [:]
+        var values: [GQLValue] = []
+        values.reserveCapacity(ordered.count)
         for (index, item) in items.enumerated() {
             guard case .object(let fields) = item, let keyValue = fields[key], !keyValue.isNull,
-                let keyText = Self.keyText(keyValue)
+                let keyText = compares || !Self.isPlainKey(keyValue) ? Self.keyText(keyValue) : ""
             else {
                 throw GQLError(
                     .decoding, "\(source): item \(index) is not an object with a '\(key)' key", table: table)
             }
-            if shielded.contains(keyText) {
-                tally.kept += 1
-                continue
-            }
-            if let local = versions[keyText], let version = fields["_version"]?.intValue, local > version {
-                tally.kept += 1
-                continue
+            if compares {
+                if shielded.contains(keyText) {
+                    tally.kept += 1
+                    continue
+                }
+                if let local = versions[keyText], let version = fields["_version"]?.intValue, local > version {
+                    tally.kept += 1
+                    continue
+                }
             }
             if fields["_deleted"]?.boolValue == true {
                 if try tx.deleteOne(table, key: keyValue) { tally.deleted += 1 }
                 continue
             }
-            var values: [String: any GQLValueConvertible] = [:]
-            values.reserveCapacity(columns.count)
-            for (name, value) in fields where columns.contains(name) { values[name] = value }
-            try tx.insertUpdate(table, values)
+            guard ordered.count <= 64 else {
+                var named: [String: any GQLValueConvertible] = [:]
+                for (name, value) in fields where columns.contains(name) { named[name] = value }
+                try tx.insertUpdate(table, named)
+                tally.written += 1
+                continue
+            }
+            // Which of the table's columns the item has, as bits in the table's order.
+            var present: UInt64 = 0
+            values.removeAll(keepingCapacity: true)
+            for (position, name) in ordered.enumerated() {
+                if let value = fields[name] {
+                    present |= 1 << UInt64(position)
+                    values.append(value)
+                }
+            }
+            let upsert: GQLTransaction.RowUpsert
+            if let made = upserts[present] {
+                upsert = made
+            } else {
+                upsert = try tx.rowUpsert(
+                    table, columns: ordered.enumerated().filter { present & (1 << UInt64($0.offset)) != 0 }.map(\.element))
+                upserts[present] = upsert
+            }
+            try tx.upsert(upsert, values)
             tally.written += 1
         }
         return tally
+    }
+
+    /// Whether ``keyText(_:)`` of `value` cannot fail: a string or a whole number.
+    private static func isPlainKey(_ value: GQLValue) -> Bool {
+        switch value {
+        case .string, .int: true
+        default: false
+        }
     }
 
     /// The `_version` of the local rows of `items`, by key text; empty when the table has no `_version`.
