@@ -34,19 +34,20 @@ else
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 counter = 0
+run = os.getenv("RUN") or "0"  -- a new prefix per wrk run, so that every create makes a new object
 local threads = 0
 function setup(thread) threads = threads + 1; thread:set("tid", threads) end
 request = function()
   counter = counter + 1
-  return wrk.format(nil, nil, nil, '{"query":"mutation Create($input: CreateObjectsInput!) { createObjects(input: $input) { objectId text number } }","variables":{"input":{"objectId":"p-' .. tid .. '-' .. counter .. '","text":"benchmark","number":1,"boolean":true}}}')
+  return wrk.format(nil, nil, nil, '{"query":"mutation Create($input: CreateObjectsInput!) { createObjects(input: $input) { objectId text number } }","variables":{"input":{"objectId":"p-' .. run .. '-' .. tid .. '-' .. counter .. '","text":"benchmark","number":1,"boolean":true}}}')
 end
 LUA
 fi
 threads=$(( connections < 2 ? connections : 2 ))
-wrk -t1 -c1 -d1s -s "$work/load.lua" "$url" >/dev/null
+RUN=$RANDOM$RANDOM wrk -t1 -c1 -d1s -s "$work/load.lua" "$url" >/dev/null
 perf record -F 2000 -g -p "$server" -o "$work/perf.data" -- sleep "$seconds" >/dev/null 2>&1 &
 recorder=$!
-wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$work/load.lua" "$url" | grep -E 'Requests/sec|Non-2xx'
+RUN=$RANDOM$RANDOM wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$work/load.lua" "$url" | grep -E 'Requests/sec|Non-2xx'
 wait "$recorder" || true
 set +o pipefail  # head closes the reports early
 echo "--- shared objects (self)"
