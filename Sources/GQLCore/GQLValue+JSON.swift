@@ -56,7 +56,12 @@ extension GQLValue {
 
     /// Parses JSON bytes. Numbers without a fraction or exponent that fit in `Int64` become `.int`.
     public init(json data: Data) throws {
-        var parser = JSONParser(bytes: [UInt8](data))
+        try self.init(jsonBytes: [UInt8](data))
+    }
+
+    /// Parses JSON bytes already in an array (no copy): for a module that holds a request body's bytes.
+    package init(jsonBytes bytes: [UInt8]) throws {
+        var parser = JSONParser(bytes: bytes)
         self = try parser.parseDocument()
     }
 

@@ -21,9 +21,14 @@ enum HTTPRequestDecoder {
 
     /// Decodes a POST body.
     static func decodeBody(_ bytes: Data) -> Result<Payload, Failure> {
+        decodeBody([UInt8](bytes))
+    }
+
+    /// Decodes a POST body's bytes.
+    static func decodeBody(_ bytes: [UInt8]) -> Result<Payload, Failure> {
         let value: GQLValue
         do {
-            value = try GQLValue(json: bytes)
+            value = try GQLValue(jsonBytes: bytes)
         } catch {
             return .failure(Failure("The body is not valid JSON: \(error)"))
         }

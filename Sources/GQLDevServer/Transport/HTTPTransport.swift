@@ -39,7 +39,7 @@ struct HTTPTransport: Sendable {
         } catch {
             return Self.error(.badRequest, "The body could not be read: \(error)")
         }
-        switch HTTPRequestDecoder.decodeBody(Data(body.readableBytesView)) {
+        switch HTTPRequestDecoder.decodeBody(Array(body.readableBytesView)) {
         case .failure(let failure):
             return Self.error(.badRequest, failure.message)
         case .success(.single(let graphQLRequest)):

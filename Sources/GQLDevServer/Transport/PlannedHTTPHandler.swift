@@ -9,7 +9,7 @@ import NIOHTTPTypes
 ///
 /// A request through the router costs more than the plan that answers it: the request parts are yielded to an
 /// async sequence, a task resumes to read them, the router and middleware run, and the response is written back
-/// through an async writer. For a POST of one query or mutation that ``HTTPTransport/answerNow(_:body:)`` can
+/// through an async writer. For a POST of one query or mutation that ``HTTPTransport/answerNow(_:body:engine:)`` can
 /// answer (a planned operation, no `Origin`, a JSON content type, valid credentials, no fault injection) this
 /// handler writes the answer itself, and so it does for such a POST whose document is refused (unparsable,
 /// invalid, over a limit), which is then scanned once. Everything else — GET, OPTIONS, batches, operations the
@@ -33,6 +33,8 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let transport: HTTPTransport
+    /// The engine whose plans answer here (`nil`: another executor, and every request goes to the router).
+    private let engine: DevEngine?
     /// The largest body held here; a larger request goes to the router (which applies `maxBodyBytes`).
     private let maxHeldBytes: Int
     private var held: Held?
@@ -49,6 +51,7 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     init(transport: HTTPTransport) {
         self.transport = transport
+        self.engine = transport.engine as? DevEngine
         self.maxHeldBytes = min(transport.maxBodyBytes, 64 * 1024)
     }
 
@@ -56,7 +59,7 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard !awaitingCommit else { return waiting.append(data) }
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if routed == 0, held == nil, transport.mayAnswerNow(head), Self.declaredLength(head) ?? 0 <= maxHeldBytes {
+            if routed == 0, held == nil, engine != nil, transport.mayAnswerNow(head, maxBodyBytes: maxHeldBytes) {
                 held = Held(head: head, body: context.channel.allocator.buffer(capacity: 0))
                 return
             }
@@ -75,7 +78,8 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             guard let request = held else { return context.fireChannelRead(data) }
             held = nil
-            switch transport.answerNow(request.head, body: request.body) {
+            guard let engine else { return context.fireChannelRead(data) }  // not held without one
+            switch transport.answerNow(request.head, body: request.body, engine: engine) {
             case .answer(let status, let json):
                 write(context, status, json)
             case .queued(let writes, let mutation, let json):
@@ -155,11 +159,6 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         needsFlush = true
     }
-
-    /// The request's `Content-Length`, when it gives one.
-    private static func declaredLength(_ head: HTTPRequest) -> Int? {
-        head.headerFields[.contentLength].flatMap { Int($0) }
-    }
 }
 
 /// Puts a ``PlannedHTTPHandler`` after Hummingbird's connection state handler when the first request arrives
@@ -215,19 +214,25 @@ struct HTTPDate {
 }
 
 extension HTTPTransport {
-    /// Whether a request with this head might be answered by ``answerNow(_:body:)``: a POST to the GraphQL path
+    /// Whether a request with this head might be answered by ``answerNow(_:body:engine:)``: a POST to the GraphQL path
     /// that the router would not refuse before reading it (no `Origin`, which ``BrowserGuard`` decides on; a
-    /// content type no browser sends without a preflight), with no `Expect` or `Connection` header to honour, and
-    /// no fault injection configured.
-    func mayAnswerNow(_ head: HTTPRequest) -> Bool {
-        guard head.method == .post, head.path == path, !faults.isActive, engine is DevEngine else { return false }
+    /// content type no browser sends without a preflight), with no `Expect` or `Connection` header to honour, a
+    /// body of at most `maxBodyBytes` when its length is declared, and no fault injection configured (the caller
+    /// checks that the engine is a ``DevEngine``).
+    func mayAnswerNow(_ head: HTTPRequest, maxBodyBytes: Int) -> Bool {
+        guard head.method == .post, head.path == path, !faults.isActive else { return false }
         var contentType: String?
+        var declaredLength = false
         for field in head.headerFields {  // one pass: this runs for every POST
             switch field.name {
             case .origin, .expect, .connection: return false
             case .contentType:
                 guard contentType == nil else { return false }  // a repeated one: the router decides
                 contentType = field.value
+            case .contentLength:
+                // A repeated or unreadable length, or a body too large to hold: the router decides.
+                guard !declaredLength, let length = Int(field.value), length <= maxBodyBytes else { return false }
+                declaredLength = true
             default: continue
             }
         }
@@ -235,7 +240,7 @@ extension HTTPTransport {
         return !BrowserRules.isSimple(contentType)
     }
 
-    /// An answer of ``answerNow(_:body:)``.
+    /// An answer of ``answerNow(_:body:engine:)``.
     enum NowAnswer {
         /// The status and JSON body, computed (and a mutation committed) on the caller's thread.
         case answer(HTTPResponse.Status, String)
@@ -252,10 +257,9 @@ extension HTTPTransport {
     /// (wrong credentials, a batch, an operation for the executor), which then goes through the router and
     /// ``post(_:)`` as if this had not been asked.
     /// Nothing is read or written before the answer is certain to come from here.
-    func answerNow(_ head: HTTPRequest, body: ByteBuffer) -> NowAnswer? {
-        guard let engine = engine as? DevEngine,
-            case .success = authenticator.check(DevAuthenticator.Credentials(headers: head.headerFields)),
-            case .success(.single(let request)) = HTTPRequestDecoder.decodeBody(Data(body.readableBytesView))
+    func answerNow(_ head: HTTPRequest, body: ByteBuffer, engine: DevEngine) -> NowAnswer? {
+        guard case .success = authenticator.check(DevAuthenticator.Credentials(headers: head.headerFields)),
+            case .success(.single(let request)) = HTTPRequestDecoder.decodeBody(Array(body.readableBytesView))
         else { return nil }
         let answer: (status: HTTPResponse.Status, json: String)
         switch engine.prepare(request) {
