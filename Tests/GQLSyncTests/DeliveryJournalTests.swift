@@ -45,15 +45,21 @@ import Testing
             #expect(try journal.append(7) == 1)
             #expect(try journal.append(8) == 2)
         }
-        // Half a record, as a write cut short would leave.
+        // Half a record right after the last one, as a process killed between the two words of a record leaves
+        // it (the id, without the word that completes it); and bytes past the end of the file.
         let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seek(toOffset: 16 + 2 * 16)
+        try handle.write(contentsOf: withUnsafeBytes(of: UInt64(9).littleEndian) { Data($0) })
         try handle.seekToEnd()
         try handle.write(contentsOf: Data([1, 2, 3, 4, 5]))
         try handle.close()
         let reopened = try DeliveryJournal(path: path, identity: 42)
         #expect(reopened.recorded == [7, 8])
+        // A record appended now replaces the half one.
+        #expect(try reopened.append(10) == 3)
+        #expect(try DeliveryJournal(path: path, identity: 42).recorded == [7, 8, 10])
         try reopened.drop(first: 1)
-        #expect(try DeliveryJournal(path: path, identity: 42).recorded == [8])
+        #expect(try DeliveryJournal(path: path, identity: 42).recorded == [8, 10])
         // Another outbox's identity: the records are not its own, and are dropped unread.
         #expect(try DeliveryJournal(path: path, identity: 43).recorded.isEmpty)
         #expect(try DeliveryJournal(path: path, identity: 42).recorded.isEmpty)
@@ -75,6 +81,21 @@ import Testing
             fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
         #expect(again.pendingCount == 1)
         await fixture.finish(again)
+    }
+
+    @Test func recordsPastTheMappedPartAreKeptAndDropped() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("journal")
+        let journal = try DeliveryJournal(path: path, identity: 7)
+        // More records than the loop ever keeps (it consolidates at `capacity`): the last ones go past the mapping.
+        let ids = (1...Int64(DeliveryJournal.capacity + 300)).map { $0 * 3 }
+        for id in ids { _ = try journal.append(id) }
+        #expect(try DeliveryJournal(path: path, identity: 7).recorded == Set(ids))
+        try journal.drop(first: ids.count - 2)
+        #expect(try DeliveryJournal(path: path, identity: 7).recorded == Set(ids.suffix(2)))
+        try journal.drop(first: 2)
+        #expect(try DeliveryJournal(path: path, identity: 7).recorded.isEmpty)
     }
 
     @Test func aDatabaseWithoutAFileHasNoJournal() {

@@ -6,7 +6,7 @@ import GQLSync
 import Logging
 
 /// `swift run -c release SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N] [--only enqueue,drain,pull]
-/// [--contenders single,batched,loop,recorded]`
+/// [--contenders single,batched,loop,recorded,keyed]`
 ///
 /// GQLSync against what an app would write by hand, on an in-process GQLDevServer (in-memory database, loopback,
 /// random port), contenders taking turns in every round, every answer checked:
@@ -19,7 +19,7 @@ import Logging
 struct SyncBench {
     struct Options {
         static let workloads: Set<String> = ["enqueue", "drain", "pull"]
-        static let drainContenders: Set<String> = ["single", "batched", "loop", "recorded"]
+        static let drainContenders: Set<String> = ["single", "batched", "loop", "recorded", "keyed"]
 
         var writes = 2_000
         var mutations = 10_000
@@ -28,19 +28,21 @@ struct SyncBench {
         /// The workloads to run (e.g. one of them under `perf record`).
         var only = Options.workloads
         /// The drain's contenders to run (a profile of one of them); a row is printed only when both its sides ran.
-        var contenders = Options.drainContenders
+        var contenders: Set<String> = ["single", "batched", "loop", "recorded"]
         var help = false
 
         static let usage = """
             usage: SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N] [--only enqueue,drain,pull]
-                             [--contenders single,batched,loop,recorded]
+                             [--contenders single,batched,loop,recorded,keyed]
               --writes N       write transactions per enqueue contender and round (default 2000)
               --mutations N    queued mutations per drain contender and round (default 10000)
               --rows N         server rows of the pull (default 100000)
               --rounds N       measured rounds, after one warm-up round; medians are reported (default 3)
               --only LIST      the workloads to run (default all three)
               --contenders L   the drain's contenders: the engine one per request (single) and 50 per request
-                               (batched), the mutation loop (loop), the loop with a record per call (recorded)
+                               (batched), the mutation loop (loop), the loop with a record per call (recorded);
+                               default all four; keyed, the loop sending an Idempotency-Key header as the engine
+                               does, only when named
             """
 
         init(_ arguments: ArraySlice<String>) throws {

@@ -143,6 +143,7 @@ struct SyncWorkloads {
         var batched: [Double] = []
         var loop: [Double] = []
         var recorded: [Double] = []
+        var keyed: [Double] = []
         let n = options.mutations
         let client = GQLServer(HTTP: http)
         let offline = GQLServer(HTTP: "http://127.0.0.1:1/graphql")
@@ -150,17 +151,21 @@ struct SyncWorkloads {
             progress("drain round \(round)")
             var rates: [String: Double] = [:]
             let order =
-                round % 2 == 0 ? ["single", "batched", "loop", "recorded"] : ["recorded", "loop", "batched", "single"]
+                round % 2 == 0
+                ? ["single", "batched", "loop", "recorded", "keyed"] : ["keyed", "recorded", "loop", "batched", "single"]
             for contender in order where options.contenders.contains(contender) {
                 let prefix = "d\(round)-\(contender)-"
                 if contender == "recorded" {
                     rates[contender] = try await recordedLoop(prefix, round: round, client: client)
-                } else if contender == "loop" {
+                } else if contender == "loop" || contender == "keyed" {
+                    // keyed: the same loop with the engine's per-request header (a diagnosis, not a goal's peer).
+                    let keyed = contender == "keyed"
                     let seconds = try await timed {
                         for i in 0..<n {
                             let result = try await client.mutation(
-                                Self.create, ["input": GQLValue.object(["objectId": .string("\(prefix)\(i)"), "text": "t", "number": .int(Int64(i))])])
-                            guard result.errors.isEmpty else { throw BenchError("loop: \(result.errors)") }
+                                Self.create, ["input": GQLValue.object(["objectId": .string("\(prefix)\(i)"), "text": "t", "number": .int(Int64(i))])],
+                                headers: keyed ? ["Idempotency-Key": "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-\(String(i, radix: 16))"] : [:])
+                            guard result.errors.isEmpty else { throw BenchError("\(contender): \(result.errors)") }
                         }
                     }
                     rates[contender] = Double(n) / seconds
@@ -197,6 +202,7 @@ struct SyncWorkloads {
                 if let rate = rates["batched"] { batched.append(rate) }
                 if let rate = rates["loop"] { loop.append(rate) }
                 if let rate = rates["recorded"] { recorded.append(rate) }
+                if let rate = rates["keyed"] { keyed.append(rate) }
             }
         }
         try await client.shutdown()
@@ -206,5 +212,8 @@ struct SyncWorkloads {
         table.add(
             "drain \(n): one per request vs loop + a commit per call", sync: single, peer: recorded, unit: "mutations/s",
             goal: nil)
+        table.add(
+            "drain \(n): one per request vs loop + an Idempotency-Key header", sync: single, peer: keyed,
+            unit: "mutations/s", goal: nil)
     }
 }

@@ -94,18 +94,19 @@ final class DeliveryDriver: Sendable {
         }
         guard !items.isEmpty else { return }
         let results = await send(items)
-        let byID = Dictionary(uniqueKeysWithValues: items.map { ($0.id, $0) })
+        // At most a batch: a look-up by id is a short scan.
+        let byID = { (id: Int64) in items.first { $0.id == id } }
         let decisions = update(nil) { $0.machine.sent(results, now: .now) }
         for decision in decisions {
             switch decision {
             case .remove(let id):
-                if let item = byID[id], let sent = results.first(where: { $0.id == id }),
+                if answers.store != nil, let item = byID(id), let sent = results.first(where: { $0.id == id }),
                     case .delivered(let result) = sent.outcome
                 {
                     await answers.write(item, result)
                 }
                 removals.append(id)
-                update(.sent(id: id, name: byID[id]?.name ?? "")) {
+                update(.sent(id: id, name: byID(id)?.name ?? "")) {
                     $0.pending -= 1
                     $0.sent += 1
                 }
@@ -116,7 +117,7 @@ final class DeliveryDriver: Sendable {
                     $0.failed += 1
                 }
             case .conflict(let id, let serverItem, let failure):
-                guard let item = byID[id] else { continue }
+                guard let item = byID(id) else { continue }
                 switch await conflicts.resolve(item, server: serverItem, failure: failure) {
                 case .dropped(let resolution):
                     removals.append(id)

@@ -275,34 +275,54 @@ struct OutboxStore: Sendable {
         _ journal: DeliveryJournal, remove: [Int64], setAside: [(Int64, GQLSync.Failure)], claim limit: Int
     ) async throws -> [OutboxItem]? {
         guard limit == 1, setAside.isEmpty, remove.count <= 1 else { return nil }
-        let settled = journal.state.withLock { state in state.handedOut.allSatisfy(remove.contains) }
-        guard settled else { return nil }
-        if let delivered = remove.first {
-            journal.state.withLock { $0.unrecorded = nil }
-            guard try journal.append(delivered) < DeliveryJournal.capacity else { return nil }
-        }
-        let (stale, empty, cursor) = journal.state.withLock { ($0.stale, $0.window.isEmpty, $0.cursor) }
-        guard !stale else { return nil }
-        if empty {
-            let ahead = try await readAhead(after: cursor, excluding: journal.recorded)
-            guard !ahead.isEmpty else { return nil }
-            journal.state.withLock {
-                $0.window = ahead
-                $0.cursor = ahead.last?.item.id ?? cursor
+        // One lock for the usual step: the record, then the next item from the read-ahead.
+        let step = try journal.state.withLock { state -> FastStep in
+            guard state.handedOut.allSatisfy(remove.contains) else { return .needsOutbox }
+            if let delivered = remove.first {
+                state.unrecorded = nil
+                guard try journal.append(delivered, into: &state) < DeliveryJournal.capacity else { return .needsOutbox }
             }
+            guard !state.stale else { return .needsOutbox }
+            guard !state.window.isEmpty else { return .readAhead(after: state.cursor, excluding: state.recorded) }
+            return Self.handOut(&state).map(FastStep.item) ?? .needsOutbox
         }
-        return journal.state.withLock { state -> [OutboxItem]? in
-            guard let next = state.window.first, next.mode == .steady else {
-                state.window = []
-                return nil
-            }
-            state.window.removeFirst()
-            state.unrecorded = next.item.id
-            state.handedOut = [next.item.id]
-            var item = next.item
-            item.attempts += 1
+        switch step {
+        case .needsOutbox:
+            return nil
+        case .item(let item):
             return [item]
+        case .readAhead(let cursor, let recorded):
+            let ahead = try await readAhead(after: cursor, excluding: recorded)
+            guard let last = ahead.last else { return nil }
+            return journal.state.withLock { state in
+                state.window = ahead.reversed()
+                state.cursor = last.item.id
+                return Self.handOut(&state).map { [$0] }
+            }
         }
+    }
+
+    /// What the usual step found under the journal's lock.
+    private enum FastStep {
+        case item(OutboxItem)
+        /// The read-ahead is used up: read the items after `after`, leaving out the recorded ones.
+        case readAhead(after: Int64, excluding: Set<Int64>)
+        case needsOutbox
+    }
+
+    /// The next read-ahead item when it is `steady`, its attempt counted in memory; nil (and the read-ahead
+    /// dropped) when it is `lazy`.
+    private static func handOut(_ state: inout DeliveryJournal.State) -> OutboxItem? {
+        guard let next = state.window.popLast(), next.mode == .steady else {
+            state.window = []
+            return nil
+        }
+        state.unrecorded = next.item.id
+        state.handedOut.removeAll(keepingCapacity: true)
+        state.handedOut.append(next.item.id)
+        var item = next.item
+        item.attempts += 1
+        return item
     }
 
     /// Up to 64 pending items after `cursor`, in call order, read without a write.
