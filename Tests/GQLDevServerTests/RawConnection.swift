@@ -70,6 +70,15 @@ final class RawConnection: Sendable {
         }
     }
 
+    /// Closes the sending side (a half-close): the server reads the end of its input after what was sent.
+    func shutdownWrite() {
+        #if canImport(Glibc)
+            _ = shutdown(descriptor, Int32(SHUT_WR))
+        #else
+            _ = shutdown(descriptor, SHUT_WR)
+        #endif
+    }
+
     /// Reads until the server closes the connection, or until `timeout` seconds pass without data.
     func readUntilClosed(timeout: Int = 10) async -> Reply {
         await Self.onThread { [descriptor] in

@@ -195,6 +195,7 @@ struct ServerPlannedHTTPTests {
         #expect(try store.get(.string("handed-on")) == nil)
         let later = try store.mutation(.create, ["objectId": "later"], condition: nil)
         #expect(try await store.commit(later)["objectId"] == "later")
+        #expect(await waitUntil { writes.isQuiet })
         // The writer held by another thread: not committed on the caller's thread either.
         let held = Gate()
         let holder = Thread {
@@ -240,6 +241,35 @@ struct ServerPlannedHTTPTests {
                     #"{"data":{"createObjects":{"objectId":"q","text":"queued"}}}"#,
                     #"{"data":{"getObjects":{"text":"queued"}}}"#, #"{"data":{"n":{"objectId":"q"}}}"#,
                 ])
+        }
+    }
+
+    @Test("a client's half-close after a queued mutation does not cost it the mutation's or later answers")
+    func halfCloseAfterQueuedMutation() async throws {
+        try await withDevServer { server, endpoints in
+            let database = try #require(server.devEngine?.database)
+            let port = try #require(URL(string: endpoints.http)?.port)
+            func request(_ query: String) throws -> String {
+                let body = try GQLValue.object(["query": .string(query)]).jsonString()
+                return "POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            }
+            let held = Gate()
+            Thread { try? database.write { _ in held.enter() } }.start()
+            held.waitUntilEntered()
+            let connection = try RawConnection(port: port)
+            await connection.send(
+                try request(#"mutation { createObjects(input: {objectId: "h", text: "half"}) { objectId } }"#)
+                    + request(#"{ getObjects(objectId: "h") { text } }"#))
+            connection.shutdownWrite()
+            let early = await connection.readUntilClosed(timeout: 1)
+            #expect(early.text.isEmpty, "answered while the writer was held: \(early.text)")
+            held.release()
+            let reply = await connection.readUntilClosed()
+            let bodies = (early.text + reply.text).components(separatedBy: "\r\n\r\n").dropFirst().map {
+                $0.components(separatedBy: "HTTP/1.1").first ?? ""
+            }
+            #expect(bodies == [#"{"data":{"createObjects":{"objectId":"h"}}}"#, #"{"data":{"getObjects":{"text":"half"}}}"#])
         }
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GQLCore
+import GQLStore
 import Testing
 
 @testable import GQLDevServer
@@ -103,6 +104,44 @@ struct WriteQueueTests {
         #expect(setup.writes.transactions == 3)
         #expect(try setup.fixture.db.fetchAll(sql: "SELECT objectId FROM Objects ORDER BY objectId", GQLArguments())
             .map { $0["objectId"] } == ["a", "b"])
+    }
+
+    @Test("an answer is handed out only after its group has committed: another connection already reads the row")
+    func answersAfterCommit() async throws {
+        let setup = try Setup()
+        let database = setup.fixture.db
+        let store = setup.store
+        let seen = GQLLocked<[Bool]>([])
+        let mutations = try ["x", "y"].map { try setup.create($0, "after") }
+        for (id, mutation) in zip(["x", "y"], mutations) {
+            setup.writes.submit(mutation) { _ in
+                // A reader connection sees only committed rows.
+                let visible = (try? database.read { tx in try tx.fetchAll(sql: "SELECT 1 FROM Objects WHERE objectId = ?", [id]) })?.count == 1
+                seen.withLock { $0.append(visible) }
+            }
+        }
+        setup.gate.release()
+        #expect(await waitUntil { seen.withLock { $0.count } == 2 })
+        #expect(seen.withLock { $0 } == [true, true])
+        #expect(try store.get("x") != nil)
+    }
+
+    @Test("a create on a table whose primary key is not the model's key (an older schema's) still refuses a taken key")
+    func createWithoutKeyConstraint() async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gqldevserver-oldkey-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = try GQLDatabase(path: directory.appendingPathComponent("old.sqlite").path)
+        try await db.execute(#"CREATE TABLE "Note" ("rowKey" INTEGER PRIMARY KEY, "noteId" TEXT NOT NULL, "text" TEXT)"#)
+        let engine = try DevEngine(sdl: "type Note @model { noteId: ID! @primaryKey text: String }", database: db)
+        let create = #"mutation($id: ID!) { createNote(input: {noteId: $id, text: "t"}) { noteId } }"#
+        let first = await engine.execute(.init(query: create, variables: ["id": "n1"]), style: .standard).value
+        #expect(first["data"]?["createNote"]?["noteId"] == "n1")
+        let second = await engine.execute(.init(query: create, variables: ["id": "n1"]), style: .standard).value
+        #expect(second["data"]?["createNote"] == .null)
+        #expect(second["errors"]?[0]?["message"]?.stringValue?.contains("already exists") == true, "\(second)")
+        #expect(try db.fetchAll(sql: "SELECT noteId FROM Note", GQLArguments()).count == 1)
     }
 
     @Test("concurrent callers of the async form each get their own answer, and every row is written once")

@@ -89,7 +89,7 @@ package final class DevEngine: Sendable {
         var stores: [String: ModelStore] = [:]
         let writes = WriteQueue(database: database)
         for model in parsed.models {
-            let store = ModelStore(
+            var store = ModelStore(
                 model: model, database: database, maxFilterTerms: limits.maxFilterTerms, clock: clock,
                 writes: writes)
             try store.createTable()

@@ -10,7 +10,10 @@ struct ModelStore: Sendable {
     let database: GQLDatabase
     private let selectSQL: String
     private let byKeySQL: String
-    private let insertSQL: String
+    /// The insert of a create; `ON CONFLICT(key) DO NOTHING` when the key column is the table's primary key
+    /// (as in every table this server makes), a plain insert after a read of the key when an older table's is not.
+    private var insertSQL: String
+    private var keyIsPrimary = true
 
     /// One page of a `list` or `sync` query.
     struct Page: Sendable {
@@ -40,19 +43,22 @@ struct ModelStore: Sendable {
         self.database = database
         self.selectSQL = "SELECT \(model.selectList) FROM \(model.table)"
         self.byKeySQL = selectSQL + " WHERE \(model.key.sqlIdentifier) = ?"
-        self.insertSQL = model.insertSQL
+        self.insertSQL = model.insertSQL(keyIsPrimary: true)
     }
 
     /// Creates the table and its sync index when they do not exist.
     ///
     /// A table made by an earlier schema gains the columns of new fields (`ALTER TABLE ADD COLUMN`); nothing
-    /// is dropped or retyped.
+    /// is dropped or retyped. A table whose primary key is not the model's key (made by a schema with another
+    /// key) still works: its creates read the key before they insert.
     /// - Throws: ``GQLError`` when an existing table lacks the key column, or SQLite refuses the DDL.
-    func createTable() throws {
+    mutating func createTable() throws {
         try database.execute(model.createSQL)
-        let existing = Set(
-            try database.fetchAll(sql: "SELECT name FROM pragma_table_info(?)", [model.name])
-                .compactMap { $0["name"]?.stringValue })
+        let columns = try database.fetchAll(sql: "SELECT name, pk FROM pragma_table_info(?)", [model.name])
+        let existing = Set(columns.compactMap { $0["name"]?.stringValue })
+        let primary = columns.filter { ($0["pk"]?.intValue ?? 0) > 0 }.compactMap { $0["name"]?.stringValue }
+        keyIsPrimary = primary == [model.key]
+        insertSQL = model.insertSQL(keyIsPrimary: keyIsPrimary)
         for field in model.fields where !existing.contains(field.name) {
             guard field.name != model.key else {
                 throw GQLError(
@@ -187,10 +193,16 @@ struct ModelStore: Sendable {
         let row = model.fields.map { values[$0.name] ?? .null }
         let item = codec.item(values)
         let insertSQL = insertSQL
+        let keyIsPrimary = keyIsPrimary
         return { tx in
             if let condition, !condition.matches([:]) {
                 if try self.row(tx, key) != nil { throw Self.exists(table, keyName, key) }
                 throw ResolverError.conditionFailed("the condition of create\(table) does not hold")
+            }
+            guard keyIsPrimary else {
+                if try self.row(tx, key) != nil { throw Self.exists(table, keyName, key) }
+                _ = try tx.change(sql: insertSQL, row, table: table)
+                return item
             }
             // One statement: a taken key changes nothing (so the check needs no read of its own).
             guard try tx.change(sql: insertSQL, row, table: table) > 0 else { throw Self.exists(table, keyName, key) }

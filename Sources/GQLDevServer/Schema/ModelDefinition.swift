@@ -160,10 +160,12 @@ struct ModelDefinition: Sendable {
     var table: String { name.sqlIdentifier }
     var selectList: String { fields.map(\.name.sqlIdentifier).joined(separator: ", ") }
 
-    /// The insert of a new item, every field bound in ``fields`` order; it changes nothing when the key is taken.
-    var insertSQL: String {
-        "INSERT INTO \(table) (\(selectList)) VALUES (\(fields.map { _ in "?" }.joined(separator: ", "))) "
-            + "ON CONFLICT DO NOTHING"
+    /// The insert of a new item, every field bound in ``fields`` order. With `keyIsPrimary` (the key column is the
+    /// table's primary key) it changes nothing when the key is taken; a clash on any other constraint is still an
+    /// error.
+    func insertSQL(keyIsPrimary: Bool) -> String {
+        let insert = "INSERT INTO \(table) (\(selectList)) VALUES (\(fields.map { _ in "?" }.joined(separator: ", ")))"
+        return keyIsPrimary ? insert + " ON CONFLICT(\(key.sqlIdentifier)) DO NOTHING" : insert
     }
 
     /// `CREATE TABLE IF NOT EXISTS` plus an index for delta sync.

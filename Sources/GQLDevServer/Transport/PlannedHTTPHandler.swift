@@ -40,10 +40,18 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var held: Held?
     /// Requests handed to the router whose answer has not ended.
     private var routed = 0
-    /// Whether a queued mutation's answer is awaited; the connection's later request parts wait in `waiting`,
-    /// and its reads are held, until it is written.
+    /// What arrived on the connection while a queued mutation's answer was awaited, replayed in order after it.
+    private enum Waiting {
+        case read(NIOAny)
+        /// An inbound user event, such as the client's half-close (`ChannelEvent.inputClosed`), which must not
+        /// overtake the requests before it.
+        case event(Any)
+    }
+
+    /// Whether a queued mutation's answer is awaited; the connection's later request parts and events wait in
+    /// `waiting`, and its reads are held, until it is written.
     private var awaitingCommit = false
-    private var waiting: [NIOAny] = []
+    private var waiting = CircularBuffer<Waiting>()
     private var readHeld = false
     private var isRemoved = false
     private var needsFlush = false
@@ -56,7 +64,7 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !awaitingCommit else { return waiting.append(data) }
+        guard !awaitingCommit else { return waiting.append(.read(data)) }
         switch unwrapInboundIn(data) {
         case .head(let head):
             if routed == 0, held == nil, engine != nil, transport.mayAnswerNow(head, maxBodyBytes: maxHeldBytes) {
@@ -87,10 +95,9 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 let loop = context.eventLoop
                 let bound = NIOLoopBound((self, context), eventLoop: loop)
                 writes.submit(mutation) { result in
-                    let body = json(result)
-                    loop.execute {
+                    loop.execute {  // the answer is formatted on the loop, not on the queue's one worker
                         let (handler, context) = bound.value
-                        handler.committed(context, body)
+                        handler.committed(context, json(result))
                     }
                 }
             case nil:
@@ -101,13 +108,17 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Writes a queued mutation's answer, then goes on with the request parts that waited for it.
+    /// Writes a queued mutation's answer, then goes on with the request parts and events that waited for it
+    /// (nothing more when the connection has closed meanwhile: no request of a closed connection is run).
     private func committed(_ context: ChannelHandlerContext, _ json: String) {
         awaitingCommit = false
-        guard !isRemoved else { return }
+        guard !isRemoved, context.channel.isActive else { return waiting.removeAll() }
         write(context, .ok, json)
-        while !awaitingCommit, !waiting.isEmpty {
-            channelRead(context: context, data: waiting.removeFirst())
+        while !awaitingCommit, let next = waiting.popFirst() {
+            switch next {
+            case .read(let data): channelRead(context: context, data: data)
+            case .event(let event): userInboundEventTriggered(context: context, event: event)
+            }
         }
         channelReadComplete(context: context)
         if !awaitingCommit, readHeld {
@@ -122,6 +133,11 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.flush()
         }
         context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard !awaitingCommit else { return waiting.append(.event(event)) }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func read(context: ChannelHandlerContext) {
