@@ -1,4 +1,5 @@
 import Foundation
+import GQLCore
 import Testing
 
 @testable import GQLDevServer
@@ -17,6 +18,48 @@ struct EngineSubscriptionTests {
                 ["data": ["onCreateObjects": ["objectId": "s1", "text": "one", "_version": 1]]],
                 ["data": ["onCreateObjects": ["objectId": "s2", "text": "two", "_version": 1]]],
             ])
+    }
+
+    @Test("a mutation's event carries what the mutation answered, in commit order, even when the row changed since")
+    func eventsCarryTheMutationsAnswers() async throws {
+        let fixture = try EngineFixture()
+        let created = try await fixture.subscribe("subscription { onCreateObjects { objectId text _version } }")
+        let updated = try await fixture.subscribe("subscription { onUpdateObjects { objectId text _version } }")
+        let deleted = try await fixture.subscribe("subscription { onDeleteObjects { objectId _deleted _version } }")
+        async let createdEvents = collect(created, count: 1, timeout: .seconds(10))
+        async let updatedEvents = collect(updated, count: 2, timeout: .seconds(10))
+        async let deletedEvents = collect(deleted, count: 1, timeout: .seconds(10))
+        // All four committed in one group (the queue's worker held until they are queued, in order): every row
+        // read after that commit would show the deleted "third".
+        let writes = fixture.engine.writes
+        let gate = Gate()
+        writes.submit({ _ in
+            gate.enter()
+            return [:]
+        }) { _ in }
+        gate.waitUntilEntered()
+        let mutations = [
+            #"mutation { createObjects(input: {objectId: "e", text: "first"}) { objectId } }"#,
+            #"mutation { updateObjects(input: {objectId: "e", text: "second"}) { objectId } }"#,
+            #"mutation { updateObjects(input: {objectId: "e", text: "third"}) { objectId } }"#,
+            #"mutation { deleteObjects(input: {objectId: "e"}) { objectId } }"#,
+        ]
+        var answers: [Task<GQLValue, Never>] = []
+        for (n, mutation) in mutations.enumerated() {
+            answers.append(Task { await fixture.run(mutation) })
+            #expect(await waitUntil { writes.queued == n + 1 })
+        }
+        gate.release()
+        for answer in answers { #expect(await answer.value["errors"] == nil) }
+        #expect(
+            try await createdEvents == [["data": ["onCreateObjects": ["objectId": "e", "text": "first", "_version": 1]]]])
+        #expect(
+            try await updatedEvents == [
+                ["data": ["onUpdateObjects": ["objectId": "e", "text": "second", "_version": 2]]],
+                ["data": ["onUpdateObjects": ["objectId": "e", "text": "third", "_version": 3]]],
+            ])
+        #expect(
+            try await deletedEvents == [["data": ["onDeleteObjects": ["objectId": "e", "_deleted": true, "_version": 4]]]])
     }
 
     @Test func filterSelectsEvents() async throws {

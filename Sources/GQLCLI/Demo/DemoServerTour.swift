@@ -98,8 +98,8 @@ struct DemoServerTour {
             GQLValue.self, "mutation ($input: CreateObjectsInput!) { createObjects(input: $input) { \(Self.fields) } }",
             ["input": createInput], at: "createObjects")
         say("HTTP createObjects(demo-1, \"Hello\", 1)        -> \(Self.summary(created))")
-        // An event carries the row as it is when the event is read: wait for the create's before updating, so
-        // the tour prints the same lines on every run.
+        // Wait for the create's event before updating, so the tour prints its lines in the same order on every
+        // run.
         var create: GQLValue?
         while create == nil {
             create = try await heard.item("onCreateObjects", objectId: "demo-1")

@@ -65,6 +65,8 @@ package final class DevEngine: Sendable {
     package let limits: GQLDevServer.Limits
     let schema: GraphQLSchema
     let hub: SubscriptionHub
+    /// The queue that commits the mutations not committed on their caller's thread, in groups.
+    let writes: WriteQueue
     /// The root fields that return pages (`listTs`, `syncTs`), for the cost estimate.
     let pagedFields: Set<String>
     /// The model operations a compiled ``OperationPlan`` can run, by root field name.
@@ -88,16 +90,17 @@ package final class DevEngine: Sendable {
         let parsed = try ModelParser.parse(sdl ?? ModelParser.defaultSDL, maxNesting: limits.maxNesting)
         var stores: [String: ModelStore] = [:]
         let writes = WriteQueue(database: database)
+        let events = MutationEvents()
         for model in parsed.models {
             var store = ModelStore(
                 model: model, database: database, maxFilterTerms: limits.maxFilterTerms, clock: clock,
-                writes: writes)
+                writes: writes, events: events)
             try store.createTable()
             stores[model.name] = store
         }
         // Outside a transaction, the store remembers the tables' columns for the mutations' transactions.
         for model in parsed.models { _ = try database.check(model.name) }
-        let hub = SubscriptionHub(database: database, stores: stores)
+        let hub = SubscriptionHub(database: database, stores: stores, events: events)
         let generated = SchemaGenerator(models: parsed.models, enums: parsed.enums).sdl()
         let schema: GraphQLSchema
         do {
@@ -150,6 +153,7 @@ package final class DevEngine: Sendable {
         self.pagedFields = Set(parsed.models.flatMap { ["list\($0.plural)", "sync\($0.plural)"] })
         self.schema = schema
         self.hub = hub
+        self.writes = writes
         self.modelNames = parsed.models.map(\.name)
         self.schemaSDL = printSchema(schema: schema)
     }

@@ -30,12 +30,16 @@ struct ModelStore: Sendable {
     let clock: @Sendable () -> Date
     /// The engine's mutations that are committed off their caller's thread, in groups.
     let writes: WriteQueue
+    /// Where the mutations' answers go to subscriptions, in commit order.
+    let events: MutationEvents
 
     init(
         model: ModelDefinition, database: GQLDatabase, maxFilterTerms: Int = 1_000,
-        clock: @escaping @Sendable () -> Date = Date.init, writes: WriteQueue? = nil
+        clock: @escaping @Sendable () -> Date = Date.init, writes: WriteQueue? = nil,
+        events: MutationEvents = MutationEvents()
     ) {
         self.model = model
+        self.events = events
         self.writes = writes ?? WriteQueue(database: database)
         self.maxFilterTerms = maxFilterTerms
         self.clock = clock
@@ -164,7 +168,7 @@ struct ModelStore: Sendable {
     /// (under concurrent writes the loops queue them, to be committed in groups, rather than take turns).
     func commitNow(_ mutation: Mutation) throws -> GQLValues? {
         guard writes.isQuiet else { return nil }
-        return try database.writeIfFree(mutation)
+        return try database.writeIfFree(origin: MutationEvents.origin, mutation)
     }
 
     private func creation(_ input: GQLValues, condition: ModelFilter?) throws -> Mutation {
@@ -194,18 +198,22 @@ struct ModelStore: Sendable {
         let item = codec.item(values)
         let insertSQL = insertSQL
         let keyIsPrimary = keyIsPrimary
+        let events = events
         return { tx in
             if let condition, !condition.matches([:]) {
                 if try self.row(tx, key) != nil { throw Self.exists(table, keyName, key) }
                 throw ResolverError.conditionFailed("the condition of create\(table) does not hold")
             }
-            guard keyIsPrimary else {
+            if keyIsPrimary {
+                // One statement: a taken key changes nothing (so the check needs no read of its own).
+                guard try tx.change(sql: insertSQL, row, table: table) > 0 else {
+                    throw Self.exists(table, keyName, key)
+                }
+            } else {
                 if try self.row(tx, key) != nil { throw Self.exists(table, keyName, key) }
                 _ = try tx.change(sql: insertSQL, row, table: table)
-                return item
             }
-            // One statement: a taken key changes nothing (so the check needs no read of its own).
-            guard try tx.change(sql: insertSQL, row, table: table) > 0 else { throw Self.exists(table, keyName, key) }
+            try events.record(tx, table: table, event: .create, item: item)
             return item
         }
     }
@@ -250,6 +258,7 @@ struct ModelStore: Sendable {
         let keyName = model.key
         let codec = codec
         let clock = clock
+        let events = events
         return { tx in
             guard let row = try row(tx, key) else {
                 throw ResolverError.conditionFailed("there is no \(table) with \(keyName) \(key) to \(verb)")
@@ -267,7 +276,9 @@ struct ModelStore: Sendable {
             values["_version"] = .int((current["_version"]?.intValue ?? 0) + 1)
             values["_lastChangedAt"] = .int(ModelCodec.milliseconds(now))
             try tx.updateOne(table, values.mapValues { $0 as any GQLValueConvertible }, key: key)
-            return codec.item(row.merging(values) { _, new in new })
+            let answer = codec.item(row.merging(values) { _, new in new })
+            try events.record(tx, table: table, event: verb == "delete" ? .delete : .update, item: answer)
+            return answer
         }
     }
 

@@ -7,9 +7,11 @@ import Synchronization
 /// whatever their number; each committed change is read once and fanned out in Swift to the subscribers whose
 /// event kind and filter match.
 ///
-/// Any writer in the process is seen, including the dictionary API (`db.insert("Objects", …)`). An update
-/// that sets `_deleted` is an `onDelete` event; a hard `DELETE` is one too, with an item that has only the key
-/// and `_deleted: true`, since the row is gone when the event is read.
+/// The server's own mutations publish their answers through ``MutationEvents`` (in commit order, what each
+/// mutation answered, as AppSync does); the observers skip those writes. Any other writer in the process is seen
+/// through the observers, including the dictionary API (`db.insert("Objects", …)`), with the row as read when
+/// the event is delivered. An update that sets `_deleted` is an `onDelete` event; a hard `DELETE` is one too,
+/// with an item that has only the key and `_deleted: true`, since the row is gone when the event is read.
 final class SubscriptionHub: Sendable {
     /// What a subscription listens for.
     enum Event: Sendable, Hashable {
@@ -30,10 +32,13 @@ final class SubscriptionHub: Sendable {
     /// observer (which takes the database's writer) cannot deadlock with a delivery.
     private let observers = GQLLocked<[String: String]>([:])
     private let nextID = Atomic<Int>(1)
+    private let events: MutationEvents
 
-    init(database: GQLDatabase, stores: [String: ModelStore]) {
+    init(database: GQLDatabase, stores: [String: ModelStore], events: MutationEvents = MutationEvents()) {
         self.database = database
         self.stores = stores
+        self.events = events
+        events.attach { [weak self] table, event, item in self?.publish(table: table, event: event, item: item) }
     }
 
     /// The number of subscribers, over every table.
@@ -56,9 +61,11 @@ final class SubscriptionHub: Sendable {
             }
             guard observers[table] == nil else { return }
             do {
-                observers[table] = try database.createObserver(table, .all) { [weak self] type, key in
-                    self?.deliver(table: table, type: type, key: key)
+                observers[table] = try database.createObserver(table, .all) { [weak self] (change: GQLChange) in
+                    guard change.origin != MutationEvents.origin else { return }  // published by the mutation
+                    self?.deliver(table: table, type: change.type, key: change.key)
                 }
+                events.listen(table, true)
             } catch {
                 subscribers.withLock { _ = $0[table]?.removeValue(forKey: id) }
                 throw error
@@ -82,6 +89,7 @@ final class SubscriptionHub: Sendable {
                 return true
             }
             if empty, let observer = observers.removeValue(forKey: table) {
+                events.listen(table, false)
                 database.removeObserver(observer)
             }
         }
@@ -115,6 +123,16 @@ final class SubscriptionHub: Sendable {
                 event = type.contains(.insert) ? .create : .update
             }
         }
+        publish(targets, event: event, item: item)
+    }
+
+    /// Hands a mutation's answer to the subscribers of `table` that `event` and their filter select.
+    private func publish(table: String, event: Event, item: GQLValues) {
+        let targets = subscribers.withLock { $0[table].map { Array($0.values) } ?? [] }
+        publish(targets, event: event, item: item)
+    }
+
+    private func publish(_ targets: [Subscriber], event: Event, item: GQLValues) {
         var native: [String: any Sendable]?
         for subscriber in targets where subscriber.event == event {
             if let filter = subscriber.filter, !filter.matches(item) { continue }

@@ -43,6 +43,9 @@ final class WriteQueue: Sendable {
     /// Whether nothing is queued or being committed by the worker now.
     var isQuiet: Bool { !busy.load(ordering: .acquiring) }
 
+    /// How many mutations wait for the worker (not counting the group it is committing).
+    var queued: Int { state.withLock { $0.jobs.count } }
+
     /// How many transactions the worker has committed (a group, or one mutation after a group was rolled back).
     var transactions: Int { committed.load(ordering: .relaxed) }
 
@@ -89,7 +92,7 @@ final class WriteQueue: Sendable {
         var results: [Result<GQLValues, any Error>] = []
         results.reserveCapacity(group.count)
         do {
-            try database.write { tx in
+            try database.write(origin: MutationEvents.origin) { tx in
                 for job in group {
                     do {
                         results.append(.success(try job.mutation(tx)))
@@ -103,7 +106,7 @@ final class WriteQueue: Sendable {
             // A statement or the commit failed: the group was rolled back; each on its own, so only its own fails.
             results = group.map { job in
                 Result {
-                    let item = try database.write(job.mutation)
+                    let item = try database.write(origin: MutationEvents.origin, job.mutation)
                     committed.add(1, ordering: .relaxed)
                     return item
                 }
