@@ -33,11 +33,7 @@ struct EngineSubscriptionTests {
         // read after that commit would show the deleted "third".
         let writes = fixture.engine.writes
         let gate = Gate()
-        writes.submit({ _ in
-            gate.enter()
-            return [:]
-        }) { _ in }
-        gate.waitUntilEntered()
+        writes.hold(gate)
         let mutations = [
             #"mutation { createObjects(input: {objectId: "e", text: "first"}) { objectId } }"#,
             #"mutation { updateObjects(input: {objectId: "e", text: "second"}) { objectId } }"#,

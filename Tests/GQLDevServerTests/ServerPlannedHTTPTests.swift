@@ -184,11 +184,7 @@ struct ServerPlannedHTTPTests {
         let store = ModelStore(model: model, database: fixture.db, writes: writes)
         #expect(try store.commitNow(store.mutation(.create, ["objectId": "now"], condition: nil))?["objectId"] == "now")
         let gate = Gate()
-        writes.submit({ _ in
-            gate.enter()
-            return [:]
-        }) { _ in }
-        gate.waitUntilEntered()
+        writes.hold(gate)
         #expect(!writes.isQuiet)
         #expect(try store.commitNow(store.mutation(.create, ["objectId": "handed-on"], condition: nil)) == nil)
         gate.release()

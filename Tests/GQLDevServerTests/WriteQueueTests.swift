@@ -22,12 +22,7 @@ struct WriteQueueTests {
             writes = WriteQueue(database: fixture.db)
             let model = try #require(try ModelParser.parse(ModelParser.defaultSDL, maxNesting: 8).models.first)
             store = ModelStore(model: model, database: fixture.db, writes: writes)
-            let gate = gate
-            writes.submit({ _ in
-                gate.enter()
-                return [:]
-            }) { _ in }
-            gate.waitUntilEntered()
+            writes.hold(gate)
         }
 
         func create(_ id: String, _ text: String) throws -> ModelStore.Mutation {
@@ -180,4 +175,16 @@ final class Gate: Sendable {
     func waitUntilEntered() { entered.wait() }
 
     func release() { released.signal() }
+}
+
+extension WriteQueue {
+    /// Holds the worker inside a first mutation until `gate` is released, so that the mutations queued meanwhile
+    /// form one group.
+    func hold(_ gate: Gate) {
+        submit({ _ in
+            gate.enter()
+            return [:]
+        }) { _ in }
+        gate.waitUntilEntered()
+    }
 }
