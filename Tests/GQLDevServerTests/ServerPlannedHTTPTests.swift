@@ -269,6 +269,45 @@ struct ServerPlannedHTTPTests {
         }
     }
 
+    @Test("a batch's consecutive mutations commit in one group, in order, and a query after them sees them")
+    func batchedMutationsCommitTogether() async throws {
+        try await withDevServer { server, endpoints in
+            let engine = try #require(server.devEngine)
+            #expect(await waitUntil { engine.writes.isQuiet })
+            let before = engine.writes.transactions
+            let batch: GQLValue = [
+                ["query": #"mutation { createObjects(input: {objectId: "b1", text: "one"}) { objectId text } }"#],
+                ["query": #"mutation { createObjects(input: {objectId: "b2", text: "two"}) { objectId } }"#],
+                ["query": #"mutation { createObjects(input: {objectId: "b1"}) { objectId } }"#],  // taken
+                ["query": #"mutation { updateObjects(input: {objectId: "b2", text: "deux", _version: 1}) { text _version } }"#],
+                ["query": "{ listObjects { items { objectId text } } }"],
+                ["query": #"mutation { deleteObjects(input: {objectId: "b1"}) { _deleted } }"#],
+            ]
+            // The worker held until the batch's first four mutations are queued, so they form one group.
+            let gate = Gate()
+            engine.writes.hold(gate)
+            let posted = Task { try await post(endpoints.http, batch) }
+            #expect(await waitUntil { engine.writes.queued == 4 })
+            gate.release()
+            let outcome = try await posted.value
+            #expect(outcome.status == 200)
+            let answers = try #require(outcome.json?.arrayValue)
+            #expect(answers.count == 6)
+            #expect(answers[0] == ["data": ["createObjects": ["objectId": "b1", "text": "one"]]])
+            #expect(answers[1] == ["data": ["createObjects": ["objectId": "b2"]]])
+            #expect(answers[2]["data"]?["createObjects"] == .null)
+            #expect(answers[2]["errors"]?[0]?["message"]?.stringValue?.contains("already exists") == true)
+            #expect(answers[3] == ["data": ["updateObjects": ["text": "deux", "_version": 2]]])
+            #expect(
+                answers[4] == [
+                    "data": ["listObjects": ["items": [["objectId": "b1", "text": "one"], ["objectId": "b2", "text": "deux"]]]]
+                ])
+            #expect(answers[5] == ["data": ["deleteObjects": ["_deleted": true]]])
+            // The gate's transaction, the first four in one, the delete after the query in another.
+            #expect(engine.writes.transactions - before == 3)
+        }
+    }
+
     @Test("the Date header is RFC 9110's fixed format")
     func httpDate() {
         #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")

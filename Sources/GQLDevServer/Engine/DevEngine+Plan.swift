@@ -45,12 +45,14 @@ extension DevEngine {
 
     /// ``run(_:_:formatter:budget:)`` on the caller's thread, a mutation committed there too when the writer is
     /// free: for a transport that answers on its connection's event loop. When the engine's mutations are being
-    /// committed in groups off the loop, or another thread holds the writer, the mutation comes back `.queued`,
-    /// nothing written, for the caller to queue (the event loop does not wait for the writer). `nil`, with
+    /// committed in groups off the loop, or another thread holds the writer, or `commitHere` is false, the
+    /// mutation comes back `.queued`, nothing written, for the caller to queue (the event loop does not wait for
+    /// the writer). `nil`, with
     /// nothing read or written, when the executor must run it or it holds more than one mutation.
-    func runNow(_ plan: OperationPlan, _ prepared: Prepared, formatter: ResponseFormatter, budget: ResponseBudget)
-        -> NowOutcome?
-    {
+    func runNow(
+        _ plan: OperationPlan, _ prepared: Prepared, formatter: ResponseFormatter, budget: ResponseBudget,
+        commitHere: Bool = true
+    ) -> NowOutcome? {
         guard plan.fields.count(where: \.mutates) <= 1,
             let arguments = Self.arguments(of: plan, variables: prepared.request.variables)
         else { return nil }
@@ -66,7 +68,7 @@ extension DevEngine {
             do {
                 let mutation = try ModelResolvers.mutation(
                     verb, store, input: args["input"], condition: args["condition"])
-                if let item = try store.commitNow(mutation) {
+                if commitHere, let item = try store.commitNow(mutation) {
                     items.append(.success(item))
                 } else {
                     queued = (items.count, store, mutation)

@@ -2,6 +2,7 @@ import Foundation
 import GQLCore
 import Hummingbird
 import Logging
+import Synchronization
 
 /// Serves GraphQL over HTTP: POST with a JSON body (one request or a batch), GET with query parameters.
 ///
@@ -107,7 +108,20 @@ struct HTTPTransport: Sendable {
         }
         let budget = ResponseBudget(limit: limits.maxResponseBytes)
         var responses: [String] = []
+        // A batch's consecutive planned mutations are queued together, so they commit in one group, each in
+        // order with its own checks; anything else waits until they have answered, so it sees their writes.
+        var queued: [(index: Int, answer: QueuedAnswer)] = []
+        func settle() async {
+            for (index, answer) in queued { responses[index] = await answer.json() }
+            queued.removeAll()
+        }
         for outcome in outcomes {
+            if batch, case .success(let prepared) = outcome, let answer = queue(prepared, budget: budget) {
+                queued.append((responses.count, answer))
+                responses.append("")
+                continue
+            }
+            await settle()
             switch outcome {
             case .failure(let refusal):
                 responses.append(ResponseJSON.text(refusal.response(.standard)))
@@ -118,7 +132,25 @@ struct HTTPTransport: Sendable {
                 responses.append(await engine.execute(prepared, style: .standard, budget: budget).json)
             }
         }
+        await settle()
         return Self.json(.ok, text: batch ? "[" + responses.joined(separator: ",") + "]" : responses[0])
+    }
+
+    /// A planned operation with one mutation, its mutation queued on the engine's write queue without waiting;
+    /// `nil` (nothing queued or written) for any other operation.
+    private func queue(_ prepared: DevEngine.Prepared, budget: ResponseBudget) -> QueuedAnswer? {
+        guard let engine = engine as? DevEngine, prepared.kind == .mutation, let plan = prepared.plan,
+            let outcome = engine.runNow(
+                plan, prepared, formatter: ResponseFormatter(style: .standard), budget: budget, commitHere: false)
+        else { return nil }
+        switch outcome {
+        case .response(let response):
+            return QueuedAnswer(ready: response.json)  // refused before any write (its input, say)
+        case .queued(let writes, let mutation, let response):
+            let answer = QueuedAnswer()
+            writes.submit(mutation) { answer.fulfil(response($0).json) }
+            return answer
+        }
     }
 
     /// HTTP 400 with the limit's GraphQL error.
@@ -160,5 +192,41 @@ struct HTTPTransport: Sendable {
             headers: [.contentType: "application/json; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text))
         )
+    }
+}
+
+/// The answer of a queued mutation, awaited once.
+final class QueuedAnswer: Sendable {
+    private struct State {
+        var json: String?
+        var waiter: CheckedContinuation<String, Never>?
+    }
+
+    private let state: Mutex<State>
+
+    init(ready json: String? = nil) {
+        state = Mutex(State(json: json))
+    }
+
+    /// Sets the answer and wakes the waiter.
+    func fulfil(_ json: String) {
+        let waiter = state.withLock { state -> CheckedContinuation<String, Never>? in
+            state.json = json
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: json)
+    }
+
+    /// The answer, once there is one.
+    func json() async -> String {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> String? in
+                if let json = state.json { return json }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }
