@@ -27,11 +27,14 @@ extension SyncCommand {
                         if plain { print("sent \(id) \(name)") }
                     case .failed(let id, let failure)?:
                         if plain { print("failed \(id): \(failure.message)") }
-                    case .offline?:
-                        return "the server is unreachable; \(status.pendingCount) item(s) stay queued"
                     case .drained?:
                         return nil
                     default: break
+                    }
+                    // Also the first status, which has no event: the engine may have gone offline before this
+                    // loop listened, and then no `.offline` event comes (the push would wait for ever).
+                    if !status.isOnline {
+                        return "the server is unreachable; \(status.pendingCount) item(s) stay queued"
                     }
                     bar.update(done: Int64(total - status.pendingCount), total: Int64(total), bytes: false)
                 }
