@@ -15,33 +15,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 bench=${SERVERBENCH:-"$here/.build/release/ServerBench"}
 [ -x "$bench" ] || { echo "build ServerBench first: cd Benchmarks && swift build -c release --product ServerBench" >&2; exit 1; }
 work=$(mktemp -d)
-"$bench" --serve --db "$work/rate.sqlite" > "$work/serve.out" 2>&1 &
-server=$!
+server=""
 trap 'kill -INT "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 100); do grep -q '^HTTP' "$work/serve.out" && break; sleep 0.1; done
-url=$(grep -o 'http://[^ ]*' "$work/serve.out" | head -1)
-curl -s -X POST -H 'Content-Type: application/json' "$url" \
-  -d '{"query":"mutation { createObjects(input: {objectId: \"seed-0\", text: \"benchmark\", number: 0, boolean: true}) { objectId } }"}' >/dev/null
-if [ "$kind" = get ]; then
-  cat > "$work/load.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"query":"query Get($id: ID!) { getObjects(objectId: $id) { objectId text number double boolean } }","variables":{"id":"seed-0"}}'
-LUA
-else
-  cat > "$work/load.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-counter = 0
-run = os.getenv("RUN") or "0"
-local threads = 0
-function setup(thread) threads = threads + 1; thread:set("tid", threads) end
-request = function()
-  counter = counter + 1
-  return wrk.format(nil, nil, nil, '{"query":"mutation Create($input: CreateObjectsInput!) { createObjects(input: $input) { objectId text number } }","variables":{"input":{"objectId":"r-' .. run .. '-' .. tid .. '-' .. counter .. '","text":"benchmark","number":1,"boolean":true}}}')
-end
-LUA
-fi
+source "$here/server-load.sh"
+start_server
 threads=$(( connections < 2 ? connections : 2 ))
 RUN=w$RANDOM wrk -t1 -c1 -d1s -s "$work/load.lua" "$url" >/dev/null
 ticks=$(getconf CLK_TCK)
