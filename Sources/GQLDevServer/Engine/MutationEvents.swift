@@ -58,8 +58,16 @@ final class MutationEvents: Sendable {
             return state.taken
         }
         guard let number else { return }
+        // The number must settle whatever happens, or every later answer would wait for it: the rollback hook
+        // first (withdrawn here when even that cannot be added), then the commit hook (a failure to add it fails
+        // the transaction, whose rollback withdraws the number).
+        do {
+            try tx.onRollback { self.settle(number, .withdrawn) }
+        } catch {
+            settle(number, .withdrawn)
+            throw error
+        }
         try tx.afterCommit { self.settle(number, .published(Answer(table: table, event: event, item: item))) }
-        try tx.onRollback { self.settle(number, .withdrawn) }
     }
 
     private func settle(_ number: UInt64, _ outcome: Outcome) {
