@@ -82,10 +82,7 @@ final class RawConnection: Sendable {
     /// Reads until the server closes the connection, or until `timeout` seconds pass without data.
     func readUntilClosed(timeout: Int = 10) async -> Reply {
         await Self.onThread { [descriptor] in
-            var limit = timeval(tv_sec: timeout, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            var received: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 65536)
+            var (received, chunk) = Self.startReading(descriptor, timeout: timeout)
             while true {
                 let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
                 if count > 0 {
@@ -96,6 +93,46 @@ final class RawConnection: Sendable {
                 }
             }
         }
+    }
+
+    /// Reads until `count` whole responses (each framed by its `Content-Length`) have arrived, the server closes
+    /// the connection, or `timeout` seconds pass without data; returns the responses' status codes and bodies.
+    func readAnswers(_ count: Int, timeout: Int = 10) async -> [(status: Int, body: String)] {
+        await Self.onThread { [descriptor] in
+            var (received, chunk) = Self.startReading(descriptor, timeout: timeout)
+            while true {
+                let answers = Self.answers(in: received)
+                if answers.count >= count { return answers }
+                let read = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+                guard read > 0 else { return answers }
+                received += chunk[0..<read]
+            }
+        }
+    }
+
+    /// The complete responses at the start of `bytes`.
+    private static func answers(in bytes: [UInt8]) -> [(status: Int, body: String)] {
+        var answers: [(status: Int, body: String)] = []
+        var rest = bytes[...]
+        let separator = Array("\r\n\r\n".utf8)
+        while let end = rest.indices.first(where: { rest[$0...].starts(with: separator) }) {
+            let head = String(decoding: rest[..<end], as: UTF8.self)
+            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            let bodyStart = end + separator.count
+            guard rest.endIndex - bodyStart >= length else { break }
+            let status = head.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+            answers.append((status, String(decoding: rest[bodyStart..<(bodyStart + length)], as: UTF8.self)))
+            rest = rest[(bodyStart + length)...]
+        }
+        return answers
+    }
+
+    /// Sets the receive timeout and returns an empty buffer for what arrives and a chunk to read into.
+    private static func startReading(_ descriptor: Int32, timeout: Int) -> (received: [UInt8], chunk: [UInt8]) {
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        return ([], [UInt8](repeating: 0, count: 65536))
     }
 
     private static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {

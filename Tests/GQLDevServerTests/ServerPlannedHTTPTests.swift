@@ -203,8 +203,17 @@ struct ServerPlannedHTTPTests {
         held.release()
     }
 
-    @Test("a mutation queued while the writer is busy is answered once committed, and the connection's later requests after it")
-    func queuedMutationKeepsOrder() async throws {
+    /// Sends a GET on `connection` and reads its answer: from then on the connection's requests take the usual path
+    /// (``PlannedHTTPHandler``) instead of the direct one (``DirectHTTPHandler``).
+    static func handOver(_ connection: RawConnection) async {
+        await connection.send(DirectHTTPTests.get)
+        #expect(await connection.readAnswers(1).map(\.status) == [200])
+    }
+
+    @Test(
+        "a mutation queued while the writer is busy is answered once committed, and the connection's later requests after it",
+        arguments: [false, true])
+    func queuedMutationKeepsOrder(handedOver: Bool) async throws {
         try await withDevServer { server, endpoints in
             let database = try #require(server.devEngine?.database)
             let port = try #require(URL(string: endpoints.http)?.port)
@@ -217,9 +226,10 @@ struct ServerPlannedHTTPTests {
             let holder = Thread {
                 try? database.write { _ in held.enter() }
             }
+            let connection = try RawConnection(port: port)
+            if handedOver { await Self.handOver(connection) }
             holder.start()
             held.waitUntilEntered()
-            let connection = try RawConnection(port: port)
             await connection.send(
                 try request(#"mutation { createObjects(input: {objectId: "q", text: "queued"}) { objectId text } }"#)
                     + request(#"{ getObjects(objectId: "q") { text } }"#)
@@ -240,8 +250,10 @@ struct ServerPlannedHTTPTests {
         }
     }
 
-    @Test("a client's half-close after a queued mutation does not cost it the mutation's or later answers")
-    func halfCloseAfterQueuedMutation() async throws {
+    @Test(
+        "a client's half-close after a queued mutation does not cost it the mutation's or later answers",
+        arguments: [false, true])
+    func halfCloseAfterQueuedMutation(handedOver: Bool) async throws {
         try await withDevServer { server, endpoints in
             let database = try #require(server.devEngine?.database)
             let port = try #require(URL(string: endpoints.http)?.port)
@@ -250,10 +262,11 @@ struct ServerPlannedHTTPTests {
                 return "POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
             }
+            let connection = try RawConnection(port: port)
+            if handedOver { await Self.handOver(connection) }
             let held = Gate()
             Thread { try? database.write { _ in held.enter() } }.start()
             held.waitUntilEntered()
-            let connection = try RawConnection(port: port)
             await connection.send(
                 try request(#"mutation { createObjects(input: {objectId: "h", text: "half"}) { objectId } }"#)
                     + request(#"{ getObjects(objectId: "h") { text } }"#))

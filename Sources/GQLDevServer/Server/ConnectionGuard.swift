@@ -29,6 +29,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var lingerTimer: Scheduled<Void>?
     /// Whether the first request's header block ended (`\r\n\r\n` seen).
     private var headersEnded = false
+    /// Whether the first request's header block has arrived (from then on an idle timeout applies instead).
+    var firstHeadersEnded: Bool { headersEnded }
     /// The last bytes seen while looking for the end of the header block.
     private var tail: UInt32 = 0
     /// Whether anything was written to the client.
@@ -98,6 +100,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if mode == .output { linger(context) }
         context.close(mode: mode, promise: promise)
+    }
+
+    /// Says that every answer written so far is complete (``DirectHTTPHandler`` hands the connection to the HTTP
+    /// parser only between requests), so a refusal of the parser's may be written after them.
+    func answersWritten() {
+        wroteAnything = false
     }
 
     /// Answers with `status` and a GraphQL-shaped JSON error, then closes lingering. Nothing happens when an answer

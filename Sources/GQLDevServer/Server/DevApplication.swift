@@ -58,7 +58,8 @@ enum DevApplication {
             GuardedHTTPChannel(
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
-                headerTimeout: limits.headerTimeout.timeAmount)
+                headerTimeout: limits.headerTimeout.timeAmount, direct: http,
+                idleTimeout: limits.idleTimeout.timeAmount)
         }
         return Application(
             router: router,

@@ -11,15 +11,25 @@ struct GuardedHTTPChannel: ServerChildChannel {
 
     let inner: HTTP1WebSocketUpgradeChannel
     let headerTimeout: TimeAmount
+    /// The transport whose planned POSTs ``DirectHTTPHandler`` answers from the connection's bytes (`nil`: every
+    /// request takes the usual path).
+    let direct: HTTPTransport?
+    let idleTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let headerTimeout = headerTimeout
+        let (direct, idleTimeout) = (direct, idleTimeout)
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let connection = ConnectionGuard(headerTimeout: headerTimeout)
             try pipeline.addHandler(connection, position: .first)
             let decoder = try pipeline.handler(type: ByteToMessageHandler<NIOHTTP1.HTTPRequestDecoder>.self)
             try pipeline.addHandler(ParseErrorGuard(connection: connection), position: .after(decoder))
+            if let direct, let engine = direct.engine as? DevEngine, !direct.faults.isActive {
+                let handler = DirectHTTPHandler(
+                    transport: direct, engine: engine, connection: connection, idleTimeout: idleTimeout)
+                try pipeline.addHandler(handler, position: .after(connection))
+            }
             return value
         }
     }

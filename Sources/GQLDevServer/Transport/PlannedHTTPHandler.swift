@@ -92,14 +92,7 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 write(context, status, json)
             case .queued(let writes, let mutation, let json):
                 awaitingCommit = true
-                let loop = context.eventLoop
-                let bound = NIOLoopBound((self, context), eventLoop: loop)
-                writes.submit(mutation) { result in
-                    loop.execute {  // the answer is formatted on the loop, not on the queue's one worker
-                        let (handler, context) = bound.value
-                        handler.committed(context, json(result))
-                    }
-                }
+                writes.submit(mutation, json: json, context: context, committed)
             case nil:
                 route(context, wrapInboundOut(.head(request.head)), startsRequest: true)
                 if request.body.readableBytes > 0 { route(context, wrapInboundOut(.body(request.body))) }
@@ -174,6 +167,24 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         needsFlush = true
+    }
+}
+
+extension WriteQueue {
+    /// Queues `mutation` for a group commit and hands its answer's body (`json` of its outcome, formatted on the
+    /// connection's event loop, not on the queue's one worker) to `committed` on that loop.
+    func submit(
+        _ mutation: @escaping ModelStore.Mutation, json: @escaping @Sendable (Result<GQLValues, any Error>) -> String,
+        context: ChannelHandlerContext, _ committed: @escaping (ChannelHandlerContext, String) -> Void
+    ) {
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((committed, context), eventLoop: loop)
+        submit(mutation) { result in
+            loop.execute {
+                let (committed, context) = bound.value
+                committed(context, json(result))
+            }
+        }
     }
 }
 
@@ -274,8 +285,15 @@ extension HTTPTransport {
     /// ``post(_:)`` as if this had not been asked.
     /// Nothing is read or written before the answer is certain to come from here.
     func answerNow(_ head: HTTPRequest, body: ByteBuffer, engine: DevEngine) -> NowAnswer? {
-        guard case .success = authenticator.check(DevAuthenticator.Credentials(headers: head.headerFields)),
-            case .success(.single(let request)) = HTTPRequestDecoder.decodeBody(Array(body.readableBytesView))
+        answerNow(
+            DevAuthenticator.Credentials(headers: head.headerFields), body: Array(body.readableBytesView),
+            engine: engine)
+    }
+
+    /// ``answerNow(_:body:engine:)`` for a request whose credentials were read from its headers by the caller.
+    func answerNow(_ credentials: DevAuthenticator.Credentials, body: [UInt8], engine: DevEngine) -> NowAnswer? {
+        guard case .success = authenticator.check(credentials),
+            case .success(.single(let request)) = HTTPRequestDecoder.decodeBody(body)
         else { return nil }
         let answer: (status: HTTPResponse.Status, json: String)
         switch engine.prepare(request) {

@@ -1,0 +1,245 @@
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
+
+/// Answers the POSTs that a compiled plan runs straight from a connection's bytes, before NIO's HTTP parser,
+/// Hummingbird's handlers and their header types see them; hands the connection to them, for good, at the first
+/// request it does not answer itself.
+///
+/// A request of the common shape — `POST <path> HTTP/1.1`, plain header lines, one `Content-Length`, a JSON
+/// content type, no `Origin` (``DirectRequestParser``) — whose single operation a plan answers
+/// (``HTTPTransport/answerNow(_:body:engine:)``: valid credentials, a planned query or mutation, or a document
+/// refused for a limit or an error) is answered here with the same status, body and headers the usual path gives
+/// it. At the first request of any other kind (a GET, a batch, a WebSocket upgrade, an operation for the executor,
+/// an odd header line) the connection is handed over, from that request's first byte, to the usual path
+/// (``PlannedHTTPHandler``, the router): every request before it has been answered, so answers stay in order and
+/// the two parsers never share a request.
+///
+/// While it answers a connection it also does what Hummingbird's connection state handler would: closes it after
+/// the idle timeout, and on graceful shutdown once the request being read or committed has been answered. A
+/// mutation queued for a group commit (``WriteQueue``) holds the connection's later requests, its half-close and
+/// its reads until its answer is written.
+final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    private let transport: HTTPTransport
+    private let engine: DevEngine
+    private let parser: DirectRequestParser
+    private let connection: ConnectionGuard
+    private let idleTimeout: TimeAmount
+
+    /// Whether the connection was handed to the usual path.
+    private var handedOver = false
+    /// Bytes received and not yet answered: an incomplete request, or requests waiting behind a queued mutation.
+    private var pending: ByteBuffer?
+    /// Whether a queued mutation's answer is awaited.
+    private var awaitingCommit = false
+    private var readHeld = false
+    private var inputClosed = false
+    /// Whether the server is shutting down gracefully: close once nothing is left to answer.
+    private var quiescing = false
+    private var needsFlush = false
+    private var lastActivity = NIODeadline.now()
+    private var idleTimer: Scheduled<Void>?
+    private var idleCheckStarted = false
+    private var date = HTTPDate()
+
+    init(transport: HTTPTransport, engine: DevEngine, connection: ConnectionGuard, idleTimeout: TimeAmount) {
+        self.transport = transport
+        self.engine = engine
+        self.parser = DirectRequestParser(path: transport.path, maxBodyBytes: min(transport.maxBodyBytes, 64 * 1024))
+        self.connection = connection
+        self.idleTimeout = idleTimeout
+    }
+
+    // MARK: Inbound
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        idleTimer?.cancel()
+        idleTimer = nil
+        pending = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        idleTimer?.cancel()
+        idleTimer = nil
+        pending = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !handedOver else { return context.fireChannelRead(data) }
+        var bytes = unwrapInboundIn(data)
+        lastActivity = .now()
+        // Until the first request's headers have arrived the connection guard's header timeout applies.
+        if !idleCheckStarted, connection.firstHeadersEnded {
+            idleCheckStarted = true
+            scheduleIdleCheck(context, at: lastActivity + idleTimeout)
+        }
+        if var buffered = pending {
+            pending = nil  // the buffer stays uniquely referenced while it grows
+            buffered.writeBuffer(&bytes)
+            pending = buffered
+        } else {
+            pending = bytes
+        }
+        answerPending(context)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded(context)
+        if handedOver { context.fireChannelReadComplete() }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard !handedOver else { return context.fireUserInboundEventTriggered(event) }
+        switch event {
+        case ChannelEvent.inputClosed:
+            inputClosed = true
+            closeIfDone(context)
+        case is ChannelShouldQuiesceEvent:
+            quiescing = true
+            closeIfDone(context)
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    // MARK: Outbound
+
+    func read(context: ChannelHandlerContext) {
+        guard !awaitingCommit else { return readHeld = true }
+        context.read()
+    }
+
+    // MARK: Answering
+
+    /// Answers the complete requests at the front of `pending`, in order, until one is incomplete, is queued for
+    /// a commit, or is not for this handler (then the connection is handed over).
+    private func answerPending(_ context: ChannelHandlerContext) {
+        while !handedOver, !awaitingCommit, var buffer = pending {
+            guard buffer.readableBytes > 0 else {
+                pending = nil
+                break
+            }
+            let outcome = buffer.withUnsafeReadableBytes { parser.parse($0) }
+            guard case .request(let request) = outcome else {
+                if case .other = outcome { handOver(context) }
+                break
+            }
+            guard !BrowserRules.isSimple(request.contentType),
+                let body = buffer.getBytes(at: buffer.readerIndex + request.headerBytes, length: request.bodyBytes)
+            else { return handOver(context) }
+            let credentials = DevAuthenticator.Credentials(
+                apiKey: request.apiKey, adminSecret: request.adminSecret, authorization: request.authorization)
+            guard let answer = transport.answerNow(credentials, body: body, engine: engine) else {
+                return handOver(context)
+            }
+            buffer.moveReaderIndex(forwardBy: request.totalBytes)
+            pending = buffer.readableBytes > 0 ? buffer : nil
+            switch answer {
+            case .answer(let status, let json):
+                write(context, status, json)
+            case .queued(let writes, let mutation, let json):
+                awaitingCommit = true
+                writes.submit(mutation, json: json, context: context, committed)
+            }
+        }
+        closeIfDone(context)
+    }
+
+    /// Writes a queued mutation's answer, then goes on with what waited for it.
+    private func committed(_ context: ChannelHandlerContext, _ json: String) {
+        awaitingCommit = false
+        guard context.channel.isActive else {
+            pending = nil
+            return
+        }
+        lastActivity = .now()
+        write(context, .ok, json)
+        answerPending(context)
+        flushIfNeeded(context)
+        if !awaitingCommit, readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    /// Closes the connection when the client closed its side or the server is shutting down, and nothing is left
+    /// to answer (a half-closed client's incomplete request never completes).
+    private func closeIfDone(_ context: ChannelHandlerContext) {
+        guard !handedOver, !awaitingCommit, inputClosed || (quiescing && pending == nil) else { return }
+        flushIfNeeded(context)
+        idleTimer?.cancel()
+        idleTimer = nil
+        pending = nil
+        context.close(promise: nil)
+    }
+
+    /// Hands the connection to the usual path: the unanswered bytes go on to the HTTP parser, and every later
+    /// read, event and write passes through.
+    private func handOver(_ context: ChannelHandlerContext) {
+        handedOver = true
+        idleTimer?.cancel()
+        idleTimer = nil
+        flushIfNeeded(context)
+        connection.answersWritten()
+        if let bytes = pending {
+            pending = nil
+            context.fireChannelRead(wrapInboundOut(bytes))
+            context.fireChannelReadComplete()  // handed over after a commit, no read is under way to end
+        }
+        if inputClosed { context.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }
+        if quiescing { context.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent()) }
+        if readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    /// Writes a JSON answer with the headers the router's answers carry; flushed when the read ends.
+    private func write(_ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: String) {
+        let closing = quiescing && pending == nil
+        let length = json.utf8.count
+        var buffer = context.channel.allocator.buffer(capacity: length + 192)
+        buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
+        buffer.writeStaticString("Content-Type: application/json; charset=utf-8\r\nContent-Length: ")
+        buffer.writeString(String(length))
+        buffer.writeStaticString("\r\nDate: ")
+        buffer.writeString(date.now())
+        buffer.writeStaticString(closing ? "\r\nServer: GQLDevServer\r\nConnection: close\r\n\r\n" : "\r\nServer: GQLDevServer\r\n\r\n")
+        buffer.writeString(json)
+        context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
+        needsFlush = true
+    }
+
+    private func flushIfNeeded(_ context: ChannelHandlerContext) {
+        guard needsFlush else { return }
+        needsFlush = false
+        context.flush()
+    }
+
+    // MARK: Idle timeout
+
+    /// Closes the connection once no byte has arrived and no answer has been written for ``idleTimeout``, unless
+    /// a queued mutation's answer is awaited, as Hummingbird's connection state handler does for its requests;
+    /// checked from the end of the first request's headers on.
+    private func scheduleIdleCheck(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            idleTimer = nil
+            guard !handedOver else { return }
+            let now = NIODeadline.now()
+            if awaitingCommit {
+                scheduleIdleCheck(context, at: now + idleTimeout)
+            } else if now >= lastActivity + idleTimeout {
+                flushIfNeeded(context)
+                context.close(promise: nil)
+            } else {
+                scheduleIdleCheck(context, at: lastActivity + idleTimeout)
+            }
+        }
+    }
+}

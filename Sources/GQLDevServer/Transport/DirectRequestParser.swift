@@ -1,0 +1,200 @@
+import GQLCore
+
+/// Reads, from a connection's raw bytes, the one shape of HTTP/1.1 request that ``DirectHTTPHandler`` answers
+/// itself: `POST <path> HTTP/1.1`, plain header lines, one `Content-Length`, a body of at most a given size.
+///
+/// It decides nothing about requests outside that shape: anything it does not fully understand — another method,
+/// path, version or query string, a folded or non-ASCII header line, a `Transfer-Encoding`, `Connection`,
+/// `Expect`, `Upgrade` or `Origin` header, a repeated or unreadable length, a repeated content type or credential,
+/// a header block over ``maxHeaderBytes`` — is ``Outcome/other``, and the request goes, from its first byte, to
+/// the HTTP parser of the usual path, which answers or refuses it. So the two parsers never disagree about where a
+/// request ends: this one takes only requests whose framing leaves no room for a second reading.
+struct DirectRequestParser {
+    /// The largest header block (request line included) read here.
+    static let maxHeaderBytes = 8 * 1024
+
+    /// A request read in full.
+    struct Request {
+        /// Bytes from the request's first byte to its body's first byte.
+        var headerBytes: Int
+        var bodyBytes: Int
+        var contentType: String
+        var apiKey: String?
+        var adminSecret: String?
+        var authorization: String?
+
+        var totalBytes: Int { headerBytes + bodyBytes }
+    }
+
+    enum Outcome {
+        /// The bytes so far fit the shape; more are needed.
+        case incomplete
+        /// A request of the shape, with all of its body.
+        case request(Request)
+        /// Not a request this parser takes.
+        case other
+    }
+
+    /// `POST <path> HTTP/1.1\r\n`.
+    private let requestLine: [UInt8]
+    private let maxBodyBytes: Int
+
+    init(path: String, maxBodyBytes: Int) {
+        self.requestLine = Array("POST \(path) HTTP/1.1\r\n".utf8)
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// Reads the request at the start of `bytes`.
+    func parse(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+        let lineLength = requestLine.count
+        let prefix = min(bytes.count, lineLength)
+        for index in 0..<prefix where bytes[index] != requestLine[index] { return .other }
+        guard bytes.count > lineLength else { return .incomplete }
+
+        var request = Request(headerBytes: 0, bodyBytes: -1, contentType: "")
+        var sawContentType = false
+        var position = lineLength
+        let limit = min(bytes.count, Self.maxHeaderBytes)
+        while true {
+            // One header line, or the empty line that ends the block.
+            let end: Int
+            switch Self.lineEnd(bytes, from: position, limit: limit) {
+            case .at(let index): end = index
+            case .notYet: return bytes.count >= Self.maxHeaderBytes ? .other : .incomplete
+            case .malformed: return .other
+            }
+            if end == position {  // the empty line
+                request.headerBytes = end + 2
+                break
+            }
+            guard let field = Self.field(bytes, from: position, to: end) else { return .other }
+            position = end + 2
+            switch field.name {
+            case .contentLength:
+                guard request.bodyBytes < 0, let length = Self.length(bytes, field.value), length <= maxBodyBytes
+                else { return .other }
+                request.bodyBytes = length
+            case .contentType:
+                guard !sawContentType else { return .other }
+                sawContentType = true
+                request.contentType = Self.string(bytes, field.value)
+            case .apiKey:
+                guard request.apiKey == nil else { return .other }
+                request.apiKey = Self.string(bytes, field.value)
+            case .adminSecret:
+                guard request.adminSecret == nil else { return .other }
+                request.adminSecret = Self.string(bytes, field.value)
+            case .authorization:
+                guard request.authorization == nil else { return .other }
+                request.authorization = Self.string(bytes, field.value)
+            case .refused:
+                return .other
+            case .ignored:
+                continue
+            }
+        }
+        guard request.bodyBytes >= 0, sawContentType else { return .other }
+        return bytes.count >= request.totalBytes ? .request(request) : .incomplete
+    }
+
+    // MARK: Lines and fields
+
+    private enum LineEnd {
+        /// The index of the `\r` of the line's `\r\n`.
+        case at(Int)
+        /// The line has not ended within the bytes looked at.
+        case notYet
+        /// A bare `\n`, or a `\r` not followed by `\n`.
+        case malformed
+    }
+
+    /// Where the line starting at `start` ends, looking no further than `limit`.
+    private static func lineEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, limit: Int) -> LineEnd {
+        var index = start
+        while index < limit {
+            switch bytes[index] {
+            case 0x0D:
+                guard index + 1 < limit else { return .notYet }
+                return bytes[index + 1] == 0x0A ? .at(index) : .malformed
+            case 0x0A:
+                return .malformed
+            default:
+                index += 1
+            }
+        }
+        return .notYet
+    }
+
+    /// The headers this parser tells apart.
+    enum Name {
+        case contentLength, contentType, apiKey, adminSecret, authorization
+        /// A header the usual path must see (`Transfer-Encoding`, `Connection`, `Expect`, `Upgrade`, `Origin`).
+        case refused
+        case ignored
+    }
+
+    private static let names: [(name: [UInt8], kind: Name)] = [
+        (Array("content-length".utf8), .contentLength),
+        (Array("content-type".utf8), .contentType),
+        (Array("x-api-key".utf8), .apiKey),
+        (Array("x-hasura-admin-secret".utf8), .adminSecret),
+        (Array("authorization".utf8), .authorization),
+        (Array("transfer-encoding".utf8), .refused),
+        (Array("connection".utf8), .refused),
+        (Array("expect".utf8), .refused),
+        (Array("upgrade".utf8), .refused),
+        (Array("origin".utf8), .refused),
+    ]
+
+    /// A field line `name: value` between `start` and `end` (its `\r`): the name's kind and the value's range with
+    /// the spaces around it trimmed; `nil` when the line is not a plain field (an empty or non-token name, a
+    /// leading space — an obsolete folded line — or a control or non-ASCII byte in the value).
+    private static func field(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> (
+        name: Name, value: Range<Int>
+    )? {
+        var colon = start
+        while colon < end, bytes[colon] != UInt8(ascii: ":") {
+            guard HTTPToken.contains(bytes[colon]) else { return nil }
+            colon += 1
+        }
+        guard colon > start, colon < end else { return nil }
+        var valueStart = colon + 1
+        var valueEnd = end
+        while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
+        while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+        for index in valueStart..<valueEnd {
+            let byte = bytes[index]
+            guard (byte >= 0x20 && byte < 0x7F) || byte == 0x09 else { return nil }
+        }
+        return (kind(bytes, start..<colon), valueStart..<valueEnd)
+    }
+
+    private static func kind(_ bytes: UnsafeRawBufferPointer, _ name: Range<Int>) -> Name {
+        candidates: for candidate in names where candidate.name.count == name.count {
+            for (offset, expected) in candidate.name.enumerated() {
+                let byte = bytes[name.lowerBound + offset]
+                // ASCII letters compare without case; `-` and every other token byte exactly.
+                let lowered = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                guard lowered == expected else { continue candidates }
+            }
+            return candidate.kind
+        }
+        return .ignored
+    }
+
+    /// A `Content-Length` of one to seven digits (the body limit is far below 10 MB), else `nil`.
+    private static func length(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int? {
+        guard !range.isEmpty, range.count <= 7 else { return nil }
+        var value = 0
+        for index in range {
+            let digit = Int(bytes[index]) - 0x30
+            guard digit >= 0, digit <= 9 else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+
+    private static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import GQLCore
+import Testing
+
+@testable import GQLDevServer
+
+/// ``DirectRequestParser`` takes only the plain shape of a planned POST and leaves every other byte sequence to
+/// NIO's HTTP parser; tested on bytes alone.
+@Suite("The direct path reads only requests it fully understands")
+struct DirectRequestParserTests {
+    static let parser = DirectRequestParser(path: "/graphql", maxBodyBytes: 1000)
+    static let body = #"{"query":"{ listObjects { nextToken } }"}"#
+
+    static func request(_ headers: [String], body: String = body, line: String = "POST /graphql HTTP/1.1") -> String {
+        line + "\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n" + body
+    }
+
+    static func parse(_ text: String) -> DirectRequestParser.Outcome {
+        Array(text.utf8).withUnsafeBytes { parser.parse($0) }
+    }
+
+    static let plain = request([
+        "Host: 127.0.0.1", "content-TYPE:  application/json \t", "Content-Length: \(body.utf8.count)",
+        "X-API-Key: secret", "authorization:Bearer abc",
+    ])
+
+    @Test("the plain shape, with names in any case and spaces around values")
+    func plainShape() throws {
+        guard case .request(let request) = Self.parse(Self.plain + "GET / HTTP/1.1\r\n") else {
+            Issue.record("not read")
+            return
+        }
+        #expect(request.totalBytes == Self.plain.utf8.count)
+        #expect(request.bodyBytes == Self.body.utf8.count)
+        #expect(request.contentType == "application/json")
+        #expect(request.apiKey == "secret" && request.authorization == "Bearer abc" && request.adminSecret == nil)
+    }
+
+    @Test("every proper prefix of a request is incomplete")
+    func prefixes() {
+        let bytes = Array(Self.plain.utf8)
+        for count in 0..<bytes.count {
+            let outcome = bytes[..<count].withUnsafeBytes { Self.parser.parse($0) }
+            guard case .incomplete = outcome else {
+                Issue.record("prefix of \(count) bytes: \(outcome)")
+                return
+            }
+        }
+    }
+
+    @Test(
+        "every other shape goes to the usual parser",
+        arguments: [
+            request(["Content-Type: application/json", "Content-Length: 41"], line: "GET /graphql HTTP/1.1"),
+            request(["Content-Type: application/json", "Content-Length: 41"], line: "post /graphql HTTP/1.1"),
+            request(["Content-Type: application/json", "Content-Length: 41"], line: "POST /graphql?x=1 HTTP/1.1"),
+            request(["Content-Type: application/json", "Content-Length: 41"], line: "POST /graphq HTTP/1.1"),
+            request(["Content-Type: application/json", "Content-Length: 41"], line: "POST /graphql HTTP/1.0"),
+            request(["Content-Type: application/json", "Content-Length: 41"], line: "POST  /graphql HTTP/1.1"),
+            request(["Content-Type: application/json", "Content-Length: 41", "Transfer-Encoding: chunked"]),
+            request(["Content-Type: application/json", "Content-Length: 41", "Content-Length: 41"]),
+            request(["Content-Type: application/json", "Content-Length: +41"]),
+            request(["Content-Type: application/json", "Content-Length: 4 1"]),
+            request(["Content-Type: application/json", "Content-Length: 0x29"]),
+            request(["Content-Type: application/json", "Content-Length: -41"]),
+            request(["Content-Type: application/json", "Content-Length: 00000000041"]),
+            request(["Content-Type: application/json", "Content-Length: 1001"]),
+            request(["Content-Type: application/json", "Content-Length:"]),
+            request(["Content-Type: application/json"]),
+            request(["Content-Length: 41"]),
+            request(["Content-Type: application/json", "Content-Type: text/plain", "Content-Length: 41"]),
+            request(["Content-Type: application/json", "Content-Length : 41"]),
+            request(["Content-Type: application/json", "Content-Length: 41", " folded"]),
+            request(["Content-Type: application/json", "Content-Length: 41", "X-Note: caf\u{E9}"]),
+            request(["Content-Type: application/json", "Content-Length: 41", "X-Note: a\u{1}b"]),
+            request(["Content-Type: application/json", "Content-Length: 41", ": no name"]),
+            request(["Content-Type: application/json", "Content-Length: 41", "no colon"]),
+            request(["Content-Type: application/json", "Content-Length: 41", "Connection: keep-alive"]),
+            request(["Content-Type: application/json", "Content-Length: 41", "Expect: 100-continue"]),
+            request(["Content-Type: application/json", "Content-Length: 41", "Upgrade: websocket"]),
+            request(["Content-Type: application/json", "Content-Length: 41", "Origin: http://example.test"]),
+            request(["Content-Type: application/json", "Content-Length: 41", "x-api-key: a", "X-Api-Key: b"]),
+            request(["Content-Type: application/json", "Content-Length: 41", "Authorization: a", "authorization: b"]),
+            "POST /graphql HTTP/1.1\nContent-Type: application/json\nContent-Length: 41\n\n" + body,
+            "POST /graphql HTTP/1.1\r\nContent-Type: application/json\rContent-Length: 41\r\n\r\n" + body,
+            "POST /graphql HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 41\r\n\n" + body,
+            request(["X-Pad: " + String(repeating: "p", count: 9000), "Content-Type: application/json"]),
+        ])
+    func otherShapes(_ text: String) {
+        guard case .other = Self.parse(text) else {
+            Issue.record("taken: \(text.prefix(120))")
+            return
+        }
+    }
+
+    @Test("a header block that has not ended within 8 KiB is the usual parser's")
+    func longHeaderBlock() {
+        let text = "POST /graphql HTTP/1.1\r\nX-Pad: " + String(repeating: "p", count: 9000)
+        guard case .other = Self.parse(text) else {
+            Issue.record("not handed on")
+            return
+        }
+        guard case .incomplete = Self.parse(String(text.prefix(8000))) else {
+            Issue.record("a shorter block is not waited for")
+            return
+        }
+    }
+}
+
+/// ``DirectHTTPHandler`` on a real server: what it answers, and what it hands over, comes back in order and with
+/// the usual path's rules.
+@Suite("GQLDevServer answers planned POSTs from the connection's bytes", .timeLimit(.minutes(1)))
+struct DirectHTTPTests {
+    static func post(_ query: String, headers: String = "") throws -> String {
+        let body = try GQLValue.object(["query": .string(query)]).jsonString()
+        return "POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\(headers)"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    static let get = "GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+    @Test("a request that arrives a few bytes at a time is answered once, as a whole")
+    func trickle() async throws {
+        try await withDevServer { _, endpoints in
+            let connection = try RawConnection(port: try HostileHTTPTests.port(endpoints))
+            let text = try Self.post(#"mutation { createObjects(input: {objectId: "t", text: "slow"}) { text } }"#)
+            let bytes = Array(text.utf8)
+            for start in stride(from: 0, to: bytes.count, by: 7) {
+                await connection.send(String(decoding: bytes[start..<min(start + 7, bytes.count)], as: UTF8.self))
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            let answers = await connection.readAnswers(1)
+            #expect(answers.map(\.body) == [#"{"data":{"createObjects":{"text":"slow"}}}"#])
+        }
+    }
+
+    @Test("requests of both kinds in one write are answered in order across the hand-over")
+    func handOverKeepsOrder() async throws {
+        try await withDevServer { _, endpoints in
+            let connection = try RawConnection(port: try HostileHTTPTests.port(endpoints))
+            await connection.send(
+                try Self.post(#"mutation { createObjects(input: {objectId: "o", text: "first"}) { text } }"#)
+                    + Self.get
+                    + Self.post(#"{ getObjects(objectId: "o") { text } }"#)
+                    + Self.post(#"{ getObjects(objectId: "o") { ... on Objects { objectId } } }"#))
+            let answers = await connection.readAnswers(4)
+            #expect(
+                answers.map(\.body) == [
+                    #"{"data":{"createObjects":{"text":"first"}}}"#, #"{"data":{"__typename":"Query"}}"#,
+                    #"{"data":{"getObjects":{"text":"first"}}}"#, #"{"data":{"getObjects":{"objectId":"o"}}}"#,
+                ])
+            #expect(answers.map(\.status) == [200, 200, 200, 200])
+        }
+    }
+
+    @Test("after answers of its own, a malformed request still gets the parser's 400 and the connection closes")
+    func malformedAfterDirectAnswers() async throws {
+        try await withDevServer { _, endpoints in
+            let connection = try RawConnection(port: try HostileHTTPTests.port(endpoints))
+            await connection.send(
+                try Self.post("{ listObjects { nextToken } }")
+                    + "POST /graphql HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: -5\r\n\r\n")
+            let reply = await connection.readUntilClosed()
+            #expect(reply.closed)
+            #expect(reply.text.components(separatedBy: "HTTP/1.1 200 OK").count == 2)
+            #expect(reply.text.contains("HTTP/1.1 400 Bad Request"))
+            try await HostileDocumentTests.expectAnswering(endpoints.http)
+        }
+    }
+
+    @Test("a half-close after requests: every request is answered, then the connection closes")
+    func halfClose() async throws {
+        try await withDevServer { _, endpoints in
+            let connection = try RawConnection(port: try HostileHTTPTests.port(endpoints))
+            await connection.send(
+                try Self.post(#"mutation { createObjects(input: {objectId: "h", text: "half"}) { text } }"#)
+                    + Self.post(#"{ getObjects(objectId: "h") { text } }"#)
+                    + "POST /graphql HTTP/1.1\r\nContent-Type: appl")
+            connection.shutdownWrite()
+            let reply = await connection.readUntilClosed()
+            #expect(reply.closed)
+            #expect(reply.text.components(separatedBy: "HTTP/1.1 200 OK").count == 3)
+            #expect(reply.text.hasSuffix(#"{"data":{"getObjects":{"text":"half"}}}"#))
+        }
+    }
+
+    @Test("the idle timeout closes a connection left idle, not one in use longer than the timeout")
+    func idleTimeout() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.limits.idleTimeout = .seconds(1)
+        try await withDevServer(configuration) { _, endpoints in
+            let connection = try RawConnection(port: try HostileHTTPTests.port(endpoints))
+            for round in 0..<7 {  // about 2.1 s of use, twice the timeout
+                await connection.send(try Self.post("{ r\(round): listObjects { nextToken } }"))
+                let answers = await connection.readAnswers(1)
+                #expect(answers.map(\.body) == [#"{"data":{"r\#(round)":{"nextToken":null}}}"#])
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            let started = Date()
+            let rest = await connection.readUntilClosed()
+            #expect(rest.closed && rest.text.isEmpty)
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
+    }
+
+    @Test("a graceful shutdown closes a connection the direct path answers, after its answer")
+    func shutdownClosesIdleConnection() async throws {
+        try await withDevServer { server, endpoints in
+            let connection = try RawConnection(port: try HostileHTTPTests.port(endpoints))
+            await connection.send(try Self.post("{ listObjects { nextToken } }"))
+            #expect(await connection.readAnswers(1).map(\.status) == [200])
+            let stopping = Task { await server.shutdown() }
+            let rest = await connection.readUntilClosed()
+            #expect(rest.closed && rest.text.isEmpty)
+            await stopping.value
+        }
+    }
+}
