@@ -35,6 +35,8 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var handedOver = false
     /// Bytes received and not yet answered: an incomplete request, or requests waiting behind a queued mutation.
     private var pending: ByteBuffer?
+    /// The request at the front of `pending` whose header block has been read, while its body arrives.
+    private var awaitedBody: DirectRequestParser.Request?
     /// Whether a queued mutation's answer is awaited.
     private var awaitingCommit = false
     private var readHeld = false
@@ -125,9 +127,17 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 pending = nil
                 break
             }
-            let outcome = buffer.withUnsafeReadableBytes { parser.parse($0) }
+            // A request whose header block was read before waits for its body without being read again.
+            let outcome =
+                awaitedBody.map { buffer.readableBytes >= $0.totalBytes ? .request($0) : .awaitingBody($0) }
+                ?? buffer.withUnsafeReadableBytes { parser.parse($0) }
+            awaitedBody = nil
             guard case .request(let request) = outcome else {
-                if case .other = outcome { handOver(context) }
+                switch outcome {
+                case .awaitingBody(let request): awaitedBody = request
+                case .other: handOver(context)
+                case .incomplete, .request: break
+                }
                 break
             }
             guard !BrowserRules.isSimple(request.contentType),

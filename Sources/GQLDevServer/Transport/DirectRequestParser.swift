@@ -27,8 +27,10 @@ struct DirectRequestParser {
     }
 
     enum Outcome {
-        /// The bytes so far fit the shape; more are needed.
+        /// The bytes so far fit the shape; more are needed before the header block ends.
         case incomplete
+        /// A request of the shape whose header block has arrived, not yet all of its body.
+        case awaitingBody(Request)
         /// A request of the shape, with all of its body.
         case request(Request)
         /// Not a request this parser takes.
@@ -94,7 +96,7 @@ struct DirectRequestParser {
             }
         }
         guard request.bodyBytes >= 0, sawContentType else { return .other }
-        return bytes.count >= request.totalBytes ? .request(request) : .incomplete
+        return bytes.count >= request.totalBytes ? .request(request) : .awaitingBody(request)
     }
 
     // MARK: Lines and fields
