@@ -6,7 +6,7 @@ import Testing
 
 @testable import GQLSync
 
-/// The outbox's layout (steps 3 and 4): ids that only grow without AUTOINCREMENT, the lazy-only key index and the
+/// The outbox's layout (steps 3 to 6): ids that only grow without AUTOINCREMENT, the lazy-only key index and the
 /// insert's trigger that keeps it right, an outbox of the earlier layout carried over, and the synchronous levels
 /// of queued items (`FULL` in the engine's own file) and delivery records (`NORMAL`).
 @Suite(.timeLimit(.minutes(2))) struct OutboxLayoutTests {
@@ -78,6 +78,23 @@ import Testing
             try await old.execute("DELETE FROM _gqlsync_outbox WHERE id = 3")
             try await old.close()
         }
+        // Step 6 carries the items over: one stored operation, each item's own idempotency key, its date in ms.
+        let look = try GQLSync(
+            fixture.client, path: path,
+            configuration: fixture.configuration {
+                $0.name = "notes"
+                $0.delivers = false
+            })
+        let rows = try look.database.fetchAll(
+            sql: "SELECT id, op, key, input, idempotency, nonce, attempts, created_at FROM _gqlsync_outbox ORDER BY id")
+        let items = try rows.map { try look.outbox.item($0, in: look.database) }
+        #expect(items.map(\.idempotencyKey) == ["key-1", "key-2"])
+        #expect(items.map(\.query) == [query, query])
+        #expect(items.map(\.name) == ["CreateNote", "CreateNote"])
+        #expect(items.map(\.wrap) == ["input", "input"])
+        #expect(rows.map { $0["created_at"]?.intValue } == [1_767_225_600_000, 1_767_225_600_000])
+        #expect(try look.database.fetchAll(sql: "SELECT id FROM _gqlsync_operations").count == 1)
+        try await look.shutdown()
         let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.name = "notes" })
         #expect(sync.pendingCount == 2)
         #expect(try await sync.steady("CreateNote", ["n": 4]) == 4)
@@ -147,7 +164,8 @@ import Testing
     }
 
     private func idempotencyKey(_ sync: GQLSync, _ id: Int64) throws -> String? {
-        try sync.outbox.database.fetchAll(sql: "SELECT idempotency FROM _gqlsync_outbox WHERE id = ?", [id])
-            .first?["idempotency"]?.stringValue
+        let row = try sync.outbox.database.fetchAll(
+            sql: "SELECT id, op, key, input, idempotency, nonce, attempts FROM _gqlsync_outbox WHERE id = ?", [id])
+        return try row.first.map { try sync.outbox.item($0, in: sync.database).idempotencyKey }
     }
 }

@@ -57,7 +57,6 @@ struct SyncWorkloads {
         var row: [Double] = []
         // An engine whose server is a closed port: it stays offline, so sending never competes with the writes.
         let offline = GQLServer(HTTP: "http://127.0.0.1:1/graphql")
-        let text = try configuration("unused").queries.document(named: "CreateObjects").text
         for round in 0...options.rounds {
             progress("enqueue round \(round)")
             let db = try GQLDatabase(path: path("enqueue-\(round).sqlite"))
@@ -83,9 +82,9 @@ struct SyncWorkloads {
                                 _ = try tx.fetchAll(
                                     sql: Self.handmadeInsert,
                                     [
-                                        "\"\(object.objectId)\"", text,
+                                        "\"\(object.objectId)\"",
                                         "{\"number\":\(i),\"objectId\":\"\(object.objectId)\",\"text\":\"text \(i)\"}",
-                                        "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-\(String(i, radix: 16))",
+                                        Int64(bitPattern: 0x9E37_79B9_7F4A_7C15 &* UInt64(i + 1)), 1_764_167_077_123 + i,
                                     ])
                             default: break
                             }
@@ -123,16 +122,17 @@ struct SyncWorkloads {
         table.notes.append("enqueue floor (no GQLSync): write + the same row by hand vs write: \(floor)")
     }
 
-    /// A table shaped like GQLSync's outbox, for the enqueue's floor.
+    /// A table shaped like GQLSync's outbox (its layout since outbox step 6: the operation by id, a 64-bit
+    /// nonce for the idempotency key, the date in milliseconds), for the enqueue's floor.
     static let handmadeOutbox = """
         CREATE TABLE handmade_outbox (id INTEGER PRIMARY KEY, engine TEXT NOT NULL, mode TEXT NOT NULL,
-            name TEXT NOT NULL, key TEXT, query TEXT NOT NULL, input TEXT NOT NULL, wrap TEXT, idempotency TEXT NOT NULL,
+            op INTEGER NOT NULL, key TEXT, input TEXT NOT NULL, idempotency TEXT, nonce INTEGER,
             attempts INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL DEFAULT 'pending', error TEXT,
-            created_at TEXT NOT NULL, failed_at TEXT)
+            created_at INTEGER NOT NULL, failed_at TEXT)
         """
     static let handmadeInsert = """
-        INSERT INTO handmade_outbox (engine, mode, name, key, query, input, wrap, idempotency, created_at)
-        VALUES ('enqueue', 'steady', 'CreateObjects', ?, ?, ?, 'input', ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        INSERT INTO handmade_outbox (engine, mode, op, key, input, nonce, created_at)
+        VALUES ('enqueue', 'steady', 1, ?, ?, ?, ?)
         """
 
     // MARK: Drain

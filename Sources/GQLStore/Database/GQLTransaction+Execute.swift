@@ -34,6 +34,21 @@ extension GQLTransaction {
         return sqlite3_last_insert_rowid(connection.handle)
     }
 
+    /// ``insert(sql:_:table:)`` for an `INSERT … SELECT` that may select no row: the rowid of the row it
+    /// inserted, or nil when it inserted none (`sqlite3_changes` is 0).
+    ///
+    /// GQLSync queues an item with it: the `SELECT` reads the item's operation, so an operation that is gone
+    /// inserts nothing instead of an item that names a missing one.
+    /// ```swift
+    /// let id = try tx.insertIfSelected(sql: "INSERT INTO item (op) SELECT id FROM op WHERE id = ?", [7], table: "item")
+    /// ```
+    package func insertIfSelected(sql: String, _ values: [GQLValue], table: String) throws -> Int64? {
+        let connection = try checkedConnection(write: true)
+        try connection.run(sql, values, table: table)
+        guard sqlite3_changes(connection.handle) > 0 else { return nil }
+        return sqlite3_last_insert_rowid(connection.handle)
+    }
+
     /// Runs one write statement of a module's own tables, prepared once per connection, with `values` bound in
     /// order, and returns how many rows it changed (`sqlite3_changes`); `table` names the table in its errors.
     ///

@@ -107,12 +107,9 @@ extension GQLSync {
     private func enqueue(
         _ mode: OutboxMode, _ name: String, _ values: [String: any GQLValueConvertible], _ key: GQLValue?
     ) throws -> Int64 {
-        let (query, captured) = try capture(name, values)
+        let call = try capture(mode, name, values, key)
         let outbox = outbox
-        let wrap = configuration.inputArgument
-        let enqueued = try outbox.queueWrite { tx in
-            try outbox.enqueue(mode, name: name, query: query, values: captured, key: key, wrap: wrap, in: tx)
-        }
+        let enqueued = try outbox.queueWrite { tx in try outbox.enqueue(call, in: tx) }
         driver.enqueued(enqueued)
         return enqueued.id
     }
@@ -120,12 +117,9 @@ extension GQLSync {
     private func enqueueAsync(
         _ mode: OutboxMode, _ name: String, _ values: [String: any GQLValueConvertible], _ key: GQLValue?
     ) async throws -> Int64 {
-        let (query, captured) = try capture(name, values)
+        let call = try capture(mode, name, values, key)
         let outbox = outbox
-        let wrap = configuration.inputArgument
-        let enqueued = try await outbox.queueWrite { tx in
-            try outbox.enqueue(mode, name: name, query: query, values: captured, key: key, wrap: wrap, in: tx)
-        }
+        let enqueued = try await outbox.queueWrite { tx in try outbox.enqueue(call, in: tx) }
         driver.enqueued(enqueued)
         return enqueued.id
     }
@@ -141,16 +135,14 @@ extension GQLSync {
                     + "make the engine with GQLSync(server, database:) to enqueue inside the app's writes",
                 operation: name)
         }
-        let (query, captured) = try capture(name, values)
-        let enqueued = try outbox.enqueue(
-            mode, name: name, query: query, values: captured, key: key, wrap: configuration.inputArgument, in: tx)
+        let enqueued = try outbox.enqueue(try capture(mode, name, values, key), in: tx)
         let driver = driver
         try tx.afterCommit { driver.enqueued(enqueued) }
         return enqueued.id
     }
 
-    /// The operation's text (checked to be a mutation) and the values, captured now.
-    private func capture(_ name: String, _ values: [String: any GQLValueConvertible]) throws -> (String, GQLValues) {
+    /// The operation's document, checked to be a mutation.
+    private func document(_ name: String) throws -> GQLQuery.Document {
         let document = try configuration.queries.document(named: name)
         guard document.operationType == .mutation else {
             throw GQLError(
@@ -158,12 +150,24 @@ extension GQLSync {
                 "\"\(name)\" is a \(document.operationType.rawValue), not a mutation; only mutations are queued",
                 operation: name)
         }
-        return (document.text, values.mapValues(\.gqlValue))
+        return document
+    }
+
+    /// The call with its operation's text and its values captured now: the values as JSON text, and as values
+    /// too for a lazy call, which may merge them into an earlier item.
+    private func capture(
+        _ mode: OutboxMode, _ name: String, _ values: [String: any GQLValueConvertible], _ key: GQLValue?
+    ) throws -> OutboxStore.Call {
+        let operation = OutboxStore.Operation(
+            name: name, query: try document(name).text, wrap: configuration.inputArgument)
+        let captured = mode == .lazy ? values.mapValues(\.gqlValue) : nil
+        let input = try captured.map(OutboxJSON.object) ?? OutboxJSON.object(values)
+        return OutboxStore.Call(mode: mode, operation: operation, input: input, values: captured, key: key)
     }
 
     /// The text and variables of a request, shaped by ``Configuration/inputArgument``.
     private func request(_ name: String, _ values: [String: any GQLValueConvertible]) throws -> (String, GQLValues) {
-        let (query, captured) = try capture(name, values)
+        let (query, captured) = (try document(name).text, values.mapValues(\.gqlValue))
         guard let wrap = configuration.inputArgument else { return (query, captured) }
         return (query, [wrap: .object(captured)])
     }

@@ -21,11 +21,11 @@ extension OutboxStore {
     func failedItems() throws -> [GQLSync.FailedItem] {
         let rows = try database.fetchAll(
             sql: """
-                SELECT id, name, key, query, input, wrap, idempotency, attempts, error, failed_at FROM \(Self.table)
+                SELECT id, op, key, input, idempotency, nonce, attempts, error, failed_at FROM \(Self.table)
                 WHERE engine = ? AND state = 'failed' ORDER BY id
                 """, [engine])
         return try rows.map { row in
-            let item = try Self.item(row)
+            let item = try self.item(row, in: database)
             let error = try row["error"]?.stringValue.map { try GQLSync.Failure(json: GQLValue(json: $0)) }
             let failedAt = row["failed_at"]?.stringValue.flatMap { try? GQLDate.date(from: $0) }
             return GQLSync.FailedItem(

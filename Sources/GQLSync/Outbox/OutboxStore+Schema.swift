@@ -24,6 +24,11 @@ extension OutboxStore {
     ///   another kind for the same key turns them `steady` (looked up in that index, so nothing is written when
     ///   there is none). Failed items have their own small index.
     ///
+    /// Step 6 shrinks a row: the operation's name, text and input argument go into `_gqlsync_operations`, once
+    /// per distinct operation, and the row keeps its id (`op`); a new row's idempotency key is the outbox's
+    /// identity and a 64-bit `nonce` of the row's (8 bytes, not 40 of text; items queued before keep their stored
+    /// key); `created_at` is milliseconds since 1970, bound by the caller instead of formatted by SQLite.
+    ///
     /// Step 4 moved that turning into a trigger of the insert; step 5 drops it again (SyncBench measured the trigger
     /// at about as much as the rest of queueing a steady item), and enqueue runs the turning only while the engine
     /// may have lazy items (``OutboxStore/LazyPresence``).
@@ -87,6 +92,48 @@ extension OutboxStore {
             // The trigger ran on every insert, lazy items or not, and cost about as much as the rest of queueing an
             // item; enqueue turns a key's lazy items steady itself again, only when the engine may have any.
             try tx.execute("DROP TRIGGER IF EXISTS \(table)_order")
+        }
+        guard last >= 6 else { return migrator }
+        migrator.step(6, "operation texts stored once, compact idempotency keys, dates as numbers") { tx in
+            // Each distinct operation (name, text, input argument) once; AUTOINCREMENT so that an id, once given,
+            // always means the same operation (a delivery loop keeps what it read by id).
+            try tx.execute(
+                """
+                CREATE TABLE \(operationTable) (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, query TEXT NOT NULL, wrap TEXT
+                )
+                """)
+            try tx.execute(
+                """
+                INSERT INTO \(operationTable) (name, query, wrap)
+                SELECT DISTINCT name, query, wrap FROM \(table)
+                """)
+            try tx.execute(
+                """
+                CREATE TABLE \(table)_6 (
+                    id INTEGER PRIMARY KEY, engine TEXT NOT NULL, mode TEXT NOT NULL, op INTEGER NOT NULL, key TEXT,
+                    input TEXT NOT NULL, idempotency TEXT, nonce INTEGER,
+                    attempts INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL DEFAULT 'pending', error TEXT,
+                    created_at INTEGER NOT NULL, failed_at TEXT
+                )
+                """)
+            // An item queued before keeps its idempotency key (it may be in flight at the crash that preceded
+            // this upgrade, and is then sent again with the same key); its date becomes milliseconds.
+            try tx.execute(
+                """
+                INSERT INTO \(table)_6 (id, engine, mode, op, key, input, idempotency, attempts, state, error,
+                    created_at, failed_at)
+                SELECT o.id, o.engine, o.mode,
+                    (SELECT p.id FROM \(operationTable) p
+                     WHERE p.name = o.name AND p.query = o.query AND p.wrap IS o.wrap),
+                    o.key, o.input, o.idempotency, o.attempts, o.state, o.error,
+                    coalesce(CAST((julianday(o.created_at) - 2440587.5) * 86400000 AS INTEGER), 0), o.failed_at
+                FROM \(table) o
+                """)
+            try tx.execute("DROP TABLE \(table)")
+            try tx.execute("ALTER TABLE \(table)_6 RENAME TO \(table)")
+            try tx.execute("CREATE INDEX \(lazyIndex) ON \(table)(engine, key, id) WHERE mode = 'lazy'")
+            try tx.execute("CREATE INDEX \(table)_failed ON \(table)(engine, id) WHERE state = 'failed'")
         }
         return migrator
     }

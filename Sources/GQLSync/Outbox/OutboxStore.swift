@@ -25,6 +25,11 @@ struct OutboxStore: Sendable {
     /// Whether the engine may have lazy items: set at open when it has some, and by every lazy call (rolled back
     /// or not); while it is clear, a keyed call that is not lazy has no lazy item to turn steady.
     let lazyItems: LazyPresence
+    /// The random number that names this outbox (``identity(_:engine:)``): its journal's header, and the first
+    /// half of its items' idempotency keys, in hex with a dash.
+    let keyPrefix: String
+    /// The stored operations this process knows.
+    let operations = Operations()
 
     /// A flag that only goes up (a rolled-back lazy call leaves it up too, which only costs a look-up).
     final class LazyPresence: Sendable {
@@ -43,8 +48,9 @@ struct OutboxStore: Sendable {
         _ = try Self.migrator.migrate(database)
         lazyItems = LazyPresence(
             try database.fetchAll(sql: Self.anyLazySQL, [engine]).first?["found"]?.intValue == 1)
+        let identity = try Self.identity(database, engine: engine)
+        keyPrefix = String(identity, radix: 16) + "-"
         if let path = DeliveryJournal.path(database: database.path, engine: engine) {
-            let identity = try Self.journalIdentity(database, engine: engine)
             journal = try DeliveryJournal(path: path, identity: identity)
         } else {
             journal = nil
@@ -58,14 +64,16 @@ struct OutboxStore: Sendable {
         }
     }
 
-    /// The random number that names this outbox in its journal's header, made once and kept in
-    /// `_gqlsync_sequence` (a database deleted and made again gets another, so an old journal beside it is ignored).
-    private static func journalIdentity(_ database: GQLDatabase, engine: String) throws -> UInt64 {
+    /// The random number that names this outbox, made once and kept in `_gqlsync_sequence`: in its journal's
+    /// header (a database deleted and made again gets another, so an old journal beside it is ignored) and in its
+    /// items' idempotency keys. The same write removes the operations no item names any more.
+    private static func identity(_ database: GQLDatabase, engine: String) throws -> UInt64 {
         let name = "journal \(engine)"
         let stored = try database.write { tx in
             _ = try tx.fetchAll(
                 sql: "INSERT INTO \(sequenceTable) (name, last_id) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
                 [name, Int64.random(in: 1...Int64.max)])
+            try removeUnusedOperations(tx)
             return try tx.fetchAll(sql: "SELECT last_id FROM \(sequenceTable) WHERE name = ?", [name]).first
         }
         guard let identity = stored?["last_id"]?.intValue else {
@@ -90,6 +98,17 @@ struct OutboxStore: Sendable {
         }
     }
 
+    /// A call as it is queued: everything captured when it was made.
+    struct Call: Sendable {
+        var mode: OutboxMode
+        var operation: Operation
+        /// The values as JSON text (``OutboxJSON``).
+        var input: String
+        /// The values themselves, for a lazy call to merge.
+        var values: GQLValues?
+        var key: GQLValue?
+    }
+
     /// Adds a call to the outbox inside `tx`.
     ///
     /// A `lazy` call merges into the newest item for the same key when that item is a lazy call of the same
@@ -101,43 +120,58 @@ struct OutboxStore: Sendable {
     /// Only lazy items are in the key index; any other call for a key turns the key's lazy items `steady` (a
     /// look-up in that index, skipped while the engine has no lazy item, ``lazyItems``), so the newest lazy item
     /// for a key is always the newest item for it when it is still `lazy`. A steady call of an engine without lazy
-    /// items is one statement: the insert, its id read back from SQLite.
-    func enqueue(
-        _ mode: OutboxMode, name: String, query: String, values: GQLValues, key: GQLValue?, wrap: String?,
-        in tx: GQLTransaction
-    ) throws -> Enqueued {
-        let keyText = try key.map { try $0.jsonString() }
-        if mode == .lazy { lazyItems.note() }
+    /// items is one statement when its operation's id is known: the insert, its id read back from SQLite.
+    func enqueue(_ call: Call, in tx: GQLTransaction) throws -> Enqueued {
+        let (mode, operation) = (call.mode, call.operation)
+        let keyText = try call.key.map(OutboxJSON.value)
+        if mode == .lazy {
+            lazyItems.note()
+            if let keyText, let merged = try merge(call, key: keyText, in: tx) { return .merged(merged) }
+        }
         // Statements through fetchAll and insert are prepared once per connection and leave the store's schema
         // cache alone; tx.execute would do neither, and cost the app's next write a recheck.
-        if mode == .lazy, let keyText,
-            let last = try tx.fetchAll(sql: Self.newestLazySQL, [engine, keyText]).first,
-            last["name"]?.stringValue == name, last["state"]?.stringValue == "pending",
-            last["attempts"]?.intValue == 0, last["wrap"]?.stringValue == wrap, let id = last["id"]?.intValue
-        {
-            let earlier = try Self.decodeObject(last["input"]?.stringValue, id: id)
-            let merged = earlier.merging(values) { _, newer in newer }
-            _ = try tx.fetchAll(
-                sql: "UPDATE \(Self.table) SET input = ?, idempotency = ? WHERE id = ? RETURNING id",
-                [try Self.json(merged), Self.newIdempotencyKey(), id])
-            return .merged(id)
-        }
         if mode != .lazy, let keyText, lazyItems.mayExist {
             _ = try tx.fetchAll(sql: Self.turnSteadySQL, [engine, keyText])
         }
-        let id = try tx.insert(
-            sql: Self.insertSQL,
+        let input = call.input
+        let created = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let row = { (op: Int64) -> [GQLValue] in
             [
-                .string(engine), .string(mode.rawValue), .string(name), keyText.map { .string($0) } ?? .null,
-                .string(query), .string(try Self.json(values)), wrap.map { .string($0) } ?? .null,
-                .string(Self.newIdempotencyKey()),
-            ], table: Self.table)
+                .string(engine), .string(mode.rawValue), .int(op), keyText.map { .string($0) } ?? .null,
+                .string(input), .int(Self.newNonce()), .int(created),
+            ]
+        }
+        // The insert selects the operation's id from its table: nothing is inserted when it is gone.
+        if let op = operations.id(of: operation),
+            let id = try tx.insertIfSelected(sql: Self.insertSQL, row(op), table: Self.table)
+        {
+            return .inserted(id)
+        }
+        let op = try storedOperation(operation, in: tx)
+        guard let id = try tx.insertIfSelected(sql: Self.insertSQL, row(op), table: Self.table) else {
+            throw GQLError(.sqlite, "the item's operation \(op) was not found right after it was stored", table: Self.table)
+        }
         return .inserted(id)
     }
 
+    /// Merges `values` into the key's newest lazy item when that item may still take them; its id, or nil.
+    private func merge(_ call: Call, key: String, in tx: GQLTransaction) throws -> Int64? {
+        guard let last = try tx.fetchAll(sql: Self.newestLazySQL, [engine, key]).first,
+            last["name"]?.stringValue == call.operation.name, last["wrap"]?.stringValue == call.operation.wrap,
+            last["state"]?.stringValue == "pending", last["attempts"]?.intValue == 0, let id = last["id"]?.intValue
+        else { return nil }
+        let earlier = try Self.decodeObject(last["input"]?.stringValue, id: id)
+        let merged = earlier.merging(call.values ?? [:]) { _, newer in newer }
+        _ = try tx.fetchAll(
+            sql: "UPDATE \(Self.table) SET input = ?, idempotency = NULL, nonce = ? WHERE id = ? RETURNING id",
+            [try OutboxJSON.object(merged), Self.newNonce(), id])
+        return id
+    }
+
     private static let newestLazySQL = """
-        SELECT id, name, state, attempts, input, wrap FROM \(table) INDEXED BY \(lazyIndex)
-        WHERE engine = ? AND key = ? AND mode = 'lazy' ORDER BY id DESC LIMIT 1
+        SELECT o.id, o.state, o.attempts, o.input, p.name, p.wrap FROM \(table) o INDEXED BY \(lazyIndex)
+        LEFT JOIN \(operationTable) p ON p.id = o.op
+        WHERE o.engine = ? AND o.key = ? AND o.mode = 'lazy' ORDER BY o.id DESC LIMIT 1
         """
 
     private static let turnSteadySQL = """
@@ -148,38 +182,16 @@ struct OutboxStore: Sendable {
         SELECT EXISTS (SELECT 1 FROM \(table) INDEXED BY \(lazyIndex) WHERE engine = ? AND mode = 'lazy') AS found
         """
 
-    /// One more than any id in the table and than any id removed from it (ids are never reused); the date in
-    /// GQLDate's default form, made by SQLite rather than formatted per call.
+    /// One more than any id in the table and than any id removed from it (ids are never reused). `op` is read
+    /// from its table: when the operation is gone it is NULL, and `OR IGNORE` skips the row (the other columns
+    /// are never NULL, and the id is never taken).
     private static let insertSQL = """
-        INSERT INTO \(table) (id, engine, mode, name, key, query, input, wrap, idempotency, created_at)
+        INSERT OR IGNORE INTO \(table) (id, engine, mode, op, key, input, nonce, created_at)
         VALUES (
             max(coalesce((SELECT max(id) FROM \(table)), 0),
                 coalesce((SELECT last_id FROM \(sequenceTable) WHERE name = 'outbox'), 0)) + 1,
-            ?, ?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+            ?1, ?2, (SELECT id FROM \(operationTable) WHERE id = ?3), ?4, ?5, ?6, ?7)
         """
-
-    /// The values as a JSON object, its members in the dictionary's order (nothing compares the stored text).
-    ///
-    /// Scalars are written here; nested arrays and objects through ``GQLValue/jsonString(pretty:)``.
-    static func json(_ values: GQLValues) throws -> String {
-        var out = "{"
-        out.reserveCapacity(16 + values.count * 24)
-        var first = true
-        for (name, value) in values {
-            if first { first = false } else { out += "," }
-            JSONWriter.quote(name, into: &out)
-            out += ":"
-            switch value {
-            case .null: out += "null"
-            case .bool(let b): out += b ? "true" : "false"
-            case .int(let i): out += String(i)
-            case .string(let text): JSONWriter.quote(text, into: &out)
-            case .double, .data, .array, .object: out += try value.jsonString()
-            }
-        }
-        out += "}"
-        return out
-    }
 
     /// Deletes items in `tx`, keeping the largest id removed so that no later item gets it again.
     func delete(_ ids: [Int64], in tx: GQLTransaction) throws {
@@ -247,7 +259,7 @@ struct OutboxStore: Sendable {
             }
             var items: [OutboxItem] = []
             if limit > 0 {
-                items = try tx.fetchAll(sql: Self.claimSQL, [engine, limit]).map(Self.item)
+                items = try tx.fetchAll(sql: Self.claimSQL, [engine, limit]).map { try item($0, in: tx) }
                 // RETURNING gives the rows in no promised order.
                 items.sort { $0.id < $1.id }
             }
@@ -330,16 +342,17 @@ struct OutboxStore: Sendable {
         -> [DeliveryJournal.Ahead]
     {
         let engine = engine
-        let rows = try await database.read { tx in try tx.fetchAll(sql: Self.readAheadSQL, [engine, cursor]) }
-        return try rows.compactMap { row in
-            let item = try Self.item(row)
-            guard !recorded.contains(item.id) else { return nil }
-            return DeliveryJournal.Ahead(mode: row["mode"]?.stringValue == "steady" ? .steady : .lazy, item: item)
+        return try await database.read { tx in
+            try tx.fetchAll(sql: Self.readAheadSQL, [engine, cursor]).compactMap { row in
+                guard let id = row["id"]?.intValue, !recorded.contains(id) else { return nil }
+                let item = try self.item(row, in: tx)
+                return DeliveryJournal.Ahead(mode: row["mode"]?.stringValue == "steady" ? .steady : .lazy, item: item)
+            }
         }
     }
 
     private static let readAheadSQL = """
-        SELECT id, mode, name, key, query, input, wrap, idempotency, attempts FROM \(table)
+        SELECT id, mode, op, key, input, idempotency, nonce, attempts FROM \(table)
         WHERE engine = ? AND state = 'pending' AND id > ? ORDER BY id LIMIT 64
         """
     private static let attemptSQL = "UPDATE \(table) SET attempts = attempts + 1 WHERE id = ? RETURNING id"
@@ -349,7 +362,7 @@ struct OutboxStore: Sendable {
     private static let claimSQL = """
         UPDATE \(table) SET attempts = attempts + 1
         WHERE id IN (SELECT id FROM \(table) WHERE engine = ?1 AND state = 'pending' ORDER BY id LIMIT ?2)
-        RETURNING id, name, key, query, input, wrap, idempotency, attempts
+        RETURNING id, op, key, input, idempotency, nonce, attempts
         """
 
     /// Runs the delivery loop's own records (removals, items set aside, claims) in one write off the caller's
@@ -399,23 +412,33 @@ struct OutboxStore: Sendable {
     func replaceValues(_ id: Int64, _ values: GQLValues) throws {
         try database.write { tx in
             try tx.execute(
-                "UPDATE \(Self.table) SET input = ?, idempotency = ? WHERE id = ?",
-                [try Self.json(values), Self.newIdempotencyKey(), id])
+                "UPDATE \(Self.table) SET input = ?, idempotency = NULL, nonce = ? WHERE id = ?",
+                [try OutboxJSON.object(values), Self.newNonce(), id])
         }
     }
 
     // MARK: Rows
 
-    static func item(_ row: GQLValues) throws -> OutboxItem {
-        guard let id = row["id"]?.intValue, let name = row["name"]?.stringValue,
-            let query = row["query"]?.stringValue, let idempotency = row["idempotency"]?.stringValue
-        else {
-            throw GQLError(.decoding, "an outbox row lacks its id, name, query or idempotency key", table: table)
+    /// The item of a row with `id`, `op`, `key`, `input`, `idempotency`, `nonce` and `attempts`, read in
+    /// `context`.
+    func item(_ row: GQLValues, in context: some GQLDatabaseContext) throws -> OutboxItem {
+        guard let id = row["id"]?.intValue, let op = row["op"]?.intValue else {
+            throw GQLError(.decoding, "an outbox row lacks its id or operation", table: Self.table)
+        }
+        let operation = try Self.operation(op, item: id, operations: operations, in: context)
+        let idempotencyKey: String
+        if let stored = row["idempotency"]?.stringValue {
+            idempotencyKey = stored
+        } else if let nonce = row["nonce"]?.intValue {
+            idempotencyKey = keyPrefix + String(UInt64(bitPattern: nonce), radix: 16)
+        } else {
+            throw GQLError(.decoding, "outbox item \(id) has no idempotency key", table: Self.table)
         }
         let key = try row["key"]?.stringValue.map { try GQLValue(json: $0) }
         return OutboxItem(
-            id: id, name: name, key: key, query: query, values: try decodeObject(row["input"]?.stringValue, id: id),
-            wrap: row["wrap"]?.stringValue, idempotencyKey: idempotency, attempts: Int(row["attempts"]?.intValue ?? 0))
+            id: id, name: operation.name, key: key, query: operation.query,
+            values: try Self.decodeObject(row["input"]?.stringValue, id: id), wrap: operation.wrap,
+            idempotencyKey: idempotencyKey, attempts: Int(row["attempts"]?.intValue ?? 0))
     }
 
     static func decodeObject(_ text: String?, id: Int64) throws -> GQLValues {
@@ -425,13 +448,15 @@ struct OutboxStore: Sendable {
         return values
     }
 
-    /// A key no other item gets: a random prefix drawn once per process, and a counter (a UUID per item cost a
-    /// `getrandom` call on every enqueue).
-    static func newIdempotencyKey() -> String {
-        let n = keyCounter.add(1, ordering: .relaxed).newValue
-        return keyPrefix + String(n, radix: 16)
+    /// A number no other item of this process gets, and unlike any of another process's but by chance: SplitMix64
+    /// of a counter from a random start drawn once per process (a random number per item cost a `getrandom` call
+    /// on every enqueue). With the outbox's identity it is the item's idempotency key.
+    static func newNonce() -> Int64 {
+        var z = nonceState.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int64(bitPattern: z ^ (z >> 31))
     }
 
-    private static let keyPrefix = UUID().uuidString.lowercased() + "-"
-    private static let keyCounter = Atomic<UInt64>(0)
+    private static let nonceState = Atomic<UInt64>(UInt64.random(in: 0...UInt64.max))
 }
