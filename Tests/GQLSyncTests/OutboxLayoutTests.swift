@@ -16,7 +16,11 @@ import Testing
         let first = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
         let a = try await first.steady("CreateNote", ["n": 1])
         try await first.drain()
-        // The newest item is gone from the table; the next one still gets a larger id.
+        // The newest item is gone from the table, its id kept by a tombstone row (step 7), the table's only row; the
+        // next item still gets a larger id, and counts leave the tombstone out.
+        let rows = try first.database.fetchAll(sql: "SELECT id, state FROM _gqlsync_outbox")
+        #expect(rows.map { $0["id"]?.intValue } == [a] && rows.first?["state"]?.stringValue == "removed")
+        #expect(try first.outbox.counts() == (pending: 0, failed: 0))
         let b = try await first.steady("CreateNote", ["n": 2])
         #expect(b > a)
         try await first.drain()
@@ -86,7 +90,10 @@ import Testing
                 $0.delivers = false
             })
         let rows = try look.database.fetchAll(
-            sql: "SELECT id, op, key, input, idempotency, nonce, attempts, created_at FROM _gqlsync_outbox ORDER BY id")
+            sql: """
+                SELECT id, op, key, input, idempotency, nonce, attempts, created_at FROM _gqlsync_outbox
+                WHERE state <> 'removed' ORDER BY id
+                """)
         let items = try rows.map { try look.outbox.item($0, in: look.database) }
         #expect(items.map(\.idempotencyKey) == ["key-1", "key-2"])
         #expect(items.map(\.query) == [query, query])
@@ -94,6 +101,10 @@ import Testing
         #expect(items.map(\.wrap) == ["input", "input"])
         #expect(rows.map { $0["created_at"]?.intValue } == [1_767_225_600_000, 1_767_225_600_000])
         #expect(try look.database.fetchAll(sql: "SELECT id FROM _gqlsync_operations").count == 1)
+        // Step 7: the deleted newest id (3, known from the old AUTOINCREMENT counter) is kept by a tombstone row.
+        let tombstones = try look.database.fetchAll(sql: "SELECT id, engine FROM _gqlsync_outbox WHERE state = 'removed'")
+        #expect(tombstones.map { $0["id"]?.intValue } == [3])
+        #expect(look.pendingCount == 2)
         try await look.shutdown()
         let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.name = "notes" })
         #expect(sync.pendingCount == 2)

@@ -129,7 +129,10 @@ import Testing
 
     private func items(_ sync: GQLSync) throws -> [OutboxItem] {
         let rows = try sync.database.fetchAll(
-            sql: "SELECT id, op, key, input, idempotency, nonce, attempts FROM _gqlsync_outbox ORDER BY id")
+            sql: """
+                SELECT id, op, key, input, idempotency, nonce, attempts FROM _gqlsync_outbox
+                WHERE state <> 'removed' ORDER BY id
+                """)
         return try rows.map { try sync.outbox.item($0, in: sync.database) }
     }
 }

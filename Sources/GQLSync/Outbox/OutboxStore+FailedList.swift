@@ -7,7 +7,8 @@ extension OutboxStore {
     /// The numbers of pending and set-aside items.
     func counts() throws -> (pending: Int, failed: Int) {
         let rows = try database.fetchAll(
-            sql: "SELECT state, COUNT(*) AS n FROM \(Self.table) WHERE engine = ? GROUP BY state", [engine])
+            sql: "SELECT state, COUNT(*) AS n FROM \(Self.table) WHERE engine = ? AND state <> 'removed' GROUP BY state",
+            [engine])
         var pending = 0
         var failed = 0
         for row in rows {

@@ -29,6 +29,11 @@ extension OutboxStore {
     /// identity and a 64-bit `nonce` of the row's (8 bytes, not 40 of text; items queued before keep their stored
     /// key); `created_at` is milliseconds since 1970, bound by the caller instead of formatted by SQLite.
     ///
+    /// Step 7 drops the id expression of the insert (the largest id of the table and of `_gqlsync_sequence`, two
+    /// look-ups in the app's write): the id is SQLite's own, one more than the table's largest, and when the
+    /// largest id leaves, a tombstone row (state `removed`, no engine, no operation) keeps it in the table; the
+    /// sequence's last removed id becomes that row, and the sequence table keeps only the outbox's identity.
+    ///
     /// Step 4 moved that turning into a trigger of the insert; step 5 drops it again (SyncBench measured the trigger
     /// at about as much as the rest of queueing a steady item), and enqueue runs the turning only while the engine
     /// may have lazy items (``OutboxStore/LazyPresence``).
@@ -134,6 +139,17 @@ extension OutboxStore {
             try tx.execute("ALTER TABLE \(table)_6 RENAME TO \(table)")
             try tx.execute("CREATE INDEX \(lazyIndex) ON \(table)(engine, key, id) WHERE mode = 'lazy'")
             try tx.execute("CREATE INDEX \(table)_failed ON \(table)(engine, id) WHERE state = 'failed'")
+        }
+        guard last >= 7 else { return migrator }
+        migrator.step(7, "the largest removed id kept by a tombstone row") { tx in
+            // SQLite makes a new id from the table's largest; the sequence's last removed id, when larger than
+            // every id left, becomes a row of the table so that it is never made again.
+            try tx.execute(
+                """
+                INSERT INTO \(table) (id, engine, mode, op, input, state, created_at)
+                SELECT last_id, '', 'steady', 0, '', 'removed', 0 FROM \(sequenceTable)
+                WHERE name = 'outbox' AND last_id > coalesce((SELECT max(id) FROM \(table)), 0)
+                """)
         }
         return migrator
     }

@@ -182,15 +182,12 @@ struct OutboxStore: Sendable {
         SELECT EXISTS (SELECT 1 FROM \(table) INDEXED BY \(lazyIndex) WHERE engine = ? AND mode = 'lazy') AS found
         """
 
-    /// One more than any id in the table and than any id removed from it (ids are never reused). `op` is read
-    /// from its table: when the operation is gone it is NULL, and `OR IGNORE` skips the row (the other columns
-    /// are never NULL, and the id is never taken).
+    /// The id is SQLite's own choice, one more than the largest in the table, which is never smaller than any id
+    /// removed (``keepLargest(_:in:)``), so ids are never reused. `op` is read from its table: when the operation
+    /// is gone it is NULL, and `OR IGNORE` skips the row (the other columns are never NULL, and the id is free).
     private static let insertSQL = """
-        INSERT OR IGNORE INTO \(table) (id, engine, mode, op, key, input, nonce, created_at)
-        VALUES (
-            max(coalesce((SELECT max(id) FROM \(table)), 0),
-                coalesce((SELECT last_id FROM \(sequenceTable) WHERE name = 'outbox'), 0)) + 1,
-            ?1, ?2, (SELECT id FROM \(operationTable) WHERE id = ?3), ?4, ?5, ?6, ?7)
+        INSERT OR IGNORE INTO \(table) (engine, mode, op, key, input, nonce, created_at)
+        VALUES (?1, ?2, (SELECT id FROM \(operationTable) WHERE id = ?3), ?4, ?5, ?6, ?7)
         """
 
     /// Deletes items in `tx`, keeping the largest id removed so that no later item gets it again.
@@ -206,19 +203,23 @@ struct OutboxStore: Sendable {
         }
     }
 
-    /// Records `largest`, a removed id, as the largest ever removed, when no larger id stays in the table (a new
-    /// id is one more than the table's largest, so a larger one left behind already keeps it from coming back);
-    /// draining a long queue thus writes the sequence once, at the end, rather than once per item.
+    /// Keeps `largest`, a removed id, from coming back: when no larger id stays in the table, a tombstone row
+    /// with that id (state `removed`, no engine) takes its place and the older tombstone goes, so the table's
+    /// largest id, from which SQLite makes the next one, never goes down (outbox step 7). A larger id left behind
+    /// already keeps it from coming back; draining a long queue thus writes a tombstone once, at the end.
     private func keepLargest(_ largest: Int64, in tx: GQLTransaction) throws {
-        _ = try tx.fetchAll(sql: Self.keepLargestSQL, [largest])
+        if try tx.change(sql: Self.tombstoneSQL, [.int(largest)], table: Self.table) > 0 {
+            _ = try tx.fetchAll(sql: Self.olderTombstonesSQL, [largest])
+        }
     }
 
-    private static let deleteSQL = "DELETE FROM \(table) WHERE id = ? RETURNING id"
-    private static let keepLargestSQL = """
-        UPDATE \(sequenceTable) SET last_id = ?1
-        WHERE name = 'outbox' AND last_id < ?1 AND coalesce((SELECT max(id) FROM \(table)), 0) < ?1
-        RETURNING last_id
+    /// A tombstone never leaves through an item's delete, even when a journal names its id again.
+    private static let deleteSQL = "DELETE FROM \(table) WHERE id = ? AND state <> 'removed' RETURNING id"
+    static let tombstoneSQL = """
+        INSERT INTO \(table) (id, engine, mode, op, input, state, created_at)
+        SELECT ?1, '', 'steady', 0, '', 'removed', 0 WHERE coalesce((SELECT max(id) FROM \(table)), 0) < ?1
         """
+    private static let olderTombstonesSQL = "DELETE FROM \(table) WHERE state = 'removed' AND id < ? RETURNING id"
 
     // MARK: Delivery
 
@@ -434,7 +435,7 @@ struct OutboxStore: Sendable {
         } else {
             throw GQLError(.decoding, "outbox item \(id) has no idempotency key", table: Self.table)
         }
-        let key = try row["key"]?.stringValue.map { try GQLValue(json: $0) }
+        let key = try row["key"]?.stringValue.map { try GQLValue(jsonBytes: Array($0.utf8)) }
         return OutboxItem(
             id: id, name: operation.name, key: key, query: operation.query,
             values: try Self.decodeObject(row["input"]?.stringValue, id: id), wrap: operation.wrap,
@@ -442,7 +443,8 @@ struct OutboxStore: Sendable {
     }
 
     static func decodeObject(_ text: String?, id: Int64) throws -> GQLValues {
-        guard let text, case .object(let values) = try GQLValue(json: text) else {
+        // From the text's bytes: GQLValue(json:) would copy them through Data first.
+        guard let text, case .object(let values) = try GQLValue(jsonBytes: Array(text.utf8)) else {
             throw GQLError(.decoding, "outbox item \(id) has no JSON object of values", table: table)
         }
         return values
