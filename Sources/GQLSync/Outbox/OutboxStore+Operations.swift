@@ -1,6 +1,5 @@
 import GQLCore
 import GQLStore
-import Synchronization
 
 /// The operations of the outbox's items, each stored once in `_gqlsync_operations` (outbox step 6).
 ///
@@ -29,7 +28,8 @@ extension OutboxStore {
             var byID: [Int64: Operation] = [:]
         }
 
-        private let state = Mutex(State())
+        // A pthread lock (GQLLocked), which ThreadSanitizer understands, like the engine's other locks.
+        private let state = GQLLocked(State())
 
         init() {}
 
