@@ -67,6 +67,8 @@ struct DirectRequestParserTests {
             request(["Content-Type: application/json", "Content-Length: 4 1"]),
             request(["Content-Type: application/json", "Content-Length: 0x29"]),
             request(["Content-Type: application/json", "Content-Length: -41"]),
+            request(["Content-Type: application/json", "Content-Length: 41\t"]),
+            request(["Content-Type: application/json", "Content-Length:\t41"]),
             request(["Content-Type: application/json", "Content-Length: 00000000041"]),
             request(["Content-Type: application/json", "Content-Length: 1001"]),
             request(["Content-Type: application/json", "Content-Length:"]),
@@ -204,6 +206,39 @@ struct DirectHTTPTests {
             let rest = await connection.readUntilClosed()
             #expect(rest.closed && rest.text.isEmpty)
             #expect(Date().timeIntervalSince(started) < 5)
+        }
+    }
+
+    @Test(
+        "a client that sends requests and reads no answers is no longer read from, and the server answers others",
+        arguments: [false, true])
+    func unreadAnswersStopReading(handedOver: Bool) async throws {
+        try await withDevServer { _, endpoints in
+            let text = String(repeating: "x", count: 1000)
+            for key in 0..<10 {
+                let create = try Self.post(#"mutation { createObjects(input: {objectId: "k\#(key)", text: "\#(text)"}) { objectId } }"#)
+                let connection = try RawConnection(port: try HostileHTTPTests.port(endpoints))
+                await connection.send(create)
+                #expect(await connection.readAnswers(1).map(\.status) == [200])
+            }
+            // Each answer is about 10 KB, each request under 200 bytes: 32 MB of requests would ask for 1.6 GB.
+            let request = try Self.post("{ listObjects(limit: 10) { items { text } } }")
+            let flood = Array(String(repeating: request, count: 32 * 1024 * 1024 / request.utf8.count).utf8)
+            let connection = try RawConnection(port: try HostileHTTPTests.port(endpoints))
+            if handedOver { await ServerPlannedHTTPTests.handOver(connection) }
+            let first = await connection.sendUntilBlocked(flood)
+            #expect(first < flood.count)
+            // The kernel's buffers may still take some bytes; after that the server reads nothing more.
+            try await Task.sleep(for: .seconds(1))
+            let settled = first + (await connection.sendUntilBlocked(Array(flood[first...])))
+            try await Task.sleep(for: .seconds(1))
+            let more = await connection.sendUntilBlocked(Array(flood[settled...]))
+            #expect(more < 32 * 1024, "the server read \(more) more bytes while its answers went unread")
+            try await HostileDocumentTests.expectAnswering(endpoints.http)
+            let answers = await connection.readAnswers(3)
+            #expect(
+                answers.count >= 3 && answers.allSatisfy { $0.status == 200 && $0.body.contains(text) },
+                "\(settled) then \(more) bytes sent; \(answers.map { ($0.status, $0.body.prefix(200)) })")
         }
     }
 

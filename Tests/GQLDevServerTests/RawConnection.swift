@@ -70,6 +70,24 @@ final class RawConnection: Sendable {
         }
     }
 
+    /// Sends `bytes` until the server stops taking them: returns how many were sent before one send made no
+    /// progress for `timeout` seconds (or failed).
+    func sendUntilBlocked(_ bytes: [UInt8], timeout: Int = 1) async -> Int {
+        await Self.onThread { [descriptor] in
+            var limit = timeval(tv_sec: timeout, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            var offset = 0
+            while offset < bytes.count {
+                let sent = bytes[offset...].withUnsafeBytes {
+                    Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+                guard sent > 0 else { break }
+                offset += sent
+            }
+            return offset
+        }
+    }
+
     /// Closes the sending side (a half-close): the server reads the end of its input after what was sent.
     func shutdownWrite() {
         #if canImport(Glibc)

@@ -18,7 +18,8 @@ import NIOCore
 /// While it answers a connection it also does what Hummingbird's connection state handler would: closes it after
 /// the idle timeout, and on graceful shutdown once the request being read or committed has been answered. A
 /// mutation queued for a group commit (``WriteQueue``) holds the connection's later requests, its half-close and
-/// its reads until its answer is written.
+/// its reads until its answer is written; so do answers the client does not read (the channel is not writable),
+/// until they drain, so a client that sends and never reads cannot make the server hold its answers in memory.
 final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -39,6 +40,8 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var awaitedBody: DirectRequestParser.Request?
     /// Whether a queued mutation's answer is awaited.
     private var awaitingCommit = false
+    /// Whether answering waits for the channel to become writable: the client is not reading its answers.
+    private var blocked = false
     private var readHeld = false
     private var inputClosed = false
     /// Whether the server is shutting down gracefully: close once nothing is left to answer.
@@ -75,10 +78,10 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !handedOver else { return context.fireChannelRead(data) }
         var bytes = unwrapInboundIn(data)
-        lastActivity = .now()
         // Until the first request's headers have arrived the connection guard's header timeout applies.
         if !idleCheckStarted, connection.firstHeadersEnded {
             idleCheckStarted = true
+            lastActivity = .now()
             scheduleIdleCheck(context, at: lastActivity + idleTimeout)
         }
         if var buffered = pending {
@@ -89,6 +92,9 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             pending = bytes
         }
         answerPending(context)
+        // A body that arrives keeps the connection busy; a header block trickling in does not (as with
+        // Hummingbird's state handler, which hears of a request only once its head is complete).
+        if awaitedBody != nil { lastActivity = .now() }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -113,8 +119,18 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Outbound
 
     func read(context: ChannelHandlerContext) {
-        guard !awaitingCommit else { return readHeld = true }
+        guard !handedOver else { return context.read() }
+        if !context.channel.isWritable { blocked = true }
+        guard !awaitingCommit, !blocked else { return readHeld = true }
         context.read()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !handedOver, blocked, context.channel.isWritable {
+            blocked = false
+            resume(context)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     // MARK: Answering
@@ -122,9 +138,15 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Answers the complete requests at the front of `pending`, in order, until one is incomplete, is queued for
     /// a commit, or is not for this handler (then the connection is handed over).
     private func answerPending(_ context: ChannelHandlerContext) {
-        while !handedOver, !awaitingCommit, var buffer = pending {
+        while !handedOver, !awaitingCommit, !blocked, var buffer = pending {
             guard buffer.readableBytes > 0 else {
                 pending = nil
+                break
+            }
+            // Answers the client does not read fill the socket: wait until they drain.
+            guard context.channel.isWritable else {
+                blocked = true
+                flushIfNeeded(context)
                 break
             }
             // A request whose header block was read before waits for its body without being read again.
@@ -168,20 +190,26 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             pending = nil
             return
         }
-        lastActivity = .now()
         write(context, .ok, json)
+        resume(context)
+    }
+
+    /// Goes on after a queued mutation's answer or once the client has read enough answers: the requests that
+    /// waited, then the reads that were held.
+    private func resume(_ context: ChannelHandlerContext) {
         answerPending(context)
         flushIfNeeded(context)
-        if !awaitingCommit, readHeld {
+        if !handedOver, !awaitingCommit, !blocked, readHeld {
             readHeld = false
             context.read()
         }
     }
 
     /// Closes the connection when the client closed its side or the server is shutting down, and nothing is left
-    /// to answer (a half-closed client's incomplete request never completes).
+    /// to answer (a half-closed client's incomplete request never completes; on shutdown a request whose body is
+    /// arriving is waited for, an incomplete header block is not).
     private func closeIfDone(_ context: ChannelHandlerContext) {
-        guard !handedOver, !awaitingCommit, inputClosed || (quiescing && pending == nil) else { return }
+        guard !handedOver, !awaitingCommit, !blocked, inputClosed || (quiescing && awaitedBody == nil) else { return }
         flushIfNeeded(context)
         idleTimer?.cancel()
         idleTimer = nil
@@ -224,6 +252,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         buffer.writeString(json)
         context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
         needsFlush = true
+        lastActivity = .now()
     }
 
     private func flushIfNeeded(_ context: ChannelHandlerContext) {
@@ -234,7 +263,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Idle timeout
 
-    /// Closes the connection once no byte has arrived and no answer has been written for ``idleTimeout``, unless
+    /// Closes the connection once no body byte has arrived and no answer has been written for ``idleTimeout``, unless
     /// a queued mutation's answer is awaited, as Hummingbird's connection state handler does for its requests;
     /// checked from the end of the first request's headers on.
     private func scheduleIdleCheck(_ context: ChannelHandlerContext, at deadline: NIODeadline) {

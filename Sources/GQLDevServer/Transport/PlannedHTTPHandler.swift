@@ -19,7 +19,9 @@ import NIOHTTPTypes
 /// shutdown see every request and answer. HTTP/1.1 answers leave in request order: while a request handed to the
 /// router has not been answered, every later request on the connection goes to the router too; while a mutation
 /// queued for a group commit (``WriteQueue``) has not been answered, the connection's later requests wait here
-/// (and its reads are held), then go on in order.
+/// (and its reads are held), then go on in order; so do they while the client leaves the answers written here
+/// unread (the channel is not writable), so a client that sends and never reads cannot make the server hold
+/// its answers in memory.
 final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -51,6 +53,9 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether a queued mutation's answer is awaited; the connection's later request parts and events wait in
     /// `waiting`, and its reads are held, until it is written.
     private var awaitingCommit = false
+    /// Whether the client leaves answers written here unread (the channel is not writable); the connection's
+    /// later request parts, events and reads wait as for a commit until they drain.
+    private var blocked = false
     private var waiting = CircularBuffer<Waiting>()
     private var readHeld = false
     private var isRemoved = false
@@ -64,9 +69,15 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !awaitingCommit else { return waiting.append(.read(data)) }
+        guard !awaitingCommit, !blocked else { return waiting.append(.read(data)) }
         switch unwrapInboundIn(data) {
         case .head(let head):
+            // Answers the client does not read fill the socket: wait until they drain.
+            guard context.channel.isWritable else {
+                blocked = true
+                waiting.append(.read(data))
+                return flush(context)
+            }
             if routed == 0, held == nil, engine != nil, transport.mayAnswerNow(head, maxBodyBytes: maxHeldBytes) {
                 held = Held(head: head, body: context.channel.allocator.buffer(capacity: 0))
                 return
@@ -107,34 +118,51 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         awaitingCommit = false
         guard !isRemoved, context.channel.isActive else { return waiting.removeAll() }
         write(context, .ok, json)
-        while !awaitingCommit, let next = waiting.popFirst() {
+        resume(context)
+    }
+
+    /// Goes on with the request parts and events that waited, in order, then with the reads that were held.
+    private func resume(_ context: ChannelHandlerContext) {
+        while !awaitingCommit, !blocked, let next = waiting.popFirst() {
             switch next {
             case .read(let data): channelRead(context: context, data: data)
             case .event(let event): userInboundEventTriggered(context: context, event: event)
             }
         }
         channelReadComplete(context: context)
-        if !awaitingCommit, readHeld {
+        if !awaitingCommit, !blocked, readHeld {
             readHeld = false
             context.read()
         }
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
-        if needsFlush {
-            needsFlush = false
-            context.flush()
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if blocked, context.channel.isWritable {
+            blocked = false
+            if !isRemoved { resume(context) }
         }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flush(context)
         context.fireChannelReadComplete()
     }
 
+    private func flush(_ context: ChannelHandlerContext) {
+        guard needsFlush else { return }
+        needsFlush = false
+        context.flush()
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard !awaitingCommit else { return waiting.append(.event(event)) }
+        guard !awaitingCommit, !blocked else { return waiting.append(.event(event)) }
         context.fireUserInboundEventTriggered(event)
     }
 
     func read(context: ChannelHandlerContext) {
-        guard !awaitingCommit else { return readHeld = true }
+        if routed == 0, !context.channel.isWritable { blocked = true }
+        guard !awaitingCommit, !blocked else { return readHeld = true }
         context.read()
     }
 
