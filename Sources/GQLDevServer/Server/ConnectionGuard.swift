@@ -112,7 +112,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// was already written on this connection (the parser's own error then just closes it).
     func refuse(_ status: HTTPResponseStatus, _ message: String) {
         guard let context, !lingering else { return }
+        // This handler is the first, so its own close would not pass its `close(context:mode:promise:)`: the
+        // lingering close starts here, and from now on the client's input is dropped (a request completed after
+        // its refusal never runs).
         guard !wroteAnything else {
+            linger(context)
             context.close(mode: .output, promise: nil)
             return
         }
@@ -125,6 +129,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         headerTimer?.cancel()
         wroteAnything = true
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
+        linger(context)
         context.close(mode: .output, promise: nil)
     }
 

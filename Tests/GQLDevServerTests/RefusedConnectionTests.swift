@@ -1,0 +1,80 @@
+import Foundation
+import GQLCore
+import Testing
+
+@testable import GQLDevServer
+
+/// A connection that ``ConnectionGuard`` refused (408 at the header timeout, 400 for what the HTTP parser
+/// rejects) is closed lingering: its descriptor is released while the client keeps its side open, and nothing it
+/// sends after the refusal runs.
+@Suite("GQLDevServer closes refused connections", .serialized, .timeLimit(.minutes(3)))
+struct RefusedConnectionTests {
+    typealias T = DirectHTTPAttackTests
+
+    @Test("a request completed after its 408 is not run", arguments: [true, false])
+    func requestAfter408(direct: Bool) async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.limits.headerTimeout = .seconds(1)
+        if !direct { configuration.faults.latencyMilliseconds = 1 }
+        try await withDevServer(configuration) { _, endpoints in
+            let port = try T.port(endpoints)
+            let wire = try AttackWire(port: port)
+            let body = #"{"query":"mutation { createObjects(input: {objectId: \"late\", text: \"after 408\"}) { text } }"}"#
+            await wire.send(T.head + T.json)
+            let refused = await wire.receive(timeout: 3)
+            #expect(refused.responses.map(\.status) == [408])
+            await wire.send("Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+            try await Task.sleep(for: .milliseconds(500))
+            let check = try AttackWire(port: port)
+            await check.send(try T.query(#"{ getObjects(objectId: "late") { text } }"#))
+            let answer = await check.receive(responses: 1, timeout: 5).responses.first?.body
+            #expect(
+                answer == #"{"data":{"getObjects":null}}"#, "direct \(direct): the refused mutation ran: \(answer ?? "")")
+            withExtendedLifetime(wire) {}
+        }
+    }
+
+    @Test(
+        "a refused connection's descriptor is released while the client keeps its side open",
+        arguments: ["silent", "408", "400", "400 after direct"])
+    func refusedConnectionReleased(kind: String) async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.limits.headerTimeout = .seconds(1)
+        try await withDevServer(configuration) { _, endpoints in
+            let port = try T.port(endpoints)
+            let wire = try AttackWire(port: port)
+            switch kind {
+            case "silent": break
+            case "408": await wire.send("POST /graphql HTTP/1.1\r\n")
+            case "400": await wire.send("GARBAGE\r\n\r\n")
+            default: await wire.send(try T.query("{ listObjects { nextToken } }") + "GARBAGE\r\n\r\n")
+            }
+            let received = await wire.receive(timeout: 5)
+            #expect(received.closed, "\(kind): \(received.text)")
+            try await Task.sleep(for: .seconds(3))  // past the 2 s lingering close
+            #expect(serverHeldConnections(port: port) == 0, "\(kind): the server still holds the connection")
+            withExtendedLifetime(wire) {}
+        }
+    }
+}
+
+/// The server side's connections on `port` whose descriptors this process still holds (from `/proc/net/tcp`
+/// and `/proc/self/fd`): a connection the server closed has none, one it only shut for output still has one.
+func serverHeldConnections(port: Int) -> Int {
+    #if os(Linux)
+        let links = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        let inodes = Set(
+            links.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+                .filter { $0.hasPrefix("socket:[") }.map { String($0.dropFirst(8).dropLast()) })
+        let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+        let hexPort = String(format: "%04X", port)
+        return table.split(separator: "\n").dropFirst().filter { line in
+            let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard columns.count > 9 else { return false }
+            return columns[1].hasSuffix(":" + hexPort) && columns[3] != "0A" && inodes.contains(String(columns[9]))
+        }.count
+    #else
+        return 0
+    #endif
+}
+
