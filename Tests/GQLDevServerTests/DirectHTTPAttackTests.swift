@@ -374,7 +374,12 @@ struct DirectHTTPAttackTests {
             Shape("key in a byte 0x80 value", Self.b(Self.head + Self.json + "x-api-key: da2-secret"), [0x80], Self.b("\r\n" + length + "\r\n" + body)),
             Shape("text/plain with the key", plain("Content-Type: text/plain\r\nx-api-key: da2-secret\r\n", json: false)),
             Shape("text/plain with a wrong key", plain("Content-Type: text/plain\r\nx-api-key: wrong\r\n", json: false)),
-            Shape("mutation with a wrong key", Self.b(Self.head + Self.json + "x-api-key: wrong\r\n" + Self.post(#"{"query":"mutation { createObjects(input: {objectId: \"k\", text: \"t\"}) { text } }"}"#).dropFirst(Self.head.utf8.count + Self.json.utf8.count))),
+            Shape(
+                "mutation with a wrong key",
+                Self.b(
+                    Self.post(
+                        #"{"query":"mutation { createObjects(input: {objectId: \"k\", text: \"t\"}) { text } }"}"#,
+                        headers: Self.json + "x-api-key: wrong\r\n"))),
         ]
         try await Self.withServers(configuration) { direct, reference in
             for shape in cases {

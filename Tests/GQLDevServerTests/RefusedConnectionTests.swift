@@ -6,7 +6,7 @@ import Testing
 
 /// A connection that ``ConnectionGuard`` refused (408 at the header timeout, 400 for what the HTTP parser
 /// rejects) is closed lingering: its descriptor is released while the client keeps its side open, and nothing it
-/// sends after the refusal runs.
+/// sends after the refusal runs; a refusal of the HTTP parser's comes after the answers of the requests before it.
 @Suite("GQLDevServer closes refused connections", .serialized, .timeLimit(.minutes(3)))
 struct RefusedConnectionTests {
     typealias T = DirectHTTPAttackTests
@@ -31,6 +31,24 @@ struct RefusedConnectionTests {
             #expect(
                 answer == #"{"data":{"getObjects":null}}"#, "direct \(direct): the refused mutation ran: \(answer ?? "")")
             withExtendedLifetime(wire) {}
+        }
+    }
+
+    @Test(
+        "a request the parser cannot read, behind requests it read, is refused after their answers",
+        arguments: ["", "direct first"])
+    func refusalAfterEarlierAnswers(prefix: String) async throws {
+        let first = prefix.isEmpty ? "" : try T.query("{ listObjects { nextToken } }")
+        try await T.withServers { direct, reference in
+            for (name, port) in [("direct", direct), ("reference", reference)] {
+                let bytes = Array((first + DirectHTTPTests.get + DirectHTTPTests.get + "GARBAGE\r\n\r\n").utf8)
+                let (responses, closed) = try await T.exchange(port, bytes)
+                #expect(
+                    responses.map(\.status) == (prefix.isEmpty ? [200, 200, 400] : [200, 200, 200, 400]),
+                    "\(name): \(responses)")
+                #expect(responses.dropLast().allSatisfy { $0.body.hasPrefix(#"{"data":"#) }, "\(name): \(responses)")
+                #expect(closed)
+            }
         }
     }
 

@@ -37,6 +37,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var wroteAnything = false
     private var lingering = false
     private var inputClosed = false
+    /// Requests the HTTP parser read and answers that ended on the usual path (``ParseErrorGuard`` and
+    /// ``PlannedHTTPHandler`` count them): a refusal of the parser's waits for the answers of the requests before it.
+    private var requestsRead = 0
+    private var requestsAnswered = 0
+    private var waitingRefusal: (status: HTTPResponseStatus, message: String)?
 
     init(headerTimeout: TimeAmount) {
         self.headerTimeout = headerTimeout
@@ -108,6 +113,31 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         wroteAnything = false
     }
 
+    /// The HTTP parser read a request's head.
+    func requestRead() {
+        requestsRead += 1
+    }
+
+    /// An answer to a request the HTTP parser read has ended; a refusal that waited for it goes out after it.
+    func requestAnswered() {
+        requestsAnswered += 1
+        if requestsAnswered >= requestsRead, let refusal = waitingRefusal {
+            waitingRefusal = nil
+            refuseAfterAnswers(refusal.status, refusal.message)
+        }
+    }
+
+    /// Refuses what the HTTP parser could not read, after the answers to the requests it read before (they are
+    /// still being answered: the refusal would otherwise overtake them and be taken for their answer).
+    func refuseAfterAnswers(_ status: HTTPResponseStatus, _ message: String) {
+        guard requestsAnswered >= requestsRead else {
+            if waitingRefusal == nil { waitingRefusal = (status, message) }
+            return
+        }
+        wroteAnything = false  // every answer written so far has ended
+        refuse(status, message)
+    }
+
     /// Answers with `status` and a GraphQL-shaped JSON error, then closes lingering. Nothing happens when an answer
     /// was already written on this connection (the parser's own error then just closes it).
     func refuse(_ status: HTTPResponseStatus, _ message: String) {
@@ -160,14 +190,31 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
 /// Sits right after the HTTP request decoder and turns its parse errors — a garbage request line, a negative or
 /// repeated `Content-Length`, headers over the size limit — into an answer and a close (``ConnectionGuard``)
-/// instead of an error no one answers. It reads no data itself, so it is harmless after a WebSocket upgrade.
+/// instead of an error no one answers; the answer goes out after those of the requests read before. It counts the
+/// request heads the decoder reads while the decoder is there, and passes everything else along unread, so it is
+/// harmless after a WebSocket upgrade.
 final class ParseErrorGuard: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
+    typealias InboundIn = HTTPServerRequestPart
 
     private let connection: ConnectionGuard
+    /// Whether the decoder has left the pipeline (a WebSocket upgrade): what arrives is no longer HTTP.
+    private var decoderGone = false
 
     init(connection: ConnectionGuard) {
         self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if !decoderGone {
+            let decoder = try? context.pipeline.syncOperations.context(
+                handlerType: ByteToMessageHandler<NIOHTTP1.HTTPRequestDecoder>.self)
+            if decoder == nil {
+                decoderGone = true
+            } else if case .head = unwrapInboundIn(data) {
+                connection.requestRead()
+            }
+        }
+        context.fireChannelRead(data)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -177,9 +224,9 @@ final class ParseErrorGuard: ChannelInboundHandler, RemovableChannelHandler {
         }
         switch parseError {
         case .headerOverflow:
-            connection.refuse(.requestHeaderFieldsTooLarge, "The request headers are too large.")
+            connection.refuseAfterAnswers(.requestHeaderFieldsTooLarge, "The request headers are too large.")
         default:
-            connection.refuse(.badRequest, "The request is not valid HTTP/1.1 (\(parseError)).")
+            connection.refuseAfterAnswers(.badRequest, "The request is not valid HTTP/1.1 (\(parseError)).")
         }
     }
 }

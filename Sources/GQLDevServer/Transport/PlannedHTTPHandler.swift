@@ -35,6 +35,8 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let transport: HTTPTransport
+    /// The connection's guard, told of every answer's end (a refusal of the HTTP parser's waits for them).
+    private let connection: ConnectionGuard?
     /// The engine whose plans answer here (`nil`: another executor, and every request goes to the router).
     private let engine: DevEngine?
     /// The largest body held here; a larger request goes to the router (which applies `maxBodyBytes`).
@@ -62,8 +64,9 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var needsFlush = false
     private var date = HTTPDate()
 
-    init(transport: HTTPTransport) {
+    init(transport: HTTPTransport, connection: ConnectionGuard?) {
         self.transport = transport
+        self.connection = connection
         self.engine = transport.engine as? DevEngine
         self.maxHeldBytes = min(transport.maxBodyBytes, 64 * 1024)
     }
@@ -172,8 +175,10 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), routed > 0 { routed -= 1 }
+        guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
+        if routed > 0 { routed -= 1 }
         context.write(data, promise: promise)
+        connection?.requestAnswered()
     }
 
     private func route(_ context: ChannelHandlerContext, _ data: NIOAny, startsRequest: Bool = false) {
@@ -195,6 +200,7 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         needsFlush = true
+        connection?.requestAnswered()
     }
 }
 
@@ -232,7 +238,9 @@ final class PlannedHTTPInstaller: ChannelInboundHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let pipeline = context.pipeline.syncOperations
         if let state = try? pipeline.handler(type: HTTPConnectionStateHandler.self) {
-            try? pipeline.addHandler(PlannedHTTPHandler(transport: transport), position: .after(state))
+            let connection = try? pipeline.handler(type: ConnectionGuard.self)
+            try? pipeline.addHandler(
+                PlannedHTTPHandler(transport: transport, connection: connection), position: .after(state))
         }
         context.fireChannelRead(data)
         pipeline.removeHandler(context: context, promise: nil)
