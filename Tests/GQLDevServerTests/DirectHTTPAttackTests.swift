@@ -48,30 +48,7 @@ final class AttackWire: Sendable {
     }
 
     init(port: Int, receiveBuffer: Int32? = nil) throws {
-        #if canImport(Glibc)
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw GQLError(.io, "socket() failed: \(errno)") }
-        var one: Int32 = 1
-        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        if var size = receiveBuffer {
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { [descriptor] in
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            throw GQLError(.io, "connect() failed: \(errno)")
-        }
+        descriptor = try RawConnection.connect(port: port, receiveBuffer: receiveBuffer, noDelay: true)
     }
 
     deinit { close(descriptor) }
@@ -79,19 +56,7 @@ final class AttackWire: Sendable {
     /// Sends `bytes`; returns how many were sent before an error or `timeout` seconds of a full send buffer.
     @discardableResult
     func send(_ bytes: [UInt8], timeout: Int = 10) async -> Int {
-        await Self.onThread { [descriptor] in
-            var limit = timeval(tv_sec: timeout, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes[offset...].withUnsafeBytes {
-                    Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-                }
-                guard sent > 0 else { break }
-                offset += sent
-            }
-            return offset
-        }
+        await RawConnection.onThread { [descriptor] in RawConnection.send(descriptor, bytes, timeout: timeout) }
     }
 
     @discardableResult
@@ -108,7 +73,7 @@ final class AttackWire: Sendable {
     /// Reads until the server closes, `count` whole responses arrived (when given), or `timeout` seconds pass
     /// without data.
     func receive(responses count: Int? = nil, timeout: Double = 10) async -> Received {
-        await Self.onThread { [descriptor] in
+        await RawConnection.onThread { [descriptor] in
             var limit = timeval(tv_sec: Int(timeout), tv_usec: Int(timeout.truncatingRemainder(dividingBy: 1) * 1e6))
             setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             var received: [UInt8] = []
@@ -174,12 +139,6 @@ final class AttackWire: Sendable {
             start = bodyStart + length
         }
         return responses
-    }
-
-    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
-        }
     }
 }
 

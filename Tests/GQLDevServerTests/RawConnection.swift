@@ -33,59 +33,69 @@ final class RawConnection: Sendable {
     }
 
     init(port: Int) throws {
+        descriptor = try Self.connect(port: port)
+    }
+
+    /// A connected socket to 127.0.0.1:`port`, with `receiveBuffer` bytes of receive buffer when given, and Nagle's
+    /// delay off when `noDelay`.
+    static func connect(port: Int, receiveBuffer: Int32? = nil, noDelay: Bool = false) throws -> Int32 {
         #if canImport(Glibc)
             let kind = Int32(SOCK_STREAM.rawValue)
         #else
             let kind = SOCK_STREAM
         #endif
-        descriptor = socket(AF_INET, kind, 0)
+        let descriptor = socket(AF_INET, kind, 0)
         guard descriptor >= 0 else { throw GQLError(.io, "socket() failed: \(errno)") }
+        if noDelay {
+            var one: Int32 = 1
+            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
         guard connected == 0 else {
             close(descriptor)
             throw GQLError(.io, "connect() failed: \(errno)")
         }
+        return descriptor
     }
 
     deinit { close(descriptor) }
 
     /// Sends `text` (as UTF-8); a connection the server already closed is not an error here.
     func send(_ text: String) async {
-        let bytes = Array(text.utf8)
-        await Self.onThread { [descriptor] in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                guard sent > 0 else { return }
-                offset += sent
-            }
-        }
+        _ = await sendUntilBlocked(Array(text.utf8), timeout: 10)
     }
 
     /// Sends `bytes` until the server stops taking them: returns how many were sent before one send made no
     /// progress for `timeout` seconds (or failed).
     func sendUntilBlocked(_ bytes: [UInt8], timeout: Int = 1) async -> Int {
-        await Self.onThread { [descriptor] in
-            var limit = timeval(tv_sec: timeout, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes[offset...].withUnsafeBytes {
-                    Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-                }
-                guard sent > 0 else { break }
-                offset += sent
+        await Self.onThread { [descriptor] in Self.send(descriptor, bytes, timeout: timeout) }
+    }
+
+    /// Sends `bytes` on `descriptor`, blocking: how many were sent before an error or `timeout` seconds without
+    /// progress.
+    static func send(_ descriptor: Int32, _ bytes: [UInt8], timeout: Int) -> Int {
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
-            return offset
+            guard sent > 0 else { break }
+            offset += sent
         }
+        return offset
     }
 
     /// Closes the sending side (a half-close): the server reads the end of its input after what was sent.
@@ -153,7 +163,7 @@ final class RawConnection: Sendable {
         return ([], [UInt8](repeating: 0, count: 65536))
     }
 
-    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: body()) }.start()
         }
