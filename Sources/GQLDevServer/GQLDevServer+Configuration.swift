@@ -29,6 +29,12 @@ extension GQLDevServer {
         public var allowedOrigins: [String] = []
         /// The largest request body accepted; larger ones get HTTP 413. Default 1 MiB.
         public var maxBodyBytes = 1 << 20
+        /// How many answers to mutations sent with an `Idempotency-Key` header are kept, the oldest forgotten first
+        /// (and at most 16 MiB of them): a repeat of such a request — a client retrying after a lost answer or a
+        /// crash, as GQLSync does — gets the first run's answer instead of running again; a repeat while the first
+        /// is still running gets 409, the key with another body 422. Per credentials; queries are not recorded.
+        /// 0 turns it off. Default 10,000.
+        public var idempotentAnswers = 10_000
         /// How often keep-alive messages go out on `graphql-ws` and AppSync sockets. Default 10 s.
         public var keepAliveInterval: Duration = .seconds(10)
         /// How long a `graphql-transport-ws` client may wait before `connection_init` (else 4408). Default 3 s.

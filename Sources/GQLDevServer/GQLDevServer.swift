@@ -41,6 +41,8 @@ public final class GQLDevServer: Service, Sendable {
     let engine: any DevExecutor
     let logger: Logger
     let lifecycle = Lifecycle()
+    /// The answers of mutations sent with an `Idempotency-Key` (``Configuration/idempotentAnswers``).
+    let idempotency: IdempotencyLedger
 
     /// Makes a server; nothing listens until ``run()``.
     ///
@@ -80,7 +82,11 @@ public final class GQLDevServer: Service, Sendable {
         self.engine = engine
         self.database = engine.database
         self.logger = logger ?? DebugGatedLogHandler.logger()
+        self.idempotency = IdempotencyLedger(capacity: max(0, configuration.idempotentAnswers))
     }
+
+    /// How many requests were answered with the kept answer of an earlier one with the same `Idempotency-Key`.
+    package var idempotentReplays: Int { idempotency.replays }
 
     /// The generated schema as SDL: every model with its queries, mutations, subscriptions and inputs.
     public var printedSchema: String { engine.schemaSDL }
@@ -106,7 +112,7 @@ public final class GQLDevServer: Service, Sendable {
         let http = HTTPTransport(
             engine: engine, authenticator: authenticator, faults: faults,
             maxBodyBytes: configuration.maxBodyBytes, limits: configuration.limits, path: configuration.path,
-            logger: logger)
+            idempotency: idempotency, logger: logger)
         let webSocket = WebSocketTransport(
             engine: engine, authenticator: authenticator, faults: faults, configuration: configuration,
             registry: registry, logger: logger)

@@ -49,6 +49,17 @@ import Testing
         #expect(outcome == .permanent(.init(message: "HTTP \(status)", httpStatus: status)))
     }
 
+    /// 409 to a request sent with an idempotency key: the server still runs an earlier request with that key.
+    @Test func conflictWithAKeyIsTransient() {
+        let error = GQLError(.http, "HTTP 409", httpStatus: 409)
+        guard case .transient(let transient) = DeliveryOutcome.classify(error, keyed: true) else {
+            Issue.record("409 with a key is not retried")
+            return
+        }
+        #expect(!transient.unreachable)
+        #expect(DeliveryOutcome.classify(error) == .permanent(.init(message: "HTTP 409", httpStatus: 409)))
+    }
+
     @Test func retryAfterRidesWithTheStatus() {
         let outcome = DeliveryOutcome.classify(GQLError(.http, "slow down", httpStatus: 429), retryAfter: .seconds(3))
         guard case .transient(let transient) = outcome else {

@@ -167,7 +167,9 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             else { return handOver(context) }
             let credentials = DevAuthenticator.Credentials(
                 apiKey: request.apiKey, adminSecret: request.adminSecret, authorization: request.authorization)
-            guard let answer = transport.answerNow(credentials, body: body, engine: engine) else {
+            let answer = transport.answerNow(
+                credentials, body: body, idempotencyKey: request.idempotencyKey, engine: engine)
+            guard let answer else {
                 return handOver(context)
             }
             buffer.moveReaderIndex(forwardBy: request.totalBytes)

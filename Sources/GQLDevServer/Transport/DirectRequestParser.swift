@@ -5,8 +5,8 @@ import GQLCore
 ///
 /// It decides nothing about requests outside that shape: anything it does not fully understand — another method,
 /// path, version or query string, a folded or non-ASCII header line, a `Transfer-Encoding`, `Connection`,
-/// `Expect`, `Upgrade` or `Origin` header, a repeated or unreadable length, a repeated content type or credential,
-/// a header block over ``maxHeaderBytes`` — is ``Outcome/other``, and the request goes, from its first byte, to
+/// `Expect`, `Upgrade` or `Origin` header, a repeated or unreadable length, a repeated content type, credential
+/// or `Idempotency-Key`, a header block over ``maxHeaderBytes`` — is ``Outcome/other``, and the request goes, from its first byte, to
 /// the HTTP parser of the usual path, which answers or refuses it. So the two parsers never disagree about where a
 /// request ends: this one takes only requests whose framing leaves no room for a second reading.
 struct DirectRequestParser {
@@ -22,6 +22,7 @@ struct DirectRequestParser {
         var apiKey: String?
         var adminSecret: String?
         var authorization: String?
+        var idempotencyKey: String?
 
         var totalBytes: Int { headerBytes + bodyBytes }
     }
@@ -91,6 +92,9 @@ struct DirectRequestParser {
             case .authorization:
                 guard request.authorization == nil else { return .other }
                 request.authorization = Self.string(bytes, field.value)
+            case .idempotencyKey:
+                guard request.idempotencyKey == nil else { return .other }
+                request.idempotencyKey = Self.string(bytes, field.value)
             case .refused:
                 return .other
             case .ignored:
@@ -131,7 +135,7 @@ struct DirectRequestParser {
 
     /// The headers this parser tells apart.
     enum Name {
-        case contentLength, contentType, apiKey, adminSecret, authorization
+        case contentLength, contentType, apiKey, adminSecret, authorization, idempotencyKey
         /// A header the usual path must see (`Transfer-Encoding`, `Connection`, `Expect`, `Upgrade`, `Origin`).
         case refused
         case ignored
@@ -143,6 +147,7 @@ struct DirectRequestParser {
         (Array("x-api-key".utf8), .apiKey),
         (Array("x-hasura-admin-secret".utf8), .adminSecret),
         (Array("authorization".utf8), .authorization),
+        (Array("idempotency-key".utf8), .idempotencyKey),
         (Array("transfer-encoding".utf8), .refused),
         (Array("connection".utf8), .refused),
         (Array("expect".utf8), .refused),

@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// Status codes: 200 for every executed request, GraphQL errors included; 400 for a malformed request;
 /// 401 for missing or wrong credentials; 405 for a mutation over GET; 413 for a body over
-/// ``GQLDevServer/Configuration/maxBodyBytes``; 500 for POSTs failed by fault injection. Every body is JSON.
+/// ``GQLDevServer/Configuration/maxBodyBytes``; 500 for POSTs failed by fault injection; for a mutation sent with an
+/// `Idempotency-Key`, 400, 409 and 422 as ``IdempotencyLedger`` decides. Every body is JSON.
 struct HTTPTransport: Sendable {
     let engine: any DevExecutor
     let authenticator: DevAuthenticator
@@ -17,12 +18,15 @@ struct HTTPTransport: Sendable {
     let limits: GQLDevServer.Limits
     /// The GraphQL endpoint's path (``GQLDevServer/Configuration/path``).
     let path: String
+    /// The answers of mutations sent with an `Idempotency-Key`.
+    let idempotency: IdempotencyLedger
     let logger: Logger
 
     func post(_ request: Request) async -> Response {
         var request = request
         await faults.delay()
-        if case .failure(let refusal) = authenticator.check(DevAuthenticator.Credentials(headers: request.headers)) {
+        let credentials = DevAuthenticator.Credentials(headers: request.headers)
+        if case .failure(let refusal) = authenticator.check(credentials) {
             return unauthorized(refusal)
         }
         if faults.shouldFailPOST() {
@@ -40,11 +44,13 @@ struct HTTPTransport: Sendable {
         } catch {
             return Self.error(.badRequest, "The body could not be read: \(error)")
         }
-        switch HTTPRequestDecoder.decodeBody(Array(body.readableBytesView)) {
+        let bytes = Array(body.readableBytesView)
+        let key = IdempotencyLedger.key(in: request.headers).map { Idempotent(key: $0, credentials: credentials, body: bytes) }
+        switch HTTPRequestDecoder.decodeBody(bytes) {
         case .failure(let failure):
             return Self.error(.badRequest, failure.message)
         case .success(.single(let graphQLRequest)):
-            return await run([graphQLRequest], batch: false, overGET: false)
+            return await run([graphQLRequest], batch: false, overGET: false, idempotent: key)
         case .success(.batch(let requests)):
             guard requests.count <= limits.maxBatchOperations else {
                 let limit = limits.maxBatchOperations
@@ -52,7 +58,7 @@ struct HTTPTransport: Sendable {
                     LimitExceeded(
                         .batch, "The batch holds \(requests.count) operations; the limit is \(limit).", limit: limit))
             }
-            return await run(requests, batch: true, overGET: false)
+            return await run(requests, batch: true, overGET: false, idempotent: key)
         }
     }
 
@@ -72,8 +78,10 @@ struct HTTPTransport: Sendable {
 
     /// Prepares every request before running any, so a request or batch over a limit runs nothing (HTTP 400),
     /// then runs them in order with one response budget: queries and mutations; subscriptions get a GraphQL error.
-    private func run(_ requests: [DevEngine.Request], batch: Bool, overGET: Bool) async -> Response {
-        let response = await answer(requests, batch: batch, overGET: overGET)
+    private func run(
+        _ requests: [DevEngine.Request], batch: Bool, overGET: Bool, idempotent: Idempotent? = nil
+    ) async -> Response {
+        let response = await answer(requests, batch: batch, overGET: overGET, idempotent: idempotent)
         logger.info(
             "\(overGET ? "GET" : "POST") \(Self.describe(requests, batch: batch)) → \(response.status.code)")
         return response
@@ -85,7 +93,16 @@ struct HTTPTransport: Sendable {
         return batch ? "batch of \(requests.count) [\(names)\(requests.count > 5 ? ", …" : "")]" : names
     }
 
-    private func answer(_ requests: [DevEngine.Request], batch: Bool, overGET: Bool) async -> Response {
+    /// A POST's `Idempotency-Key`, with what it is checked against.
+    struct Idempotent {
+        var key: String
+        var credentials: DevAuthenticator.Credentials
+        var body: [UInt8]
+    }
+
+    private func answer(
+        _ requests: [DevEngine.Request], batch: Bool, overGET: Bool, idempotent: Idempotent?
+    ) async -> Response {
         let outcomes = requests.map(engine.prepare)
         var cost = 0
         for outcome in outcomes {
@@ -105,6 +122,14 @@ struct HTTPTransport: Sendable {
         }
         if cost > limits.maxCost {
             return Self.refused(DevEngine.costExceeded(cost, limit: limits.maxCost))
+        }
+        // A request that mutates, sent with a key: answered once, repeats get that answer.
+        var ticket: IdempotencyLedger.Ticket?
+        if let idempotent, idempotency.isEnabled, outcomes.contains(where: { (try? $0.get().kind) == .mutation }) {
+            switch begin(idempotent.key, idempotent.credentials, idempotent.body) {
+            case .run(let allowed): ticket = allowed
+            case .answer(let status, let json): return Self.json(status, text: json)
+            }
         }
         let budget = ResponseBudget(limit: limits.maxResponseBytes)
         var responses: [String] = []
@@ -133,7 +158,9 @@ struct HTTPTransport: Sendable {
             }
         }
         await settle()
-        return Self.json(.ok, text: batch ? "[" + responses.joined(separator: ",") + "]" : responses[0])
+        let text = batch ? "[" + responses.joined(separator: ",") + "]" : responses[0]
+        if let ticket { idempotency.complete(ticket, answer: text) }
+        return Self.json(.ok, text: text)
     }
 
     /// A planned operation with one mutation, its mutation queued on the engine's write queue without waiting;
@@ -176,9 +203,14 @@ struct HTTPTransport: Sendable {
 
     /// A JSON error body in GraphQL's shape, with the HTTP status as `extensions.status`.
     static func error(_ status: HTTPResponse.Status, _ message: String, code: String? = nil) -> Response {
+        json(status, text: errorText(status, message, code: code))
+    }
+
+    /// The body of ``error(_:_:code:)``.
+    static func errorText(_ status: HTTPResponse.Status, _ message: String, code: String? = nil) -> String {
         var extensions: GQLValues = ["status": .int(Int64(status.code))]
         if let code { extensions["code"] = .string(code) }
-        return json(status, ["errors": [["message": .string(message), "extensions": .object(extensions)]]])
+        return ResponseJSON.text(["errors": [["message": .string(message), "extensions": .object(extensions)]]])
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: GQLValue) -> Response {

@@ -323,11 +323,14 @@ extension HTTPTransport {
     func answerNow(_ head: HTTPRequest, body: ByteBuffer, engine: DevEngine) -> NowAnswer? {
         answerNow(
             DevAuthenticator.Credentials(headers: head.headerFields), body: Array(body.readableBytesView),
-            engine: engine)
+            idempotencyKey: IdempotencyLedger.key(in: head.headerFields), engine: engine)
     }
 
-    /// ``answerNow(_:body:engine:)`` for a request whose credentials were read from its headers by the caller.
-    func answerNow(_ credentials: DevAuthenticator.Credentials, body: [UInt8], engine: DevEngine) -> NowAnswer? {
+    /// ``answerNow(_:body:engine:)`` for a request whose credentials and `Idempotency-Key` were read from its
+    /// headers by the caller.
+    func answerNow(
+        _ credentials: DevAuthenticator.Credentials, body: [UInt8], idempotencyKey: String?, engine: DevEngine
+    ) -> NowAnswer? {
         guard case .success = authenticator.check(credentials),
             case .success(.single(let request)) = HTTPRequestDecoder.decodeBody(body)
         else { return nil }
@@ -337,17 +340,36 @@ extension HTTPTransport {
             // Answered here as ``post(_:)`` answers it, so a refused document is not scanned a second time.
             answer = (refusal.reason == .limit ? .badRequest : .ok, ResponseJSON.text(refusal.response(.standard)))
         case .success(let prepared):
-            guard prepared.kind != .subscription, let plan = prepared.plan, prepared.cost <= limits.maxCost,
+            guard prepared.kind != .subscription, let plan = prepared.plan, prepared.cost <= limits.maxCost else {
+                return nil
+            }
+            var ticket: IdempotencyLedger.Ticket?
+            if prepared.kind == .mutation, let key = idempotencyKey, idempotency.isEnabled {
+                switch begin(key, credentials, body) {
+                case .run(let allowed): ticket = allowed
+                case .answer(let status, let json): return .answer(status, json)
+                }
+            }
+            guard
                 let outcome = engine.runNow(
                     plan, prepared, formatter: ResponseFormatter(style: .standard),
                     budget: ResponseBudget(limit: limits.maxResponseBytes))
-            else { return nil }
+            else {
+                if let ticket { idempotency.release(ticket) }  // the router's path runs it, under the key again
+                return nil
+            }
             switch outcome {
             case .response(let response):
                 answer = (.ok, response.json)
+                if let ticket { idempotency.complete(ticket, answer: response.json) }
             case .queued(let writes, let mutation, let response):
                 logger.info("POST \(request.operationName ?? "anonymous") → queued for a group commit")
-                return .queued(writes: writes, mutation: mutation) { response($0).json }
+                let (idempotency, ticket) = (idempotency, ticket)
+                return .queued(writes: writes, mutation: mutation) { result in
+                    let json = response(result).json
+                    if let ticket { idempotency.complete(ticket, answer: json) }
+                    return json
+                }
             }
         }
         logger.info(

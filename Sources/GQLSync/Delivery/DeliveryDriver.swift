@@ -154,7 +154,7 @@ final class DeliveryDriver: Sendable {
                 outcome = DeliveryOutcome.classify(
                     try await server.mutation(item.query, item.variables, headers: headers))
             } catch {
-                outcome = DeliveryOutcome.classify(error)
+                outcome = DeliveryOutcome.classify(error, keyed: idempotencyHeader != nil)
             }
             return [DeliveryStateMachine.Sent(id: item.id, attempts: item.attempts, outcome: outcome)]
         }

@@ -6,7 +6,8 @@ import GQLNet
 /// The rules: an answer without errors, or with data beside them, is delivered; `ConflictUnhandled` (a stale
 /// `_version`) is a conflict for the engine's strategy; other GraphQL errors without data, HTTP 4xx other than
 /// 408 and 429, and requests the server can never accept are permanent; transport errors, timeouts, HTTP 5xx,
-/// 408 and 429 are transient and retried.
+/// 408 and 429 are transient and retried, and so is 409 to a request sent with an idempotency key (the server
+/// is still running an earlier request with the same key: the one in flight when a previous run stopped).
 enum DeliveryOutcome: Sendable, Equatable {
     /// The server applied the mutation.
     case delivered(GQLResult)
@@ -40,8 +41,8 @@ enum DeliveryOutcome: Sendable, Equatable {
         return .permanent(failure)
     }
 
-    /// Classifies an error thrown instead of an answer.
-    static func classify(_ error: any Error, retryAfter: Duration? = nil) -> DeliveryOutcome {
+    /// Classifies an error thrown instead of an answer; `keyed`: the request carried an idempotency key.
+    static func classify(_ error: any Error, retryAfter: Duration? = nil, keyed: Bool = false) -> DeliveryOutcome {
         guard let error = error as? GQLError else {
             return .transient(Transient(unreachable: true, failure: GQLSync.Failure(message: "\(error)")))
         }
@@ -49,7 +50,7 @@ enum DeliveryOutcome: Sendable, Equatable {
         switch error.code {
         case .http:
             let status = error.httpStatus ?? 0
-            if status == 408 || status == 429 || status >= 500 {
+            if status == 408 || status == 429 || status >= 500 || (keyed && status == 409) {
                 return .transient(Transient(unreachable: false, retryAfter: retryAfter, failure: failure))
             }
             return .permanent(failure)

@@ -48,6 +48,7 @@ final class SyncServer: Sendable {
     }
     private let running = GQLLocked<Running?>(nil)
     private let portState = GQLLocked(0)
+    private let earlierReplays = GQLLocked(0)
 
     init(directory: URL, faults: GQLDevServer.Faults = .init()) {
         self.directory = directory
@@ -81,6 +82,13 @@ final class SyncServer: Sendable {
         }) else { return }
         await running.server.shutdown()
         _ = try? await running.task.value
+        earlierReplays.withLock { $0 += running.server.idempotentReplays }
+    }
+
+    /// How many requests the server (in all its runs so far) answered with the answer of an earlier request with
+    /// the same `Idempotency-Key` instead of running them again.
+    var idempotentReplays: Int {
+        earlierReplays.withLock { $0 } + (running.withLock { $0?.server.idempotentReplays } ?? 0)
     }
 
     /// The server's note `id`.

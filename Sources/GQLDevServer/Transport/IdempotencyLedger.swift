@@ -1,0 +1,175 @@
+import HTTPTypes
+import NIOCore
+import Synchronization
+
+/// The answers to mutations sent with an `Idempotency-Key` header, kept so that a repeat of such a request is
+/// answered from its first run instead of running again.
+///
+/// A client repeats a request when it cannot know whether the first one ran: its answer was lost, or the client
+/// crashed while it was on its way (GQLSync's delivery sends every queued mutation with a key and sends the one in
+/// flight at a crash again). The first request may even still be running when the repeat arrives — a killed
+/// client's request the server had read but not yet committed — and, without the key, would commit after the
+/// requests the client's next run sent meanwhile, out of their order.
+///
+/// The rules follow the IETF draft "The Idempotency-Key HTTP Header Field": a repeat of a request that has
+/// answered gets the same answer; a repeat while the first is still running gets 409 (send it again later); a
+/// key sent again with another body gets 422; an empty key, or one over ``maxKeyBytes``, gets 400. A key belongs
+/// to the credentials it came with: another client's key of the same value is another key. Only 200 answers are
+/// kept (a request refused for its credentials, a limit or an injected fault ran nothing, and may be sent again),
+/// for the last `capacity` keys and at most `maxBytes` of answers, the oldest forgotten first. Queries are not
+/// recorded: running one again changes nothing.
+final class IdempotencyLedger: Sendable {
+    /// The longest key accepted.
+    static let maxKeyBytes = 255
+    /// A request still running after this long is taken for lost (its key can run again).
+    static let abandonedAfter: Duration = .seconds(60)
+
+    enum Begin {
+        /// The first request with this key: run it, then ``complete(_:answer:)`` or ``release(_:)``.
+        case run(Ticket)
+        /// The answer of the request that ran with this key.
+        case replay(String)
+        /// A request with this key is still running.
+        case inProgress
+        /// The key was used for a request with another body.
+        case mismatch
+        /// The key is empty or too long.
+        case invalidKey
+    }
+
+    /// A request allowed to run under its key.
+    struct Ticket: Sendable {
+        fileprivate let slot: Slot
+        fileprivate let started: ContinuousClock.Instant
+    }
+
+    fileprivate struct Slot: Hashable, Sendable {
+        var key: String
+        /// The credentials the key came with, hashed.
+        var principal: Int
+    }
+
+    private struct Entry {
+        var fingerprint: Int
+        var answer: String?
+        var started: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var entries: [Slot: Entry] = [:]
+        /// Slots with an answer, oldest first.
+        var answered = CircularBuffer<Slot>()
+        var answeredBytes = 0
+        /// Requests answered from the ledger.
+        var replays = 0
+    }
+
+    let capacity: Int
+    let maxBytes: Int
+    private let state = Mutex(State())
+
+    /// `capacity` 0 turns the ledger off (``begin(key:credentials:body:)`` is never asked then).
+    init(capacity: Int, maxBytes: Int = 16 << 20) {
+        self.capacity = capacity
+        self.maxBytes = maxBytes
+    }
+
+    var isEnabled: Bool { capacity > 0 }
+
+    /// How many requests were answered from the ledger.
+    var replays: Int { state.withLock { $0.replays } }
+
+    /// Looks up `key` for a mutation request with `body`, sent with `credentials`.
+    func begin(key: String, credentials: DevAuthenticator.Credentials, body: UnsafeRawBufferPointer) -> Begin {
+        guard !key.isEmpty, key.utf8.count <= Self.maxKeyBytes else { return .invalidKey }
+        var principal = Hasher()
+        principal.combine(credentials.apiKey)
+        principal.combine(credentials.adminSecret)
+        principal.combine(credentials.authorization)
+        var fingerprint = Hasher()
+        fingerprint.combine(bytes: body)
+        let slot = Slot(key: key, principal: principal.finalize())
+        let print = fingerprint.finalize()
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            if let entry = state.entries[slot] {
+                guard entry.fingerprint == print else { return .mismatch }
+                if let answer = entry.answer {
+                    state.replays += 1
+                    return .replay(answer)
+                }
+                guard now - entry.started > Self.abandonedAfter else { return .inProgress }
+            }
+            state.entries[slot] = Entry(fingerprint: print, started: now)
+            return .run(Ticket(slot: slot, started: now))
+        }
+    }
+
+    /// Keeps the answer of the request `ticket` let run, forgetting the oldest answers beyond the limits.
+    func complete(_ ticket: Ticket, answer: String) {
+        state.withLock { state in
+            guard state.entries[ticket.slot]?.started == ticket.started else { return }  // taken over
+            state.entries[ticket.slot]?.answer = answer
+            state.answered.append(ticket.slot)
+            state.answeredBytes += answer.utf8.count
+            while state.answered.count > capacity || state.answeredBytes > maxBytes,
+                let oldest = state.answered.popFirst()
+            {
+                state.answeredBytes -= state.entries.removeValue(forKey: oldest)?.answer?.utf8.count ?? 0
+            }
+        }
+    }
+
+    /// Forgets the request `ticket` let run, without an answer to keep: its key may run again.
+    func release(_ ticket: Ticket) {
+        state.withLock { state in
+            if let entry = state.entries[ticket.slot], entry.answer == nil, entry.started == ticket.started {
+                state.entries[ticket.slot] = nil
+            }
+        }
+    }
+}
+
+extension IdempotencyLedger {
+    private static let header = HTTPField.Name("Idempotency-Key")
+
+    /// The request's `Idempotency-Key`: `nil` without one; a header sent twice reads as an empty key (refused).
+    static func key(in fields: HTTPFields) -> String? {
+        guard let header else { return nil }
+        let values = fields[values: header]
+        guard let first = values.first else { return nil }
+        return values.count == 1 ? first : ""
+    }
+}
+
+extension HTTPTransport {
+    /// What the ledger says of a mutation request sent with an `Idempotency-Key`.
+    enum IdempotentStart {
+        /// Run it, and record its answer under `ticket`.
+        case run(IdempotencyLedger.Ticket)
+        /// Answer this instead: the first run's answer, or a refusal (400, 409, 422).
+        case answer(HTTPResponse.Status, String)
+    }
+
+    func begin(_ key: String, _ credentials: DevAuthenticator.Credentials, _ body: [UInt8]) -> IdempotentStart {
+        let outcome = body.withUnsafeBytes { idempotency.begin(key: key, credentials: credentials, body: $0) }
+        switch outcome {
+        case .run(let ticket):
+            return .run(ticket)
+        case .replay(let json):
+            logger.info("POST → 200 (the answer of an earlier request with the same Idempotency-Key)")
+            return .answer(.ok, json)
+        case .inProgress:
+            let message = "A request with this Idempotency-Key is still running; send it again later."
+            logger.info("POST → 409 (its Idempotency-Key is in use)")
+            return .answer(.conflict, Self.errorText(.conflict, message, code: "IDEMPOTENCY_KEY_IN_USE"))
+        case .mismatch:
+            let message = "This Idempotency-Key was sent before with another request body."
+            let status = HTTPResponse.Status(code: 422, reasonPhrase: "Unprocessable Content")
+            return .answer(status, Self.errorText(status, message, code: "IDEMPOTENCY_KEY_REUSED"))
+        case .invalidKey:
+            let message = "The Idempotency-Key header must be sent once, with 1 to \(IdempotencyLedger.maxKeyBytes) bytes."
+            return .answer(.badRequest, Self.errorText(.badRequest, message, code: "IDEMPOTENCY_KEY_INVALID"))
+        }
+    }
+}
