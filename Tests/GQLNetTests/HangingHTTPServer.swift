@@ -1,4 +1,5 @@
 import Foundation
+import GQLTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -24,31 +25,11 @@ final class HangingHTTPServer: Sendable {
     private let listener: Int32
 
     init(timeout: Int = 60) throws {
-        #if canImport(Glibc)
-            let kind = Int32(SOCK_STREAM.rawValue)
-        #else
-            let kind = SOCK_STREAM
-        #endif
-        let listener = socket(AF_INET, kind, 0)
-        guard listener >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
-            }
-        }
-        guard bound else {
-            close(listener)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
+        let (listener, port) = try LoopbackListener.open(backlog: 1)
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         self.listener = listener
-        self.port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         self.events = events
         Thread.detachNewThread {

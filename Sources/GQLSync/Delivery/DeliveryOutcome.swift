@@ -30,8 +30,21 @@ enum DeliveryOutcome: Sendable, Equatable {
     static let conflictErrorType = "ConflictUnhandled"
 
     /// Classifies a server's answer to one mutation.
+    ///
+    /// Without errors, only `data` that is an object with a field says the mutation was applied; `data` that is
+    /// missing, `null`, of another kind or an empty object is no GraphQL answer to a mutation (a proxy, a broken
+    /// server) and is retried like any 2xx that is not GraphQL, rather than taken for delivered and removed.
     static func classify(_ result: GQLResult) -> DeliveryOutcome {
-        guard !result.errors.isEmpty else { return .delivered(result) }
+        guard !result.errors.isEmpty else {
+            if case .object(let fields)? = result.data, !fields.isEmpty { return .delivered(result) }
+            let data = result.data.map { $0.objectValue != nil ? "an empty object" : "a \($0.kindName)" } ?? "null"
+            return .transient(
+                Transient(
+                    unreachable: false,
+                    failure: GQLSync.Failure(
+                        message: "the answer has no errors and its data is \(data), not the mutation's field: "
+                            + "not taken for delivered")))
+        }
         let failure = GQLSync.Failure(
             message: result.errors.map(\.message).joined(separator: "; "), errors: result.errors)
         if let conflict = result.errors.first(where: { errorType($0) == conflictErrorType }) {

@@ -1,0 +1,100 @@
+import Foundation
+import GQLCore
+import GQLNet
+import GQLStore
+import Testing
+
+@testable import GQLSync
+
+/// Delivery against a server that answers a mutation with everything but a GraphQL answer (``HostileServer``): each
+/// answer either delivers the item, sets it aside, or keeps it for a retry, and none is taken for delivered unless
+/// the server said it applied the mutation.
+@Suite(.timeLimit(.minutes(2))) struct HostileAnswerTests {
+    /// What became of one item whose every send got `reply`.
+    enum Fate: Equatable {
+        case sent
+        case failed(String)
+        case retrying
+    }
+
+    static func fate(of reply: HostileServer.Reply, timeout: Duration = .seconds(5)) async throws -> Fate {
+        let hostile = try HostileServer { _, _ in reply }
+        defer { hostile.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        var options = GQLServer.Configuration()
+        options.timeout = timeout
+        options.maximumResponseSize = 1 << 20
+        let client = GQLServer(HTTP: hostile.url, configuration: options)
+        var configuration = GQLSync.Configuration()
+        configuration.queries = try syncTestQueries()
+        configuration.inputArgument = "input"
+        configuration.backoff = GQLBackoff(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200))
+        let sync = try GQLSync(client, path: directory.path("outbox.sqlite"), configuration: configuration)
+        var statuses = sync.status.makeAsyncIterator()
+        try await sync.steady("CreateNote", ["n": 1])
+        var fate = Fate.retrying
+        search: while let status = await statuses.next() {
+            switch status.event {
+            case .sent?: fate = .sent
+            case .failed(_, let failure)?: fate = .failed(failure.message)
+            case .retrying?: fate = .retrying
+            default: continue
+            }
+            break search
+        }
+        try await sync.shutdown()
+        try await client.shutdown()
+        return fate
+    }
+
+    @Test func anAnswerWithoutDataOrErrorsOfTheRightKindIsNotTakenForDelivered() async throws {
+        // `data` that is null, not an object, or an empty object, without errors: the server did not say it
+        // applied the mutation. Such an answer is kept for a retry (as a 2xx that is not GraphQL is), never removed.
+        for body in [
+            #"{"data":null}"#, #"{"data":5}"#, #"{"data":"ok"}"#, #"{"data":[]}"#, #"{"data":true}"#,
+            #"{"data":{}}"#, #"{"data":null,"errors":[]}"#, #"{"data":null,"extensions":{}}"#,
+        ] {
+            let fate = try await Self.fate(of: .json(body))
+            #expect(fate == .retrying, "\(body)")
+        }
+    }
+
+    @Test func aDeliveredAnswerStillCountsAsDelivered() async throws {
+        #expect(try await Self.fate(of: .json(#"{"data":{"createNote":{"id":"a","n":1}}}"#)) == .sent)
+        // Errors beside data: applied, with a partial failure.
+        let partial = #"{"data":{"createNote":{"id":"a","n":null}},"errors":[{"message":"n","path":["createNote","n"]}]}"#
+        #expect(try await Self.fate(of: .json(partial)) == .sent)
+        // A nullable mutation field may answer null without an error: the mutation ran.
+        #expect(try await Self.fate(of: .json(#"{"data":{"createNote":null}}"#)) == .sent)
+    }
+
+    @Test func answersThatAreNotGraphQLAreRetried() async throws {
+        for reply: HostileServer.Reply in [
+            .json("<html>portal</html>"), .json(#"{"data":{"createNote":{"id":"#), .json(""),
+            .json(String(repeating: "[", count: 100_000)), .json(#"{"errors":[{}]}"#),
+            .json(#"{"errors":[{"message":null}]}"#), .json(#"{"errors":"bad"}"#),
+            .http(503, "busy"), .http(429, "slow down", headers: ["Retry-After: 0"]),
+            .http(429, "", headers: ["Retry-After: -5"]), .http(503, "", headers: ["Retry-After: 1000000000000"]),
+            .http(503, "", headers: ["Retry-After: Wed, 21 Oct 2015 07:28:00 GMT"]),
+            .http(503, "", headers: ["Retry-After: soon"]), .raw(Array("HTTP/1.1 200 OK\r\n\r\n".utf8)),
+            .raw([]), .raw(Array("garbage\r\n\r\n".utf8)),
+        ] {
+            #expect(try await Self.fate(of: reply) == .retrying, "\(reply)")
+        }
+    }
+
+    @Test func aSocketThatNeverAnswersTimesOutAndIsRetried() async throws {
+        let started = ContinuousClock.now
+        #expect(try await Self.fate(of: .hang, timeout: .milliseconds(300)) == .retrying)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func aRefusalIsSetAsideWithTheServersMessage() async throws {
+        guard case .failed(let message) = try await Self.fate(of: .http(400, "no such input")) else {
+            Issue.record("a 400 was not set aside")
+            return
+        }
+        #expect(message.hasPrefix("HTTP 400 from http://127.0.0.1:") && message.hasSuffix("no such input"))
+    }
+}
