@@ -146,6 +146,7 @@ final class DeliveryDriver: Sendable {
 
     /// Sends the items: one mutation, or one batch request.
     private func send(_ items: [OutboxItem]) async -> [DeliveryStateMachine.Sent] {
+        if items.contains(where: { $0.damage != nil }) { return await send(damaged: items) }
         if items.count == 1, let item = items.first {
             let outcome: DeliveryOutcome
             do {
@@ -167,6 +168,22 @@ final class DeliveryDriver: Sendable {
             let outcome = DeliveryOutcome.classify(error)
             return items.map { DeliveryStateMachine.Sent(id: $0.id, attempts: $0.attempts, outcome: outcome) }
         }
+    }
+
+    /// Items of which some cannot be sent as stored (``OutboxItem/damage``): those are set aside unsent, the
+    /// others sent one by one, and none after one that is kept for a retry (it goes first).
+    private func send(damaged items: [OutboxItem]) async -> [DeliveryStateMachine.Sent] {
+        var results: [DeliveryStateMachine.Sent] = []
+        for item in items {
+            guard let damage = item.damage else {
+                let sent = await send([item])
+                results += sent
+                if sent.contains(where: { if case .transient = $0.outcome { true } else { false } }) { break }
+                continue
+            }
+            results.append(.init(id: item.id, attempts: item.attempts, outcome: .permanent(damage)))
+        }
+        return results
     }
 
     // MARK: Calls from the engine

@@ -21,6 +21,10 @@ struct OutboxItem: Sendable, Hashable {
     var idempotencyKey: String
     /// How many times the item was handed to the network, this attempt included.
     var attempts: Int
+    /// Why the row cannot be sent as stored (values or key that are not JSON, an operation that is not stored: a
+    /// file edited by hand, or damaged): the item is set aside unsent with this failure instead of stopping the
+    /// queue behind it. `nil` for every item the engine wrote.
+    var damage: GQLSync.Failure? = nil
 
     /// The variables of the request.
     var variables: GQLValues {

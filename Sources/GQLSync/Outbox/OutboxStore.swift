@@ -276,10 +276,30 @@ struct OutboxStore: Sendable {
     // MARK: Rows
 
     /// The item of a row with `id`, `op`, `key`, `input`, `idempotency`, `nonce` and `attempts`, read in
-    /// `context`.
+    /// `context`; a row that cannot be read as one (bad JSON, an operation that is not stored) is an item with
+    /// its ``OutboxItem/damage``, so that it is set aside rather than stopping every claim.
     func item(_ row: GQLValues, in context: some GQLDatabaseContext) throws -> OutboxItem {
-        guard let id = row["id"]?.intValue, let op = row["op"]?.intValue else {
-            throw GQLError(.decoding, "an outbox row lacks its id or operation", table: Self.table)
+        guard let id = row["id"]?.intValue else {
+            throw GQLError(.decoding, "an outbox row lacks its id", table: Self.table)
+        }
+        do {
+            return try readItem(id, row, in: context)
+        } catch let error as GQLError where error.code == .decoding || error.code == .invalidJSON {
+            let name = row["op"]?.intValue.flatMap { op in
+                try? Self.operation(op, item: id, operations: operations, in: context).name
+            }
+            return OutboxItem(
+                id: id, name: name ?? "", key: nil, query: "", values: [:], wrap: nil, idempotencyKey: "",
+                attempts: Int(row["attempts"]?.intValue ?? 0),
+                damage: GQLSync.Failure(message: "set aside unsent: \(error.message)"))
+        }
+    }
+
+    private func readItem(_ id: Int64, _ row: GQLValues, in context: some GQLDatabaseContext) throws -> OutboxItem {
+        guard let op = row["op"]?.intValue else {
+            throw GQLError(
+                .decoding, "outbox item \(id) names its operation by \(row["op"]?.kindName ?? "nothing"), not an id",
+                table: Self.table)
         }
         let operation = try Self.operation(op, item: id, operations: operations, in: context)
         let idempotencyKey: String
@@ -290,7 +310,12 @@ struct OutboxStore: Sendable {
         } else {
             throw GQLError(.decoding, "outbox item \(id) has no idempotency key", table: Self.table)
         }
-        let key = try row["key"]?.stringValue.map { try GQLValue(jsonBytes: Array($0.utf8)) }
+        let key: GQLValue?
+        do {
+            key = try row["key"]?.stringValue.map { try GQLValue(jsonBytes: Array($0.utf8)) }
+        } catch let error as GQLError {
+            throw GQLError(.decoding, "outbox item \(id) has a key that is not JSON (\(error.message))", table: Self.table)
+        }
         return OutboxItem(
             id: id, name: operation.name, key: key, query: operation.query,
             values: try Self.decodeObject(row["input"]?.stringValue, id: id), wrap: operation.wrap,
@@ -299,8 +324,15 @@ struct OutboxStore: Sendable {
 
     static func decodeObject(_ text: String?, id: Int64) throws -> GQLValues {
         // From the text's bytes: GQLValue(json:) would copy them through Data first.
-        guard let text, case .object(let values) = try GQLValue(jsonBytes: Array(text.utf8)) else {
-            throw GQLError(.decoding, "outbox item \(id) has no JSON object of values", table: table)
+        let value: GQLValue?
+        do {
+            value = try text.map { try GQLValue(jsonBytes: Array($0.utf8)) }
+        } catch let error as GQLError {
+            throw GQLError(.decoding, "outbox item \(id) has values that are not JSON (\(error.message))", table: table)
+        }
+        guard case .object(let values)? = value else {
+            throw GQLError(
+                .decoding, "outbox item \(id) has \(value?.kindName ?? "no") values, not a JSON object", table: table)
         }
         return values
     }

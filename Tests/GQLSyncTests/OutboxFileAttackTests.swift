@@ -1,0 +1,71 @@
+import Foundation
+import GQLCore
+import GQLNet
+import GQLStore
+import Testing
+
+@testable import GQLSync
+
+/// Outbox databases and journals that are damaged, edited by hand, of a later layout or of another outbox: an
+/// engine opened on them throws an error that says what is wrong, or sets the bad rows aside and delivers the
+/// rest; it never stops the queue, crashes or loses an item.
+@Suite(.timeLimit(.minutes(2))) struct OutboxFileAttackTests {
+    /// `body` within `seconds`, or a recorded issue naming `what` (a hang fails the test instead of the suite).
+    static func within<T: Sendable>(
+        _ seconds: Int, _ what: String, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T? {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            if first == nil { Issue.record("\(what) did not finish within \(seconds) s") }
+            return first
+        }
+    }
+
+    /// Queues items `1...count` (`CreateNote n`) in an engine that does not deliver, then shuts it down.
+    static func queue(_ fixture: SyncFixture, _ path: String, count: Int) async throws {
+        let queue = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        for n in 1...count { try await queue.steady("CreateNote", ["n": n]) }
+        try await queue.shutdown()
+    }
+
+    static func edit(_ path: String, _ sql: String, _ arguments: GQLArguments = []) async throws {
+        let db = try GQLDatabase(path: path)
+        try await db.execute(sql, arguments)
+        try await db.close()
+    }
+
+    @Test(arguments: [1, 3]) func rowsThatCannotBeSentAreSetAsideAndTheQueueGoesOn(batchSize: Int) async throws {
+        let fixture = try await SyncFixture.make()
+        let path = fixture.directory.path("outbox.sqlite")
+        try await Self.queue(fixture, path, count: 6)
+        try await Self.edit(path, "UPDATE _gqlsync_outbox SET input = '{\"n\": 2' WHERE id = 2")
+        try await Self.edit(path, "UPDATE _gqlsync_outbox SET op = 999 WHERE id = 3")
+        try await Self.edit(path, "UPDATE _gqlsync_outbox SET key = '{oops' WHERE id = 4")
+        try await Self.edit(path, "UPDATE _gqlsync_outbox SET input = '[1, 2]', op = 'x' WHERE id = 5")
+
+        let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.batchSize = batchSize })
+        #expect(sync.pendingCount == 6)
+        _ = try await Self.within(20, "drain") { try await sync.drain() }
+        #expect(try fixture.server.appliedNumbers() == [1, 6])
+        let failed = try sync.failedItems()
+        #expect(failed.map(\.id) == [2, 3, 4, 5])
+        #expect(failed.map(\.name) == ["CreateNote", "", "CreateNote", ""])
+        let messages = failed.map(\.failure.message)
+        try #require(messages.count == 4)
+        #expect(messages[0].contains("outbox item 2 has values that are not JSON"))
+        #expect(messages[1].contains("outbox item 3 names operation 999, which is not stored"))
+        #expect(messages[2].contains("outbox item 4 has a key that is not JSON"))
+        #expect(messages[3].contains("outbox item 5 names its operation by String"))
+        #expect(sync.pendingCount == 0 && sync.driver.current.failedCount == 4)
+        // The app can drop what it cannot repair.
+        for item in failed { try sync.drop(item.id) }
+        #expect(try sync.failedItems().isEmpty)
+        await fixture.finish(sync)
+    }
+}
