@@ -68,4 +68,71 @@ import Testing
         #expect(try sync.failedItems().isEmpty)
         await fixture.finish(sync)
     }
+
+    @Test func itemsInAnUnknownStateAreSetAsideAtOpenNotHidden() async throws {
+        let fixture = try await SyncFixture.make()
+        let path = fixture.directory.path("outbox.sqlite")
+        try await Self.queue(fixture, path, count: 3)
+        try await Self.edit(path, "UPDATE _gqlsync_outbox SET state = 'sending' WHERE id = 2")
+        let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
+        _ = try await Self.within(20, "drain") { try await sync.drain() }
+        #expect(try fixture.server.appliedNumbers() == [1, 3])
+        let failed = try sync.failedItems()
+        #expect(failed.map(\.id) == [2])
+        #expect(failed.first?.failure.message == "the item was in the unknown state 'sending'")
+        #expect(sync.pendingCount == 0)
+        try sync.retry(2)
+        _ = try await Self.within(20, "drain") { try await sync.drain() }
+        #expect(try fixture.server.appliedNumbers() == [1, 3, 2])
+        await fixture.finish(sync)
+    }
+
+    @Test func aFailedItemWhoseStoredReasonIsNotJSONIsStillListed() async throws {
+        let fixture = try await SyncFixture.make(started: false)
+        let path = fixture.directory.path("outbox.sqlite")
+        try await Self.queue(fixture, path, count: 2)
+        try await Self.edit(path, "UPDATE _gqlsync_outbox SET state = 'failed', error = 'kaput{' WHERE id IN (1, 2)")
+        let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        let failed = try sync.failedItems()
+        #expect(failed.map(\.id) == [1, 2])
+        #expect(failed.first?.failure.message == "outbox item 1's stored failure cannot be read: kaput{")
+        #expect(failed.first?.variables == ["input": ["n": 1]])
+        await fixture.finish(sync)
+    }
+
+    @Test func filesThatAreNoOutboxOfThisVersionAreRefusedWithAnError() async throws {
+        let fixture = try await SyncFixture.make(started: false)
+        let zeros = fixture.directory.path("zeros.sqlite")
+        try writeFile(zeros, Data(count: 8192))
+        let text = fixture.directory.path("text.sqlite")
+        try writeFile(text, Data("not a database, just text\n".utf8))
+        // A real outbox cut in half.
+        let cut = fixture.directory.path("cut.sqlite")
+        try await Self.queue(fixture, cut, count: 200)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: cut)[.size] as? Int)
+        let handle = try #require(FileHandle(forWritingAtPath: cut))
+        try handle.truncate(atOffset: UInt64(size / 2))
+        try handle.close()
+        // An outbox a later version upgraded.
+        let later = fixture.directory.path("later.sqlite")
+        try await Self.queue(fixture, later, count: 1)
+        try await Self.edit(later, "INSERT INTO gql_migrations (namespace, version, name) VALUES ('gqlsync', 99, 'later')")
+
+        for path in [zeros, text, cut, later] {
+            // Twice: a refused open leaves the engine's name free.
+            for _ in 1...2 {
+                let error = #expect(throws: GQLError.self, "\(path)") {
+                    let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
+                    _ = try sync.failedItems()
+                    _ = try sync.database.fetchAll(sql: "SELECT count(*) FROM _gqlsync_outbox")
+                }
+                #expect(error?.message.contains("already runs") == false, "\(path)")
+            }
+        }
+        let refusal = #expect(throws: GQLError.self) {
+            try GQLSync(fixture.client, path: later, configuration: fixture.configuration())
+        }
+        #expect(refusal?.code == .downgradeAttempt)
+        await fixture.finish()
+    }
 }

@@ -13,7 +13,11 @@ extension OutboxStore {
         var failed = 0
         for row in rows {
             let n = Int(row["n"]?.intValue ?? 0)
-            if row["state"]?.stringValue == "failed" { failed = n } else { pending += n }
+            switch row["state"]?.stringValue {
+            case "failed": failed = n
+            case "pending": pending = n
+            default: break  // set aside at open (``setAsideUnknownStates(_:engine:)``), or edited in since
+            }
         }
         return (pending, failed)
     }
@@ -27,13 +31,29 @@ extension OutboxStore {
                 """, [engine])
         return try rows.map { row in
             let item = try self.item(row, in: database)
-            let error = try row["error"]?.stringValue.map { try GQLSync.Failure(json: GQLValue(json: $0)) }
+            let error = row["error"]?.stringValue.map { text in
+                // A reason that cannot be read does not hide the item (nor the others) from the list.
+                (try? GQLSync.Failure(json: GQLValue(json: text)))
+                    ?? GQLSync.Failure(message: "outbox item \(item.id)'s stored failure cannot be read: \(text.prefix(200))")
+            }
             let failedAt = row["failed_at"]?.stringValue.flatMap { try? GQLDate.date(from: $0) }
             return GQLSync.FailedItem(
                 id: item.id, name: item.name, key: item.key, variables: item.variables, attempts: item.attempts,
                 failure: error ?? GQLSync.Failure(message: "unknown"),
                 failedAt: failedAt ?? Date(timeIntervalSince1970: 0))
         }
+    }
+
+    /// Sets aside the engine's items in a state the engine does not know (a file edited by hand, or by a later
+    /// version): counted neither pending nor failed, they would sit unseen; failed, they are listed, and can be
+    /// retried or dropped.
+    static func setAsideUnknownStates(_ tx: GQLTransaction, engine: String) throws {
+        _ = try tx.fetchAll(
+            sql: """
+                UPDATE \(table) SET error = json_object('message', 'the item was in the unknown state ' || quote(state)),
+                    state = 'failed', failed_at = ?
+                WHERE engine = ? AND state NOT IN ('pending', 'failed', 'removed') RETURNING id
+                """, [GQLDate.string(from: Date()), engine])
     }
 
     /// Puts a set-aside item back in the queue, at its place in call order. Whether there was one.

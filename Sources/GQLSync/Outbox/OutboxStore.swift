@@ -74,6 +74,7 @@ struct OutboxStore: Sendable {
                 sql: "INSERT INTO \(sequenceTable) (name, last_id) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
                 [name, Int64.random(in: 1...Int64.max)])
             try removeUnusedOperations(tx)
+            try setAsideUnknownStates(tx, engine: engine)
             return try tx.fetchAll(sql: "SELECT last_id FROM \(sequenceTable) WHERE name = ?", [name]).first
         }
         guard let identity = stored?["last_id"]?.intValue else {
