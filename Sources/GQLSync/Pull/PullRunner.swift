@@ -73,11 +73,13 @@ struct PullRunner: Sendable {
         return report
     }
 
-    /// Whether `cursor` is older than the base interval at `now` (ms since 1970).
+    /// Whether `cursor` is older than the base interval at `now` (ms since 1970); a cursor dated after `now` (a
+    /// clock set back, a file edited by hand) has no age to trust and counts as expired. In doubles: neither a
+    /// stored date nor the interval can overflow them.
     private func expired(_ cursor: OutboxStore.Cursor, at now: Int64) -> Bool {
         guard let baseInterval else { return false }
         let (seconds, attoseconds) = baseInterval.components
-        let limit = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return now - cursor.takenAt > limit
+        let limit = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        return cursor.takenAt > now || Double(now) - Double(cursor.takenAt) > limit
     }
 }

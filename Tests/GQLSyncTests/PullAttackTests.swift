@@ -1,0 +1,97 @@
+import Foundation
+import GQLCore
+import GQLNet
+import GQLStore
+import Testing
+
+@testable import GQLSync
+
+/// Pulls from a server whose delta pages are wrong in every way a page can be (``HostileServer``): each is an
+/// error naming the page and what is wrong, the pages before it stay written and the cursor does not move; a
+/// stored cursor no clock could have made is a base pull, not a crash.
+@Suite(.timeLimit(.minutes(2))) struct PullAttackTests {
+    /// A pull world: the app's database with `Note`, an engine in it, and a server answering `pages(index, body)`.
+    struct World {
+        let directory: TemporaryDirectory
+        let hostile: HostileServer
+        let client: GQLServer
+        let db: GQLDatabase
+        let sync: GQLSync
+
+        init(
+            _ edit: (inout GQLSync.Configuration) -> Void = { _ in },
+            pages: @escaping @Sendable (Int, String) -> HostileServer.Reply
+        ) throws {
+            directory = try TemporaryDirectory()
+            hostile = try HostileServer(pages)
+            var options = GQLServer.Configuration()
+            options.timeout = .seconds(5)
+            client = GQLServer(HTTP: hostile.url, configuration: options)
+            db = try GQLDatabase(path: directory.path("app.sqlite"))
+            try db.register(SyncedNote.self)
+            var configuration = GQLSync.Configuration()
+            configuration.queries = try syncTestQueries()
+            configuration.delivers = false
+            edit(&configuration)
+            sync = try GQLSync(client, database: db, configuration: configuration)
+        }
+
+        func pull() async throws -> GQLSync.PullReport {
+            try await sync.pull(SyncedNote.self, query: "SyncNotes")
+        }
+
+        func finish() async {
+            try? await sync.shutdown()
+            hostile.stop()
+            try? await client.shutdown()
+            try? await db.close()
+            directory.cleanup()
+        }
+    }
+
+    /// A page of `syncNotes`: `items` and the rest of the connection as JSON text.
+    static func page(_ items: String, nextToken: String = "null", startedAt: String = "1700000000000") -> HostileServer.Reply {
+        .json(#"{"data":{"syncNotes":{"items":["# + items + #"],"nextToken":"# + nextToken + #","startedAt":"# + startedAt + "}}}")
+    }
+
+    static let note = #"{"id":"a","title":"t","_version":1}"#
+
+    /// The pull's error, which must name `page`, and whose message must contain `text`.
+    static func expectRefusal(_ world: World, page: Int, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+        do {
+            let report = try await world.pull()
+            Issue.record("the pull succeeded: \(report)", sourceLocation: sourceLocation)
+        } catch let error as GQLError {
+            #expect(error.message.contains("page \(page) of SyncNotes"), "\(error)", sourceLocation: sourceLocation)
+            #expect(error.message.contains(text), "\(error)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("not a GQLError: \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aStoredCursorNoClockCouldHaveMadeIsABasePull() async throws {
+        let world = try World({ $0.baseSyncInterval = .seconds(Int64.max) }) { _, _ in Self.page(Self.note) }
+        #expect(try await world.pull().kind == .base)
+        #expect(try await world.pull().kind == .delta)
+        // Dates a hand (or a broken clock) put in the cursor table: the distant past, the far future.
+        // Within an interval of Int64.max seconds even the distant past is recent; a cursor taken after now has
+        // no age to trust.
+        let cases: [(Int64, Int64, GQLSync.PullReport.Kind)] = [
+            (Int64.max, Int64.min, .delta), (Int64.min, Int64.max, .base), (0, Int64.max - 1, .base),
+        ]
+        for (startedAt, takenAt, kind) in cases {
+            try await world.db.execute(
+                "UPDATE _gqlsync_cursors SET started_at = ?, taken_at = ?", [startedAt, takenAt])
+            #expect(try await world.pull().kind == kind, "\(startedAt) \(takenAt)")
+        }
+        await world.finish()
+    }
+
+    @Test func aCursorFromTheDistantPastIsABasePullWithTheDefaultInterval() async throws {
+        let world = try World { _, _ in Self.page(Self.note) }
+        #expect(try await world.pull().kind == .base)
+        try await world.db.execute("UPDATE _gqlsync_cursors SET taken_at = ?", [Int64.min])
+        #expect(try await world.pull().kind == .base)
+        await world.finish()
+    }
+}
