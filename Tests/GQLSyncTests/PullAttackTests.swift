@@ -69,6 +69,23 @@ import Testing
         }
     }
 
+    @Test func pagesThatGoRoundInACircleStop() async throws {
+        // a → b → c → a …; after 30 pages the script gives up with a last page, which the pull must not reach.
+        let world = try World { index, _ in
+            index >= 30 ? Self.page(Self.note) : Self.page(Self.note, nextToken: ["\"a\"", "\"b\"", "\"c\""][index % 3])
+        }
+        await Self.expectRefusal(world, page: 4, "answers the nextToken page 2 was asked with")
+        #expect(world.hostile.requestCount == 4)
+        #expect(try world.sync.pullCursors().isEmpty)
+        await world.finish()
+    }
+
+    @Test func theSameTokenForEverStops() async throws {
+        let world = try World { _, _ in Self.page(Self.note, nextToken: "\"same\"") }
+        await Self.expectRefusal(world, page: 2, "repeats the nextToken it was asked for")
+        await world.finish()
+    }
+
     @Test func aStoredCursorNoClockCouldHaveMadeIsABasePull() async throws {
         let world = try World({ $0.baseSyncInterval = .seconds(Int64.max) }) { _, _ in Self.page(Self.note) }
         #expect(try await world.pull().kind == .base)

@@ -31,6 +31,9 @@ struct PullRunner: Sendable {
         let shared = store === outbox.database
         var nextToken: String?
         var startedAt: Int64?
+        // The tokens asked for so far, hashed (a token may be long): a server whose pages go round in a circle
+        // would otherwise be paged for ever.
+        var asked: [Int: Int] = [:]
         repeat {
             try Task.checkCancellation()
             var variables = variables
@@ -40,10 +43,18 @@ struct PullRunner: Sendable {
             let page = try PullPage(
                 await server.query(text, variables), query: query, number: report.pages + 1)
             if report.pages == 0 { startedAt = page.startedAt }
-            if let next = page.nextToken, next == nextToken {
-                throw GQLError(
-                    .invalidResponse, "page \(report.pages + 1) of \(query) repeats the nextToken it was asked for",
-                    operation: query)
+            if let next = page.nextToken {
+                if next == nextToken {
+                    throw GQLError(
+                        .invalidResponse, "page \(report.pages + 1) of \(query) repeats the nextToken it was asked for",
+                        operation: query)
+                }
+                if let earlier = asked.updateValue(report.pages + 2, forKey: next.hashValue) {
+                    throw GQLError(
+                        .invalidResponse,
+                        "page \(report.pages + 1) of \(query) answers the nextToken page \(earlier) was asked with: "
+                            + "the pages go round in a circle", operation: query)
+                }
             }
             nextToken = page.nextToken
             let saved = nextToken == nil && shared ? startedAt.map { OutboxStore.Cursor(startedAt: $0, takenAt: takenAt) } : nil
