@@ -86,6 +86,26 @@ import Testing
         await world.finish()
     }
 
+    @Test(arguments: [#""1700000000000""#, "-5", "1.5", "true", "{}", "[]", "1e300"])
+    func aStartedAtThatIsNoTimeIsRefused(startedAt: String) async throws {
+        let world = try World { _, _ in Self.page(Self.note, startedAt: startedAt) }
+        await Self.expectRefusal(world, page: 1, "`startedAt` is")
+        #expect(try SyncedNote.fetchAll(world.db).isEmpty)
+        #expect(try world.sync.pullCursors().isEmpty)
+        await world.finish()
+    }
+
+    @Test func aMissingOrNullStartedAtStoresNoCursor() async throws {
+        let world = try World { index, _ in
+            index == 0
+                ? .json(#"{"data":{"syncNotes":{"items":[],"nextToken":null}}}"#) : Self.page("", startedAt: "null")
+        }
+        #expect(try await world.pull().cursor == nil)
+        #expect(try await world.pull().cursor == nil)
+        #expect(try world.sync.pullCursors().isEmpty)
+        await world.finish()
+    }
+
     @Test func aStoredCursorNoClockCouldHaveMadeIsABasePull() async throws {
         let world = try World({ $0.baseSyncInterval = .seconds(Int64.max) }) { _, _ in Self.page(Self.note) }
         #expect(try await world.pull().kind == .base)

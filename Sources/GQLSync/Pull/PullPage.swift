@@ -33,6 +33,17 @@ struct PullPage: Sendable {
                 .invalidResponse, "page \(number) of \(query): `nextToken` is \(other.kindName), not a string",
                 operation: query)
         }
-        startedAt = connection["startedAt"]?.intValue
+        switch connection["startedAt"] {
+        case nil, .null?: startedAt = nil
+        case let value?:
+            // A cursor the next pull sends back as `lastSync`: a time, not anything else the server put there.
+            guard let milliseconds = value.intValue, milliseconds >= 0 else {
+                throw GQLError(
+                    .invalidResponse,
+                    "page \(number) of \(query): `startedAt` is \(value.intValue.map { "\($0)" } ?? value.kindName), "
+                        + "not a time in milliseconds since 1970", operation: query)
+            }
+            startedAt = milliseconds
+        }
     }
 }
