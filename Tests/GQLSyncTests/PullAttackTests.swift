@@ -106,6 +106,31 @@ import Testing
         await world.finish()
     }
 
+    @Test(arguments: [
+        (#"{"title":"no key"}"#, "is not an object with a 'id' key"),
+        (#"{"id":null}"#, "is not an object with a 'id' key"),
+        ("5", "is not an object with a 'id' key"),
+        (#"{"id":{"a":1}}"#, "has a 'id' key that is Object, not a string or a number"),
+        (#"{"id":[1]}"#, "has a 'id' key that is Array, not a string or a number"),
+        (#"{"id":true}"#, "has a 'id' key that is Bool, not a string or a number"),
+        (#"{"id":"a","_version":"3"}"#, "has a _version that is String, not a whole number"),
+        (#"{"id":"a","_version":1.5}"#, "has a _version that is Double, not a whole number"),
+        (#"{"id":"a","_deleted":"true"}"#, "has a _deleted that is String, not a Bool"),
+        (#"{"id":"a","_deleted":1}"#, "has a _deleted that is Int, not a Bool"),
+    ])
+    func itemsOfTheWrongShapeAreRefusedByPageAndIndex(item: String, message: String) async throws {
+        // The first page is fine and stays written; the second carries the bad item after a good one.
+        let world = try World { index, _ in
+            index == 0
+                ? Self.page(#"{"id":"first","title":"kept"}"#, nextToken: "\"next\"")
+                : Self.page(#"{"id":"b"},"# + item)
+        }
+        await Self.expectRefusal(world, page: 2, "item 1 " + message)
+        #expect(try SyncedNote.fetchAll(world.db).map(\.id) == ["first"])
+        #expect(try world.sync.pullCursors().isEmpty)
+        await world.finish()
+    }
+
     @Test func aStoredCursorNoClockCouldHaveMadeIsABasePull() async throws {
         let world = try World({ $0.baseSyncInterval = .seconds(Int64.max) }) { _, _ in Self.page(Self.note) }
         #expect(try await world.pull().kind == .base)

@@ -66,6 +66,7 @@ struct ServerRows: Sendable {
                 throw GQLError(
                     .decoding, "\(source): item \(index) is not an object with a '\(key)' key", table: table)
             }
+            let isDeleted = try Self.check(fields, key: key, keyValue, item: index, source: source, table: table)
             if compares {
                 if shielded.contains(keyText) {
                     tally.kept += 1
@@ -76,7 +77,7 @@ struct ServerRows: Sendable {
                     continue
                 }
             }
-            if fields["_deleted"]?.boolValue == true {
+            if isDeleted {
                 if try tx.deleteOne(table, key: keyValue) { tally.deleted += 1 }
                 continue
             }
@@ -108,6 +109,30 @@ struct ServerRows: Sendable {
             tally.written += 1
         }
         return tally
+    }
+
+    /// Refuses an item whose key is not a string or a number, or whose `_version` or `_deleted` is of the wrong
+    /// kind: written, a `"5"` version would never be compared, and a `"true"` tombstone would be a row. Returns
+    /// whether the item is a tombstone (`_deleted: true`).
+    private static func check(
+        _ fields: GQLValues, key: String, _ keyValue: GQLValue, item index: Int, source: String, table: String
+    ) throws -> Bool {
+        func refuse(_ what: String) -> GQLError {
+            GQLError(.decoding, "\(source): item \(index) \(what)", table: table)
+        }
+        switch keyValue {
+        case .string, .int: break
+        case .double(let number) where number.isFinite: break
+        default: throw refuse("has a '\(key)' key that is \(keyValue.kindName), not a string or a number")
+        }
+        if let version = fields["_version"], !version.isNull, version.intValue == nil {
+            throw refuse("has a _version that is \(version.kindName), not a whole number")
+        }
+        switch fields["_deleted"] {
+        case nil, .null?: return false
+        case .bool(let deleted)?: return deleted
+        case let other?: throw refuse("has a _deleted that is \(other.kindName), not a Bool")
+        }
     }
 
     /// Whether ``keyText(_:)`` of `value` cannot fail: a string or a whole number.
