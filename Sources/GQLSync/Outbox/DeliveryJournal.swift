@@ -48,6 +48,8 @@ final class DeliveryJournal: Sendable {
 
     /// How many records make the loop consolidate them into the outbox.
     static let capacity = 256
+    /// How many records an engine reads at open, at most.
+    static let readLimit = 16 * capacity
     private static let magic: UInt64 = 0x6771_7379_6e63_6a31  // "gqsyncj1"
     private static let headerMagic: UInt64 = 0x6771_7379_6e63_6831  // "gqsynch1"
 
@@ -78,7 +80,10 @@ final class DeliveryJournal: Sendable {
         let headerRead = record.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, 0) }
         if headerRead == 16, record == header {
             var offset: off_t = 16
-            while true {
+            // The loop never writes many more than `capacity` records; a longer file was not written by it, and
+            // reading it all could take any amount of memory. Records past the limit are left unread: their items,
+            // if they are in the outbox, are sent again, with their idempotency keys.
+            while state.ids.count < Self.readLimit {
                 let read = record.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 16, offset) }
                 // A short or foreign last record was never completed, so its item was never followed by a send.
                 guard read == 16, record[1] == UInt64(littleEndian: record[0]) ^ Self.magic else { break }

@@ -1,0 +1,84 @@
+import Foundation
+import GQLCore
+import GQLNet
+import GQLStore
+import Testing
+
+@testable import GQLSync
+
+/// Delivery journals (the file beside the outbox) that are zero-filled, cut short, of another outbox, of a later
+/// layout, or far longer than the loop ever writes: the engine opens, reads at most a bounded number of records,
+/// and delivers every pending item.
+@Suite(.timeLimit(.minutes(2))) struct JournalFileAttackTests {
+    /// A journal file's bytes: the header of `identity` and a record for each of `ids`.
+    static func journal(identity: UInt64, ids: some Sequence<Int64>) -> Data {
+        var words = [identity, identity ^ 0x6771_7379_6e63_6831]
+        for id in ids {
+            let raw = UInt64(bitPattern: id)
+            words += [raw, raw ^ 0x6771_7379_6e63_6a31]
+        }
+        return words.map(\.littleEndian).withUnsafeBytes { Data($0) }
+    }
+
+    @Test func aJournalFarLongerThanTheLoopWritesIsReadOnlyUpToItsLimit() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("journal")
+        let count = DeliveryJournal.readLimit + 1000
+        try writeFile(path, Self.journal(identity: 42, ids: 1...Int64(count)))
+        let journal = try DeliveryJournal(path: path, identity: 42)
+        #expect(journal.recorded.count == DeliveryJournal.readLimit)
+        // Emptied, the file is cut back to its mapping.
+        try journal.drop(first: DeliveryJournal.readLimit)
+        #expect(journal.recorded.isEmpty)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 8192)
+    }
+
+    @Test(arguments: ["zeros", "short", "header only", "foreign", "later layout", "garbage", "directory"])
+    func anEngineOnADamagedJournalDeliversEveryPendingItem(kind: String) async throws {
+        let fixture = try await SyncFixture.make()
+        let path = fixture.directory.path("outbox.sqlite")
+        let queue = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        for n in 1...5 { try await queue.steady("CreateNote", ["n": n]) }
+        let journalPath = try #require(DeliveryJournal.path(database: path, engine: queue.name))
+        let identity = try #require(
+            try queue.database.fetchAll(sql: "SELECT last_id FROM _gqlsync_sequence WHERE name LIKE 'journal %'")
+                .first?["last_id"]?.intValue)
+        try await queue.shutdown()
+        let own = Self.journal(identity: UInt64(bitPattern: identity), ids: [])
+        switch kind {
+        case "zeros": try writeFile(journalPath, Data(count: 8192))
+        case "short": try writeFile(journalPath, own.prefix(7))
+        case "header only": try writeFile(journalPath, own)
+        case "foreign":
+            // Another outbox's journal naming every item as delivered: ignored, not obeyed.
+            try writeFile(journalPath, Self.journal(identity: 7, ids: 1...5))
+        case "later layout":
+            var later = own
+            later[8] ^= 0xFF
+            later.append(Self.journal(identity: 0, ids: [1, 2]).dropFirst(16))
+            try writeFile(journalPath, later)
+        case "garbage": try writeFile(journalPath, Data((0..<100_000).map { UInt8($0 % 251) }))
+        default: try FileManager.default.createDirectory(atPath: journalPath, withIntermediateDirectories: false)
+        }
+        guard kind != "directory" else {
+            // A journal that cannot be opened is an error naming it.
+            let error = #expect(throws: GQLError.self) {
+                try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
+            }
+            #expect(error?.message.contains(journalPath) == true)
+            await fixture.finish()
+            return
+        }
+        let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
+        #expect(sync.pendingCount == 5)
+        try await sync.drain()
+        #expect(try fixture.server.appliedNumbers() == [1, 2, 3, 4, 5])
+        await fixture.finish(sync)
+    }
+}
+
+/// Writes `data` to the file at `path`, replacing it.
+func writeFile(_ path: String, _ data: Data) throws {
+    try data.write(to: URL(fileURLWithPath: path))
+}
