@@ -161,8 +161,14 @@ extension GQLSync {
         let operation = OutboxStore.Operation(
             name: name, query: try document(name).text, wrap: configuration.inputArgument)
         let captured = mode == .lazy ? values.mapValues(\.gqlValue) : nil
-        let input = try captured.map(OutboxJSON.object) ?? OutboxJSON.object(values)
-        return OutboxStore.Call(mode: mode, operation: operation, input: input, values: captured, key: key)
+        do {
+            let input = try captured.map(OutboxJSON.object) ?? OutboxJSON.object(values)
+            return OutboxStore.Call(mode: mode, operation: operation, input: input, values: captured, key: key)
+        } catch var error as GQLError {
+            // A value JSON cannot hold (NaN, an infinity): the message names it, and the call.
+            error.operation = name
+            throw error
+        }
     }
 
     /// The text and variables of a request, shaped by ``Configuration/inputArgument``.

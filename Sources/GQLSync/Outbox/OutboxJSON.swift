@@ -24,7 +24,11 @@ enum OutboxJSON {
             if first { first = false } else { out.append(UInt8(ascii: ",")) }
             quote(name, into: &out)
             out.append(UInt8(ascii: ":"))
-            try write(convert(value), into: &out)
+            do {
+                try write(convert(value), into: &out)
+            } catch let error as GQLError {
+                throw GQLError(error.code, "the value of '\(name)': \(error.message)")
+            }
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)

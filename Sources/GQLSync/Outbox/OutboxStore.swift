@@ -124,7 +124,12 @@ struct OutboxStore: Sendable {
     /// items is one statement when its operation's id is known: the insert, its id read back from SQLite.
     func enqueue(_ call: Call, in tx: GQLTransaction) throws -> Enqueued {
         let (mode, operation) = (call.mode, call.operation)
-        let keyText = try call.key.map(OutboxJSON.value)
+        let keyText: String?
+        do {
+            keyText = try call.key.map(OutboxJSON.value)
+        } catch let error as GQLError {
+            throw GQLError(error.code, "the key: \(error.message)", operation: operation.name)
+        }
         if mode == .lazy {
             lazyItems.note()
             if let keyText, let merged = try merge(call, key: keyText, in: tx) { return .merged(merged) }
