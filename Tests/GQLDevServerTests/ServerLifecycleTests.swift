@@ -5,6 +5,47 @@ import Testing
 
 @Suite("GQLDevServer lifecycle and faults", .timeLimit(.minutes(1)))
 struct ServerLifecycleTests {
+    /// A client pipelines mutations and does not read the answers; the server stops once the socket and its
+    /// buffers are full (the router's path holds more answers first). A graceful shutdown then must not drop the answers written but not yet sent: every applied
+    /// mutation's answer arrives, whole, before the end of the stream. (Before, a full close after the last answer
+    /// was written dropped what NIO still held.)
+    @Test(
+        "a graceful shutdown sends the answers the client has not read yet, on the direct and the usual path",
+        arguments: [false, true])
+    func shutdownSendsUnreadAnswers(usualPath: Bool) async throws {
+        try await withDevServer { server, endpoints in
+            let engine = try #require(server.devEngine)
+            let wire = try AttackWire(port: try HostileHTTPTests.port(endpoints), receiveBuffer: 4096)
+            let headers = "Content-Type: application/json\r\n" + (usualPath ? "Connection: keep-alive\r\n" : "")
+            var requests: [UInt8] = []
+            // Large answers, so that the operating system's socket buffers cannot take them all.
+            let large = String(repeating: "x", count: 16_000)
+            for index in 0..<600 {
+                let text = #"mutation { createObjects(input: {objectId: "o\#(index)", text: "\#(large)"}) { text } }"#
+                requests += Array(try DirectHTTPAttackTests.query(text, headers: headers).utf8)
+            }
+            let sending = Task { await wire.send(requests, timeout: 1) }
+            // Wait until the server has stopped: no mutation applied for a while.
+            func applied() throws -> Int {
+                Int(try engine.database.fetchRows(sql: "SELECT COUNT(*) FROM Objects").rows.first?.first?.intValue ?? 0)
+            }
+            var last = -1
+            while try applied() != last {
+                last = try applied()
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            let stopping = Task { await server.shutdown() }
+            let received = await wire.receive(timeout: 5)
+            await stopping.value
+            _ = await sending.value
+            let ran = try applied()
+            #expect(ran > 0)
+            #expect(received.closed)
+            #expect(AttackWire.responseCount(in: received.bytes) == ran)
+            #expect(received.responses.allSatisfy { $0.status == 200 })
+        }
+    }
+
     @Test("shutdown closes open WebSockets with 1001 and run() returns")
     func shutdownClosesSockets() async throws {
         try await withDevServer { server, endpoints in

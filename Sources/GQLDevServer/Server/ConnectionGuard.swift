@@ -90,7 +90,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if case ChannelEvent.inputClosed = event {
             inputClosed = true
             if lingering {
-                context.close(promise: nil)
+                closeWhenSent(context)
                 return
             }
         }
@@ -104,6 +104,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if mode == .output { linger(context) }
+        // A full close from above (a graceful shutdown, an idle timeout) comes once the last answer is written, not
+        // sent: answers the client has not read yet would be dropped with the socket. Shut the output after them
+        // instead and close lingering; `promise` completes when the socket is closed.
+        if mode == .all, !lingering, context.channel.isActive,
+            let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes), buffered > 0
+        {
+            let halfClosed = inputClosed
+            linger(context)
+            context.flush()
+            if !halfClosed { context.close(mode: .output, promise: nil) }
+            if let promise { context.channel.closeFuture.cascade(to: promise) }
+            return
+        }
         context.close(mode: mode, promise: promise)
     }
 
@@ -173,18 +186,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Drops further input and closes the connection when the client closes its side, or after ``lingerTime``.
+    /// Drops further input and closes the connection when the client has closed its side and what was written has
+    /// been sent, or after ``lingerTime``.
     private func linger(_ context: ChannelHandlerContext) {
         guard !lingering else { return }
         lingering = true
         headerTimer?.cancel()
-        if inputClosed {
-            context.eventLoop.assumeIsolated().execute { context.close(promise: nil) }
-            return
-        }
         lingerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingerTime) {
             context.close(promise: nil)
         }
+        if inputClosed {
+            context.eventLoop.assumeIsolated().execute { [self] in closeWhenSent(context) }
+        }
+    }
+
+    /// Closes the socket once what was written before has gone to the kernel: an empty write after it completes
+    /// then (at once when the output is shut already, which NIO does only after the writes before it).
+    private func closeWhenSent(_ context: ChannelHandlerContext) {
+        let sent = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(ByteBuffer())), promise: sent)
+        sent.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }
 
