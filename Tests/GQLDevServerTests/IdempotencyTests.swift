@@ -34,7 +34,9 @@ struct IdempotencyTests {
 
     static func key(_ value: String) -> [String] { ["Idempotency-Key: \(value)"] }
 
-    @Test("a repeat gets the first answer and runs nothing; another body gets 422; a bad key 400", arguments: Path.allCases)
+    @Test(
+        "a repeat gets the first answer and runs nothing; another body gets 422; a bad key 400",
+        arguments: Path.allCases)
     func repeats(path: Path) async throws {
         try await withDevServer { server, endpoints in
             let port = try required(URL(string: endpoints.http)?.port)
@@ -103,7 +105,9 @@ struct IdempotencyTests {
                 try await post(endpoints.http, ObjectsAPI.createRequest(id, "x"), headers: headers)
             }
             #expect(try await create("a", ["Idempotency-Key": "k", "x-api-key": "wrong"]).status == 401)
-            #expect(try await create("a", ["Idempotency-Key": "k", "x-api-key": "api"]).json == ObjectsAPI.created("a", "x"))
+            #expect(
+                try await create("a", ["Idempotency-Key": "k", "x-api-key": "api"]).json == ObjectsAPI.created("a", "x")
+            )
             // The same key from another client is its own: another body is not a reuse.
             #expect(
                 try await create("b", ["Idempotency-Key": "k", "x-hasura-admin-secret": "admin"]).json

@@ -100,6 +100,8 @@ import Testing
 
         let db = try GQLDatabase(path: path)
         #expect(try db.fetchRows(sql: "PRAGMA integrity_check").rows.first?.first == "ok")
-        #expect(try db.fetchRows(sql: "SELECT COUNT(*) FROM _gqlsync_outbox WHERE state <> 'removed'").rows.first?.first == 0)
+        #expect(
+            try db.fetchRows(sql: "SELECT COUNT(*) FROM _gqlsync_outbox WHERE state <> 'removed'").rows.first?.first
+                == 0)
     }
 }

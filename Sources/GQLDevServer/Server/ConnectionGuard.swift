@@ -163,7 +163,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(mode: .output, promise: nil)
             return
         }
-        let body = #"{"errors":[{"message":"\#(message)","extensions":{"code":"BAD_REQUEST","status":\#(status.code)}}]}"#
+        let body =
+            #"{"errors":[{"message":"\#(message)","extensions":{"code":"BAD_REQUEST","status":\#(status.code)}}]}"#
         var buffer = context.channel.allocator.buffer(capacity: body.utf8.count + 160)
         buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
         buffer.writeString("Content-Type: application/json; charset=utf-8\r\n")

@@ -45,7 +45,9 @@ struct HTTPTransport: Sendable {
             return Self.error(.badRequest, "The body could not be read: \(error)")
         }
         let bytes = Array(body.readableBytesView)
-        let key = IdempotencyLedger.key(in: request.headers).map { Idempotent(key: $0, credentials: credentials, body: bytes) }
+        let key = IdempotencyLedger.key(in: request.headers).map {
+            Idempotent(key: $0, credentials: credentials, body: bytes)
+        }
         switch HTTPRequestDecoder.decodeBody(bytes) {
         case .failure(let failure):
             return Self.error(.badRequest, failure.message)

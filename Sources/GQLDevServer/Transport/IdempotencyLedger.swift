@@ -168,7 +168,8 @@ extension HTTPTransport {
             let status = HTTPResponse.Status(code: 422, reasonPhrase: "Unprocessable Content")
             return .answer(status, Self.errorText(status, message, code: "IDEMPOTENCY_KEY_REUSED"))
         case .invalidKey:
-            let message = "The Idempotency-Key header must be sent once, with 1 to \(IdempotencyLedger.maxKeyBytes) bytes."
+            let message =
+                "The Idempotency-Key header must be sent once, with 1 to \(IdempotencyLedger.maxKeyBytes) bytes."
             return .answer(.badRequest, Self.errorText(.badRequest, message, code: "IDEMPOTENCY_KEY_INVALID"))
         }
     }
