@@ -13,6 +13,9 @@ input closes (how the tests stop it). The request path picks the scenario:
 - `/echo`: echoes every text message.
 - `/no-subprotocol`: accepts the upgrade without choosing a subprotocol.
 - `/status/N`: refuses the upgrade with HTTP status N and a short body.
+- `/hostile-subscriptions`: a graphql-transport-ws server for GQLSync's live-sync tests
+  (Tests/GQLSyncTests/LiveAttackTests.swift): acknowledges `connection_init`, answers `ping` with `pong`, and answers
+  every `subscribe` with the payloads of HOSTILE_EVENTS as `next` messages, then `complete`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,23 @@ import sys
 from websockets.asyncio.server import serve
 from websockets.datastructures import Headers
 from websockets.http11 import Response
+
+
+# The payloads of /hostile-subscriptions' `next` messages, in order: a good item first and last, every wrong shape
+# in between.
+HOSTILE_EVENTS = [
+    {"data": {"onCreateNote": {"id": "first", "title": "good"}}},
+    {"data": {"onCreateNote": 5}},
+    {"data": None},
+    {"data": {"onCreateNote": {"id": "x"}, "onUpdateNote": {"id": "y"}}},
+    {"errors": [{"message": "boom"}]},
+    {"data": {"onCreateNote": {"id": "gone", "_deleted": "yes"}}},
+    {"data": {"onCreateNote": {"id": "v", "_version": "7"}}},
+    {"data": {"onCreateNote": {"title": "no key"}}},
+    {"data": {"onCreateNote": {"id": {"nested": True}}}},
+    {"data": {"onCreateNote": [{"id": "list"}]}},
+    {"data": {"onCreateNote": {"id": "last", "title": "good"}}},
+]
 
 
 def log(line: str) -> None:
@@ -57,6 +77,17 @@ async def handler(connection) -> None:
         await connection.send(["hél", "lo, w", "örld"])
         await connection.close(4321, "bye")
         log(f"fragments: close answered with {connection.protocol.close_rcvd.code if connection.protocol.close_rcvd else None}")
+    elif path == "/hostile-subscriptions":
+        async for message in connection:
+            frame = json.loads(message)
+            if frame.get("type") == "connection_init":
+                await connection.send(json.dumps({"type": "connection_ack"}))
+            elif frame.get("type") == "ping":
+                await connection.send(json.dumps({"type": "pong"}))
+            elif frame.get("type") == "subscribe":
+                for payload in HOSTILE_EVENTS:
+                    await connection.send(json.dumps({"type": "next", "id": frame["id"], "payload": payload}))
+                await connection.send(json.dumps({"type": "complete", "id": frame["id"]}))
     elif path.startswith("/size/"):
         await connection.send("x" * int(path.split("/")[2]))
         async for message in connection:

@@ -53,14 +53,14 @@ extension GQLSync {
             throw GQLError(.invalidArgument, "live sync needs at least one subscription", operation: "live")
         }
         let store = try pullStore(store)
-        let texts = try subscriptions.map { name -> String in
+        let texts = try subscriptions.map { name -> (name: String, text: String) in
             let document = try configuration.queries.document(named: name)
             guard document.operationType == .subscription else {
                 throw GQLError(
                     .invalidArgument, "\"\(name)\" is a \(document.operationType.rawValue), not a subscription",
                     operation: name)
             }
-            return document.text
+            return (name, document.text)
         }
         let runner = try query.map { try pullRunner(table, query: $0, variables: variables, into: store) }
         let writer = LiveWriter(

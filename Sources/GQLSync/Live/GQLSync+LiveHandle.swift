@@ -11,7 +11,8 @@ extension GQLSync {
             case applied(field: String, written: Int, deleted: Int, kept: Int)
             /// The WebSocket connected and the gap-filling delta pull finished.
             case pulled(PullReport)
-            /// An event or a pull failed; live sync goes on (the next connection pulls again).
+            /// An event or a pull failed; live sync goes on (the next connection pulls again). Also a subscription
+            /// the server ended (``GQLError`` `.closed` naming it): its events no longer arrive.
             case failed(any Error)
         }
 
@@ -26,14 +27,15 @@ extension GQLSync {
         private let continuation: AsyncStream<Event>.Continuation
         private let task: GQLLocked<Task<Void, Never>?>
 
-        init(server: GQLServer, subscriptions: [String], writer: LiveWriter, pull: PullRunner?) {
+        /// `subscriptions`: each subscription's name and text.
+        init(server: GQLServer, subscriptions: [(name: String, text: String)], writer: LiveWriter, pull: PullRunner?) {
             let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
             self.events = events
             self.continuation = continuation
             task = GQLLocked(
                 Task {
                     await withTaskGroup(of: Void.self) { group in
-                        for text in subscriptions {
+                        for (name, text) in subscriptions {
                             group.addTask {
                                 do {
                                     for try await result in server.subscription(text) {
@@ -46,6 +48,18 @@ extension GQLSync {
                                         } catch {
                                             continuation.yield(.failed(error))
                                         }
+                                    }
+                                    // The server completed it: no event of it reaches the store any more. Said,
+                                    // not subscribed again (a server that ends every subscription at once would
+                                    // be asked in a loop).
+                                    if !Task.isCancelled {
+                                        continuation.yield(
+                                            .failed(
+                                                GQLError(
+                                                    .closed,
+                                                    "the server ended the subscription \(name): its events no longer "
+                                                        + "reach the store (stop this live sync and start another)",
+                                                    operation: name)))
                                     }
                                 } catch {
                                     if !Task.isCancelled { continuation.yield(.failed(error)) }
