@@ -110,6 +110,33 @@ import Testing
         await fixture.finish(next)
     }
 
+    @Test func aServerShutDownBeforeTheEngineSetsNoItemAside() async throws {
+        // The app shuts its GQLServer down first: every later send fails with `.closed`, which says nothing about
+        // the items; they stay queued for the next run instead of being set aside as refused, one after the other.
+        let fixture = try await SyncFixture.make()
+        let path = fixture.directory.path("outbox.sqlite")
+        let client = GQLServer(HTTP: fixture.server.http)
+        let sync = try GQLSync(client, path: path, configuration: fixture.configuration())
+        try await client.shutdown()
+        let settled = Task {
+            await waitForStatus(sync) { status in
+                if case .failed? = status.event { return true }
+                return !status.isOnline
+            }
+        }
+        for n in 1...5 { try await sync.steady("CreateNote", ["n": n]) }
+        let seen = try await OutboxFileAttackTests.within(10, "going offline") { await settled.value }
+        settled.cancel()
+        #expect(seen?.last?.isOnline == false)
+        #expect(try sync.failedItems().isEmpty)
+        #expect(sync.pendingCount == 5)
+        try await sync.shutdown()
+        let next = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
+        try await next.drain()
+        #expect(try fixture.server.appliedNumbers() == [1, 2, 3, 4, 5])
+        await fixture.finish(next)
+    }
+
     @Test func aShutdownDuringCallsLosesNoAcknowledgedItem() async throws {
         let fixture = try await SyncFixture.make(started: false)
         let path = fixture.directory.path("outbox.sqlite")

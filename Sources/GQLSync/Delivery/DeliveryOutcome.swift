@@ -69,6 +69,10 @@ enum DeliveryOutcome: Sendable, Equatable {
             return .permanent(failure)
         case .connection, .timeout, .io, .cancelled:
             return .transient(Transient(unreachable: true, failure: failure))
+        case .closed:
+            // The app shut its GQLServer down (or its socket closed): nothing the server said about the item, which
+            // stays queued, offline, for an engine with a server that runs.
+            return .transient(Transient(unreachable: true, failure: failure))
         case .invalidResponse:
             // A 2xx answer that is not GraphQL: a proxy or portal in the way, most likely; it may pass.
             return .transient(Transient(unreachable: false, failure: failure))
