@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "GQLDevServerTests",
             dependencies: [
-                "GQLDevServer", "GQLStore", "GQLCrypto",
+                "GQLDevServer", "GQLStore", "GQLCrypto", "GQLTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),

@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -39,34 +40,19 @@ final class RawConnection: Sendable {
     /// A connected socket to 127.0.0.1:`port`, with `receiveBuffer` bytes of receive buffer when given, and Nagle's
     /// delay off when `noDelay`.
     static func connect(port: Int, receiveBuffer: Int32? = nil, noDelay: Bool = false) throws -> Int32 {
-        #if canImport(Glibc)
-            let kind = Int32(SOCK_STREAM.rawValue)
-        #else
-            let kind = SOCK_STREAM
-        #endif
-        let descriptor = socket(AF_INET, kind, 0)
-        guard descriptor >= 0 else { throw GQLError(.io, "socket() failed: \(errno)") }
-        if noDelay {
-            var one: Int32 = 1
-            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        if var size = receiveBuffer {
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        do {
+            return try LoopbackListener.connect(port: port) { descriptor in
+                if noDelay {
+                    var one: Int32 = 1
+                    setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                }
+                if var size = receiveBuffer {
+                    setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+                }
             }
+        } catch {
+            throw GQLError(.io, "cannot connect to 127.0.0.1:\(port): \(error)")
         }
-        guard connected == 0 else {
-            close(descriptor)
-            throw GQLError(.io, "connect() failed: \(errno)")
-        }
-        return descriptor
     }
 
     deinit { close(descriptor) }
@@ -145,7 +131,8 @@ final class RawConnection: Sendable {
         let separator = Array("\r\n\r\n".utf8)
         while let end = rest.indices.first(where: { rest[$0...].starts(with: separator) }) {
             let head = String(decoding: rest[..<end], as: UTF8.self)
-            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            let length =
+                head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
             let bodyStart = end + separator.count
             guard rest.endIndex - bodyStart >= length else { break }

@@ -16,13 +16,7 @@ import Foundation
 public enum LoopbackListener {
     /// A socket bound to 127.0.0.1 on a port the system picks, listening with `backlog`; closed by the caller.
     public static func open(backlog: Int32) throws -> (descriptor: Int32, port: Int) {
-        #if canImport(Glibc)
-            let kind = Int32(SOCK_STREAM.rawValue)
-        #else
-            let kind = SOCK_STREAM
-        #endif
-        let listener = socket(AF_INET, kind, 0)
-        guard listener >= 0 else { throw POSIXError(.EIO) }
+        let listener = try streamSocket()
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -40,4 +34,45 @@ public enum LoopbackListener {
         }
         return (listener, Int(UInt16(bigEndian: address.sin_port)))
     }
+
+    /// A socket connected to 127.0.0.1:`port`, after `configure` set its options (a receive buffer size must be
+    /// set before the connection is made); closed by the caller.
+    public static func connect(port: Int, configure: (Int32) -> Void = { _ in }) throws -> Int32 {
+        let descriptor = try streamSocket()
+        configure(descriptor)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                systemConnect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        return descriptor
+    }
 }
+
+extension LoopbackListener {
+    /// A new TCP socket.
+    fileprivate static func streamSocket() throws -> Int32 {
+        #if canImport(Glibc)
+            let kind = Int32(SOCK_STREAM.rawValue)
+        #else
+            let kind = SOCK_STREAM
+        #endif
+        let descriptor = socket(AF_INET, kind, 0)
+        guard descriptor >= 0 else { throw POSIXError(.EIO) }
+        return descriptor
+    }
+}
+
+#if canImport(Glibc)
+    private let systemConnect = Glibc.connect
+#elseif canImport(Darwin)
+    private let systemConnect = Darwin.connect
+#endif
