@@ -20,7 +20,9 @@ import Testing
                 let error = #expect(throws: GQLError.self) {
                     switch call {
                     case 0: try sync.steady("UpdateNote", ["id": "a", "score": bad])
-                    case 1: try sync.lazy("UpdateNote", ["id": "a", "nested": ["deep": .array([1, .double(bad)])] as GQLValue], "a")
+                    case 1:
+                        try sync.lazy(
+                            "UpdateNote", ["id": "a", "nested": ["deep": .array([1, .double(bad)])] as GQLValue], "a")
                     default: try sync.steady("UpdateNote", ["id": "a"], bad)
                     }
                 }
@@ -34,13 +36,48 @@ import Testing
         await fixture.finish(sync)
     }
 
+    @Test(arguments: [
+        ("maximumAttempts", "must be at least 1"), ("negativeAttempts", "must be at least 1"),
+        ("spacedHeader", "is not an HTTP header name"), ("emptyHeader", "is not an HTTP header name"),
+        ("newlineHeader", "is not an HTTP header name"), ("zeroBackoff", "longer than zero"),
+        ("negativeBackoff", "longer than zero"), ("zeroBatch", "batchSize must be at least 1"),
+    ])
+    func settingsTheLoopCannotWorkWithAreRefusedAtInit(setting: String, message: String) async throws {
+        // Each used to show only later: every item set aside (a header HTTP refuses, no attempt allowed), or a
+        // failing server retried without a pause.
+        let fixture = try await SyncFixture.make(started: false)
+        let configuration = fixture.configuration {
+            switch setting {
+            case "maximumAttempts": $0.maximumAttempts = 0
+            case "negativeAttempts": $0.maximumAttempts = -3
+            case "spacedHeader": $0.idempotencyHeader = "Idempotency Key"
+            case "emptyHeader": $0.idempotencyHeader = ""
+            case "newlineHeader": $0.idempotencyHeader = "Key\r\nX-Injected: 1"
+            case "zeroBackoff": $0.backoff = GQLBackoff(initialDelay: .zero, maximumDelay: .zero)
+            case "negativeBackoff": $0.backoff = GQLBackoff(initialDelay: .seconds(-1), maximumDelay: .seconds(1))
+            default: $0.batchSize = 0
+            }
+        }
+        for _ in 1...2 {  // a refused engine leaves its name free
+            let error = #expect(throws: GQLError.self) {
+                try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: configuration)
+            }
+            #expect(
+                error?.code == .invalidArgument && error?.message.contains(message) == true,
+                "\(error.map { "\($0)" } ?? "")")
+        }
+        await fixture.finish()
+    }
+
     @Test func namesThatAreNoMutationAreRefused() async throws {
         let fixture = try await SyncFixture.make(started: false)
         let sync = try GQLSync(
             fixture.client, path: fixture.directory.path("outbox.sqlite"),
             configuration: fixture.configuration { $0.delivers = false })
-        for name in ["", " ", "NoSuchMutation", String(repeating: "x", count: 100_000), "CreateNote\0", "ListNotes",
-                     "OnCreateNote", "SyncNotes"] {
+        for name in [
+            "", " ", "NoSuchMutation", String(repeating: "x", count: 100_000), "CreateNote\0", "ListNotes",
+            "OnCreateNote", "SyncNotes",
+        ] {
             #expect(throws: GQLError.self, "\(name.prefix(20))") { try sync.steady(name, ["n": 1]) }
             await #expect(throws: GQLError.self) { try await sync.lazy(name, ["n": 1], 1) }
             await #expect(throws: GQLError.self) { _ = try await sync.force(name, ["n": 1]) }
@@ -86,7 +123,8 @@ import Testing
     @Test func callsAfterAShutdownAreRefusedOrKept() async throws {
         let fixture = try await SyncFixture.make(started: false)
         // An engine in its own file closes it: a later call is an error, not a crash.
-        let own = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let own = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         try await own.shutdown()
         try await own.shutdown()
         #expect(throws: GQLError.self) { try own.steady("CreateNote", ["n": 1]) }
@@ -168,7 +206,8 @@ import Testing
             for try await ids in group { all += ids }
             return Set(all)
         }
-        let reopened = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        let reopened = try GQLSync(
+            fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
         let stored = Set(
             try reopened.database.fetchAll(sql: "SELECT id FROM _gqlsync_outbox WHERE state = 'pending'").compactMap {
                 $0["id"]?.intValue

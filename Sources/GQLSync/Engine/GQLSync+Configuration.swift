@@ -22,16 +22,17 @@ extension GQLSync {
         /// the default, sends the values as the variables themselves, as the original library did.
         public var inputArgument: String?
         /// The delays between retries of an item that failed for a transient reason (no connection, timeout,
-        /// HTTP 5xx, 408, 429), and between probes while offline. Default: 0.5 s growing to 30 s, jittered.
+        /// HTTP 5xx, 408, 429), and between probes while offline; both delays longer than zero. Default: 0.5 s
+        /// growing to 30 s, jittered.
         public var backoff = GQLBackoff(initialDelay: .milliseconds(500), maximumDelay: .seconds(30))
-        /// Transient failures of one item before it is set aside as failed; `nil`, the default, retries it for
+        /// Transient failures of one item before it is set aside as failed (at least 1); `nil`, the default, retries it for
         /// as long as it takes (an app can still ``GQLSync/drop(_:)`` it).
         public var maximumAttempts: Int?
         /// How many items one HTTP request may carry, as a JSON array, still in call order; the server must
         /// accept batches (`gql-cli serve` does). Default 1: one mutation per request.
         public var batchSize = 1
         /// The header that carries each item's idempotency key (the same for every retry of the same item), so
-        /// a server can drop a request it already applied; `nil` sends none. Not sent over a WebSocket-only
+        /// a server can drop a request it already applied (an HTTP header name); `nil` sends none. Not sent over a WebSocket-only
         /// server, nor on batched requests. Default `Idempotency-Key`.
         public var idempotencyHeader: String? = "Idempotency-Key"
         /// What to do when the server refuses an item as stale (`ConflictUnhandled`). Default ``ConflictResolution/serverWins``.

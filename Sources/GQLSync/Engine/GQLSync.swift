@@ -52,7 +52,9 @@ public final class GQLSync: Sendable {
     /// ```swift
     /// let sync = try GQLSync(GQLServer(HTTP: "https://example.com/graphql"))
     /// ```
-    /// - Throws: ``GQLError`` when the file cannot be opened, or another engine of this name runs on it.
+    /// - Throws: ``GQLError`` when the file cannot be opened, another engine of this name runs on it, or a setting
+    ///   is out of range (`.invalidArgument`: ``Configuration/batchSize``, ``Configuration/maximumAttempts``,
+    ///   ``Configuration/idempotencyHeader``, ``Configuration/backoff``).
     public convenience init(_ server: GQLServer, configuration: Configuration = Configuration()) throws {
         let name = configuration.name ?? Self.defaultName(server)
         let path = try GQLDatabase.defaultDirectory().appendingPathComponent("gqlsync-\(name).sqlite").path
@@ -87,10 +89,9 @@ public final class GQLSync: Sendable {
     private init(_ server: GQLServer, database: GQLDatabase, owns: Bool, configuration: Configuration) throws {
         let name = configuration.name ?? Self.defaultName(server)
         guard !name.isEmpty else { throw GQLError(.invalidArgument, "the sync engine's name is empty") }
-        guard configuration.batchSize >= 1 else {
-            throw GQLError(.invalidArgument, "batchSize must be at least 1, not \(configuration.batchSize)")
-        }
-        let registration = database.path == ":memory:" ? "\(ObjectIdentifier(database))|\(name)" : "\(database.path)|\(name)"
+        try Self.check(configuration)
+        let registration =
+            database.path == ":memory:" ? "\(ObjectIdentifier(database))|\(name)" : "\(database.path)|\(name)"
         try Self.register(registration, name: name, path: database.path)
         do {
             self.server = server
@@ -133,10 +134,12 @@ public final class GQLSync: Sendable {
     /// try await sync.shutdown()
     /// ```
     public func shutdown() async throws {
-        guard let task = loop.withLock({ task -> Task<Void, Never>? in
-            defer { task = nil }
-            return task
-        }) else { return }
+        guard
+            let task = loop.withLock({ task -> Task<Void, Never>? in
+                defer { task = nil }
+                return task
+            })
+        else { return }
         driver.stop()
         task.cancel()
         await task.value
@@ -144,6 +147,27 @@ public final class GQLSync: Sendable {
         driver.statuses.finish()
         Self.unregister(registration)
         if ownsDatabase { try await database.close() }
+    }
+
+    /// Refuses settings the delivery loop cannot work with: each would otherwise show only as every item set aside
+    /// (a header name HTTP refuses, no attempt allowed) or a loop that retries a failing server without a pause.
+    private static func check(_ configuration: Configuration) throws {
+        func refuse(_ message: String) -> GQLError { GQLError(.invalidArgument, message, operation: "GQLSync") }
+        guard configuration.batchSize >= 1 else {
+            throw refuse("batchSize must be at least 1, not \(configuration.batchSize)")
+        }
+        if let maximum = configuration.maximumAttempts, maximum < 1 {
+            throw refuse("maximumAttempts must be at least 1 (or nil, for no limit), not \(maximum)")
+        }
+        if let header = configuration.idempotencyHeader, header.isEmpty || !header.utf8.allSatisfy(HTTPToken.contains) {
+            throw refuse("idempotencyHeader \"\(header)\" is not an HTTP header name (or nil, to send none)")
+        }
+        let backoff = configuration.backoff
+        guard backoff.initialDelay > .zero, backoff.maximumDelay > .zero else {
+            throw refuse(
+                "the backoff's delays must be longer than zero (initialDelay \(backoff.initialDelay), maximumDelay "
+                    + "\(backoff.maximumDelay)): a failing server would be retried without a pause")
+        }
     }
 
     // MARK: Engines side by side
