@@ -55,7 +55,8 @@ struct SyncCommandAttackTests {
         _ = try await CLIProcess.fail(["sync", "drop"] + common + ["99999999999999999999"], status: 64)
         #expect(try await CLIProcess.fail(["sync", "retry"] + common + ["--name", "cli", "--", "-1"]).contains("-1"))
         #expect(try await CLIProcess.fail(["sync", "status"] + common + ["--name", ""]).contains("name is empty"))
-        let limit = try await CLIProcess.fail(["sync", "pull"] + common + ["--name", "cli", "--table", "Objects", "--limit", "0"])
+        let limit = try await CLIProcess.fail(
+            ["sync", "pull"] + common + ["--name", "cli", "--table", "Objects", "--limit", "0"])
         #expect(limit.contains("at least 1"), "\(limit)")
         let table = try await CLIProcess.fail(["sync", "pull"] + common + ["--table", "x\"; DROP TABLE Objects; --"])
         #expect(table.contains("not a GraphQL type name"), "\(table)")
@@ -78,7 +79,8 @@ struct SyncCommandAttackTests {
         let common = [path, "--url", Self.nowhere, "--name", "cli"]
         let status = try await CLIProcess.succeed(["sync", "status"] + common)
         #expect(status.contains("pending 3\n") && status.contains("failed 2\n"), "\(status)")
-        #expect(status.contains("cursor Past \(Int64.min)") && status.contains("cursor Future \(Int64.max)"), "\(status)")
+        #expect(
+            status.contains("cursor Past \(Int64.min)") && status.contains("cursor Future \(Int64.max)"), "\(status)")
         let json = try GQLValue(json: try await CLIProcess.succeed(["sync", "status", "--json"] + common))
         #expect(json["cursors"]?["Past"]?["startedAt"]?.intValue == Int64.min, "\(json)")
         let failed = try await CLIProcess.succeed(["sync", "failed"] + common)

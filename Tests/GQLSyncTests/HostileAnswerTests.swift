@@ -63,7 +63,8 @@ import Testing
     @Test func aDeliveredAnswerStillCountsAsDelivered() async throws {
         #expect(try await Self.fate(of: .json(#"{"data":{"createNote":{"id":"a","n":1}}}"#)) == .sent)
         // Errors beside data: applied, with a partial failure.
-        let partial = #"{"data":{"createNote":{"id":"a","n":null}},"errors":[{"message":"n","path":["createNote","n"]}]}"#
+        let partial =
+            #"{"data":{"createNote":{"id":"a","n":null}},"errors":[{"message":"n","path":["createNote","n"]}]}"#
         #expect(try await Self.fate(of: .json(partial)) == .sent)
         // A nullable mutation field may answer null without an error: the mutation ran.
         #expect(try await Self.fate(of: .json(#"{"data":{"createNote":null}}"#)) == .sent)

@@ -38,7 +38,8 @@ import Testing
     func anEngineOnADamagedJournalDeliversEveryPendingItem(kind: String) async throws {
         let fixture = try await SyncFixture.make()
         let path = fixture.directory.path("outbox.sqlite")
-        let queue = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        let queue = try GQLSync(
+            fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
         for n in 1...5 { try await queue.steady("CreateNote", ["n": n]) }
         let journalPath = try #require(DeliveryJournal.path(database: path, engine: queue.name))
         let identity = try #require(

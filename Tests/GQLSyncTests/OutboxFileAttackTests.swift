@@ -29,7 +29,8 @@ import Testing
 
     /// Queues items `1...count` (`CreateNote n`) in an engine that does not deliver, then shuts it down.
     static func queue(_ fixture: SyncFixture, _ path: String, count: Int) async throws {
-        let queue = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        let queue = try GQLSync(
+            fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
         for n in 1...count { try await queue.steady("CreateNote", ["n": n]) }
         try await queue.shutdown()
     }
@@ -49,7 +50,8 @@ import Testing
         try await Self.edit(path, "UPDATE _gqlsync_outbox SET key = '{oops' WHERE id = 4")
         try await Self.edit(path, "UPDATE _gqlsync_outbox SET input = '[1, 2]', op = 'x' WHERE id = 5")
 
-        let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.batchSize = batchSize })
+        let sync = try GQLSync(
+            fixture.client, path: path, configuration: fixture.configuration { $0.batchSize = batchSize })
         #expect(sync.pendingCount == 6)
         _ = try await Self.within(20, "drain") { try await sync.drain() }
         #expect(try fixture.server.appliedNumbers() == [1, 6])
@@ -116,7 +118,8 @@ import Testing
         // An outbox a later version upgraded.
         let later = fixture.directory.path("later.sqlite")
         try await Self.queue(fixture, later, count: 1)
-        try await Self.edit(later, "INSERT INTO gql_migrations (namespace, version, name) VALUES ('gqlsync', 99, 'later')")
+        try await Self.edit(
+            later, "INSERT INTO gql_migrations (namespace, version, name) VALUES ('gqlsync', 99, 'later')")
 
         for path in [zeros, text, cut, later] {
             // Twice: a refused open leaves the engine's name free.

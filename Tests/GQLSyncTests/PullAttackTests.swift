@@ -50,14 +50,20 @@ import Testing
     }
 
     /// A page of `syncNotes`: `items` and the rest of the connection as JSON text.
-    static func page(_ items: String, nextToken: String = "null", startedAt: String = "1700000000000") -> HostileServer.Reply {
-        .json(#"{"data":{"syncNotes":{"items":["# + items + #"],"nextToken":"# + nextToken + #","startedAt":"# + startedAt + "}}}")
+    static func page(_ items: String, nextToken: String = "null", startedAt: String = "1700000000000")
+        -> HostileServer.Reply
+    {
+        .json(
+            #"{"data":{"syncNotes":{"items":["# + items + #"],"nextToken":"# + nextToken + #","startedAt":"# + startedAt
+                + "}}}")
     }
 
     static let note = #"{"id":"a","title":"t","_version":1}"#
 
     /// The pull's error, which must name `page`, and whose message must contain `text`.
-    static func expectRefusal(_ world: World, page: Int, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+    static func expectRefusal(
+        _ world: World, page: Int, _ text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         do {
             let report = try await world.pull()
             Issue.record("the pull succeeded: \(report)", sourceLocation: sourceLocation)
@@ -72,7 +78,8 @@ import Testing
     @Test func pagesThatGoRoundInACircleStop() async throws {
         // a → b → c → a …; after 30 pages the script gives up with a last page, which the pull must not reach.
         let world = try World { index, _ in
-            index >= 30 ? Self.page(Self.note) : Self.page(Self.note, nextToken: ["\"a\"", "\"b\"", "\"c\""][index % 3])
+            index >= 30
+                ? Self.page(Self.note) : Self.page(Self.note, nextToken: ["\"a\"", "\"b\"", "\"c\""][index % 3])
         }
         await Self.expectRefusal(world, page: 4, "answers the nextToken page 2 was asked with")
         #expect(world.hostile.requestCount == 4)

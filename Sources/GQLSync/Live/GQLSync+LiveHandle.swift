@@ -93,10 +93,12 @@ extension GQLSync {
         /// await live.stop()
         /// ```
         public func stop() async {
-            guard let task = task.withLock({ task -> Task<Void, Never>? in
-                defer { task = nil }
-                return task
-            }) else { return }
+            guard
+                let task = task.withLock({ task -> Task<Void, Never>? in
+                    defer { task = nil }
+                    return task
+                })
+            else { return }
             task.cancel()
             await task.value
             continuation.finish()

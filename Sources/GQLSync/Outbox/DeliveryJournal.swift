@@ -153,7 +153,8 @@ final class DeliveryJournal: Sendable {
             let record = [raw.littleEndian, (raw ^ Self.magic).littleEndian]
             let written = record.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, 16, off_t(offset)) }
             guard written == 16 else {
-                throw GQLError(.io, "cannot append to the delivery journal \(path): \(String(cString: strerror(errno)))")
+                throw GQLError(
+                    .io, "cannot append to the delivery journal \(path): \(String(cString: strerror(errno)))")
             }
         }
         state.ids.append(id)

@@ -7,7 +7,8 @@ extension OutboxStore {
     /// The numbers of pending and set-aside items.
     func counts() throws -> (pending: Int, failed: Int) {
         let rows = try database.fetchAll(
-            sql: "SELECT state, COUNT(*) AS n FROM \(Self.table) WHERE engine = ? AND state <> 'removed' GROUP BY state",
+            sql:
+                "SELECT state, COUNT(*) AS n FROM \(Self.table) WHERE engine = ? AND state <> 'removed' GROUP BY state",
             [engine])
         var pending = 0
         var failed = 0
@@ -34,7 +35,8 @@ extension OutboxStore {
             let error = row["error"]?.stringValue.map { text in
                 // A reason that cannot be read does not hide the item (nor the others) from the list.
                 (try? GQLSync.Failure(json: GQLValue(json: text)))
-                    ?? GQLSync.Failure(message: "outbox item \(item.id)'s stored failure cannot be read: \(text.prefix(200))")
+                    ?? GQLSync.Failure(
+                        message: "outbox item \(item.id)'s stored failure cannot be read: \(text.prefix(200))")
             }
             let failedAt = row["failed_at"]?.stringValue.flatMap { try? GQLDate.date(from: $0) }
             return GQLSync.FailedItem(

@@ -155,7 +155,8 @@ struct OutboxStore: Sendable {
         }
         let op = try storedOperation(operation, in: tx)
         guard let id = try tx.insertIfSelected(sql: Self.insertSQL, row(op), table: Self.table) else {
-            throw GQLError(.sqlite, "the item's operation \(op) was not found right after it was stored", table: Self.table)
+            throw GQLError(
+                .sqlite, "the item's operation \(op) was not found right after it was stored", table: Self.table)
         }
         return .inserted(id)
     }
@@ -320,7 +321,8 @@ struct OutboxStore: Sendable {
         do {
             key = try row["key"]?.stringValue.map { try GQLValue(jsonBytes: Array($0.utf8)) }
         } catch let error as GQLError {
-            throw GQLError(.decoding, "outbox item \(id) has a key that is not JSON (\(error.message))", table: Self.table)
+            throw GQLError(
+                .decoding, "outbox item \(id) has a key that is not JSON (\(error.message))", table: Self.table)
         }
         return OutboxItem(
             id: id, name: operation.name, key: key, query: operation.query,

@@ -15,7 +15,8 @@ struct PullPage: Sendable {
     init(_ result: GQLResult, query: String, number: Int) throws {
         guard result.errors.isEmpty else { throw GQLResult.Failure(errors: result.errors, data: result.data) }
         guard case .object(let fields)? = result.data,
-            let connection = fields.count == 1 ? fields.values.first : fields.values.first(where: { $0["items"] != nil })
+            let connection = fields.count == 1
+                ? fields.values.first : fields.values.first(where: { $0["items"] != nil })
         else {
             throw GQLError(
                 .invalidResponse, "page \(number) of \(query) has no data with an `items` list", operation: query)

@@ -57,7 +57,8 @@ struct PullRunner: Sendable {
                 }
             }
             nextToken = page.nextToken
-            let saved = nextToken == nil && shared ? startedAt.map { OutboxStore.Cursor(startedAt: $0, takenAt: takenAt) } : nil
+            let saved =
+                nextToken == nil && shared ? startedAt.map { OutboxStore.Cursor(startedAt: $0, takenAt: takenAt) } : nil
             let shielded = shared ? nil : try outbox.unsentKeys(in: outbox.database)
             let (rows, outbox, query, source) = (rows, outbox, query, "page \(report.pages + 1) of \(query)")
             let tally = try await store.write(origin: GQLSync.origin) { tx in

@@ -102,7 +102,8 @@ struct ServerRows: Sendable {
                 upsert = made
             } else {
                 upsert = try tx.rowUpsert(
-                    table, columns: ordered.enumerated().filter { present & (1 << UInt64($0.offset)) != 0 }.map(\.element))
+                    table,
+                    columns: ordered.enumerated().filter { present & (1 << UInt64($0.offset)) != 0 }.map(\.element))
                 upserts[present] = upsert
             }
             try tx.upsert(upsert, values)

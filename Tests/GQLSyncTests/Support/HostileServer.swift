@@ -23,7 +23,8 @@ final class HostileServer: Sendable {
 
         /// A whole HTTP/1.1 response with `body`, `Content-Length` set.
         static func http(_ status: Int, _ body: String, headers: [String] = []) -> Reply {
-            let head = ["HTTP/1.1 \(status) Status", "Content-Type: application/json", "Connection: close"]
+            let head =
+                ["HTTP/1.1 \(status) Status", "Content-Type: application/json", "Connection: close"]
                 + headers + ["Content-Length: \(body.utf8.count)"]
             return .raw(Array((head.joined(separator: "\r\n") + "\r\n\r\n" + body).utf8))
         }
@@ -81,7 +82,9 @@ final class HostileServer: Sendable {
         case .raw(let bytes):
             var sent = 0
             while sent < bytes.count {
-                let count = bytes[sent...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                let count = bytes[sent...].withUnsafeBytes {
+                    send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
                 guard count > 0 else { return }
                 sent += count
             }
