@@ -101,6 +101,6 @@ import Testing
     @Test func aDatabaseWithoutAFileHasNoJournal() {
         #expect(DeliveryJournal.path(database: ":memory:", engine: "e") == nil)
         let path = DeliveryJournal.path(database: "/tmp/app.sqlite", engine: "a/b c")
-        #expect(path == "/tmp/app.sqlite-gqlsync-a_b_c.journal")
+        #expect(path == "/tmp/app.sqlite-gqlsync-a%2Fb%20c.journal")
     }
 }

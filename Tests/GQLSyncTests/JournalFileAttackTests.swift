@@ -34,6 +34,45 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 8192)
     }
 
+    @Test func enginesWhoseNamesDifferOnlyInOtherCharactersKeepTheirJournalsApart() async throws {
+        let names = ["notes v1", "notes_v1", "notes/v1", "notes%2Fv1", "notes\u{0}v1", "notes✓v1", "notes.v1"]
+        let paths = names.map { DeliveryJournal.path(database: "/tmp/app.sqlite", engine: $0) }
+        #expect(Set(paths).count == names.count, "\(paths)")
+        // A name of letters, digits, '.', '-' and '_' (every default name) keeps the file it had.
+        #expect(paths[1] == "/tmp/app.sqlite-gqlsync-notes_v1.journal")
+        #expect(paths[0] == "/tmp/app.sqlite-gqlsync-notes%20v1.journal")
+
+        // Two engines in one database: opening the second leaves the first's record alone.
+        let fixture = try await SyncFixture.make(started: false)
+        let db = try fixture.appDatabase()
+        let first = try GQLSync(
+            fixture.client, database: db,
+            configuration: fixture.configuration {
+                $0.name = "notes v1"
+                $0.delivers = false
+            })
+        try await first.steady("CreateNote", ["n": 1])
+        #expect(try first.outbox.journal?.append(1) == 1)
+        let second = try GQLSync(
+            fixture.client, database: db,
+            configuration: fixture.configuration {
+                $0.name = "notes_v1"
+                $0.delivers = false
+            })
+        #expect(first.outbox.journal?.path != second.outbox.journal?.path)
+        let reread = try DeliveryJournal(
+            path: try #require(first.outbox.journal?.path), identity: try identity(db, "notes v1"))
+        #expect(reread.recorded == [1])
+        await fixture.finish(first, second)
+    }
+
+    /// The journal identity of engine `name` in `db`.
+    func identity(_ db: GQLDatabase, _ name: String) throws -> UInt64 {
+        let row = try db.fetchAll(sql: "SELECT last_id FROM _gqlsync_sequence WHERE name = ?", ["journal " + name])
+            .first
+        return UInt64(bitPattern: try #require(row?["last_id"]?.intValue))
+    }
+
     @Test(arguments: ["zeros", "short", "header only", "foreign", "later layout", "garbage", "directory"])
     func anEngineOnADamagedJournalDeliversEveryPendingItem(kind: String) async throws {
         let fixture = try await SyncFixture.make()

@@ -124,9 +124,23 @@ final class DeliveryJournal: Sendable {
     }
 
     /// The journal of `engine` for the database at `databasePath`, or nil for a database without a file.
+    ///
+    /// Two engines never share a file: letters, digits, `.`, `-` and `_` stand for themselves (so a name made of
+    /// them, as every default name is, keeps the file it always had), and every other character is written as `%`
+    /// and the hex of its UTF-8 bytes. (Writing them all as `_` gave `notes v1` and `notes_v1` one journal, each
+    /// engine emptying the other's at open.)
     static func path(database databasePath: String, engine: String) -> String? {
         guard !databasePath.isEmpty, databasePath != ":memory:", !databasePath.hasPrefix("file:") else { return nil }
-        let safe = String(engine.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
+        var safe = ""
+        for character in engine {
+            if character.isLetter || character.isNumber || character == "." || character == "-" || character == "_" {
+                safe.append(character)
+            } else {
+                for byte in String(character).utf8 {
+                    safe += (byte < 16 ? "%0" : "%") + String(byte, radix: 16, uppercase: true)
+                }
+            }
+        }
         return "\(databasePath)-gqlsync-\(safe).journal"
     }
 
