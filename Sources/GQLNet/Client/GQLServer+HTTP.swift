@@ -9,6 +9,22 @@ extension GQLServer {
     /// - Throws: ``GQLError`` `.http`, `.invalidResponse`, `.responseTooLarge`, `.timeout`, `.cancelled`, `.io`,
     ///   `.invalidArgument` (a URL AsyncHTTPClient cannot use).
     func send(_ body: GQLValue, headers callHeaders: [String: String], operation: String) async throws -> GQLValue {
+        try await send(headers: callHeaders, operation: operation) { .bytes(try body.jsonData()) }
+    }
+
+    /// Runs a mutation whose request body is JSON already (`{"query": …, "variables": …}` as bytes) over HTTP,
+    /// for a caller that keeps its variables as JSON text (GQLSync's outbox) and would otherwise parse them and
+    /// encode them again for every request. The body is sent as given: the caller answers for it being JSON.
+    ///
+    /// - Throws: what ``mutation(_:_:headers:)`` throws; `.invalidArgument` on a server without an HTTP endpoint.
+    package func mutation(jsonBody: [UInt8], headers: [String: String] = [:]) async throws -> GQLResult {
+        try GQLResult(response: await send(headers: headers, operation: "mutation") { .bytes(jsonBody) })
+    }
+
+    /// ``send(_:headers:operation:)`` with the body made by `body`, once the endpoint and headers are checked.
+    private func send(
+        headers callHeaders: [String: String], operation: String, body: () throws -> HTTPClientRequest.Body
+    ) async throws -> GQLValue {
         guard let url else {
             throw GQLError(.invalidArgument, "this server has no HTTP endpoint", operation: operation)
         }
@@ -23,7 +39,7 @@ extension GQLServer {
             request.headers.replaceOrAdd(name: name, value: value)
         }
         for (name, value) in callHeaders { request.headers.replaceOrAdd(name: name, value: value) }
-        request.body = .bytes(try body.jsonData())
+        request.body = try body()
         // A per-call Authorization header is the caller's choice for this request: the provider is not asked.
         let provider = callHeaders.keys.contains { $0.lowercased() == "authorization" } ? nil : authorization
         var sent: String?

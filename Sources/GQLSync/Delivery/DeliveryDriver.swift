@@ -152,8 +152,14 @@ final class DeliveryDriver: Sendable {
             do {
                 var headers: [String: String] = [:]
                 if let idempotencyHeader { headers[idempotencyHeader] = item.idempotencyKey }
-                outcome = DeliveryOutcome.classify(
-                    try await server.mutation(item.query, item.variables, headers: headers))
+                // The body as stored when there is one (over HTTP): the same bytes at every attempt.
+                let result =
+                    if let body = item.body, server.url != nil {
+                        try await server.mutation(jsonBody: body, headers: headers)
+                    } else {
+                        try await server.mutation(item.query, item.variables, headers: headers)
+                    }
+                outcome = DeliveryOutcome.classify(result)
             } catch {
                 outcome = DeliveryOutcome.classify(error, keyed: idempotencyHeader != nil)
             }

@@ -15,6 +15,8 @@ struct OutboxItem: Sendable, Hashable {
     var query: String
     /// The caller's values.
     var values: GQLValues
+    /// The request's JSON body, made from the values' stored text (``RequestBody``); `nil`: made from `values`.
+    var body: [UInt8]? = nil
     /// The argument the values are wrapped in (`input`), or `nil` when they are the variables themselves.
     var wrap: String?
     /// Sent as `Idempotency-Key`; the same for every retry of the same content.

@@ -42,7 +42,7 @@ extension OutboxStore {
             }
             var items: [OutboxItem] = []
             if limit > 0 {
-                items = try tx.fetchAll(sql: Self.claimSQL, [engine, limit]).map { try item($0, in: tx) }
+                items = try tx.fetchAll(sql: Self.claimSQL, [engine, limit]).map { try sendable($0, in: tx) }
                 // RETURNING gives the rows in no promised order.
                 items.sort { $0.id < $1.id }
             }
@@ -121,17 +121,40 @@ extension OutboxStore {
     }
 
     /// Up to 64 pending items after `cursor`, in call order, read without a write.
+    ///
+    /// In the engine's own file the read runs on the loop's task, as its commits do (``bookkeeping(_:)``): sent
+    /// to a Dispatch thread, every read-ahead cost the loop two thread switches.
     private func readAhead(after cursor: Int64, excluding recorded: Set<Int64>) async throws
         -> [DeliveryJournal.Ahead]
     {
         let engine = engine
-        return try await database.read { tx in
+        let read: @Sendable (GQLTransaction) throws -> [DeliveryJournal.Ahead] = { tx in
             try tx.fetchAll(sql: Self.readAheadSQL, [engine, cursor]).compactMap { row in
                 guard let id = row["id"]?.intValue, !recorded.contains(id) else { return nil }
-                let item = try self.item(row, in: tx)
+                let item = try self.sendable(row, in: tx)
                 return DeliveryJournal.Ahead(mode: row["mode"]?.stringValue == "steady" ? .steady : .lazy, item: item)
             }
         }
+        if ownsDatabase { return try readOnThisThread(read) }
+        return try await database.read(read)
+    }
+
+    /// A read on the caller's thread (from an async context, `database.read` would pick its Dispatch form).
+    private func readOnThisThread<T>(_ body: (GQLTransaction) throws -> T) throws -> T {
+        try database.read(body)
+    }
+
+    /// The item of a claimed or read-ahead row, with the JSON body of its request made from the values' stored
+    /// text (``RequestBody``): every item sent alone is sent with the bytes its row holds.
+    private func sendable(_ row: GQLValues, in tx: GQLTransaction) throws -> OutboxItem {
+        var item = try self.item(row, in: tx)
+        // A damaged item is never sent (and its operation may not be what the row names).
+        if item.damage == nil, let op = row["op"]?.intValue, let input = row["input"]?.stringValue {
+            let operation = Operation(name: item.name, query: item.query, wrap: item.wrap)
+            item.body = RequestBody.make(
+                prefix: operations.bodyPrefix(op, operation), wrapped: item.wrap != nil, input: input)
+        }
+        return item
     }
 
     private static let readAheadSQL = """
