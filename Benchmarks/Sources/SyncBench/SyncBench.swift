@@ -43,6 +43,9 @@ struct SyncBench {
                                (batched), the mutation loop (loop), the loop with a record per call (recorded);
                                default all four; keyed, the loop sending an Idempotency-Key header as the engine
                                does, only when named
+            environment: SYNCBENCH_THREADS=1 prints what each drain contender cost per item on each kind of
+              thread (CPU, time runnable but waiting for a core, context switches); SYNCBENCH_PERF_FIFO=PATH
+              turns `perf record -D -1 --control fifo:PATH` on for the timed drains only
             """
 
         init(_ arguments: ArraySlice<String>) throws {

@@ -155,19 +155,25 @@ struct SyncWorkloads {
                 ? ["single", "batched", "loop", "recorded", "keyed"] : ["keyed", "recorded", "loop", "batched", "single"]
             for contender in order where options.contenders.contains(contender) {
                 let prefix = "d\(round)-\(contender)-"
+                var usage: ThreadUsage?
+                var usageEnd: ThreadUsage?
                 if contender == "recorded" {
                     rates[contender] = try await recordedLoop(prefix, round: round, client: client)
                 } else if contender == "loop" || contender == "keyed" {
                     // keyed: the same loop with the engine's per-request header (a diagnosis, not a goal's peer).
                     let keyed = contender == "keyed"
+                    if ThreadUsage.enabled { usage = .now() }
+                    PerfControl.enable()
                     let seconds = try await timed {
                         for i in 0..<n {
                             let result = try await client.mutation(
                                 Self.create, ["input": GQLValue.object(["objectId": .string("\(prefix)\(i)"), "text": "t", "number": .int(Int64(i))])],
-                                headers: keyed ? ["Idempotency-Key": "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-\(String(i, radix: 16))"] : [:])
+                                headers: keyed ? ["Idempotency-Key": "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-\(round)-\(String(i, radix: 16))"] : [:])
                             guard result.errors.isEmpty else { throw BenchError("\(contender): \(result.errors)") }
                         }
                     }
+                    PerfControl.disable()
+                    if ThreadUsage.enabled { usageEnd = .now() }
                     rates[contender] = Double(n) / seconds
                 } else {
                     let outbox = path("drain-\(round)-\(contender).sqlite")
@@ -181,11 +187,15 @@ struct SyncWorkloads {
                     // The queueing's dirty pages are written back now, not during the timed delivery.
                     flushToDisk()
                     var engine: GQLSync?
+                    if ThreadUsage.enabled { usage = .now() }
+                    PerfControl.enable()
                     let seconds = try await timed {
                         let started = try GQLSync(client, path: outbox, configuration: configuration("drain", batch: batch))
                         engine = started
                         try await started.drain()
                     }
+                    PerfControl.disable()
+                    if ThreadUsage.enabled { usageEnd = .now() }
                     guard let engine, engine.pendingCount == 0, try engine.failedItems().isEmpty else {
                         throw BenchError("drain \(contender): items left or failed")
                     }
@@ -193,6 +203,9 @@ struct SyncWorkloads {
                     rates[contender] = Double(n) / seconds
                 }
                 progress("  \(contender) \(Int(rates[contender] ?? 0)) mutations/s")
+                if let usage, let usageEnd {
+                    for line in usageEnd.report(since: usage, items: n) { progress(line) }
+                }
                 guard try serverCount(prefix) == n else {
                     throw BenchError("drain \(contender): the server has \(try serverCount(prefix)) of \(n) objects")
                 }
