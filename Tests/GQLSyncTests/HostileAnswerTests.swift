@@ -60,6 +60,45 @@ import Testing
         }
     }
 
+    @Test func anAnswerNamingTheEnginesOwnTablesWritesNothingThere() async throws {
+        // Delivered answers are written into the table their field names (`updateNote` → `Note`); a server that
+        // names `update_gqlsync_outbox` or `delete_gqlsync_outbox` must not rewrite or delete another engine's item.
+        let hostile = try HostileServer { index, _ in
+            switch index {
+            case 0: .json(#"{"data":{"update_gqlsync_outbox":{"id":1,"input":"{\"n\":666}","state":"failed"}}}"#)
+            case 1: .json(#"{"data":{"delete_gqlsync_outbox":{"id":1}}}"#)
+            case 2: .json(#"{"data":{"updatesqlite_master":{"name":"x","sql":"DROP TABLE Note"}}}"#)
+            default: .json(#"{"data":{"deletegql_migrations":{"namespace":"gqlsync","version":1}}}"#)
+            }
+        }
+        let directory = try TemporaryDirectory()
+        let client = GQLServer(HTTP: hostile.url)
+        let db = try GQLDatabase(path: directory.path("app.sqlite"))
+        var configuration = GQLSync.Configuration()
+        configuration.queries = try syncTestQueries()
+        configuration.inputArgument = "input"
+        configuration.name = "other"
+        configuration.delivers = false
+        let other = try GQLSync(client, database: db, configuration: configuration)
+        let victim = try await other.steady("CreateNote", ["n": 1])
+        configuration.name = "main"
+        configuration.delivers = true
+        let sync = try GQLSync(client, database: db, configuration: configuration)
+        for n in 2...5 { try await sync.steady("CreateNote", ["n": n]) }
+        try await sync.drain()
+        #expect(hostile.requestCount == 4)
+        let row = try db.fetchAll(sql: "SELECT input, state FROM _gqlsync_outbox WHERE id = ?", [victim]).first
+        #expect(row?["input"] == #"{"n":1}"# && row?["state"] == "pending", "\(row.map { "\($0)" } ?? "gone")")
+        #expect(other.pendingCount == 1)
+        #expect(try GQLMigrator(namespace: "gqlsync").appliedVersion(db) == OutboxStore.migrator.steps.count)
+        try await sync.shutdown()
+        try await other.shutdown()
+        hostile.stop()
+        try await client.shutdown()
+        try await db.close()
+        directory.cleanup()
+    }
+
     @Test func aDeliveredAnswerStillCountsAsDelivered() async throws {
         #expect(try await Self.fate(of: .json(#"{"data":{"createNote":{"id":"a","n":1}}}"#)) == .sent)
         // Errors beside data: applied, with a partial failure.

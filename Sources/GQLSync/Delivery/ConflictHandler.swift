@@ -55,7 +55,8 @@ struct ConflictHandler: Sendable {
     private func resend(_ values: GQLValues, _ conflict: GQLSync.Conflict, _ name: String) -> Settled {
         guard let version = conflict.server["_version"], !version.isNull else {
             var failed = conflict.failure
-            failed.message = "a \(name) resolution needs the server's _version, and the conflict carried none; "
+            failed.message =
+                "a \(name) resolution needs the server's _version, and the conflict carried none; "
                 + conflict.failure.message
             return .failed(failed)
         }
@@ -86,10 +87,18 @@ struct ConflictHandler: Sendable {
         }
     }
 
-    /// `createUser`, `updateUser`, `deleteUser` → `User` (AppSync's names for a model's mutations).
+    /// `createUser`, `updateUser`, `deleteUser` → `User` (AppSync's names for a model's mutations); nil for any
+    /// other field, and for the tables of the engine and of SQLite.
+    ///
+    /// The field is the server's word: an answer to `updateNote` that names `delete_gqlsync_outbox` instead must not
+    /// delete an outbox item (or change its values, or another engine's), nor write SQLite's or the migrator's tables.
     static func table(forMutationField field: String) -> String? {
         for verb in ["create", "update", "delete"] where field.hasPrefix(verb) && field.count > verb.count {
-            return String(field.dropFirst(verb.count))
+            let table = String(field.dropFirst(verb.count))
+            let lowered = table.lowercased()
+            let isReserved =
+                ["_gqlsync_", "sqlite_"].contains { lowered.hasPrefix($0) } || lowered == GQLMigrator.tableName
+            return isReserved ? nil : table
         }
         return nil
     }
