@@ -138,6 +138,20 @@ import Testing
         await world.finish()
     }
 
+    @Test func aPullIntoTheEnginesOrSQLitesTablesIsRefused() async throws {
+        // Server items written there would rewrite or delete outbox items, cursors or the schema (a live sync's
+        // events go through the same check).
+        let world = try World { _, _ in Self.page(#"{"id":1,"engine":"other","input":"{}"}"#) }
+        for table in ["_gqlsync_outbox", "_GQLSYNC_cursors", "sqlite_master", "sqlite_sequence", "gql_migrations"] {
+            let error = await #expect(throws: GQLError.self, "\(table)") {
+                try await world.sync.pull(table, query: "SyncNotes")
+            }
+            #expect(error?.code == .invalidArgument, "\(table)")
+        }
+        #expect(world.hostile.requestCount == 0)
+        await world.finish()
+    }
+
     @Test func aStoredCursorNoClockCouldHaveMadeIsABasePull() async throws {
         let world = try World({ $0.baseSyncInterval = .seconds(Int64.max) }) { _, _ in Self.page(Self.note) }
         #expect(try await world.pull().kind == .base)

@@ -95,10 +95,7 @@ struct ConflictHandler: Sendable {
     static func table(forMutationField field: String) -> String? {
         for verb in ["create", "update", "delete"] where field.hasPrefix(verb) && field.count > verb.count {
             let table = String(field.dropFirst(verb.count))
-            let lowered = table.lowercased()
-            let isReserved =
-                ["_gqlsync_", "sqlite_"].contains { lowered.hasPrefix($0) } || lowered == GQLMigrator.tableName
-            return isReserved ? nil : table
+            return ServerRows.isReserved(table) ? nil : table
         }
         return nil
     }

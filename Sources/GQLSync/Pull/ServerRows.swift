@@ -26,9 +26,15 @@ struct ServerRows: Sendable {
 
     /// The shape of `table` in `store`.
     ///
-    /// - Throws: ``GQLError`` `.unknownTable` when there is no such table; `.missingPrimaryKey` when it has no
+    /// - Throws: ``GQLError`` `.invalidArgument` for a table of the engine's, SQLite's or the migrator's
+    ///   (``isReserved(_:)``); `.unknownTable` when there is no such table; `.missingPrimaryKey` when it has no
     ///   single-column primary key to match server items by.
     init(table: String, in store: GQLDatabase) throws {
+        guard !Self.isReserved(table) else {
+            throw GQLError(
+                .invalidArgument, "'\(table)' is a table of the sync engine or of SQLite, not one for server items",
+                table: table)
+        }
         let info = try store.fetchAll(sql: "SELECT name, pk FROM pragma_table_info(?)", [table])
         guard !info.isEmpty else {
             throw GQLError(.unknownTable, "there is no table named '\(table)' to write server items into", table: table)
@@ -181,6 +187,13 @@ struct ServerRows: Sendable {
         case .null: return nil
         default: return try? value.jsonString()
         }
+    }
+
+    /// Whether `table` is the engine's (`_gqlsync_…`), SQLite's (`sqlite_…`) or the migrator's (`gql_migrations`),
+    /// compared as SQLite compares names (case-blind): server items never go there.
+    static func isReserved(_ table: String) -> Bool {
+        let lowered = table.lowercased()
+        return lowered.hasPrefix("_gqlsync_") || lowered.hasPrefix("sqlite_") || lowered == GQLMigrator.tableName
     }
 
     static func quoted(_ identifier: String) -> String {
