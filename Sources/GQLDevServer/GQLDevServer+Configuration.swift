@@ -32,7 +32,7 @@ extension GQLDevServer {
         /// How many answers to mutations sent with an `Idempotency-Key` header are kept, the oldest forgotten first
         /// (and at most 16 MiB of them): a repeat of such a request — a client retrying after a lost answer or a
         /// crash, as GQLSync does — gets the first run's answer instead of running again; a repeat while the first
-        /// is still running gets 409, the key with another body 422. Per credentials; queries are not recorded.
+        /// is still running gets 409, the key with another request 422. Per credentials; queries are not recorded.
         /// 0 turns it off. Default 10,000.
         public var idempotentAnswers = 10_000
         /// How often keep-alive messages go out on `graphql-ws` and AppSync sockets. Default 10 s.

@@ -24,7 +24,7 @@ package final class DevEngine: Sendable {
     }
 
     /// One GraphQL request.
-    package struct Request: Sendable, Equatable {
+    package struct Request: Sendable, Hashable {
         package var query: String
         package var variables: GQLValues
         package var operationName: String?

@@ -44,11 +44,8 @@ struct HTTPTransport: Sendable {
         } catch {
             return Self.error(.badRequest, "The body could not be read: \(error)")
         }
-        let bytes = Array(body.readableBytesView)
-        let key = IdempotencyLedger.key(in: request.headers).map {
-            Idempotent(key: $0, credentials: credentials, body: bytes)
-        }
-        switch HTTPRequestDecoder.decodeBody(bytes) {
+        let key = IdempotencyLedger.key(in: request.headers).map { Idempotent(key: $0, credentials: credentials) }
+        switch HTTPRequestDecoder.decodeBody(Array(body.readableBytesView)) {
         case .failure(let failure):
             return Self.error(.badRequest, failure.message)
         case .success(.single(let graphQLRequest)):
@@ -99,7 +96,6 @@ struct HTTPTransport: Sendable {
     struct Idempotent {
         var key: String
         var credentials: DevAuthenticator.Credentials
-        var body: [UInt8]
     }
 
     private func answer(
@@ -128,7 +124,7 @@ struct HTTPTransport: Sendable {
         // A request that mutates, sent with a key: answered once, repeats get that answer.
         var ticket: IdempotencyLedger.Ticket?
         if let idempotent, idempotency.isEnabled, outcomes.contains(where: { (try? $0.get().kind) == .mutation }) {
-            switch begin(idempotent.key, idempotent.credentials, idempotent.body) {
+            switch begin(idempotent.key, idempotent.credentials, requests, batch: batch) {
             case .run(let allowed): ticket = allowed
             case .answer(let status, let json): return Self.json(status, text: json)
             }

@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// The rules follow the IETF draft "The Idempotency-Key HTTP Header Field": a repeat of a request that has
 /// answered gets the same answer; a repeat while the first is still running gets 409 (send it again later); a
-/// key sent again with another body gets 422; an empty key, or one over ``maxKeyBytes``, gets 400. A key belongs
+/// key sent again with another request gets 422 (the same operations and variables in another member order or
+/// spacing are the same request); an empty key, or one over ``maxKeyBytes``, gets 400. A key belongs
 /// to the credentials it came with: another client's key of the same value is another key. Only 200 answers are
 /// kept (a request refused for its credentials, a limit or an injected fault ran nothing, and may be sent again),
 /// for the last `capacity` keys and at most `maxBytes` of answers, the oldest forgotten first. Queries are not
@@ -31,7 +32,7 @@ final class IdempotencyLedger: Sendable {
         case replay(String)
         /// A request with this key is still running.
         case inProgress
-        /// The key was used for a request with another body.
+        /// The key was used for another request.
         case mismatch
         /// The key is empty or too long.
         case invalidKey
@@ -68,7 +69,7 @@ final class IdempotencyLedger: Sendable {
     let maxBytes: Int
     private let state = Mutex(State())
 
-    /// `capacity` 0 turns the ledger off (``begin(key:credentials:body:)`` is never asked then).
+    /// `capacity` 0 turns the ledger off (``begin(key:credentials:requests:batch:)`` is never asked then).
     init(capacity: Int, maxBytes: Int = 16 << 20) {
         self.capacity = capacity
         self.maxBytes = maxBytes
@@ -79,15 +80,18 @@ final class IdempotencyLedger: Sendable {
     /// How many requests were answered from the ledger.
     var replays: Int { state.withLock { $0.replays } }
 
-    /// Looks up `key` for a mutation request with `body`, sent with `credentials`.
-    func begin(key: String, credentials: DevAuthenticator.Credentials, body: UnsafeRawBufferPointer) -> Begin {
+    /// Looks up `key` for a POST of `requests` (a batch, or one request) with a mutation, sent with `credentials`.
+    func begin(
+        key: String, credentials: DevAuthenticator.Credentials, requests: [DevEngine.Request], batch: Bool
+    ) -> Begin {
         guard !key.isEmpty, key.utf8.count <= Self.maxKeyBytes else { return .invalidKey }
         var principal = Hasher()
         principal.combine(credentials.apiKey)
         principal.combine(credentials.adminSecret)
         principal.combine(credentials.authorization)
         var fingerprint = Hasher()
-        fingerprint.combine(bytes: body)
+        fingerprint.combine(batch)
+        fingerprint.combine(requests)
         let slot = Slot(key: key, principal: principal.finalize())
         let print = fingerprint.finalize()
         let now = ContinuousClock.now
@@ -151,8 +155,10 @@ extension HTTPTransport {
         case answer(HTTPResponse.Status, String)
     }
 
-    func begin(_ key: String, _ credentials: DevAuthenticator.Credentials, _ body: [UInt8]) -> IdempotentStart {
-        let outcome = body.withUnsafeBytes { idempotency.begin(key: key, credentials: credentials, body: $0) }
+    func begin(
+        _ key: String, _ credentials: DevAuthenticator.Credentials, _ requests: [DevEngine.Request], batch: Bool
+    ) -> IdempotentStart {
+        let outcome = idempotency.begin(key: key, credentials: credentials, requests: requests, batch: batch)
         switch outcome {
         case .run(let ticket):
             return .run(ticket)
@@ -164,7 +170,7 @@ extension HTTPTransport {
             logger.info("POST → 409 (its Idempotency-Key is in use)")
             return .answer(.conflict, Self.errorText(.conflict, message, code: "IDEMPOTENCY_KEY_IN_USE"))
         case .mismatch:
-            let message = "This Idempotency-Key was sent before with another request body."
+            let message = "This Idempotency-Key was sent before with another request."
             let status = HTTPResponse.Status(code: 422, reasonPhrase: "Unprocessable Content")
             return .answer(status, Self.errorText(status, message, code: "IDEMPOTENCY_KEY_REUSED"))
         case .invalidKey:
