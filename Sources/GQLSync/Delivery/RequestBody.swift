@@ -7,8 +7,9 @@ import GQLCore
 /// every request; SyncBench's profile of a one-per-request drain put that at about 6 µs of the delivery loop's
 /// CPU per item. Every item sent alone goes this way (read ahead or claimed), so a request sent again after a
 /// crash has the same bytes as the first: a server that keeps answers by `Idempotency-Key` compares bodies, and
-/// would refuse the same key with a body written differently (the stored text keeps the call's member order, the
-/// parsed values were written sorted). Batches still go through ``GQLServer/batch(_:headers:)``.
+/// one that compares their bytes would refuse the same key with a body written differently (the stored text keeps
+/// the call's member order, the parsed values were written sorted; the dev server compares the decoded requests).
+/// Batches still go through ``GQLServer/batch(_:headers:)``.
 enum RequestBody {
     /// The body's start up to the values: `{"query":"<text>","variables":{"<wrap>":` with the wrap, or
     /// `{"query":"<text>","variables":` without one. The same for every item of an operation.
