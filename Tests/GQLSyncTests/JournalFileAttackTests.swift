@@ -73,6 +73,21 @@ import Testing
         return UInt64(bitPattern: try #require(row?["last_id"]?.intValue))
     }
 
+    @Test func aJournalThatIsASymbolicLinkIsRefusedAndItsTargetLeftAlone() async throws {
+        let fixture = try await SyncFixture.make(started: false)
+        let path = fixture.directory.path("outbox.sqlite")
+        let victim = fixture.directory.path("precious.txt")
+        try writeFile(victim, Data("the app's other data\n".utf8))
+        let journalPath = try #require(DeliveryJournal.path(database: path, engine: "notes"))
+        try FileManager.default.createSymbolicLink(atPath: journalPath, withDestinationPath: victim)
+        let error = #expect(throws: GQLError.self) {
+            try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.name = "notes" })
+        }
+        #expect(error?.message.contains(journalPath) == true, "\(error.map { "\($0)" } ?? "")")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "the app's other data\n")
+        await fixture.finish()
+    }
+
     @Test(arguments: ["zeros", "short", "header only", "foreign", "later layout", "garbage", "directory"])
     func anEngineOnADamagedJournalDeliversEveryPendingItem(kind: String) async throws {
         let fixture = try await SyncFixture.make()

@@ -69,7 +69,8 @@ final class DeliveryJournal: Sendable {
     /// left beside a database that was deleted and made again names ids of another outbox, and is emptied
     /// unread rather than allowed to delete the new outbox's items.
     init(path: String, identity: UInt64) throws {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Not through a symbolic link: a journal that is not its outbox's is emptied, and the link's target with it.
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
             throw GQLError(.io, "cannot open the delivery journal \(path): \(String(cString: strerror(errno)))")
         }
