@@ -189,10 +189,16 @@ struct SyncWorkloads {
                     var engine: GQLSync?
                     if ThreadUsage.enabled { usage = .now() }
                     PerfControl.enable()
+                    var opening = 0.0
                     let seconds = try await timed {
+                        let opened = ContinuousClock.now
                         let started = try GQLSync(client, path: outbox, configuration: configuration("drain", batch: batch))
+                        opening = Double((ContinuousClock.now - opened).components.attoseconds) / 1e18
                         engine = started
                         try await started.drain()
+                    }
+                    if ThreadUsage.enabled {
+                        progress(String(format: "    opening the engine (timed too): %.1f ms", opening * 1000))
                     }
                     PerfControl.disable()
                     if ThreadUsage.enabled { usageEnd = .now() }
