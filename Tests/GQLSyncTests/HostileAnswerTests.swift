@@ -17,6 +17,15 @@ import Testing
         case retrying
     }
 
+    /// The tests' settings: their registry, `input` wrapping, short backoffs.
+    static func configuration() throws -> GQLSync.Configuration {
+        var configuration = GQLSync.Configuration()
+        configuration.queries = try syncTestQueries()
+        configuration.inputArgument = "input"
+        configuration.backoff = GQLBackoff(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200))
+        return configuration
+    }
+
     static func fate(of reply: HostileServer.Reply, timeout: Duration = .seconds(5)) async throws -> Fate {
         let hostile = try HostileServer { _, _ in reply }
         defer { hostile.stop() }
@@ -26,10 +35,7 @@ import Testing
         options.timeout = timeout
         options.maximumResponseSize = 1 << 20
         let client = GQLServer(HTTP: hostile.url, configuration: options)
-        var configuration = GQLSync.Configuration()
-        configuration.queries = try syncTestQueries()
-        configuration.inputArgument = "input"
-        configuration.backoff = GQLBackoff(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200))
+        let configuration = try Self.configuration()
         let sync = try GQLSync(client, path: directory.path("outbox.sqlite"), configuration: configuration)
         var statuses = sync.status.makeAsyncIterator()
         try await sync.steady("CreateNote", ["n": 1])
@@ -74,9 +80,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let client = GQLServer(HTTP: hostile.url)
         let db = try GQLDatabase(path: directory.path("app.sqlite"))
-        var configuration = GQLSync.Configuration()
-        configuration.queries = try syncTestQueries()
-        configuration.inputArgument = "input"
+        var configuration = try Self.configuration()
         configuration.name = "other"
         configuration.delivers = false
         let other = try GQLSync(client, database: db, configuration: configuration)
@@ -144,6 +148,26 @@ import Testing
             return
         }
         #expect(message.contains("larger than the 1048576-byte maximum"), "\(message)")
+    }
+
+    @Test(arguments: [503, 429])
+    func aServerThatRefusesForEverIsAskedWithBackoffNotInALoop(status: Int) async throws {
+        // Retry-After 0 on every answer: the engine's own backoff (20 ms growing to 200 ms here) still paces it.
+        let hostile = try HostileServer { _, _ in .http(status, "busy", headers: ["Retry-After: 0"]) }
+        let directory = try TemporaryDirectory()
+        let client = GQLServer(HTTP: hostile.url)
+        let configuration = try Self.configuration()
+        let sync = try GQLSync(client, path: directory.path("outbox.sqlite"), configuration: configuration)
+        try await sync.steady("CreateNote", ["n": 1])
+        try await Task.sleep(for: .milliseconds(1500))
+        // At most 20, 40, 80, 160, then 200 ms apart (jitter only shortens a wait by half): about 12 in 1.5 s.
+        #expect((2...25).contains(hostile.requestCount), "\(hostile.requestCount) requests in 1.5 s")
+        #expect(sync.pendingCount == 1)
+        #expect(try sync.failedItems().isEmpty)
+        try await sync.shutdown()
+        hostile.stop()
+        try await client.shutdown()
+        directory.cleanup()
     }
 
     @Test func aSocketThatNeverAnswersTimesOutAndIsRetried() async throws {
