@@ -30,7 +30,29 @@ import Testing
             message: "Conflict resolver rejects mutation.", path: [.key("updateNote")],
             extensions: ["errorType": "ConflictUnhandled", "data": ["id": "1", "_version": 4]])
         let outcome = DeliveryOutcome.classify(GQLResult(data: ["updateNote": nil], errors: [error]))
-        #expect(outcome == .conflict(server: ["id": "1", "_version": 4], .init(message: error.message, errors: [error])))
+        #expect(
+            outcome == .conflict(server: ["id": "1", "_version": 4], .init(message: error.message, errors: [error])))
+    }
+
+    /// AWS AppSync puts `errorType` and the server's item beside `message`, not in `extensions`.
+    @Test func conflictInAppSyncsOwnShapeIsAConflict() throws {
+        let answer = try GQLValue(
+            json: """
+                {"data": {"updateNote": null}, "errors": [{"path": ["updateNote"], "data": {"id": "1", "_version": 4},
+                 "errorType": "ConflictUnhandled", "errorInfo": null, "locations": [{"line": 1, "column": 40}],
+                 "message": "Conflict resolver rejects mutation."}]}
+                """)
+        let result = try GQLResult(response: answer)
+        guard case .conflict(let server, _) = DeliveryOutcome.classify(result) else {
+            Issue.record("not a conflict: \(DeliveryOutcome.classify(result))")
+            return
+        }
+        #expect(server == ["id": "1", "_version": 4])
+        // An error in the standard shape keeps its own extensions.
+        let standard = try GQLResult(
+            response: GQLValue(
+                json: #"{"errors": [{"message": "m", "errorType": "X", "extensions": {"errorType": "Y"}}]}"#))
+        #expect(standard.errors.first?.extensions?["errorType"] == "Y")
     }
 
     @Test(arguments: [500, 502, 503, 408, 429])

@@ -71,12 +71,35 @@ import Testing
         #expect(m.next(now: at(1)) == .claim(limit: 1))
         _ = m.claimed([1])
         #expect(m.sent([sent(1, 2, Self.refused)], now: at(1)) == [.keep(1)])
-        #expect(m.next(now: at(1)) == .wait(until: at(3)))   // 1 s, then 2 s
+        #expect(m.next(now: at(1)) == .wait(until: at(3)))  // 1 s, then 2 s
         _ = m.next(now: at(3))
         _ = m.claimed([1])
         #expect(m.sent([sent(1, 3, Self.ok)], now: at(3)) == [.remove(1)])
         #expect(m.isOnline)
         #expect(m.failures == 0)
+    }
+
+    /// A 409 to a keyed request (the key still in use) is retried, but not for ever: after
+    /// `keyInUseLimit` of them in a row the item is set aside and the queue goes on. Another answer in between
+    /// starts the count again.
+    @Test func aKeyInUseIsRetriedAFewTimesThenSetAside() {
+        let inUse = DeliveryOutcome.transient(
+            .init(unreachable: false, failure: .init(message: "HTTP 409", httpStatus: 409), keyInUse: true))
+        var m = machine()
+        var now = 0.0
+        func attempt(_ outcome: DeliveryOutcome) -> [Machine.Decision] {
+            while case .wait(let until) = m.next(now: at(now)) { now = Double((until - start).components.seconds) }
+            _ = m.claimed([1])
+            return m.sent([sent(1, 1, outcome)], now: at(now))
+        }
+        for _ in 1..<Machine.keyInUseLimit { #expect(attempt(inUse) == [.keep(1)]) }
+        #expect(attempt(Self.refused) == [.keep(1)])  // starts the count again
+        for _ in 1..<Machine.keyInUseLimit { #expect(attempt(inUse) == [.keep(1)]) }
+        guard case .setAside(1, let failure) = attempt(inUse).first else {
+            Issue.record("not set aside")
+            return
+        }
+        #expect(failure.httpStatus == 409 && failure.message.contains("idempotency key is in use"))
     }
 
     @Test func resumeRetriesAtOnce() {
@@ -97,7 +120,7 @@ import Testing
         _ = m.next(now: at(0))
         _ = m.claimed([1])
         _ = m.sent([sent(1, 1, Self.busy)], now: at(0))
-        #expect(m.isOnline)   // the server answered
+        #expect(m.isOnline)  // the server answered
         #expect(m.next(now: at(0)) == .wait(until: at(5)))
         #expect(m.lastDelay == .seconds(5))
     }

@@ -139,7 +139,13 @@ extension GQLResult {
 }
 
 extension GQLResult.Error {
-    /// Reads one error object; `index` names it in the message when it is malformed.
+    /// The members AWS AppSync puts beside `message` instead of in `extensions` (its conflict errors carry
+    /// `errorType` `ConflictUnhandled` and the server's item as `data` there).
+    static let appSyncMembers = ["errorType", "errorInfo", "data"]
+
+    /// Reads one error object; `index` names it in the message when it is malformed. AppSync's members beside
+    /// `message` (``appSyncMembers``) are read into ``extensions`` where it does not have them already, so an
+    /// AppSync error reads like one in the standard shape.
     init(wire value: GQLValue, index: Int) throws {
         guard case .object(let members) = value, let message = members["message"]?.stringValue else {
             throw GQLError(.invalidResponse, "errors[\(index)] is not an object with a string `message`")
@@ -153,7 +159,12 @@ extension GQLResult.Error {
             if let index = step.intValue { return .index(Int(index)) }
             return nil
         }
-        self.init(message: message, locations: locations, path: path, extensions: members["extensions"]?.objectValue)
+        var extensions = members["extensions"]?.objectValue
+        for name in Self.appSyncMembers {
+            guard let member = members[name], extensions?[name] == nil else { continue }
+            extensions = (extensions ?? [:]).merging([name: member]) { kept, _ in kept }
+        }
+        self.init(message: message, locations: locations, path: path, extensions: extensions)
     }
 }
 

@@ -165,13 +165,21 @@ final class DeliveryDriver: Sendable {
             }
             return [DeliveryStateMachine.Sent(id: item.id, attempts: item.attempts, outcome: outcome)]
         }
+        // A batch's key names its items (the first's and the last's keys, and how many): a batch sent again holds
+        // the same items — after a crash the next run claims the same first items, always the same ones when the
+        // batch was full — and so goes with the same key.
+        var headers: [String: String] = [:]
+        if let idempotencyHeader, let first = items.first, let last = items.last {
+            headers[idempotencyHeader] = "\(first.idempotencyKey)..\(last.idempotencyKey)/\(items.count)"
+        }
         do {
-            let results = try await server.batch(items.map { (query: $0.query, variables: $0.variables) })
+            let results = try await server.batch(
+                items.map { (query: $0.query, variables: $0.variables) }, headers: headers)
             return zip(items, results).map { item, result in
                 DeliveryStateMachine.Sent(id: item.id, attempts: item.attempts, outcome: .classify(result))
             }
         } catch {
-            let outcome = DeliveryOutcome.classify(error)
+            let outcome = DeliveryOutcome.classify(error, keyed: !headers.isEmpty)
             return items.map { DeliveryStateMachine.Sent(id: $0.id, attempts: $0.attempts, outcome: outcome) }
         }
     }

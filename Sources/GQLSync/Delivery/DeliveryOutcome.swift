@@ -24,6 +24,10 @@ enum DeliveryOutcome: Sendable, Equatable {
         /// The wait the server asked for (`Retry-After`), if any.
         var retryAfter: Duration?
         var failure: GQLSync.Failure
+        /// A 409 to a request sent with an idempotency key: the server says it still runs an earlier request with
+        /// the key. Retried a few times only (``DeliveryStateMachine/keyInUseLimit``): a server that answers 409
+        /// for another reason must not hold the queue for ever.
+        var keyInUse = false
     }
 
     /// The AppSync `errorType` of a stale-version conflict.
@@ -63,7 +67,11 @@ enum DeliveryOutcome: Sendable, Equatable {
         switch error.code {
         case .http:
             let status = error.httpStatus ?? 0
-            if status == 408 || status == 429 || status >= 500 || (keyed && status == 409) {
+            if keyed && status == 409 {
+                return .transient(
+                    Transient(unreachable: false, retryAfter: retryAfter, failure: failure, keyInUse: true))
+            }
+            if status == 408 || status == 429 || status >= 500 {
                 return .transient(Transient(unreachable: false, retryAfter: retryAfter, failure: failure))
             }
             return .permanent(failure)

@@ -68,8 +68,16 @@ struct DeliveryStateMachine: Sendable {
     private(set) var isOnline = true
     /// The delay before the last retry, for the status stream.
     private(set) var lastDelay: Duration?
+    /// How many times in a row the server answered that the head item's idempotency key was still in use.
+    private var keyInUseStreak = 0
+    /// After this many such answers in a row the item is set aside: a server still running the same request for
+    /// that long (through as many backoffs) is taken to mean something else by its 409.
+    static let keyInUseLimit = 6
     /// A wake arrived while claiming: claim again before calling the outbox drained.
     private var recheck = false
+    /// After a transient failure: how many items the retry claims — those kept, and no more, so a batch goes
+    /// again as the same items (with the same idempotency key) even when more were queued meanwhile.
+    private var retryLimit: Int?
     private var schedule: GQLBackoff.Schedule
 
     /// A machine that looks for pending items first (left from an earlier run).
@@ -91,12 +99,12 @@ struct DeliveryStateMachine: Sendable {
     mutating func next(now: Instant) -> Step {
         switch phase {
         case .idle: return .sleep
-        case .claiming: return .claim(limit: max(settings.batchSize, 1))
+        case .claiming: return .claim(limit: retryLimit ?? max(settings.batchSize, 1))
         case .sending: return .sleep
         case .waiting(let until):
             guard now >= until else { return .wait(until: until) }
             phase = .claiming
-            return .claim(limit: max(settings.batchSize, 1))
+            return .claim(limit: retryLimit ?? max(settings.batchSize, 1))
         case .stopped: return .stop
         }
     }
@@ -170,14 +178,26 @@ struct DeliveryStateMachine: Sendable {
             switch result.outcome {
             case .delivered:
                 isOnline = true
+                keyInUseStreak = 0
                 decisions.append(.remove(result.id))
             case .permanent(let failure):
                 isOnline = true
+                keyInUseStreak = 0
                 decisions.append(.setAside(result.id, failure))
             case .conflict(let server, let failure):
                 isOnline = true
+                keyInUseStreak = 0
                 decisions.append(.conflict(result.id, server: server, failure))
+            case .transient(let transient) where transient.keyInUse && keyInUseStreak + 1 >= Self.keyInUseLimit:
+                isOnline = true
+                keyInUseStreak = 0
+                var failure = transient.failure
+                failure.message =
+                    "gave up after \(Self.keyInUseLimit) answers in a row that the idempotency key is in use: "
+                    + failure.message
+                decisions.append(.setAside(result.id, failure))
             case .transient(let transient):
+                keyInUseStreak = transient.keyInUse ? keyInUseStreak + 1 : 0
                 if let maximum = settings.maximumAttempts, result.attempts >= maximum {
                     var failure = transient.failure
                     failure.message = "gave up after \(result.attempts) attempts: \(failure.message)"
@@ -189,6 +209,7 @@ struct DeliveryStateMachine: Sendable {
                 }
             }
         }
+        retryLimit = retry == nil ? nil : decisions.count { if case .keep = $0 { true } else { false } }
         if let retry {
             isOnline = !retry.unreachable
             backOff(now: now, retryAfter: retry.retryAfter)

@@ -32,8 +32,9 @@ extension GQLSync {
         /// accept batches (`gql-cli serve` does). Default 1: one mutation per request.
         public var batchSize = 1
         /// The header that carries each item's idempotency key (the same for every retry of the same item), so
-        /// a server can drop a request it already applied (an HTTP header name); `nil` sends none. Not sent over a WebSocket-only
-        /// server, nor on batched requests. Default `Idempotency-Key`.
+        /// a server can drop a request it already applied (an HTTP header name); `nil` sends none. A batched request
+        /// carries one key made of its first and last items' keys and its size, so a batch sent again with the same
+        /// items has the same key. Not sent over a WebSocket-only server. Default `Idempotency-Key`.
         public var idempotencyHeader: String? = "Idempotency-Key"
         /// What to do when the server refuses an item as stale (`ConflictUnhandled`). Default ``ConflictResolution/serverWins``.
         public var conflictResolution = ConflictResolution.serverWins

@@ -43,7 +43,9 @@ extension GQLSync {
         driver.adjust(pending: 1, failed: -1)
     }
 
-    /// Removes a failed item for good.
+    /// Removes a failed item for good. The local row it changed keeps the change, which pulls kept the server's
+    /// row from overwriting while the item waited: when the item has a key, every pull cursor of the engine is
+    /// forgotten, so the next pull of each query is a base pull and brings the server's row back.
     ///
     /// ```swift
     /// try sync.drop(item.id)

@@ -77,8 +77,14 @@ extension OutboxStore {
     func drop(_ id: Int64) throws -> Bool {
         try queueWrite { tx in
             let found = try tx.fetchAll(
-                sql: "SELECT id FROM \(Self.table) WHERE id = ? AND engine = ? AND state = 'failed'", [id, engine])
+                sql: "SELECT id, key FROM \(Self.table) WHERE id = ? AND engine = ? AND state = 'failed'", [id, engine])
             try delete(found.compactMap { $0["id"]?.intValue }, in: tx)
+            // While the item waited, pulls kept the server's row for its key out (the local change wins until it is
+            // sent) and moved their cursors on; dropped, the change will never be sent, so the next pull of every
+            // query is a base pull, which writes the server's row over it.
+            if found.contains(where: { !($0["key"]?.isNull ?? true) }) {
+                try tx.execute("DELETE FROM \(Self.cursorTable) WHERE engine = ?", [engine])
+            }
             return !found.isEmpty
         }
     }
