@@ -88,6 +88,9 @@ public struct GQLError: Error, Sendable, Hashable {
     public var serviceCode: String?
     /// The id a web service gave the failed request (S3's `RequestId`), for its support.
     public var requestId: String?
+    /// How long the server asked the client to wait before trying again (HTTP `Retry-After` on a 429 or 503), when
+    /// it asked in a form that can be read.
+    public var retryAfter: Duration?
 
     /// Creates an error.
     public init(
@@ -118,6 +121,7 @@ extension GQLError: CustomStringConvertible {
         if let sqliteCode { text += " [SQLite code \(sqliteCode)]" }
         if let serviceCode { text += " [service code: \(serviceCode)]" }
         if let requestId { text += " [request id: \(requestId)]" }
+        if let retryAfter { text += " [retry after \(retryAfter)]" }
         if let sql { text += " [SQL: \(sql)]" }
         return text
     }

@@ -49,7 +49,7 @@ extension GQLServer {
         }
 
         let started = ContinuousClock.now
-        var (status, contentType, bytes) = try await exchange(request, operation: operation)
+        var (status, contentType, bytes, retryAfter) = try await exchange(request, operation: operation)
         if status == 401, let provider {
             // One retry with a fresh value (AutoGraph's AuthHandler idea); a provider offering the refused value
             // again, or none, leaves the 401 to the caller.
@@ -59,7 +59,7 @@ extension GQLServer {
             {
                 log.debug("GraphQL \(operation) got 401: retrying once with a fresh authorization")
                 request.headers.replaceOrAdd(name: "Authorization", value: fresh)
-                (status, contentType, bytes) = try await exchange(request, operation: operation)
+                (status, contentType, bytes, retryAfter) = try await exchange(request, operation: operation)
             }
         }
         log.debug(
@@ -68,14 +68,20 @@ extension GQLServer {
                 "url": "\(target)", "status": "\(status)",
                 "duration": "\(ContinuousClock.now - started)", "bytes": "\(bytes.count)",
             ])
-        return try answer(status: status, contentType: contentType, body: bytes, operation: operation)
+        return try answer(
+            status: status, contentType: contentType, body: bytes, operation: operation,
+            retryAfter: retryAfter.flatMap { RetryAfter.duration($0, now: Date()) })
     }
 
     /// The JSON of an answer, or the error its status or body calls for.
     ///
     /// A 4xx answer in `application/graphql-response+json` with `errors` is a GraphQL response (GraphQL over HTTP
     /// answers parse and validation errors that way) and is returned like a 200 one.
-    func answer(status: Int, contentType: String? = nil, body bytes: Data, operation: String) throws -> GQLValue {
+    ///
+    /// `retryAfter` (the answer's `Retry-After`, read) rides on the error of a 429 or 503 answer.
+    func answer(
+        status: Int, contentType: String? = nil, body bytes: Data, operation: String, retryAfter: Duration? = nil
+    ) throws -> GQLValue {
         if (400..<500).contains(status),
             contentType?.lowercased().hasPrefix("application/graphql-response+json") == true,
             let value = try? GQLValue(json: bytes), value["errors"] != nil
@@ -83,9 +89,10 @@ extension GQLServer {
             return value
         }
         guard (200..<300).contains(status) else {
-            throw GQLError(
-                .http, "HTTP \(status) from \(target): \(excerpt(bytes))", operation: operation,
-                httpStatus: status)
+            var error = GQLError(
+                .http, "HTTP \(status) from \(target): \(excerpt(bytes))", operation: operation, httpStatus: status)
+            if status == 429 || status == 503 { error.retryAfter = retryAfter }
+            throw error
         }
         do {
             return try GQLValue(json: bytes)
@@ -103,9 +110,14 @@ extension GQLServer {
     /// ``Configuration/timeout`` bounds the wait for the response head (AsyncHTTPClient's deadline) and every
     /// stall of the body (its read timeout); a body still arriving after the deadline is stopped at its next chunk.
     /// No timer task runs per request.
-    private func exchange(_ request: HTTPClientRequest, operation: String) async throws -> (Int, String?, Data) {
+    private func exchange(_ request: HTTPClientRequest, operation: String) async throws
+        -> (Int, String?, Data, String?)
+    {
         let response = try await http.collect(request, target: target, operation: operation)
-        return (response.status, response.headers.first(name: "Content-Type"), response.body)
+        return (
+            response.status, response.headers.first(name: "Content-Type"), response.body,
+            response.headers.first(name: "Retry-After")
+        )
     }
 
     /// The start of a body, as error messages quote it.

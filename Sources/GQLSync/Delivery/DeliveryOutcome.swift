@@ -64,6 +64,7 @@ enum DeliveryOutcome: Sendable, Equatable {
             return .transient(Transient(unreachable: true, failure: GQLSync.Failure(message: "\(error)")))
         }
         let failure = GQLSync.Failure(message: error.message, httpStatus: error.httpStatus)
+        let retryAfter = retryAfter ?? error.retryAfter
         switch error.code {
         case .http:
             let status = error.httpStatus ?? 0
