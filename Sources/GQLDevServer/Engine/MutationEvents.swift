@@ -1,6 +1,5 @@
 import GQLCore
 import GQLStore
-import Synchronization
 
 /// The answers of the server's own mutations, handed to subscriptions in commit order, as AppSync does: a
 /// subscriber hears what the mutation answered, not the row as it is by the time the event is read.
@@ -35,7 +34,7 @@ final class MutationEvents: Sendable {
         var deliver: Deliver?
     }
 
-    private let state = Mutex(State())
+    private let state = GQLLocked(State())
 
     /// Where answers go (the engine's ``SubscriptionHub``).
     func attach(_ deliver: @escaping Deliver) {

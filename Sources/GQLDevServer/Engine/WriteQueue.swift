@@ -29,7 +29,7 @@ final class WriteQueue: Sendable {
     let database: GQLDatabase
     /// The most mutations committed in one transaction.
     let maxGroup: Int
-    private let state = Mutex(State())
+    private let state = GQLLocked(State())
     /// Whether the worker is draining: read without the lock by every mutation an event loop might commit itself.
     private let busy = Atomic<Bool>(false)
     private let worker = DispatchQueue(label: "GQLDevServer.WriteQueue")

@@ -2,7 +2,6 @@ import Foundation
 import GQLCore
 import Hummingbird
 import Logging
-import Synchronization
 
 /// Serves GraphQL over HTTP: POST with a JSON body (one request or a batch), GET with query parameters.
 ///
@@ -232,10 +231,10 @@ final class QueuedAnswer: Sendable {
         var waiter: CheckedContinuation<String, Never>?
     }
 
-    private let state: Mutex<State>
+    private let state: GQLLocked<State>
 
     init(ready json: String? = nil) {
-        state = Mutex(State(json: json))
+        state = GQLLocked(State(json: json))
     }
 
     /// Sets the answer and wakes the waiter.

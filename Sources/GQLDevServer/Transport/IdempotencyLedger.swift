@@ -1,6 +1,6 @@
+import GQLCore
 import HTTPTypes
 import NIOCore
-import Synchronization
 
 /// The answers to mutations sent with an `Idempotency-Key` header, kept so that a repeat of such a request is
 /// answered from its first run instead of running again.
@@ -67,7 +67,7 @@ final class IdempotencyLedger: Sendable {
 
     let capacity: Int
     let maxBytes: Int
-    private let state = Mutex(State())
+    private let state = GQLLocked(State())
 
     /// `capacity` 0 turns the ledger off (``begin(key:credentials:requests:batch:)`` is never asked then).
     init(capacity: Int, maxBytes: Int = 16 << 20) {

@@ -78,6 +78,9 @@ final class RowDecoder: Decoder {
         }
         let rows = count
         count = 0  // moved out below; nothing left for the deferred deinitialize
+        // No rows: the empty array, without writing a count into the storage every empty array shares (which
+        // ThreadSanitizer reports as a race between threads that decode no rows at once).
+        guard rows > 0 else { return [] }
         return [T](unsafeUninitializedCapacity: rows) { target, initialized in
             target.baseAddress?.moveInitialize(from: buffer, count: rows)
             initialized = rows
