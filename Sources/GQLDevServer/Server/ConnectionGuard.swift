@@ -104,12 +104,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if mode == .output { linger(context) }
-        // A full close from above (a graceful shutdown, an idle timeout) comes once the last answer is written, not
-        // sent: answers the client has not read yet would be dropped with the socket. Shut the output after them
-        // instead and close lingering; `promise` completes when the socket is closed.
-        if mode == .all, !lingering, context.channel.isActive,
-            let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes), buffered > 0
-        {
+        // A full close from above (a graceful shutdown, an idle timeout, the end of a WebSocket) closes lingering
+        // too. It comes once the last answer is written, not sent: NIO would drop what it still holds, and a
+        // socket closed with the client's requests still unread is reset, which can take answers the client has
+        // not read yet with it (seen: 5 of 503 lost on a graceful shutdown). So the output is shut after what was
+        // written, and the socket closed when the client closes its side or after ``lingerTime``; `promise`
+        // completes when it is closed.
+        if mode == .all, !lingering, context.channel.isActive {
             let halfClosed = inputClosed
             linger(context)
             context.flush()
