@@ -62,13 +62,7 @@ final class AttackWire: Sendable {
     @discardableResult
     func send(_ text: String) async -> Int { await send(Array(text.utf8)) }
 
-    func shutdownWrite() {
-        #if canImport(Glibc)
-            _ = shutdown(descriptor, Int32(SHUT_WR))
-        #else
-            _ = shutdown(descriptor, SHUT_WR)
-        #endif
-    }
+    func shutdownWrite() { RawConnection.shutdownWrite(descriptor) }
 
     /// Reads until the server closes, `count` whole responses arrived (when given), or `timeout` seconds pass
     /// without data.
@@ -165,7 +159,8 @@ struct DirectHTTPAttackTests {
     /// Runs `body` with a server taking the direct path and a reference server of the same configuration on which
     /// every request goes through the router (fault injection of a 1 ms latency turns both fast paths off).
     static func withServers(
-        _ configuration: GQLDevServer.Configuration = .init(), _ body: (_ direct: Int, _ reference: Int) async throws -> Void
+        _ configuration: GQLDevServer.Configuration = .init(),
+        _ body: (_ direct: Int, _ reference: Int) async throws -> Void
     ) async throws {
         var reference = configuration
         reference.faults.latencyMilliseconds = 1
@@ -225,23 +220,30 @@ struct DirectHTTPAttackTests {
             Shape("length after a tab", b(head + json + "Content-Length:\t\(n)\r\n\r\n" + body)),
             Shape("length before a tab", b(head + json + "Content-Length: \(n)\t\r\n\r\n" + body)),
             Shape("length before a space", b(head + json + "Content-Length: \(n) \r\n\r\n" + body)),
-            Shape("content type after a tab", b(head + "Content-Type:\tapplication/json\t\r\n" + length + "\r\n" + body)),
+            Shape(
+                "content type after a tab", b(head + "Content-Type:\tapplication/json\t\r\n" + length + "\r\n" + body)),
             Shape("length 0", b(head + json + "Content-Length: 0\r\n\r\n")),
             Shape("length and chunked", b(head + json + length + "Transfer-Encoding: chunked\r\n\r\n" + chunked)),
             Shape("chunked and length", b(head + json + "Transfer-Encoding: chunked\r\n" + length + "\r\n" + chunked)),
             Shape("chunked only", b(head + json + "Transfer-Encoding: chunked\r\n\r\n" + chunked)),
             Shape("transfer-encoding identity", b(head + json + length + "Transfer-Encoding: identity\r\n\r\n" + body)),
-            Shape("transfer-encoding with a space before the colon",
-                  b(head + json + length + "Transfer-Encoding : chunked\r\n\r\n" + body)),
+            Shape(
+                "transfer-encoding with a space before the colon",
+                b(head + json + length + "Transfer-Encoding : chunked\r\n\r\n" + body)),
             Shape("length list", b(head + json + "Content-Length: \(n), \(n)\r\n\r\n" + body)),
             Shape("length twice, equal", b(head + json + length + length + "\r\n" + body)),
             Shape("length twice, different", b(head + json + length + "Content-Length: 5\r\n\r\n" + body)),
             Shape("length with a space before the colon", b(head + json + "Content-Length : \(n)\r\n\r\n" + body)),
-            Shape("folded content type", b(head + "Content-Type: application/json\r\n ; charset=utf-8\r\n" + length + "\r\n" + body)),
+            Shape(
+                "folded content type",
+                b(head + "Content-Type: application/json\r\n ; charset=utf-8\r\n" + length + "\r\n" + body)),
             Shape("folded other header", b(head + json + "X-Pad: a\r\n\tb\r\n" + length + "\r\n" + body)),
             Shape("folded first header", b("POST /graphql HTTP/1.1\r\n Host: x\r\n" + json + length + "\r\n" + body)),
-            Shape("bare LF lines", b("POST /graphql HTTP/1.1\nHost: 127.0.0.1\nContent-Type: application/json\n"
-                + "Content-Length: \(n)\n\n" + body)),
+            Shape(
+                "bare LF lines",
+                b(
+                    "POST /graphql HTTP/1.1\nHost: 127.0.0.1\nContent-Type: application/json\n"
+                        + "Content-Length: \(n)\n\n" + body)),
             Shape("bare LF ending the block", b(head + json + length + "\n" + body)),
             Shape("bare CR in a value", b(head + json + "X-Note: a\rb\r\n" + length + "\r\n" + body)),
             Shape("NUL in a value", b(head + json + "X-Note: a"), [0], b("b\r\n" + length + "\r\n" + body)),
@@ -251,12 +253,25 @@ struct DirectHTTPAttackTests {
             Shape("DEL in a value", b(head + json + "X-Note: a"), [0x7F], b("b\r\n" + length + "\r\n" + body)),
             Shape("parenthesis in a name", b(head + json + "X(Note): a\r\n" + length + "\r\n" + body)),
             Shape("CRLF before the request line", b("\r\n" + head + json + length + "\r\n" + body)),
-            Shape("header line of 9000 bytes", b(head + json + "X-Pad: " + String(repeating: "p", count: 9000) + "\r\n" + length + "\r\n" + body)),
-            Shape("header block of 100 KB", b(head + json + String(repeating: "X-Pad: " + String(repeating: "p", count: 1000) + "\r\n", count: 100) + length + "\r\n" + body)),
+            Shape(
+                "header line of 9000 bytes",
+                b(head + json + "X-Pad: " + String(repeating: "p", count: 9000) + "\r\n" + length + "\r\n" + body)),
+            Shape(
+                "header block of 100 KB",
+                b(
+                    head + json
+                        + String(repeating: "X-Pad: " + String(repeating: "p", count: 1000) + "\r\n", count: 100)
+                        + length + "\r\n" + body)),
             Shape("text/plain", b(head + "Content-Type: text/plain\r\n" + length + "\r\n" + body)),
-            Shape("TEXT/PLAIN with parameters", b(head + "Content-Type:  TEXT/Plain ; charset=utf-8\r\n" + length + "\r\n" + body)),
-            Shape("text/plain with a preflight header", b(head + "Content-Type: text/plain\r\nApollo-Require-Preflight: 1\r\n" + length + "\r\n" + body)),
-            Shape("form content type", b(head + "Content-Type: application/x-www-form-urlencoded\r\n" + length + "\r\n" + body)),
+            Shape(
+                "TEXT/PLAIN with parameters",
+                b(head + "Content-Type:  TEXT/Plain ; charset=utf-8\r\n" + length + "\r\n" + body)),
+            Shape(
+                "text/plain with a preflight header",
+                b(head + "Content-Type: text/plain\r\nApollo-Require-Preflight: 1\r\n" + length + "\r\n" + body)),
+            Shape(
+                "form content type",
+                b(head + "Content-Type: application/x-www-form-urlencoded\r\n" + length + "\r\n" + body)),
             Shape("no content type", b(head + length + "\r\n" + body)),
             Shape("empty content type", b(head + "Content-Type:\r\n" + length + "\r\n" + body)),
             Shape("content type twice", b(head + json + json + length + "\r\n" + body)),
@@ -266,9 +281,16 @@ struct DirectHTTPAttackTests {
             Shape("Expect 100-continue", b(head + json + length + "Expect: 100-continue\r\n\r\n" + body)),
             Shape("Connection close", b(head + json + length + "Connection: close\r\n\r\n" + body)),
             Shape("Connection keep-alive", b(head + json + length + "Connection: keep-alive\r\n\r\n" + body)),
-            Shape("Upgrade h2c", b(head + json + length + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n" + body)),
+            Shape(
+                "Upgrade h2c",
+                b(
+                    head + json + length
+                        + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n"
+                        + body)),
             // HTTP/1.0 without keep-alive ends the connection: no request may follow it.
-            Shape("HTTP/1.0", probe: false, b("POST /graphql HTTP/1.0\r\nHost: 127.0.0.1\r\n" + json + length + "\r\n" + body)),
+            Shape(
+                "HTTP/1.0", probe: false,
+                b("POST /graphql HTTP/1.0\r\nHost: 127.0.0.1\r\n" + json + length + "\r\n" + body)),
             Shape("absolute form", b("POST http://127.0.0.1/graphql HTTP/1.1\r\n" + json + length + "\r\n" + body)),
             Shape("trailing slash", b("POST /graphql/ HTTP/1.1\r\n" + json + length + "\r\n" + body)),
             Shape("query string", b("POST /graphql?x=1 HTTP/1.1\r\n" + json + length + "\r\n" + body)),
@@ -282,10 +304,19 @@ struct DirectHTTPAttackTests {
             Shape("invalid JSON", b(post("{\"query\":"))),
             Shape("syntax error", b(post(#"{"query":"{ listObjects { "}"#))),
             Shape("unknown field", b(post(#"{"query":"{ nope }"}"#))),
-            Shape("too deep", b(post(#"{"query":""# + String(repeating: "{ a ", count: 60) + String(repeating: "}", count: 60) + #""}"#))),
-            Shape("mutation", b(post(#"{"query":"mutation { createObjects(input: {objectId: \"m\", text: \"t\"}) { text } }"}"#))),
+            Shape(
+                "too deep",
+                b(
+                    post(
+                        #"{"query":""# + String(repeating: "{ a ", count: 60) + String(repeating: "}", count: 60)
+                            + #""}"#))),
+            Shape(
+                "mutation",
+                b(post(#"{"query":"mutation { createObjects(input: {objectId: \"m\", text: \"t\"}) { text } }"}"#))),
             Shape("subscription", b(post(#"{"query":"subscription { onCreateObjects { objectId } }"}"#))),
-            Shape("operation name not in the document", b(post(#"{"query":"{ listObjects { nextToken } }","operationName":"X"}"#))),
+            Shape(
+                "operation name not in the document",
+                b(post(#"{"query":"{ listObjects { nextToken } }","operationName":"X"}"#))),
             Shape("variables not an object", b(post(#"{"query":"{ listObjects { nextToken } }","variables":[1]}"#))),
             Shape("any api key, none configured", b(head + json + "x-api-key: \r\n" + length + "\r\n" + body)),
         ]
@@ -330,9 +361,13 @@ struct DirectHTTPAttackTests {
             Shape("key and a bad bearer", plain("x-api-key: da2-secret\r\nAuthorization: Bearer x.y.z\r\n")),
             Shape("only a bad bearer", plain("Authorization: Bearer x.y.z\r\n")),
             Shape("admin secret", plain("x-hasura-admin-secret: da2-secret\r\n")),
-            Shape("key in a byte 0x80 value", Self.b(Self.head + Self.json + "x-api-key: da2-secret"), [0x80], Self.b("\r\n" + length + "\r\n" + body)),
-            Shape("text/plain with the key", plain("Content-Type: text/plain\r\nx-api-key: da2-secret\r\n", json: false)),
-            Shape("text/plain with a wrong key", plain("Content-Type: text/plain\r\nx-api-key: wrong\r\n", json: false)),
+            Shape(
+                "key in a byte 0x80 value", Self.b(Self.head + Self.json + "x-api-key: da2-secret"), [0x80],
+                Self.b("\r\n" + length + "\r\n" + body)),
+            Shape(
+                "text/plain with the key", plain("Content-Type: text/plain\r\nx-api-key: da2-secret\r\n", json: false)),
+            Shape(
+                "text/plain with a wrong key", plain("Content-Type: text/plain\r\nx-api-key: wrong\r\n", json: false)),
             Shape(
                 "mutation with a wrong key",
                 Self.b(
@@ -356,14 +391,18 @@ struct DirectHTTPAttackTests {
     func splitAtEveryByte() async throws {
         try await withDevServer { _, endpoints in
             let wire = try AttackWire(port: try Self.port(endpoints))
-            let pair = Array((try Self.query("{ a: listObjects { nextToken } }") + Self.query("{ b: listObjects { nextToken } }")).utf8)
+            let pair = Array(
+                (try Self.query("{ a: listObjects { nextToken } }") + Self.query("{ b: listObjects { nextToken } }"))
+                    .utf8)
             for split in 1..<pair.count {
                 await wire.send(Array(pair[..<split]))
                 try await Task.sleep(for: .milliseconds(2))
                 await wire.send(Array(pair[split...]))
                 let answers = await wire.receive(responses: 2, timeout: 5).responses
                 #expect(
-                    answers.map(\.body) == [#"{"data":{"a":{"nextToken":null}}}"#, #"{"data":{"b":{"nextToken":null}}}"#],
+                    answers.map(\.body) == [
+                        #"{"data":{"a":{"nextToken":null}}}"#, #"{"data":{"b":{"nextToken":null}}}"#,
+                    ],
                     "split at \(split)")
                 if answers.count != 2 { break }
             }
@@ -400,7 +439,8 @@ struct DirectHTTPAttackTests {
                 let answers = await wire.receive(responses: expected, timeout: 10).responses
                 #expect(answers.count == expected)
                 let bodies = answers.map(\.body).filter { !$0.contains("__typename") }
-                #expect(bodies == (0..<5000).map { #"{"data":{"r\#($0)":{"nextToken":null}}}"# }, "hand-over: \(handOver)")
+                #expect(
+                    bodies == (0..<5000).map { #"{"data":{"r\#($0)":{"nextToken":null}}}"# }, "hand-over: \(handOver)")
             }
         }
     }
@@ -497,7 +537,8 @@ struct DirectHTTPAttackTests {
             let held = Gate()
             Thread { try? engine.database.write { _ in held.enter() } }.start()
             held.waitUntilEntered()
-            await wire.send(try Self.query(#"mutation { createObjects(input: {objectId: "s", text: "stop"}) { text } }"#))
+            await wire.send(
+                try Self.query(#"mutation { createObjects(input: {objectId: "s", text: "stop"}) { text } }"#))
             #expect(await waitUntil(timeout: .seconds(10)) { !engine.writes.isQuiet }, "the mutation was not queued")
             let stopping = Task { await server.shutdown() }
             try await Task.sleep(for: .milliseconds(300))
@@ -582,7 +623,8 @@ struct DirectHTTPAttackTests {
         }
     }
 
-    @Test("after an answer, a header block trickled a byte at a time does not keep the connection from its idle timeout")
+    @Test(
+        "after an answer, a header block trickled a byte at a time does not keep the connection from its idle timeout")
     func slowlorisAfterAnswer() async throws {
         var configuration = GQLDevServer.Configuration()
         configuration.limits.idleTimeout = .seconds(1)

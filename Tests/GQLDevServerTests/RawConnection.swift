@@ -85,7 +85,10 @@ final class RawConnection: Sendable {
     }
 
     /// Closes the sending side (a half-close): the server reads the end of its input after what was sent.
-    func shutdownWrite() {
+    func shutdownWrite() { Self.shutdownWrite(descriptor) }
+
+    /// Closes the sending side of `descriptor`.
+    static func shutdownWrite(_ descriptor: Int32) {
         #if canImport(Glibc)
             _ = shutdown(descriptor, Int32(SHUT_WR))
         #else

@@ -35,6 +35,24 @@ public enum LoopbackListener {
         return (listener, Int(UInt16(bigEndian: address.sin_port)))
     }
 
+    /// Accepts connections on `listener` on a thread of its own until `stopped()` (asked every 50 ms), handing each
+    /// to `handle` on a thread of its own; then closes the listener.
+    public static func serve(
+        _ listener: Int32, until stopped: @escaping @Sendable () -> Bool,
+        _ handle: @escaping @Sendable (_ connection: Int32) -> Void
+    ) {
+        Thread.detachNewThread {
+            defer { close(listener) }
+            while !stopped() {
+                var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+                guard poll(&entry, 1, 50) > 0 else { continue }
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { continue }
+                Thread.detachNewThread { handle(connection) }
+            }
+        }
+    }
+
     /// A socket connected to 127.0.0.1:`port`, after `configure` set its options (a receive buffer size must be
     /// set before the connection is made); closed by the caller.
     public static func connect(port: Int, configure: (Int32) -> Void = { _ in }) throws -> Int32 {

@@ -31,18 +31,12 @@ final class AnswerDroppingProxy: Sendable {
         let (listener, port) = try LoopbackListener.open(backlog: 64)
         self.port = port
         let state = state
-        Thread.detachNewThread {
-            defer { close(listener) }
-            while !state.withLock({ $0.stopped }) {
-                guard Self.readable([listener], milliseconds: 50) != nil else { continue }
-                let client = accept(listener, nil, nil)
-                guard client >= 0 else { continue }
-                guard let upstream = try? LoopbackListener.connect(port: target) else {
-                    close(client)
-                    continue
-                }
-                Thread.detachNewThread { Self.pump(client, upstream, state: state, dropEvery: dropEvery) }
+        LoopbackListener.serve(listener, until: { state.withLock { $0.stopped } }) { client in
+            guard let upstream = try? LoopbackListener.connect(port: target) else {
+                close(client)
+                return
             }
+            Self.pump(client, upstream, state: state, dropEvery: dropEvery)
         }
     }
 

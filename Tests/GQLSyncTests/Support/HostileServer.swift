@@ -51,14 +51,8 @@ final class HostileServer: Sendable {
         let (listener, port) = try LoopbackListener.open(backlog: 64)
         self.port = port
         let state = state
-        Thread.detachNewThread {
-            defer { close(listener) }
-            while !state.withLock({ $0.stopped }) {
-                guard Self.readable(listener, milliseconds: 50) else { continue }
-                let connection = accept(listener, nil, nil)
-                guard connection >= 0 else { continue }
-                Thread.detachNewThread { Self.serve(connection, state: state, script: script) }
-            }
+        LoopbackListener.serve(listener, until: { state.withLock { $0.stopped } }) { connection in
+            Self.serve(connection, state: state, script: script)
         }
     }
 
