@@ -205,8 +205,13 @@ struct OutboxStore: Sendable {
     }
 
     func deleteRows(_ ids: [Int64], in tx: GQLTransaction) throws {
-        for id in ids {
-            _ = try tx.fetchAll(sql: Self.deleteSQL, [id])
+        switch ids.count {
+        case 0: return
+        case 1: _ = try tx.change(sql: Self.deleteSQL, [.int(ids[0])], table: Self.table)
+        default:
+            // One statement for a journal's worth of ids (a statement per id cost about 3 µs each).
+            let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+            _ = try tx.change(sql: Self.deleteManySQL, [.string(list)], table: Self.table)
         }
     }
 
@@ -221,7 +226,10 @@ struct OutboxStore: Sendable {
     }
 
     /// A tombstone never leaves through an item's delete, even when a journal names its id again.
-    private static let deleteSQL = "DELETE FROM \(table) WHERE id = ? AND state <> 'removed' RETURNING id"
+    private static let deleteSQL = "DELETE FROM \(table) WHERE id = ? AND state <> 'removed'"
+    private static let deleteManySQL = """
+        DELETE FROM \(table) WHERE id IN (SELECT value FROM json_each(?)) AND state <> 'removed'
+        """
     static let tombstoneSQL = """
         INSERT INTO \(table) (id, engine, mode, op, input, state, created_at)
         SELECT ?1, '', 'steady', 0, '', 'removed', 0 WHERE coalesce((SELECT max(id) FROM \(table)), 0) < ?1
