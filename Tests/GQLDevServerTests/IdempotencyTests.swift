@@ -145,10 +145,14 @@ struct IdempotencyTests {
 
     @Test("the ledger forgets the oldest answers beyond its count and its bytes; a released key runs again")
     func ledgerLimits() throws {
-        let ledger = IdempotencyLedger(capacity: 2, maxBytes: 10)
+        // An answered key holds its answer and its request's body (14 bytes here): "1", "2" and "3" fit in 40
+        // bytes, "4" with its 10-byte answer does not fit beside any other.
+        let ledger = IdempotencyLedger(capacity: 2, maxBytes: 40)
         let credentials = DevAuthenticator.Credentials()
         func begin(_ key: String, _ query: String = "mutation { m }") -> IdempotencyLedger.Begin {
-            ledger.begin(key: key, credentials: credentials, requests: [.init(query: query)], batch: false)
+            ledger.begin(
+                key: key, credentials: credentials, body: Array(query.utf8), requests: [.init(query: query)],
+                batch: false)
         }
         func run(_ key: String, answer: String) throws {
             guard case .run(let ticket) = begin(key) else { throw GQLError(.invalidValue, "\(key) did not run") }

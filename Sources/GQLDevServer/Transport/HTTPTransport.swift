@@ -43,8 +43,11 @@ struct HTTPTransport: Sendable {
         } catch {
             return Self.error(.badRequest, "The body could not be read: \(error)")
         }
-        let key = IdempotencyLedger.key(in: request.headers).map { Idempotent(key: $0, credentials: credentials) }
-        switch HTTPRequestDecoder.decodeBody(Array(body.readableBytesView)) {
+        let bytes = Array(body.readableBytesView)
+        let key = IdempotencyLedger.key(in: request.headers).map {
+            Idempotent(key: $0, credentials: credentials, body: bytes)
+        }
+        switch HTTPRequestDecoder.decodeBody(bytes) {
         case .failure(let failure):
             return Self.error(.badRequest, failure.message)
         case .success(.single(let graphQLRequest)):
@@ -95,6 +98,7 @@ struct HTTPTransport: Sendable {
     struct Idempotent {
         var key: String
         var credentials: DevAuthenticator.Credentials
+        var body: [UInt8]
     }
 
     private func answer(
@@ -123,7 +127,7 @@ struct HTTPTransport: Sendable {
         // A request that mutates, sent with a key: answered once, repeats get that answer.
         var ticket: IdempotencyLedger.Ticket?
         if let idempotent, idempotency.isEnabled, outcomes.contains(where: { (try? $0.get().kind) == .mutation }) {
-            switch begin(idempotent.key, idempotent.credentials, requests, batch: batch) {
+            switch begin(idempotent.key, idempotent.credentials, body: idempotent.body, requests, batch: batch) {
             case .run(let allowed): ticket = allowed
             case .answer(let status, let json): return Self.json(status, text: json)
             }

@@ -17,7 +17,8 @@ import NIOCore
 /// spacing are the same request); an empty key, or one over ``maxKeyBytes``, gets 400. A key belongs
 /// to the credentials it came with: another client's key of the same value is another key. Only 200 answers are
 /// kept (a request refused for its credentials, a limit or an injected fault ran nothing, and may be sent again),
-/// for the last `capacity` keys and at most `maxBytes` of answers, the oldest forgotten first. Queries are not
+/// for the last `capacity` keys and at most `maxBytes` of answers and their requests' bodies, the oldest forgotten
+/// first. Queries are not
 /// recorded: running one again changes nothing.
 final class IdempotencyLedger: Sendable {
     /// The longest key accepted.
@@ -51,7 +52,10 @@ final class IdempotencyLedger: Sendable {
     }
 
     private struct Entry {
-        var fingerprint: Int
+        /// The first request's body: a repeat with the same bytes is the same request without decoding either;
+        /// one with other bytes is compared as decoded requests (``isSameRequest(_:_:batch:)``).
+        var body: [UInt8]
+        var batch: Bool
         var answer: String?
         var started: ContinuousClock.Instant
     }
@@ -69,7 +73,7 @@ final class IdempotencyLedger: Sendable {
     let maxBytes: Int
     private let state = GQLLocked(State())
 
-    /// `capacity` 0 turns the ledger off (``begin(key:credentials:requests:batch:)`` is never asked then).
+    /// `capacity` 0 turns the ledger off (``begin(key:credentials:body:requests:batch:)`` is never asked then).
     init(capacity: Int, maxBytes: Int = 16 << 20) {
         self.capacity = capacity
         self.maxBytes = maxBytes
@@ -80,31 +84,32 @@ final class IdempotencyLedger: Sendable {
     /// How many requests were answered from the ledger.
     var replays: Int { state.withLock { $0.replays } }
 
-    /// Looks up `key` for a POST of `requests` (a batch, or one request) with a mutation, sent with `credentials`.
+    /// Looks up `key` for a POST of `requests` (a batch, or one request) with a mutation, sent with `credentials`;
+    /// `body` is the POST's body, which `requests` were decoded from.
     func begin(
-        key: String, credentials: DevAuthenticator.Credentials, requests: [DevEngine.Request], batch: Bool
+        key: String, credentials: DevAuthenticator.Credentials, body: [UInt8], requests: [DevEngine.Request],
+        batch: Bool
     ) -> Begin {
         guard !key.isEmpty, key.utf8.count <= Self.maxKeyBytes else { return .invalidKey }
         var principal = Hasher()
         principal.combine(credentials.apiKey)
         principal.combine(credentials.adminSecret)
         principal.combine(credentials.authorization)
-        var fingerprint = Hasher()
-        fingerprint.combine(batch)
-        fingerprint.combine(requests)
         let slot = Slot(key: key, principal: principal.finalize())
-        let print = fingerprint.finalize()
         let now = ContinuousClock.now
         return state.withLock { state in
             if let entry = state.entries[slot] {
-                guard entry.fingerprint == print else { return .mismatch }
+                // Decodes the first body only for a key sent again with other bytes: rare, and bounded by the
+                // body limit.
+                let first = (body: entry.body, batch: entry.batch)
+                guard Self.isSameRequest(first, (body, batch), requests: requests) else { return .mismatch }
                 if let answer = entry.answer {
                     state.replays += 1
                     return .replay(answer)
                 }
                 guard now - entry.started > Self.abandonedAfter else { return .inProgress }
             }
-            state.entries[slot] = Entry(fingerprint: print, started: now)
+            state.entries[slot] = Entry(body: body, batch: batch, started: now)
             return .run(Ticket(slot: slot, started: now))
         }
     }
@@ -115,12 +120,32 @@ final class IdempotencyLedger: Sendable {
             guard state.entries[ticket.slot]?.started == ticket.started else { return }  // taken over
             state.entries[ticket.slot]?.answer = answer
             state.answered.append(ticket.slot)
-            state.answeredBytes += answer.utf8.count
+            state.answeredBytes += Self.bytes(state.entries[ticket.slot])
             while state.answered.count > capacity || state.answeredBytes > maxBytes,
                 let oldest = state.answered.popFirst()
             {
-                state.answeredBytes -= state.entries.removeValue(forKey: oldest)?.answer?.utf8.count ?? 0
+                state.answeredBytes -= Self.bytes(state.entries.removeValue(forKey: oldest))
             }
+        }
+    }
+
+    /// What an answered entry holds: its answer and its request's body.
+    private static func bytes(_ entry: Entry?) -> Int {
+        guard let entry else { return 0 }
+        return entry.body.count + (entry.answer?.utf8.count ?? 0)
+    }
+
+    /// Whether a request is the one an entry was made for: the same body, or a body that decodes to the same
+    /// requests (the same operations and variables in another member order or spacing).
+    private static func isSameRequest(
+        _ first: (body: [UInt8], batch: Bool), _ repeated: (body: [UInt8], batch: Bool), requests: [DevEngine.Request]
+    ) -> Bool {
+        guard first.batch == repeated.batch else { return false }
+        if first.body == repeated.body { return true }
+        switch HTTPRequestDecoder.decodeBody(first.body) {
+        case .success(.single(let request)): return !first.batch && requests == [request]
+        case .success(.batch(let earlier)): return first.batch && requests == earlier
+        case .failure: return false
         }
     }
 
@@ -156,9 +181,11 @@ extension HTTPTransport {
     }
 
     func begin(
-        _ key: String, _ credentials: DevAuthenticator.Credentials, _ requests: [DevEngine.Request], batch: Bool
+        _ key: String, _ credentials: DevAuthenticator.Credentials, body: [UInt8], _ requests: [DevEngine.Request],
+        batch: Bool
     ) -> IdempotentStart {
-        let outcome = idempotency.begin(key: key, credentials: credentials, requests: requests, batch: batch)
+        let outcome = idempotency.begin(
+            key: key, credentials: credentials, body: body, requests: requests, batch: batch)
         switch outcome {
         case .run(let ticket):
             return .run(ticket)

@@ -345,7 +345,7 @@ extension HTTPTransport {
             }
             var ticket: IdempotencyLedger.Ticket?
             if prepared.kind == .mutation, let key = idempotencyKey, idempotency.isEnabled {
-                switch begin(key, credentials, [request], batch: false) {
+                switch begin(key, credentials, body: body, [request], batch: false) {
                 case .run(let allowed): ticket = allowed
                 case .answer(let status, let json): return .answer(status, json)
                 }
