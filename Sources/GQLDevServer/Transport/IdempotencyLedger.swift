@@ -49,6 +49,22 @@ final class IdempotencyLedger: Sendable {
         var key: String
         /// The credentials the key came with, hashed.
         var principal: Int
+        /// The hash of both, made once: the dictionary hashes a slot again for every entry it moves when one
+        /// is removed, which with the key's text hashed each time was most of what forgetting an answer cost.
+        private var hash: Int
+
+        init(key: String, principal: Int) {
+            self.key = key
+            self.principal = principal
+            var hasher = Hasher()
+            hasher.combine(key)
+            hasher.combine(principal)
+            hash = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+        static func == (a: Slot, b: Slot) -> Bool { a.hash == b.hash && a.principal == b.principal && a.key == b.key }
     }
 
     private struct Entry {
