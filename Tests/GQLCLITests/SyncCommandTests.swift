@@ -7,7 +7,8 @@ import Testing
 /// engine, against a `gql-cli serve` child process.
 @Suite(.timeLimit(.minutes(3)))
 struct SyncCommandTests {
-    static let create = "mutation CreateObjects($input: CreateObjectsInput!) { createObjects(input: $input) { objectId } }"
+    static let create =
+        "mutation CreateObjects($input: CreateObjectsInput!) { createObjects(input: $input) { objectId } }"
 
     /// An app database with an `Objects` table and five queued creates, the third of which the server refuses.
     static func queuedDatabase(_ path: String, url: String) async throws {
@@ -129,6 +130,58 @@ struct SyncCommandTests {
         try await Self.queuedDatabase(path, url: url)
         let message = try await CLIProcess.fail(["sync", "push", path, "--url", url, "--name", "cli", "--timeout", "2"])
         #expect(message.contains("unreachable"), "\(message)")
-        #expect(try await CLIProcess.succeed(["sync", "status", path, "--url", url, "--name", "cli"]).contains("pending 5\n"))
+        #expect(
+            try await CLIProcess.succeed(["sync", "status", path, "--url", url, "--name", "cli"]).contains(
+                "pending 5\n"))
+    }
+
+    /// The database file and whatever SQLite keeps beside it, byte for byte.
+    static func files(in directory: TemporaryDirectory) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path("")) {
+            files[name] = try Data(contentsOf: URL(fileURLWithPath: directory.path(name)))
+        }
+        return files
+    }
+
+    @Test func aMistypedEngineNameChangesNothingAndNamesTheEnginesThere() async throws {
+        let directory = try TemporaryDirectory()
+        // A name a URI would have to escape: the look is an immutable read through one.
+        let path = directory.path("app ?#%.sqlite")
+        // Nothing is sent: a port nothing listens on.
+        let url = "http://127.0.0.1:9/graphql"
+        try await Self.queuedDatabase(path, url: url)
+        let before = try Self.files(in: directory)
+        let commands: [[String]] = [
+            ["status"], ["status", "--json"], ["failed"], ["retry", "1"], ["drop", "1"], ["push"],
+        ]
+        for command in commands {
+            let arguments = ["sync", command[0], path, "--url", url, "--name", "clj"] + command.dropFirst()
+            let message = try await CLIProcess.fail(arguments)
+            #expect(message.contains("no sync engine named 'clj' has an outbox in \(path)"), "\(command): \(message)")
+            #expect(message.contains("engines there: 'cli'"), "\(command): \(message)")
+        }
+        // The name derived from the URL is checked the same way.
+        let derived = try await CLIProcess.fail(["sync", "status", path, "--url", url])
+        #expect(derived.contains("no sync engine named '127.0.0.1-9-graphql'"), "\(derived)")
+        let after = try Self.files(in: directory)
+        #expect(
+            after == before,
+            "a look changed the file or made others: \(before.mapValues(\.count)) → \(after.mapValues(\.count))")
+        #expect(
+            try GQLDatabase(path: path).fetchAll(sql: "SELECT name FROM _gqlsync_sequence WHERE name LIKE 'journal %'")
+                .compactMap { $0["name"]?.stringValue } == ["journal cli"])
+
+        // A database no engine ever opened stays without the engine's tables.
+        let plain = directory.path("plain.sqlite")
+        try await GQLDatabase(path: plain).execute("CREATE TABLE Notes (id INTEGER PRIMARY KEY)")
+        let none = try await CLIProcess.fail(["sync", "status", plain, "--url", url, "--name", "cli"])
+        #expect(none.contains("no sync engine has an outbox in \(plain)"), "\(none)")
+        let tables = try GQLDatabase(path: plain).fetchAll(sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        #expect(tables.compactMap { $0["name"]?.stringValue } == ["Notes"])
+        // The right name still works.
+        #expect(
+            try await CLIProcess.succeed(["sync", "status", path, "--url", url, "--name", "cli"]).contains(
+                "pending 5\n"))
     }
 }

@@ -14,7 +14,7 @@ extension SyncCommand {
         var json = false
 
         func run() async throws {
-            let (sync, server) = try options.engine(delivers: false)
+            let (sync, server) = try await options.engine(delivers: false)
             let items = try CLIError.guarding("cannot read the failed items") { try sync.failedItems() }
             await SyncOptions.close(sync, server)
             if json {
@@ -46,7 +46,7 @@ extension SyncCommand {
         var id: Int64
 
         func run() async throws {
-            let (sync, server) = try options.engine(delivers: false)
+            let (sync, server) = try await options.engine(delivers: false)
             let result = Result { try sync.retry(id) }
             await SyncOptions.close(sync, server)
             try CLIError.guarding("cannot retry item \(id)") { try result.get() }
@@ -64,7 +64,7 @@ extension SyncCommand {
         var id: Int64
 
         func run() async throws {
-            let (sync, server) = try options.engine(delivers: false)
+            let (sync, server) = try await options.engine(delivers: false)
             let result = Result { try sync.drop(id) }
             await SyncOptions.close(sync, server)
             try CLIError.guarding("cannot drop item \(id)") { try result.get() }

@@ -45,7 +45,8 @@ extension SyncCommand {
             let text = try query ?? generatedQuery()
             try CLIError.guarding("cannot use the pull query") { try queries.load(text, sourceName: "sync pull") }
             guard let name = queries.operationNames.first else { throw CLIError("the pull query has no name") }
-            let (sync, server) = try options.engine(delivers: false, queries: queries, pageSize: limit)
+            let (sync, server) = try await options.engine(
+                delivers: false, existing: false, queries: queries, pageSize: limit)
             let bar = ProgressBar(label: "pull \(table)")
             let plain = isatty(STDERR_FILENO) != 1
             let result: Result<GQLSync.PullReport, any Error>

@@ -15,7 +15,7 @@ extension SyncCommand {
         @OptionGroup var options: SyncOptions
 
         func run() async throws {
-            let (sync, server) = try options.engine(delivers: true)
+            let (sync, server) = try await options.engine(delivers: true)
             let total = sync.pendingCount
             let bar = ProgressBar(label: "push")
             let plain = isatty(STDERR_FILENO) != 1
@@ -59,7 +59,7 @@ extension SyncCommand {
             let failed = (try? sync.failedItems().count) ?? 0
             let pending = sync.pendingCount
             await SyncOptions.close(sync, server)
-            _ = await printer.value   // the statuses end with the engine: every line is out
+            _ = await printer.value  // the statuses end with the engine: every line is out
             if let outcome { throw CLIError(outcome) }
             print("pushed: \(total - pending) delivered or set aside, \(pending) pending, \(failed) failed")
         }

@@ -17,7 +17,7 @@ extension SyncCommand {
         var json = false
 
         func run() async throws {
-            let (sync, server) = try options.engine(delivers: false)
+            let (sync, server) = try await options.engine(delivers: false)
             let (name, pending, failed) = (sync.name, sync.pendingCount, try sync.failedItems().count)
             let cursors = try sync.pullCursors().sorted(by: { $0.key < $1.key }).map { query, startedAt in
                 (query, startedAt, GQLDate.string(from: Date(timeIntervalSince1970: Double(startedAt) / 1000)))

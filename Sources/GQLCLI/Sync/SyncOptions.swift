@@ -19,9 +19,23 @@ struct SyncOptions: ParsableArguments {
     var name: String?
 
     /// Opens the file (it must exist) and an engine on it; `delivers` starts its delivery loop.
-    func engine(delivers: Bool, queries: GQLQuery = GQLQuery(), pageSize: Int? = nil) throws -> (GQLSync, GQLServer) {
+    ///
+    /// With `existing`, the engine must already have an outbox in the file (looked up read-only first): a command
+    /// that reads or edits an outbox fails on a mistyped name, naming the engines there are, instead of making
+    /// the engine's tables in the file.
+    func engine(
+        delivers: Bool, existing: Bool = true, queries: GQLQuery = GQLQuery(), pageSize: Int? = nil
+    ) async throws -> (GQLSync, GQLServer) {
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database file at \(path)") }
         let server = try client.makeServer(subscribing: false)
+        if existing {
+            do {
+                try await checkOutbox(name ?? GQLSync.defaultName(server))
+            } catch {
+                try? await server.shutdown()
+                throw error
+            }
+        }
         var configuration = GQLSync.Configuration()
         configuration.name = name
         configuration.queries = queries
@@ -32,6 +46,21 @@ struct SyncOptions: ParsableArguments {
             try GQLSync(server, database: db, configuration: configuration)
         }
         return (sync, server)
+    }
+
+    /// Fails unless an engine named `engine` has an outbox in the file.
+    private func checkOutbox(_ engine: String) async throws {
+        let names: [String]
+        do {
+            names = try await GQLSync.engineNames(inFile: path)
+        } catch {
+            throw CLIError("cannot read \(path)", error)
+        }
+        guard !names.contains(engine) else { return }
+        guard !names.isEmpty else { throw CLIError("no sync engine has an outbox in \(path)") }
+        throw CLIError(
+            "no sync engine named '\(engine)' has an outbox in \(path); engines there: "
+                + names.map { "'\($0)'" }.joined(separator: ", ") + " (pick one with --name)")
     }
 
     /// Shuts the engine and its server down.

@@ -44,12 +44,16 @@ public final class GQLDatabase: Sendable {
     }
 
     /// Opens (creating if needed) the database at `path`; missing directories are created.
-    /// `":memory:"` opens a private in-memory database (reads then share the writer connection).
+    /// `":memory:"` opens a private in-memory database (reads then share the writer connection). With
+    /// ``Configuration/readOnly``, `path` may also be an SQLite URI (`file:/data/app.sqlite?immutable=1`), which
+    /// SQLite checks itself.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         guard !path.isEmpty else { throw GQLError(.invalidArgument, "the database path is empty") }
         self.configuration = configuration
         let inMemory = path == ":memory:"
-        if configuration.readOnly && !inMemory {
+        if configuration.readOnly && path.hasPrefix("file:") {
+            // A URI: SQLite opens it (flags in it such as immutable=1), or says why not.
+        } else if configuration.readOnly && !inMemory {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw GQLError(.io, "there is no database file at \(path) to open read-only", operation: "open")
             }

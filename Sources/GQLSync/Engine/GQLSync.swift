@@ -189,7 +189,7 @@ public final class GQLSync: Sendable {
     }
 
     /// The server's URL without scheme, query or credentials, as a file-name-safe word.
-    static func defaultName(_ server: GQLServer) -> String {
+    package static func defaultName(_ server: GQLServer) -> String {
         let url = GQLServer.loggable(server.url ?? server.webSocketURL ?? "server")
         let bare = url.split(separator: "://", maxSplits: 1).last.map(String.init) ?? url
         let safe = bare.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" ? $0 : "-" }
