@@ -12,21 +12,24 @@ extension SyncCommand {
 
         @Flag(
             help: """
-                Print one JSON object: {"engine", "pending", "failed", "cursors": {query: {"startedAt" (ms), "date"}}}.
+                Print one JSON object: {"engine", "pending", "failed", "cursors": {query: {"startedAt" (ms), "date"}}} \
+                (a pull with variables: "query {variables}": {…, "variables"}).
                 """)
         var json = false
 
         func run() async throws {
             let (sync, server) = try await options.engine(delivers: false)
             let (name, pending, failed) = (sync.name, sync.pendingCount, try sync.failedItems().count)
-            let cursors = try sync.pullCursors().sorted(by: { $0.key < $1.key }).map { query, startedAt in
-                (query, startedAt, GQLDate.string(from: Date(timeIntervalSince1970: Double(startedAt) / 1000)))
+            let cursors = try sync.pullCursors().map { cursor in
+                (cursor, GQLDate.string(from: Date(timeIntervalSince1970: Double(cursor.startedAt) / 1000)))
             }
             await SyncOptions.close(sync, server)
             if json {
                 var byQuery: GQLValues = [:]
-                for (query, startedAt, date) in cursors {
-                    byQuery[query] = ["startedAt": .int(startedAt), "date": .string(date)]
+                for (cursor, date) in cursors {
+                    var entry: GQLValues = ["startedAt": .int(cursor.startedAt), "date": .string(date)]
+                    if !cursor.variables.isEmpty { entry["variables"] = try GQLValue(json: cursor.variables) }
+                    byQuery[Self.label(cursor)] = .object(entry)
                 }
                 let status: GQLValue = [
                     "engine": .string(name), "pending": .int(Int64(pending)),
@@ -38,7 +41,12 @@ extension SyncCommand {
             print("engine \(name)")
             print("pending \(pending)")
             print("failed \(failed)")
-            for (query, startedAt, date) in cursors { print("cursor \(query) \(startedAt) (\(date))") }
+            for (cursor, date) in cursors { print("cursor \(Self.label(cursor)) \(cursor.startedAt) (\(date))") }
+        }
+
+        /// A cursor's query, and the variables of its pulls when they had some: `SyncNotes {"filter":{…}}`.
+        static func label(_ cursor: GQLSync.PullCursor) -> String {
+            cursor.variables.isEmpty ? cursor.query : "\(cursor.query) \(cursor.variables)"
         }
     }
 }

@@ -1,7 +1,7 @@
 import GQLCore
 import GQLStore
 
-/// The pull cursors (one per engine and query) and the keys the outbox shields from server rows.
+/// The pull cursors (one per engine, query and variables) and the keys the outbox shields from server rows.
 extension OutboxStore {
     /// Where a query's last pull left off: the server's `startedAt`, and when (local time, ms since 1970) it
     /// was taken.
@@ -10,11 +10,20 @@ extension OutboxStore {
         var takenAt: Int64
     }
 
-    /// The cursor of `query`, or `nil` before its first complete pull.
-    func cursor(_ query: String) throws -> Cursor? {
+    /// The text a pull's variables key its cursor by: their JSON with members sorted (the same variables give the
+    /// same text whatever their order), `""` for none (the key of every cursor kept before step 8).
+    static func cursorVariables(_ variables: GQLValues) throws -> String {
+        variables.isEmpty ? "" : try GQLValue.object(variables).jsonString()
+    }
+
+    /// The cursor of `query` pulled with `variables` (``cursorVariables(_:)``), or `nil` before its first complete
+    /// pull.
+    func cursor(_ query: String, variables: String) throws -> Cursor? {
         let row = try database.fetchAll(
-            sql: "SELECT started_at, taken_at FROM \(Self.cursorTable) WHERE engine = ? AND query = ?",
-            [engine, query]
+            sql: """
+                SELECT started_at, taken_at FROM \(Self.cursorTable) WHERE engine = ? AND query = ? AND variables = ?
+                """,
+            [engine, query, variables]
         ).first
         guard let startedAt = row?["started_at"]?.intValue, let takenAt = row?["taken_at"]?.intValue else {
             return nil
@@ -22,31 +31,41 @@ extension OutboxStore {
         return Cursor(startedAt: startedAt, takenAt: takenAt)
     }
 
-    /// Every cursor of the engine: `startedAt` by query.
-    func cursors() throws -> [String: Int64] {
-        var cursors: [String: Int64] = [:]
-        for row in try database.fetchAll(
-            sql: "SELECT query, started_at FROM \(Self.cursorTable) WHERE engine = ?", [engine])
-        {
-            if let query = row["query"]?.stringValue, let startedAt = row["started_at"]?.intValue {
-                cursors[query] = startedAt
-            }
+    /// Every cursor of the engine, by query and then variables.
+    func cursors() throws -> [GQLSync.PullCursor] {
+        try database.fetchAll(
+            sql: """
+                SELECT query, variables, started_at FROM \(Self.cursorTable) WHERE engine = ?
+                ORDER BY query, variables
+                """, [engine]
+        ).compactMap { row in
+            guard let query = row["query"]?.stringValue, let variables = row["variables"]?.stringValue,
+                let startedAt = row["started_at"]?.intValue
+            else { return nil }
+            return GQLSync.PullCursor(query: query, variables: variables, startedAt: startedAt)
         }
-        return cursors
     }
 
-    /// Stores the cursor of `query` inside `tx`, a write on the outbox's database.
-    func setCursor(_ query: String, _ cursor: Cursor, in tx: GQLTransaction) throws {
+    /// Stores the cursor of `query` pulled with `variables` inside `tx`, a write on the outbox's database.
+    func setCursor(_ query: String, variables: String, _ cursor: Cursor, in tx: GQLTransaction) throws {
         try tx.execute(
             """
-            INSERT INTO \(Self.cursorTable) (engine, query, started_at, taken_at) VALUES (?, ?, ?, ?)
-            ON CONFLICT(engine, query) DO UPDATE SET started_at = excluded.started_at, taken_at = excluded.taken_at
-            """, [engine, query, cursor.startedAt, cursor.takenAt])
+            INSERT INTO \(Self.cursorTable) (engine, query, variables, started_at, taken_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(engine, query, variables)
+            DO UPDATE SET started_at = excluded.started_at, taken_at = excluded.taken_at
+            """, [engine, query, variables, cursor.startedAt, cursor.takenAt])
     }
 
-    /// Forgets the cursor of `query`, so its next pull is a base pull.
-    func removeCursor(_ query: String) throws {
-        try database.execute("DELETE FROM \(Self.cursorTable) WHERE engine = ? AND query = ?", [engine, query])
+    /// Forgets the cursor of `query` pulled with `variables`, or with any variables when `variables` is nil, so
+    /// the next such pull is a base pull.
+    func removeCursor(_ query: String, variables: String?) throws {
+        if let variables {
+            try database.execute(
+                "DELETE FROM \(Self.cursorTable) WHERE engine = ? AND query = ? AND variables = ?",
+                [engine, query, variables])
+        } else {
+            try database.execute("DELETE FROM \(Self.cursorTable) WHERE engine = ? AND query = ?", [engine, query])
+        }
     }
 
     /// The keys (``ServerRows/keyText(_:)``) of every item still in the outbox, pending or set aside: server rows

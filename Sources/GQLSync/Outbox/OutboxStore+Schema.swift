@@ -37,6 +37,9 @@ extension OutboxStore {
     /// Step 4 moved that turning into a trigger of the insert; step 5 drops it again (SyncBench measured the trigger
     /// at about as much as the rest of queueing a steady item), and enqueue runs the turning only while the engine
     /// may have lazy items (``OutboxStore/LazyPresence``).
+    ///
+    /// Step 8 keys a pull cursor by the pull's variables (their JSON with sorted members, `''` for none) as well as
+    /// the engine and the query.
     static func migrator(through last: Int) -> GQLMigrator {
         var migrator = GQLMigrator(namespace: namespace)
         migrator.step(1, "outbox") { tx in
@@ -150,6 +153,29 @@ extension OutboxStore {
                 SELECT last_id, '', 'steady', 0, '', 'removed', 0 FROM \(sequenceTable)
                 WHERE name = 'outbox' AND last_id > coalesce((SELECT max(id) FROM \(table)), 0)
                 """)
+        }
+        guard last >= 8 else { return migrator }
+        migrator.step(8, "pull cursors keyed by the pull's variables too") { tx in
+            // Two pulls of one query with other variables (a filter) are two cursors; a cursor kept before is a
+            // pull without variables (''), as the pulls that made it most likely were.
+            try tx.execute(
+                """
+                CREATE TABLE \(cursorTable)_8 (
+                    engine TEXT NOT NULL,
+                    query TEXT NOT NULL,
+                    variables TEXT NOT NULL DEFAULT '',
+                    started_at INTEGER NOT NULL,
+                    taken_at INTEGER NOT NULL,
+                    PRIMARY KEY (engine, query, variables)
+                )
+                """)
+            try tx.execute(
+                """
+                INSERT INTO \(cursorTable)_8 (engine, query, variables, started_at, taken_at)
+                SELECT engine, query, '', started_at, taken_at FROM \(cursorTable)
+                """)
+            try tx.execute("DROP TABLE \(cursorTable)")
+            try tx.execute("ALTER TABLE \(cursorTable)_8 RENAME TO \(cursorTable)")
         }
         return migrator
     }

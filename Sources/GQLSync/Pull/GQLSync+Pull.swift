@@ -36,9 +36,9 @@ extension GQLSync {
     /// answers `items`, `nextToken` and `startedAt`. Pages are fetched one after the other and each is written in
     /// a transaction of its own, with the origin ``origin`` so observers hear it. Items with `_deleted: true`
     /// delete their row. A row whose key still has items in the outbox is not overwritten: the local change wins
-    /// until it is sent. The first page's `startedAt` is kept per query, so the next pull asks only for what
-    /// changed since; with no cursor, or one older than ``Configuration/baseSyncInterval``, it asks for
-    /// everything.
+    /// until it is sent. The first page's `startedAt` is kept per query and variables (a pull with another
+    /// `filter` has a cursor of its own), so the next such pull asks only for what changed since; with no cursor,
+    /// or one older than ``Configuration/baseSyncInterval``, it asks for everything.
     ///
     /// ```swift
     /// try GQLQuery.shared.load("""
@@ -53,7 +53,7 @@ extension GQLSync {
     /// ```
     /// - Parameters:
     ///   - query: a query loaded into ``Configuration/queries``.
-    ///   - variables: further variables (a `filter`, say), sent with every page.
+    ///   - variables: further variables (a `filter`, say), sent with every page; they key the cursor with `query`.
     ///   - store: the database to write into; default the engine's, which must then be the app's
     ///     (``init(_:database:configuration:)``).
     ///   - base: ask for everything even when the cursor is fresh.
@@ -89,17 +89,30 @@ extension GQLSync {
             .run(forceBase: base, progress: progress)
     }
 
-    /// Forgets the cursor of `query`, so its next pull is a base pull.
+    /// Forgets the cursor of `query`, so its next pull is a base pull: the one of its pulls with `variables`, or,
+    /// when `variables` is nil (the default), of all its pulls whatever their variables.
     ///
     /// ```swift
     /// try sync.resetCursor("SyncUsers")
+    /// try sync.resetCursor("SyncUsers", variables: ["filter": ["team": ["eq": "blue"]]])
     /// ```
-    public func resetCursor(_ query: String) throws {
-        try outbox.removeCursor(query)
+    public func resetCursor(_ query: String, variables: [String: any GQLValueConvertible]? = nil) throws {
+        try outbox.removeCursor(
+            query, variables: variables.map { try OutboxStore.cursorVariables($0.mapValues(\.gqlValue)) })
     }
 
-    /// The stored pull cursors of this engine: each query's `startedAt`, by query name.
-    package func pullCursors() throws -> [String: Int64] {
+    /// A stored pull cursor: where the last complete pull of `query` with `variables` left off.
+    package struct PullCursor: Sendable, Hashable {
+        /// The pull query's name.
+        package var query: String
+        /// The pull's variables as JSON with sorted members; `""` for a pull without variables.
+        package var variables: String
+        /// The server's `startedAt` of the pull's first page (ms since 1970): the next delta pull's `lastSync`.
+        package var startedAt: Int64
+    }
+
+    /// The stored pull cursors of this engine, by query and then variables.
+    package func pullCursors() throws -> [PullCursor] {
         try outbox.cursors()
     }
 
@@ -123,10 +136,13 @@ extension GQLSync {
         if let size = configuration.pullPageSize, size < 1 {
             throw GQLError(.invalidArgument, "pullPageSize must be at least 1, not \(size)", operation: query)
         }
+        let values = variables.mapValues(\.gqlValue)
         return PullRunner(
             server: server, outbox: outbox, store: store, rows: try ServerRows(table: table, in: store),
-            query: query, text: document.text, variables: variables.mapValues(\.gqlValue),
-            pageSize: configuration.pullPageSize, baseInterval: configuration.baseSyncInterval,
+            query: query, text: document.text, variables: values,
+            cursorVariables: try OutboxStore.cursorVariables(values),
+            pageSize: configuration.pullPageSize,
+            baseInterval: configuration.baseSyncInterval,
             now: configuration.now)
     }
 

@@ -13,6 +13,9 @@ struct PullRunner: Sendable {
     let query: String
     let text: String
     let variables: GQLValues
+    /// The variables as the cursor's key (``OutboxStore/cursorVariables(_:)``): a pull with other variables (a
+    /// filter) has a cursor of its own.
+    let cursorVariables: String
     let pageSize: Int?
     let baseInterval: Duration?
     let now: @Sendable () -> Date
@@ -25,7 +28,7 @@ struct PullRunner: Sendable {
     /// shares the store's file, the last page and the new cursor commit together.
     func run(forceBase: Bool, progress: (@Sendable (GQLSync.PullReport) -> Void)?) async throws -> GQLSync.PullReport {
         let takenAt = Int64((now().timeIntervalSince1970 * 1000).rounded())
-        let cursor = try outbox.cursor(query)
+        let cursor = try outbox.cursor(query, variables: cursorVariables)
         let isBase = forceBase || cursor == nil || cursor.map { expired($0, at: takenAt) } == true
         var report = GQLSync.PullReport(kind: isBase ? .base : .delta)
         let shared = store === outbox.database
@@ -60,11 +63,12 @@ struct PullRunner: Sendable {
             let saved =
                 nextToken == nil && shared ? startedAt.map { OutboxStore.Cursor(startedAt: $0, takenAt: takenAt) } : nil
             let shielded = shared ? nil : try outbox.unsentKeys(in: outbox.database)
-            let (rows, outbox, query, source) = (rows, outbox, query, "page \(report.pages + 1) of \(query)")
+            let (rows, outbox, query, keyed) = (rows, outbox, query, cursorVariables)
+            let source = "page \(report.pages + 1) of \(query)"
             let tally = try await store.write(origin: GQLSync.origin) { tx in
                 let tally = try rows.apply(
                     page.items, shielded: try shielded ?? outbox.unsentKeys(in: tx), in: tx, source: source)
-                if let saved { try outbox.setCursor(query, saved, in: tx) }
+                if let saved { try outbox.setCursor(query, variables: keyed, saved, in: tx) }
                 return tally
             }
             report.pages += 1
@@ -76,9 +80,10 @@ struct PullRunner: Sendable {
         if let startedAt {
             report.cursor = startedAt
             if !shared {
-                let (outbox, query) = (outbox, query)
+                let (outbox, query, keyed) = (outbox, query, cursorVariables)
                 try await outbox.database.write { tx in
-                    try outbox.setCursor(query, OutboxStore.Cursor(startedAt: startedAt, takenAt: takenAt), in: tx)
+                    let cursor = OutboxStore.Cursor(startedAt: startedAt, takenAt: takenAt)
+                    try outbox.setCursor(query, variables: keyed, cursor, in: tx)
                 }
             }
         }
