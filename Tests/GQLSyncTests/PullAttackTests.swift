@@ -87,6 +87,40 @@ import Testing
         await world.finish()
     }
 
+    @Test func newTokensForEverStopAtThePageLimit() async throws {
+        #expect(GQLSync.Configuration().pullPageLimit == 10_000)
+        // Every page a new token and a new note: a server paging for ever (the script gives up after 40).
+        let world = try World({ $0.pullPageLimit = 25 }) { index, _ in
+            Self.page(#"{"id":"n\#(index)","_version":1}"#, nextToken: index >= 40 ? "null" : "\"t\(index)\"")
+        }
+        do {
+            let report = try await world.pull()
+            Issue.record("the pull succeeded: \(report)")
+        } catch let error as GQLError {
+            #expect(error.code == .invalidResponse)
+            #expect(error.message.contains("SyncNotes still had a nextToken after 25 pages"), "\(error)")
+        }
+        #expect(world.hostile.requestCount == 25)
+        // The pages fetched are written, each whole; the cursor did not move past the pull that did not finish.
+        #expect(try SyncedNote.fetchAll(world.db).count == 25)
+        #expect(try world.sync.pullCursors().isEmpty)
+        await world.finish()
+
+        // A pull that ends on its last allowed page is a pull like any other.
+        let ending = try World({ $0.pullPageLimit = 3 }) { index, _ in
+            Self.page(#"{"id":"n\#(index)"}"#, nextToken: index == 2 ? "null" : "\"t\(index)\"")
+        }
+        #expect(try await ending.pull().pages == 3)
+        #expect(try ending.sync.pullCursors().count == 1)
+        await ending.finish()
+
+        let none = try World({ $0.pullPageLimit = 0 }) { _, _ in Self.page(Self.note) }
+        let error = await #expect(throws: GQLError.self) { try await none.pull() }
+        #expect(error?.code == .invalidArgument && error?.message.contains("pullPageLimit") == true)
+        #expect(none.hostile.requestCount == 0)
+        await none.finish()
+    }
+
     @Test func theSameTokenForEverStops() async throws {
         let world = try World { _, _ in Self.page(Self.note, nextToken: "\"same\"") }
         await Self.expectRefusal(world, page: 2, "repeats the nextToken it was asked for")

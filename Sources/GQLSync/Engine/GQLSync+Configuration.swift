@@ -46,6 +46,12 @@ extension GQLSync {
         /// The `limit` a pull asks for per page; `nil`, the default, lets the server choose (100 on AppSync and
         /// `gql-cli serve`).
         public var pullPageSize: Int?
+        /// The most pages one pull fetches (at least 1): a server that keeps answering new `nextToken`s (a bug, or a
+        /// table growing faster than it is read) would otherwise be paged for ever. The pull that reaches it with
+        /// a `nextToken` still to ask for throws `.invalidResponse` naming the query and the count; the pages
+        /// fetched stay written and the cursor stays where it was, so the next pull asks for them again.
+        /// Default 10,000 (a million rows at AppSync's 100 a page).
+        public var pullPageLimit = 10_000
         /// Whether the engine delivers its items; off for tools that only read or edit the outbox
         /// (`gql-cli sync status`, `failed`, `retry`, `drop`), so looking never sends.
         package var delivers = true

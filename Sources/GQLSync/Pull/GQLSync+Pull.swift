@@ -60,7 +60,8 @@ extension GQLSync {
     ///   - progress: called after each page with the report so far.
     /// - Throws: ``GQLError`` for an unknown query or one that does not take `$nextToken`; the transport errors
     ///   of ``GQLServer/query(_:_:headers:)``; ``GQLResult/Failure`` when a page has GraphQL errors (the pages
-    ///   before it stay written, the cursor does not move).
+    ///   before it stay written, the cursor does not move); `.invalidResponse` when the pages go round in a circle
+    ///   or still go on after ``Configuration/pullPageLimit`` of them (the same: pages kept, cursor not moved).
     @discardableResult
     public func pull<T: GQLObject>(
         _ type: T.Type, query: String, variables: [String: any GQLValueConvertible] = [:],
@@ -136,12 +137,17 @@ extension GQLSync {
         if let size = configuration.pullPageSize, size < 1 {
             throw GQLError(.invalidArgument, "pullPageSize must be at least 1, not \(size)", operation: query)
         }
+        guard configuration.pullPageLimit >= 1 else {
+            throw GQLError(
+                .invalidArgument, "pullPageLimit must be at least 1, not \(configuration.pullPageLimit)",
+                operation: query)
+        }
         let values = variables.mapValues(\.gqlValue)
         return PullRunner(
             server: server, outbox: outbox, store: store, rows: try ServerRows(table: table, in: store),
             query: query, text: document.text, variables: values,
             cursorVariables: try OutboxStore.cursorVariables(values),
-            pageSize: configuration.pullPageSize,
+            pageSize: configuration.pullPageSize, pageLimit: configuration.pullPageLimit,
             baseInterval: configuration.baseSyncInterval,
             now: configuration.now)
     }

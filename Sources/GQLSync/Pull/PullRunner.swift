@@ -17,6 +17,8 @@ struct PullRunner: Sendable {
     /// filter) has a cursor of its own.
     let cursorVariables: String
     let pageSize: Int?
+    /// The most pages the pull fetches (``GQLSync/Configuration/pullPageLimit``).
+    let pageLimit: Int
     let baseInterval: Duration?
     let now: @Sendable () -> Date
 
@@ -76,6 +78,13 @@ struct PullRunner: Sendable {
             report.deleted += tally.deleted
             report.kept += tally.kept
             progress?(report)
+            if nextToken != nil, report.pages >= pageLimit {
+                // Every page so far is written (each its own transaction); the cursor is saved only with the last.
+                throw GQLError(
+                    .invalidResponse,
+                    "\(query) still had a nextToken after \(report.pages) pages (pullPageLimit); the pages so far "
+                        + "are written, the cursor stays where it was", operation: query)
+            }
         } while nextToken != nil
         if let startedAt {
             report.cursor = startedAt
