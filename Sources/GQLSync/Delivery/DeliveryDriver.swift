@@ -94,19 +94,19 @@ final class DeliveryDriver: Sendable {
         }
         guard !items.isEmpty else { return }
         let results = await send(items)
-        // At most a batch: a look-up by id is a short scan.
-        let byID = { (id: Int64) in items.first { $0.id == id } }
+        // At most a batch: a look-up by id is a short scan (an index, not a copy of the item).
+        let byID = { (id: Int64) in items.firstIndex { $0.id == id } }
         let decisions = update(nil) { $0.machine.sent(results, now: .now) }
         for decision in decisions {
             switch decision {
             case .remove(let id):
-                if answers.store != nil, let item = byID(id), let sent = results.first(where: { $0.id == id }),
+                if answers.store != nil, let index = byID(id), let sent = results.first(where: { $0.id == id }),
                     case .delivered(let result) = sent.outcome
                 {
-                    await answers.write(item, result)
+                    await answers.write(items[index], result)
                 }
                 removals.append(id)
-                update(.sent(id: id, name: byID(id)?.name ?? "")) {
+                update(.sent(id: id, name: byID(id).map { items[$0].name } ?? "")) {
                     $0.pending -= 1
                     $0.sent += 1
                 }
@@ -117,7 +117,8 @@ final class DeliveryDriver: Sendable {
                     $0.failed += 1
                 }
             case .conflict(let id, let serverItem, let failure):
-                guard let item = byID(id) else { continue }
+                guard let index = byID(id) else { continue }
+                let item = items[index]
                 switch await conflicts.resolve(item, server: serverItem, failure: failure) {
                 case .dropped(let resolution):
                     removals.append(id)
@@ -284,10 +285,10 @@ final class DeliveryDriver: Sendable {
         state.withLock { statuses.subscribe(first: status($0, event: nil)) }
     }
 
-    /// Changes the state and publishes the status it gives, with `event`, under one lock; no status is made
-    /// while nobody listens.
+    /// Changes the state and publishes the status it gives, with `event`, under one lock; no status, nor event,
+    /// is made while nobody listens (the delivery loop calls this a few times per item).
     @discardableResult
-    private func update<T>(_ event: GQLSync.Event?, _ body: (inout State) -> T) -> T {
+    private func update<T>(_ event: @autoclosure () -> GQLSync.Event?, _ body: (inout State) -> T) -> T {
         state.withLock { state in
             let wasOnline = state.machine.isOnline
             let result = body(&state)
@@ -295,7 +296,7 @@ final class DeliveryDriver: Sendable {
             if wasOnline != state.machine.isOnline {
                 statuses.publish(status(state, event: state.machine.isOnline ? .online : .offline))
             }
-            if let event { statuses.publish(status(state, event: event)) }
+            if let event = event() { statuses.publish(status(state, event: event)) }
             return result
         }
     }
