@@ -27,12 +27,17 @@ struct ConflictHandler: Sendable {
         case .serverWins: decided = .serverWins
         case .clientWins: decided = .clientWins
         case .custom(let decide):
-            do {
-                decided = try await decide(conflict)
-            } catch {
+            switch await Self.decide(conflict, with: decide) {
+            case .success(let resolution)?:
+                decided = resolution
+            case .failure(let error)?:
                 var failed = failure
                 failed.message = "the conflict strategy failed: \(error); \(failure.message)"
                 return .failed(failed)
+            case nil:
+                // The engine stops before the strategy decided: the item stays queued as it was (a new
+                // idempotency key, the same values), and the next engine on the outbox meets the conflict again.
+                return .resend(item.values, "unresolved")
             }
         }
         switch decided {
@@ -49,6 +54,54 @@ struct ConflictHandler: Sendable {
             return resend(item.values, conflict, "clientWins")
         case .merged(let values):
             return resend(values, conflict, "merged")
+        }
+    }
+
+    /// The custom strategy's decision, or nil once the delivery task is cancelled (``GQLSync/shutdown()``) before
+    /// it came: the strategy runs in a task of its own, cancelled with the loop, and a closure that ignores that
+    /// and never returns holds neither the loop's end nor the shutdown that waits for it.
+    static func decide(
+        _ conflict: GQLSync.Conflict,
+        with strategy: @escaping @Sendable (GQLSync.Conflict) async throws -> GQLSync.Resolution
+    ) async -> Result<GQLSync.Resolution, any Error>? {
+        let decision = Task { try await strategy(conflict) }
+        let waiter = GQLLocked(Waiter())
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard waiter.withLock({ $0.wait(continuation) }) else {
+                    continuation.resume(returning: nil)
+                    return
+                }
+                Task {
+                    let result = await decision.result
+                    waiter.withLock { $0.finish() }?.resume(returning: result)
+                }
+            }
+        } onCancel: {
+            decision.cancel()
+            waiter.withLock { $0.finish() }?.resume(returning: nil)
+        }
+    }
+
+    /// Who resumes ``decide(_:with:)``'s wait: the strategy's answer or the cancellation, whichever comes first.
+    private struct Waiter: Sendable {
+        private var continuation: CheckedContinuation<Result<GQLSync.Resolution, any Error>?, Never>?
+        private var finished = false
+
+        /// Keeps `continuation` to be resumed later; false when the wait is over already (cancelled before it began).
+        mutating func wait(_ continuation: CheckedContinuation<Result<GQLSync.Resolution, any Error>?, Never>) -> Bool {
+            guard !finished else { return false }
+            self.continuation = continuation
+            return true
+        }
+
+        /// Ends the wait: the continuation to resume, the first time only.
+        mutating func finish() -> CheckedContinuation<Result<GQLSync.Resolution, any Error>?, Never>? {
+            defer {
+                finished = true
+                continuation = nil
+            }
+            return finished ? nil : continuation
         }
     }
 
