@@ -66,6 +66,40 @@ import Testing
         await fixture.finish(first, second)
     }
 
+    @Test func enginesWithNamesTooLongForAFileNameGetJournalsTheyCanOpen() async throws {
+        let fixture = try await SyncFixture.make()
+        let db = try fixture.appDatabase()
+        // 300 letters; the same with another last letter; 40 ticks, each 9 bytes once written as %E2%9C%93.
+        let long = String(repeating: "n", count: 300)
+        let names = [long, String(long.dropLast()) + "m", String(repeating: "✓", count: 40)]
+        let paths = try names.map { try #require(DeliveryJournal.path(database: db.path, engine: $0)) }
+        #expect(Set(paths).count == names.count, "\(paths)")
+        for path in paths {
+            let file = URL(fileURLWithPath: path).lastPathComponent
+            #expect(file.utf8.count <= 255 && file.hasSuffix(".journal") && file.contains("~"), "\(file)")
+        }
+        // The same name, the same file (the next run finds the records).
+        #expect(DeliveryJournal.path(database: db.path, engine: long) == paths[0])
+        // A name that fits keeps its file name, even one just short of the limit.
+        let fits = String(repeating: "f", count: 255 - "app.sqlite-gqlsync-.journal".utf8.count)
+        #expect(DeliveryJournal.path(database: db.path, engine: fits) == "\(db.path)-gqlsync-\(fits).journal")
+
+        // Every such engine opens (it failed with ENAMETOOLONG) and delivers through its journal.
+        var engines: [GQLSync] = []
+        for (index, name) in names.enumerated() {
+            let sync = try GQLSync(
+                fixture.client, database: db, configuration: fixture.configuration { $0.name = name })
+            #expect(sync.outbox.journal?.path == paths[index])
+            try await sync.steady("CreateNote", ["n": index + 1])
+            try await sync.drain()
+            engines.append(sync)
+        }
+        #expect(try fixture.server.appliedNumbers() == [1, 2, 3])
+        #expect(paths.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+        for engine in engines { try await engine.shutdown() }
+        await fixture.finish()
+    }
+
     /// The journal identity of engine `name` in `db`.
     func identity(_ db: GQLDatabase, _ name: String) throws -> UInt64 {
         let row = try db.fetchAll(sql: "SELECT last_id FROM _gqlsync_sequence WHERE name = ?", ["journal " + name])

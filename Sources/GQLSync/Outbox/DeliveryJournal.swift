@@ -130,6 +130,11 @@ final class DeliveryJournal: Sendable {
     /// them, as every default name is, keeps the file it always had), and every other character is written as `%`
     /// and the hex of its UTF-8 bytes. (Writing them all as `_` gave `notes v1` and `notes_v1` one journal, each
     /// engine emptying the other's at open.)
+    ///
+    /// A file name longer than 255 bytes (which file systems refuse: opening failed with ENAMETOOLONG) keeps the
+    /// start of the written name that fits, then `~` (always `%7E` in a written name, so never the name of a shorter
+    /// engine's journal) and 32 hex digits of two 64-bit FNV-1a hashes of the whole engine name. They tell apart the
+    /// names an app gives its engines, not names made to collide.
     static func path(database databasePath: String, engine: String) -> String? {
         guard !databasePath.isEmpty, databasePath != ":memory:", !databasePath.hasPrefix("file:") else { return nil }
         var safe = ""
@@ -142,7 +147,28 @@ final class DeliveryJournal: Sendable {
                 }
             }
         }
-        return "\(databasePath)-gqlsync-\(safe).journal"
+        let base = databasePath.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        let (prefix, suffix) = ("-gqlsync-", ".journal")
+        let nameMax = 255
+        guard base.utf8.count + prefix.utf8.count + safe.utf8.count + suffix.utf8.count > nameMax else {
+            return "\(databasePath)\(prefix)\(safe)\(suffix)"
+        }
+        // FNV-1a over the name's bytes, from two offset bases (the standard one and its bit complement).
+        var hashes: [UInt64] = [0xcbf2_9ce4_8422_2325, ~0xcbf2_9ce4_8422_2325]
+        for byte in engine.utf8 {
+            for index in hashes.indices { hashes[index] = (hashes[index] ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        }
+        let digest = hashes.reduce("~") { digest, hash in
+            let hex = String(hash, radix: 16)
+            return digest + String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        let room = nameMax - base.utf8.count - prefix.utf8.count - suffix.utf8.count - digest.utf8.count
+        var kept = ""
+        for character in safe {
+            guard kept.utf8.count + character.utf8.count <= room else { break }
+            kept.append(character)
+        }
+        return "\(databasePath)\(prefix)\(kept)\(digest)\(suffix)"
     }
 
     /// Appends a record of `id`; returns how many records there are now.
