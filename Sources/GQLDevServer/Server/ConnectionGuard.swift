@@ -86,6 +86,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // A closing connection reads on, whatever the handlers above hold: input left unread when the socket is
+        // closed makes the kernel reset the connection and discard the answers it has not sent yet.
+        if lingering { context.read() }
+        context.fireChannelReadComplete()
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case ChannelEvent.inputClosed = event {
             inputClosed = true
@@ -194,6 +201,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard !lingering else { return }
         lingering = true
         headerTimer?.cancel()
+        context.read()  // drained even when a handler above holds its reads (see `channelReadComplete`)
         lingerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingerTime) {
             context.close(promise: nil)
         }

@@ -16,7 +16,9 @@ import NIOCore
 /// the two parsers never share a request.
 ///
 /// While it answers a connection it also does what Hummingbird's connection state handler would: closes it after
-/// the idle timeout, and on graceful shutdown once the request being read or committed has been answered. A
+/// the idle timeout, and on graceful shutdown once the requests read before it have been answered: none read after
+/// it is run (it could commit after the output was shut, its answer lost), and nothing more is read but the rest of
+/// a body whose header block came before it. A
 /// mutation queued for a group commit (``WriteQueue``) holds the connection's later requests, its half-close and
 /// its reads until its answer is written; so do answers the client does not read (the channel is not writable),
 /// until they drain, so a client that sends and never reads cannot make the server hold its answers in memory.
@@ -46,6 +48,12 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var inputClosed = false
     /// Whether the server is shutting down gracefully: close once nothing is left to answer.
     private var quiescing = false
+    /// On a graceful shutdown, how many of the bytes in `pending` were read before it began: a request that starts
+    /// after them is never run (it might be committed with no way left to answer it).
+    private var readBeforeQuiesce = 0
+    /// Whether this handler closed the connection: nothing more is run, and reads pass, so that the connection
+    /// guard can drain the input while it lingers.
+    private var closed = false
     private var needsFlush = false
     private var lastActivity = NIODeadline.now()
     private var idleTimer: Scheduled<Void>?
@@ -77,6 +85,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !handedOver else { return context.fireChannelRead(data) }
+        guard !closed else { return }
         var bytes = unwrapInboundIn(data)
         // Until the first request's headers have arrived the connection guard's header timeout applies.
         if !idleCheckStarted, connection.firstHeadersEnded {
@@ -109,8 +118,11 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             inputClosed = true
             closeIfDone(context)
         case is ChannelShouldQuiesceEvent:
+            guard !quiescing else { return }
             quiescing = true
-            closeIfDone(context)
+            readBeforeQuiesce = pending?.readableBytes ?? 0
+            answerPending(context)  // closes unless a request is being answered or its body is arriving
+            flushIfNeeded(context)
         default:
             context.fireUserInboundEventTriggered(event)
         }
@@ -119,7 +131,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Outbound
 
     func read(context: ChannelHandlerContext) {
-        guard !handedOver else { return context.read() }
+        guard !handedOver, !closed else { return context.read() }
         if !context.channel.isWritable { blocked = true }
         guard !awaitingCommit, !blocked else { return readHeld = true }
         context.read()
@@ -138,11 +150,14 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Answers the complete requests at the front of `pending`, in order, until one is incomplete, is queued for
     /// a commit, or is not for this handler (then the connection is handed over).
     private func answerPending(_ context: ChannelHandlerContext) {
-        while !handedOver, !awaitingCommit, !blocked, var buffer = pending {
+        while !handedOver, !closed, !awaitingCommit, !blocked, var buffer = pending {
             guard buffer.readableBytes > 0 else {
                 pending = nil
                 break
             }
+            // On a graceful shutdown only the requests read before it are answered (and the body of one whose
+            // header block had arrived): one read after it is left unrun, and the connection closes.
+            guard !quiescing || awaitedBody != nil || readBeforeQuiesce > 0 else { break }
             // Answers the client does not read fill the socket: wait until they drain.
             guard context.channel.isWritable else {
                 blocked = true
@@ -158,6 +173,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 switch outcome {
                 case .awaitingBody(let request): awaitedBody = request
                 case .other: handOver(context)
+                case .incomplete where quiescing: readBeforeQuiesce = 0  // an incomplete header block is not waited for
                 case .incomplete, .request: break
                 }
                 break
@@ -173,6 +189,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return handOver(context)
             }
             buffer.moveReaderIndex(forwardBy: request.totalBytes)
+            readBeforeQuiesce = max(0, readBeforeQuiesce - request.totalBytes)
             pending = buffer.readableBytes > 0 ? buffer : nil
             switch answer {
             case .answer(let status, let json):
@@ -188,7 +205,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes a queued mutation's answer, then goes on with what waited for it.
     private func committed(_ context: ChannelHandlerContext, _ json: String) {
         awaitingCommit = false
-        guard context.channel.isActive else {
+        guard context.channel.isActive, !closed else {
             pending = nil
             return
         }
@@ -201,7 +218,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func resume(_ context: ChannelHandlerContext) {
         answerPending(context)
         flushIfNeeded(context)
-        if !handedOver, !awaitingCommit, !blocked, readHeld {
+        if !handedOver, !closed, !awaitingCommit, !blocked, readHeld {
             readHeld = false
             context.read()
         }
@@ -211,12 +228,25 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// to answer (a half-closed client's incomplete request never completes; on shutdown a request whose body is
     /// arriving is waited for, an incomplete header block is not).
     private func closeIfDone(_ context: ChannelHandlerContext) {
-        guard !handedOver, !awaitingCommit, !blocked, inputClosed || (quiescing && awaitedBody == nil) else { return }
+        guard !handedOver, !closed, !awaitingCommit, !blocked else { return }
+        guard inputClosed || (quiescing && awaitedBody == nil && readBeforeQuiesce == 0) else { return }
+        close(context)
+    }
+
+    /// Closes the connection (lingering, in ``ConnectionGuard``) after what was written: the requests still in
+    /// `pending` are dropped unrun, and reads held for them are let through so that the guard drains the input.
+    private func close(_ context: ChannelHandlerContext) {
+        closed = true
         flushIfNeeded(context)
         idleTimer?.cancel()
         idleTimer = nil
         pending = nil
+        awaitedBody = nil
         context.close(promise: nil)
+        if readHeld {
+            readHeld = false
+            context.read()
+        }
     }
 
     /// Hands the connection to the usual path: the unanswered bytes go on to the HTTP parser, and every later
@@ -242,7 +272,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes a JSON answer with the headers the router's answers carry; flushed when the read ends.
     private func write(_ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: String) {
-        let closing = quiescing && pending == nil
+        let closing = quiescing && readBeforeQuiesce == 0
         let length = json.utf8.count
         var buffer = context.channel.allocator.buffer(capacity: length + 192)
         buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
@@ -250,7 +280,8 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         buffer.writeString(String(length))
         buffer.writeStaticString("\r\nDate: ")
         buffer.writeString(date.now())
-        buffer.writeStaticString(closing ? "\r\nServer: GQLDevServer\r\nConnection: close\r\n\r\n" : "\r\nServer: GQLDevServer\r\n\r\n")
+        buffer.writeStaticString(
+            closing ? "\r\nServer: GQLDevServer\r\nConnection: close\r\n\r\n" : "\r\nServer: GQLDevServer\r\n\r\n")
         buffer.writeString(json)
         context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
         needsFlush = true
@@ -271,13 +302,12 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func scheduleIdleCheck(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
         idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             idleTimer = nil
-            guard !handedOver else { return }
+            guard !handedOver, !closed else { return }
             let now = NIODeadline.now()
             if awaitingCommit {
                 scheduleIdleCheck(context, at: now + idleTimeout)
             } else if now >= lastActivity + idleTimeout {
-                flushIfNeeded(context)
-                context.close(promise: nil)
+                close(context)
             } else {
                 scheduleIdleCheck(context, at: lastActivity + idleTimeout)
             }
