@@ -181,4 +181,44 @@ struct IdempotencyTests {
         }
         #expect(ledger.replays == 3)
     }
+
+    @Test("a repeat is compared by its bytes, then as decoded requests: a batch is never its single request")
+    func ledgerComparesBodies() throws {
+        let ledger = IdempotencyLedger(capacity: 10)
+        let credentials = DevAuthenticator.Credentials()
+        func begin(_ key: String, _ body: String) throws -> IdempotencyLedger.Begin {
+            let bytes = Array(body.utf8)
+            let requests: [DevEngine.Request]
+            let batch: Bool
+            switch HTTPRequestDecoder.decodeBody(bytes) {
+            case .success(.single(let request)): (requests, batch) = ([request], false)
+            case .success(.batch(let all)): (requests, batch) = (all, true)
+            case .failure(let failure): throw GQLError(.invalidJSON, failure.message)
+            }
+            return ledger.begin(key: key, credentials: credentials, body: bytes, requests: requests, batch: batch)
+        }
+        let single = #"{"query":"mutation M($a: Int) { m(a: $a) }","variables":{"a":1,"b":"x"}}"#
+        guard case .run(let first) = try begin("s", single) else { throw GQLError(.invalidValue, "s did not run") }
+        ledger.complete(first, answer: "one")
+        // The same bytes; the same request written otherwise; another value; the same request as a batch.
+        let reordered = #"{ "variables": {"b": "x", "a": 1}, "query": "mutation M($a: Int) { m(a: $a) }" }"#
+        let changed = #"{"query":"mutation M($a: Int) { m(a: $a) }","variables":{"a":2,"b":"x"}}"#
+        guard case .replay("one") = try begin("s", single), case .replay("one") = try begin("s", reordered),
+            case .mismatch = try begin("s", changed), case .mismatch = try begin("s", "[\(single)]")
+        else {
+            Issue.record("a single request's key")
+            return
+        }
+        guard case .run(let batch) = try begin("b", "[\(single),\(changed)]") else {
+            throw GQLError(.invalidValue, "b did not run")
+        }
+        ledger.complete(batch, answer: "[1,2]")
+        guard case .replay("[1,2]") = try begin("b", "[\(reordered), \(changed)]"),
+            case .mismatch = try begin("b", "[\(changed),\(single)]"), case .mismatch = try begin("b", single)
+        else {
+            Issue.record("a batch's key")
+            return
+        }
+        #expect(ledger.replays == 3)
+    }
 }
