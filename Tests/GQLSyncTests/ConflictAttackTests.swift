@@ -7,7 +7,8 @@ import Testing
 @testable import GQLSync
 
 /// Custom conflict strategies that misbehave: one that never returns (and ignores its cancellation) holds neither
-/// the engine's shutdown nor the item, which stays queued for the next engine.
+/// the engine's shutdown nor the item, which stays queued for the next engine. Server items of the wrong shape in
+/// a conflict (``HostileServer``) are refused by `serverWins` as a pull refuses them.
 @Suite(.timeLimit(.minutes(2))) struct ConflictAttackTests {
     /// A strategy that returns only when the test lets it, whatever happens to its task.
     final class Stuck: Sendable {
@@ -83,5 +84,68 @@ import Testing
         #expect(try fixture.server.note("note-1")?["title"] == "theirs")
         stuck.release()
         await fixture.finish(next)
+    }
+
+    /// A `ConflictUnhandled` answer to `updateNote` carrying `item` as the server's.
+    static func conflict(_ item: String) -> HostileServer.Reply {
+        .json(
+            #"{"data":{"updateNote":null},"errors":[{"message":"stale","path":["updateNote"],"#
+                + #""extensions":{"errorType":"ConflictUnhandled","data":"# + item + "}}]}")
+    }
+
+    /// An engine that delivers, with the default `serverWins`, on an app database holding note "a" (title "mine",
+    /// version 1), and a server answering `script` (the pull attack suite's world).
+    static func world(_ script: @escaping @Sendable (Int, String) -> HostileServer.Reply) throws
+        -> PullAttackTests.World
+    {
+        let world = try PullAttackTests.World(
+            {
+                $0.inputArgument = "input"
+                $0.delivers = true
+            }, pages: script)
+        try SyncedNote(id: "a", title: "mine", _version: 1).insert(world.db)
+        return world
+    }
+
+    @Test(arguments: [
+        (#"{"id":"a","title":"theirs","_version":"3"}"#, "has a _version that is String, not a whole number"),
+        (#"{"id":"a","title":"theirs","_deleted":"true"}"#, "has a _deleted that is String, not a Bool"),
+        (#"{"id":{"x":1},"title":"theirs"}"#, "has a 'id' key that is Object, not a string or a number"),
+        (#"{"title":"theirs","_version":3}"#, "is not an object with a 'id' key"),
+    ])
+    func serverWinsRefusesAServerItemOfTheWrongShape(item: String, message: String) async throws {
+        let world = try Self.world { _, _ in Self.conflict(item) }
+        let id = try await world.sync.steady("UpdateNote", ["id": "a", "title": "mine", "_version": 1], "a")
+        try await world.sync.drain()
+
+        // Set aside with what was wrong; the local row is as it was.
+        let failed = try world.sync.failedItems()
+        #expect(failed.map(\.id) == [id])
+        let text = failed.first?.failure.message ?? ""
+        #expect(text.contains("the server's item could not be written locally") && text.contains(message), "\(text)")
+        #expect(try SyncedNote.fetchOne(world.db, key: "a") == SyncedNote(id: "a", title: "mine", _version: 1))
+        #expect(world.hostile.requestCount == 1)
+        await world.finish()
+    }
+
+    @Test func serverWinsKeepsTheServersItemOutWhileALaterChangeWaits() async throws {
+        // The first request meets a conflict; the second (the later change) is never answered.
+        let world = try Self.world { index, _ in
+            index == 0 ? Self.conflict(#"{"id":"a","title":"theirs","_version":3}"#) : .hang
+        }
+        let sync = world.sync
+        let conflicted = Task {
+            await waitForStatus(sync) { if case .conflict? = $0.event { true } else { false } }
+        }
+        try await world.db.write { tx in
+            try sync.steady("UpdateNote", ["id": "a", "title": "mine", "_version": 1], "a", in: tx)
+            try sync.steady("UpdateNote", ["id": "a", "title": "mine again", "_version": 1], "a", in: tx)
+        }
+        _ = await conflicted.value
+        // The change queued after it wins until it is sent: the server's item is kept out of the row.
+        #expect(try SyncedNote.fetchOne(world.db, key: "a")?.title == "mine")
+        #expect(sync.pendingCount == 1)
+        #expect(try sync.failedItems().isEmpty)
+        await world.finish()
     }
 }

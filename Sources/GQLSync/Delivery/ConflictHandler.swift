@@ -17,6 +17,8 @@ struct ConflictHandler: Sendable {
     let resolution: GQLSync.ConflictResolution
     /// The app's database, where a winning server item is written; `nil` when the outbox has its own file.
     let store: GQLDatabase?
+    /// The outbox, whose items queued after a conflict's keep the server's item out of the store.
+    let outbox: OutboxStore
 
     func resolve(_ item: OutboxItem, server: GQLValues?, failure: GQLSync.Failure) async -> Settled {
         let conflict = GQLSync.Conflict(
@@ -119,24 +121,25 @@ struct ConflictHandler: Sendable {
     }
 
     /// Writes the server's item into the local table of the mutation's type (`updateUser` → `User`), with the
-    /// sync origin, keeping only the table's columns. Nothing is written without a store or such a table.
+    /// sync origin, as a pulled item is written (``ServerRows``): only the table's columns; refused when its key,
+    /// `_version` or `_deleted` is of the wrong kind; a tombstone deletes the row; kept out when the local row has a
+    /// newer `_version`, or an item queued after this one for the same key (that newer local change wins until it
+    /// is sent). Nothing is written without a store, a server item or such a table.
     private func writeServerItem(_ conflict: GQLSync.Conflict) throws {
         guard let store, !conflict.server.isEmpty,
             let field = conflict.failure.errors.lazy.compactMap({ $0.path.first?.description }).first,
             let table = Self.table(forMutationField: field)
         else { return }
-        let columns = Set(
-            try store.fetchAll(sql: "SELECT name FROM pragma_table_info(?)", [table]).compactMap {
-                $0["name"]?.stringValue
-            })
-        guard !columns.isEmpty else { return }
-        let values = conflict.server.filter { columns.contains($0.key) }
-        try store.write(origin: GQLSync.origin) { tx in
-            if conflict.server["_deleted"]?.boolValue == true {
-                _ = try tx.delete(table, values.mapValues { $0 as any GQLValueConvertible })
-            } else {
-                try tx.insertUpdate(table, values.mapValues { $0 as any GQLValueConvertible })
-            }
+        let rows: ServerRows
+        do {
+            rows = try ServerRows(table: table, in: store)
+        } catch let error as GQLError where error.code == .unknownTable {
+            return
+        }
+        let (outbox, id, item) = (outbox, conflict.id, GQLValue.object(conflict.server))
+        _ = try store.write(origin: GQLSync.origin) { tx in
+            let later = try outbox.unsentKeys(after: id, in: tx)
+            return try rows.apply([item], shielded: later, in: tx, source: "the server's item of conflict \(id)")
         }
     }
 

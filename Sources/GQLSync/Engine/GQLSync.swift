@@ -107,7 +107,8 @@ public final class GQLSync: Sendable {
                     backoff: configuration.backoff, batchSize: configuration.batchSize,
                     maximumAttempts: configuration.maximumAttempts),
                 configuration: configuration,
-                conflicts: ConflictHandler(resolution: configuration.conflictResolution, store: owns ? nil : database))
+                conflicts: ConflictHandler(
+                    resolution: configuration.conflictResolution, store: owns ? nil : database, outbox: outbox))
         } catch {
             Self.unregister(registration)
             throw error
