@@ -36,7 +36,9 @@ extension GQLSync {
         case retrying(id: Int64, attempt: Int, delay: Duration, GQLSync.Failure)
         /// Item `id` was refused for good and set aside.
         case failed(id: Int64, GQLSync.Failure)
-        /// Item `id` met a newer version on the server; `resolution` says what the strategy chose.
+        /// Item `id` met a newer version on the server; `resolution` says what the strategy chose (`serverWins`,
+        /// `clientWins`, `merged`), or `unresolved` when the engine shut down before a custom strategy decided (the
+        /// item stays queued).
         case conflict(id: Int64, resolution: String)
         /// The server answered again after being unreachable.
         case online
