@@ -12,6 +12,8 @@ struct ConflictHandler: Sendable {
         case resend(GQLValues, String)
         /// The strategy failed; the item is set aside.
         case failed(GQLSync.Failure)
+        /// The engine stopped before a custom strategy decided: the item stays queued as it is.
+        case unresolved
     }
 
     let resolution: GQLSync.ConflictResolution
@@ -37,9 +39,9 @@ struct ConflictHandler: Sendable {
                 failed.message = "the conflict strategy failed: \(error); \(failure.message)"
                 return .failed(failed)
             case nil:
-                // The engine stops before the strategy decided: the item stays queued as it was (a new
-                // idempotency key, the same values), and the next engine on the outbox meets the conflict again.
-                return .resend(item.values, "unresolved")
+                // The engine stops before the strategy decided: the item stays queued as it was, untouched (no
+                // write while the engine shuts down), and the next engine on the outbox meets the conflict again.
+                return .unresolved
             }
         }
         switch decided {

@@ -133,6 +133,8 @@ final class DeliveryDriver: Sendable {
                         $0.pending -= 1
                         $0.failed += 1
                     }
+                case .unresolved:
+                    update(.conflict(id: id, resolution: "unresolved")) { _ in }
                 }
             case .keep(let id):
                 let delay = state.withLock { $0.machine.lastDelay }
