@@ -50,6 +50,8 @@ struct SyncOptions: ParsableArguments {
 
     /// Fails unless an engine named `engine` has an outbox in the file.
     private func checkOutbox(_ engine: String) async throws {
+        // Said as the engine says it, not as a name that has no outbox.
+        guard !engine.isEmpty else { throw CLIError("the sync engine's name is empty") }
         let names: [String]
         do {
             names = try await GQLSync.engineNames(inFile: path)
