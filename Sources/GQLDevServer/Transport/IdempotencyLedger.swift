@@ -18,8 +18,7 @@ import NIOCore
 /// to the credentials it came with: another client's key of the same value is another key. Only 200 answers are
 /// kept (a request refused for its credentials, a limit or an injected fault ran nothing, and may be sent again),
 /// for the last `capacity` keys and at most `maxBytes` of answers and their requests' bodies, the oldest forgotten
-/// first. Queries are not
-/// recorded: running one again changes nothing.
+/// first. Queries are not recorded: running one again changes nothing.
 final class IdempotencyLedger: Sendable {
     /// The longest key accepted.
     static let maxKeyBytes = 255
@@ -69,7 +68,7 @@ final class IdempotencyLedger: Sendable {
 
     private struct Entry {
         /// The first request's body: a repeat with the same bytes is the same request without decoding either;
-        /// one with other bytes is compared as decoded requests (``isSameRequest(_:_:batch:)``).
+        /// one with other bytes is compared as decoded requests (``isSameRequest(_:_:requests:)``).
         var body: [UInt8]
         var batch: Bool
         var answer: String?

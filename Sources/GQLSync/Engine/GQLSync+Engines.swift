@@ -45,9 +45,10 @@ extension GQLSync {
         var names = Set<String>()
         // An engine writes its identity row at its first open, so an engine with no item or cursor left is found.
         if tables.contains(OutboxStore.sequenceTable) {
-            let prefix = "journal "
+            let prefix = OutboxStore.identityPrefix
             for row in try database.fetchAll(
-                sql: "SELECT name FROM \(OutboxStore.sequenceTable) WHERE substr(name, 1, 8) = ?", [prefix])
+                sql: "SELECT name FROM \(OutboxStore.sequenceTable) WHERE substr(name, 1, ?) = ?",
+                [prefix.utf8.count, prefix])
             {
                 if let name = row["name"]?.stringValue { names.insert(String(name.dropFirst(prefix.count))) }
             }

@@ -64,11 +64,14 @@ struct OutboxStore: Sendable {
         }
     }
 
+    /// What names an engine's identity row in `_gqlsync_sequence`, before the engine's name.
+    static let identityPrefix = "journal "
+
     /// The random number that names this outbox, made once and kept in `_gqlsync_sequence`: in its journal's
     /// header (a database deleted and made again gets another, so an old journal beside it is ignored) and in its
     /// items' idempotency keys. The same write removes the operations no item names any more.
     private static func identity(_ database: GQLDatabase, engine: String) throws -> UInt64 {
-        let name = "journal \(engine)"
+        let name = identityPrefix + engine
         let stored = try database.write { tx in
             _ = try tx.fetchAll(
                 sql: "INSERT INTO \(sequenceTable) (name, last_id) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
