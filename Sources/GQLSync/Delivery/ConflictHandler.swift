@@ -21,6 +21,8 @@ struct ConflictHandler: Sendable {
     let store: GQLDatabase?
     /// The outbox, whose items queued after a conflict's keep the server's item out of the store.
     let outbox: OutboxStore
+    /// How long a custom strategy may take to decide (``GQLSync/Configuration/conflictTimeout``); `nil`: no limit.
+    var timeout: Duration? = nil
 
     func resolve(_ item: OutboxItem, server: GQLValues?, failure: GQLSync.Failure) async -> Settled {
         let conflict = GQLSync.Conflict(
@@ -31,14 +33,20 @@ struct ConflictHandler: Sendable {
         case .serverWins: decided = .serverWins
         case .clientWins: decided = .clientWins
         case .custom(let decide):
-            switch await Self.decide(conflict, with: decide) {
-            case .success(let resolution)?:
+            switch await Self.decide(conflict, with: decide, within: timeout) {
+            case .decided(.success(let resolution)):
                 decided = resolution
-            case .failure(let error)?:
+            case .decided(.failure(let error)):
                 var failed = failure
                 failed.message = "the conflict strategy failed: \(error); \(failure.message)"
                 return .failed(failed)
-            case nil:
+            case .timedOut(let limit):
+                // Set aside like any failed item (retry, drop); its task is cancelled, and what it returns later is
+                // never applied: nothing is written for it.
+                var failed = failure
+                failed.message = "the conflict strategy did not decide within \(limit); \(failure.message)"
+                return .failed(failed)
+            case .cancelled:
                 // The engine stops before the strategy decided: the item stays queued as it was, untouched (no
                 // write while the engine shuts down), and the next engine on the outbox meets the conflict again.
                 return .unresolved
@@ -61,50 +69,89 @@ struct ConflictHandler: Sendable {
         }
     }
 
-    /// The custom strategy's decision, or nil once the delivery task is cancelled (``GQLSync/shutdown()``) before
-    /// it came: the strategy runs in a task of its own, cancelled with the loop, and a closure that ignores that
-    /// and never returns holds neither the loop's end nor the shutdown that waits for it.
+    /// What came of waiting for a custom strategy.
+    enum Decision: Sendable {
+        /// It returned or threw in time.
+        case decided(Result<GQLSync.Resolution, any Error>)
+        /// It had not decided when `timeout` (said in words) ran out.
+        case timedOut(String)
+        /// The delivery task was cancelled (``GQLSync/shutdown()``) before it decided.
+        case cancelled
+    }
+
+    /// The custom strategy's decision, or what came first: `timeout` running out, or the delivery task's
+    /// cancellation. The strategy runs in a task of its own, cancelled in both cases, and a closure that ignores
+    /// that and never returns holds neither the queue, nor the loop's end, nor the shutdown that waits for it.
     static func decide(
         _ conflict: GQLSync.Conflict,
-        with strategy: @escaping @Sendable (GQLSync.Conflict) async throws -> GQLSync.Resolution
-    ) async -> Result<GQLSync.Resolution, any Error>? {
+        with strategy: @escaping @Sendable (GQLSync.Conflict) async throws -> GQLSync.Resolution,
+        within timeout: Duration? = nil
+    ) async -> Decision {
         let decision = Task { try await strategy(conflict) }
         let waiter = GQLLocked(Waiter())
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 guard waiter.withLock({ $0.wait(continuation) }) else {
-                    continuation.resume(returning: nil)
+                    continuation.resume(returning: .cancelled)
                     return
+                }
+                if let timeout {
+                    let timer = Task {
+                        guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                        decision.cancel()
+                        waiter.withLock { $0.finish() }?.resume(returning: .timedOut(Self.words(timeout)))
+                    }
+                    // A wait already over (a decision or a cancellation came first) needs no timer.
+                    if !waiter.withLock({ $0.keep(timer) }) { timer.cancel() }
                 }
                 Task {
                     let result = await decision.result
-                    waiter.withLock { $0.finish() }?.resume(returning: result)
+                    waiter.withLock { $0.finish() }?.resume(returning: .decided(result))
                 }
             }
         } onCancel: {
             decision.cancel()
-            waiter.withLock { $0.finish() }?.resume(returning: nil)
+            waiter.withLock { $0.finish() }?.resume(returning: .cancelled)
         }
     }
 
-    /// Who resumes ``decide(_:with:)``'s wait: the strategy's answer or the cancellation, whichever comes first.
+    /// `60 seconds`, `1 second`, `0.25 seconds`.
+    static func words(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        let number = value == value.rounded() ? String(Int64(value)) : String(value)
+        return value == 1 ? "1 second" : "\(number) seconds"
+    }
+
+    /// Who resumes ``decide(_:with:within:)``'s wait: the strategy's answer, the timer or the cancellation,
+    /// whichever comes first.
     private struct Waiter: Sendable {
-        private var continuation: CheckedContinuation<Result<GQLSync.Resolution, any Error>?, Never>?
+        private var continuation: CheckedContinuation<Decision, Never>?
+        private var timer: Task<Void, Never>?
         private var finished = false
 
         /// Keeps `continuation` to be resumed later; false when the wait is over already (cancelled before it began).
-        mutating func wait(_ continuation: CheckedContinuation<Result<GQLSync.Resolution, any Error>?, Never>) -> Bool {
+        mutating func wait(_ continuation: CheckedContinuation<Decision, Never>) -> Bool {
             guard !finished else { return false }
             self.continuation = continuation
             return true
         }
 
+        /// Keeps the timer, cancelled when the wait ends; false when it is over already.
+        mutating func keep(_ timer: Task<Void, Never>) -> Bool {
+            guard !finished else { return false }
+            self.timer = timer
+            return true
+        }
+
         /// Ends the wait: the continuation to resume, the first time only.
-        mutating func finish() -> CheckedContinuation<Result<GQLSync.Resolution, any Error>?, Never>? {
+        mutating func finish() -> CheckedContinuation<Decision, Never>? {
             defer {
                 finished = true
                 continuation = nil
+                timer = nil
             }
+            timer?.cancel()
             return finished ? nil : continuation
         }
     }

@@ -38,6 +38,12 @@ extension GQLSync {
         public var idempotencyHeader: String? = "Idempotency-Key"
         /// What to do when the server refuses an item as stale (`ConflictUnhandled`). Default ``ConflictResolution/serverWins``.
         public var conflictResolution = ConflictResolution.serverWins
+        /// How long a ``ConflictResolution/custom(_:)`` strategy may take to decide one conflict (longer than zero).
+        /// One that has not decided by then is cancelled and its item set aside as failed, with a message that says
+        /// so (``GQLSync/retry(_:)`` asks the strategy again), and the items behind it go on; what it returns later
+        /// is ignored. `nil` waits for as long as it takes. Default 60 seconds: twice a ``GQLServer`` request's
+        /// default timeout, so a strategy that asks the server for something once has time to hear back.
+        public var conflictTimeout: Duration? = .seconds(60)
         /// How old a pull cursor may get before ``GQLSync/pull(_:query:variables:into:base:progress:)`` asks for
         /// everything again (a base pull) instead of the changes since it: servers keep deleted items' tombstones
         /// only for a while. `nil` never forces a base pull by age. Default 24 hours, as Amplify DataStore's

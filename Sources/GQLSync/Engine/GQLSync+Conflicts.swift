@@ -19,8 +19,9 @@ extension GQLSync {
         case serverWins
         /// The local change is sent again with the server's `_version`, at its place in the queue.
         case clientWins
-        /// The closure decides, per conflict; a closure that throws sets the item aside. Delivery waits for it, but
-        /// ``GQLSync/shutdown()`` does not: the closure's task is cancelled, and the item stays queued as it was.
+        /// The closure decides, per conflict; a closure that throws sets the item aside. Delivery waits for it for
+        /// up to ``Configuration/conflictTimeout``, then sets the item aside as failed and goes on; ``GQLSync/shutdown()``
+        /// does not wait: the closure's task is cancelled, and the item stays queued as it was.
         case custom(@Sendable (Conflict) async throws -> Resolution)
     }
 

@@ -54,7 +54,7 @@ public final class GQLSync: Sendable {
     /// ```
     /// - Throws: ``GQLError`` when the file cannot be opened, another engine of this name runs on it, or a setting
     ///   is out of range (`.invalidArgument`: ``Configuration/batchSize``, ``Configuration/maximumAttempts``,
-    ///   ``Configuration/idempotencyHeader``, ``Configuration/backoff``).
+    ///   ``Configuration/idempotencyHeader``, ``Configuration/backoff``, ``Configuration/conflictTimeout``).
     public convenience init(_ server: GQLServer, configuration: Configuration = Configuration()) throws {
         let name = configuration.name ?? Self.defaultName(server)
         let path = try GQLDatabase.defaultDirectory().appendingPathComponent("gqlsync-\(name).sqlite").path
@@ -108,7 +108,8 @@ public final class GQLSync: Sendable {
                     maximumAttempts: configuration.maximumAttempts),
                 configuration: configuration,
                 conflicts: ConflictHandler(
-                    resolution: configuration.conflictResolution, store: owns ? nil : database, outbox: outbox))
+                    resolution: configuration.conflictResolution, store: owns ? nil : database, outbox: outbox,
+                    timeout: configuration.conflictTimeout))
         } catch {
             Self.unregister(registration)
             throw error
@@ -162,6 +163,9 @@ public final class GQLSync: Sendable {
         }
         if let header = configuration.idempotencyHeader, header.isEmpty || !header.utf8.allSatisfy(HTTPToken.contains) {
             throw refuse("idempotencyHeader \"\(header)\" is not an HTTP header name (or nil, to send none)")
+        }
+        if let timeout = configuration.conflictTimeout, timeout <= .zero {
+            throw refuse("conflictTimeout must be longer than zero (or nil, for no limit), not \(timeout)")
         }
         let backoff = configuration.backoff
         guard backoff.initialDelay > .zero, backoff.maximumDelay > .zero else {
