@@ -120,6 +120,42 @@ struct SyncCommandTests {
         _ = try await serve.stop()
     }
 
+    @Test func pullStopsAfterThePageLimitAndRefusesLimitsBelowOne() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("pages.sqlite")
+        // Refused before anything is opened or made: no server is asked, no file is created.
+        for value in ["0", "-3", "abc", "1.5"] {
+            let message = try await CLIProcess.fail(
+                [
+                    "sync", "pull", path, "--url", "http://127.0.0.1:9/graphql", "--table", "Objects",
+                    "--page-limit=\(value)",
+                ],
+                status: 64)
+            let expected = Int(value) == nil ? "'\(value)' is invalid for '--page-limit <pages>'" : "at least 1"
+            #expect(message.contains("--page-limit") && message.contains(expected), "\(value): \(message)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let help = try await CLIProcess.succeed(["sync", "pull", "--help"])
+        #expect(help.contains("--page-limit <pages>") && help.contains("The most pages one pull fetches"), "\(help)")
+
+        // Three objects at one a page: two pages are not enough, three are.
+        let serve = try await ServeProcess.start(["--port", "0"])
+        let server = GQLServer(HTTP: serve.http)
+        for n in 1...3 {
+            let input: GQLValue = ["objectId": .string("o-\(n)"), "text": .string("object \(n)")]
+            #expect(try await server.mutation(Self.create, ["input": input]).errors.isEmpty)
+        }
+        try await server.shutdown()
+        let common = [path, "--url", serve.http, "--table", "Objects", "--limit", "1"]
+        let pulled = try await CLIProcess.succeed(["sync", "pull"] + common + ["--page-limit", "3"])
+        #expect(pulled.contains("pulled (base): 3 page(s), 3 written"), "\(pulled)")
+        let stopped = try await CLIProcess.run(["sync", "pull"] + common + ["--base", "--page-limit", "2"])
+        #expect(stopped.exited && stopped.status == 1)
+        #expect(stopped.stderr.contains("still had a nextToken after 2 pages"), "\(stopped.stderr)")
+        #expect(stopped.stdout.split(separator: "\n").filter { $0.hasPrefix("page ") }.count == 2, "\(stopped.stdout)")
+        _ = try await serve.stop()
+    }
+
     @Test func pushStopsWhenTheServerIsUnreachable() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.sqlite")

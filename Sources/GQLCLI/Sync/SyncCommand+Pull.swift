@@ -33,11 +33,26 @@ extension SyncCommand {
         @Option(help: "Items per page.")
         var limit: Int?
 
+        @Option(
+            help: ArgumentHelp(
+                """
+                The most pages one pull fetches (default 10,000). A pull that still has a nextToken after them \
+                fails; the pages fetched stay written and the cursor stays, so the next pull asks for them again.
+                """, valueName: "pages"))
+        var pageLimit: Int?
+
         @Flag(help: "Ask for everything, not only the changes since the last pull.")
         var base = false
 
         @Option(help: "The key column of a table the pull creates (default: get<Table>'s argument, else id).")
         var key: String?
+
+        func validate() throws {
+            if let pageLimit, pageLimit < 1 {
+                throw ValidationError(
+                    "--page-limit must be at least 1 (the most pages one pull fetches), not \(pageLimit)")
+            }
+        }
 
         func run() async throws {
             try await createTableIfMissing()
@@ -46,7 +61,7 @@ extension SyncCommand {
             try CLIError.guarding("cannot use the pull query") { try queries.load(text, sourceName: "sync pull") }
             guard let name = queries.operationNames.first else { throw CLIError("the pull query has no name") }
             let (sync, server) = try await options.engine(
-                delivers: false, existing: false, queries: queries, pageSize: limit)
+                delivers: false, existing: false, queries: queries, pageSize: limit, pageLimit: pageLimit)
             let bar = ProgressBar(label: "pull \(table)")
             let plain = isatty(STDERR_FILENO) != 1
             let result: Result<GQLSync.PullReport, any Error>

@@ -24,7 +24,8 @@ struct SyncOptions: ParsableArguments {
     /// that reads or edits an outbox fails on a mistyped name, naming the engines there are, instead of making
     /// the engine's tables in the file.
     func engine(
-        delivers: Bool, existing: Bool = true, queries: GQLQuery = GQLQuery(), pageSize: Int? = nil
+        delivers: Bool, existing: Bool = true, queries: GQLQuery = GQLQuery(), pageSize: Int? = nil,
+        pageLimit: Int? = nil
     ) async throws -> (GQLSync, GQLServer) {
         guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database file at \(path)") }
         let server = try client.makeServer(subscribing: false)
@@ -41,6 +42,7 @@ struct SyncOptions: ParsableArguments {
         configuration.queries = queries
         configuration.delivers = delivers
         configuration.pullPageSize = pageSize
+        if let pageLimit { configuration.pullPageLimit = pageLimit }
         let db = try CLIError.guarding("cannot open \(path)") { try GQLDatabase(path: path) }
         let sync = try CLIError.guarding("cannot open the outbox in \(path)") {
             try GQLSync(server, database: db, configuration: configuration)
