@@ -132,10 +132,14 @@ final class IdempotencyLedger: Sendable {
     /// Keeps the answer of the request `ticket` let run, forgetting the oldest answers beyond the limits.
     func complete(_ ticket: Ticket, answer: String) {
         state.withLock { state in
-            guard state.entries[ticket.slot]?.started == ticket.started else { return }  // taken over
-            state.entries[ticket.slot]?.answer = answer
+            // One look-up, and the entry changed where it is: reading it out (its `started`, its size) copied it,
+            // with a retain of its body, three times per answer.
+            guard let index = state.entries.index(forKey: ticket.slot),
+                state.entries.values[index].started == ticket.started
+            else { return }  // taken over
+            state.entries.values[index].answer = answer
             state.answered.append(ticket.slot)
-            state.answeredBytes += Self.bytes(state.entries[ticket.slot])
+            state.answeredBytes += state.entries.values[index].body.count + answer.utf8.count
             while state.answered.count > capacity || state.answeredBytes > maxBytes,
                 let oldest = state.answered.popFirst()
             {
