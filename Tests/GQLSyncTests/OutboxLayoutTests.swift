@@ -94,7 +94,7 @@ import Testing
                 SELECT id, op, key, input, idempotency, nonce, attempts, created_at FROM _gqlsync_outbox
                 WHERE state <> 'removed' ORDER BY id
                 """)
-        let items = try rows.map { try look.outbox.item($0, in: look.database) }
+        let items = try rows.map { try look.outbox.item(OutboxRow($0), in: look.database) }
         #expect(items.map(\.idempotencyKey) == ["key-1", "key-2"])
         #expect(items.map(\.query) == [query, query])
         #expect(items.map(\.name) == ["CreateNote", "CreateNote"])
@@ -177,6 +177,6 @@ import Testing
     private func idempotencyKey(_ sync: GQLSync, _ id: Int64) throws -> String? {
         let row = try sync.outbox.database.fetchAll(
             sql: "SELECT id, op, key, input, idempotency, nonce, attempts FROM _gqlsync_outbox WHERE id = ?", [id])
-        return try row.first.map { try sync.outbox.item($0, in: sync.database).idempotencyKey }
+        return try row.first.map { try sync.outbox.item(OutboxRow($0), in: sync.database).idempotencyKey }
     }
 }

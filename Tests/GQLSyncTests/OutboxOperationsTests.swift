@@ -133,7 +133,7 @@ import Testing
                 SELECT id, op, key, input, idempotency, nonce, attempts FROM _gqlsync_outbox
                 WHERE state <> 'removed' ORDER BY id
                 """)
-        return try rows.map { try sync.outbox.item($0, in: sync.database) }
+        return try rows.map { try sync.outbox.item(OutboxRow($0), in: sync.database) }
     }
 }
 

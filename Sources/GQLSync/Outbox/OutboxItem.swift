@@ -1,4 +1,5 @@
 import GQLCore
+import GQLStore
 
 /// One queued mutation as the delivery loop sees it: what to send, and how often it was tried.
 ///
@@ -41,4 +42,39 @@ enum OutboxMode: String, Sendable {
     case lazy
     /// Always its own item.
     case steady
+}
+
+/// The columns of an outbox row that make an ``OutboxItem``, as its readers select them, in this order: `id`,
+/// `op`, `key`, `input`, `idempotency`, `nonce`, `attempts`. A column of an unexpected kind (a file edited by hand)
+/// reads as missing, except `op`, kept as it is for the message that names it.
+struct OutboxRow {
+    var id: Int64?
+    var op: GQLValue
+    var key: String?
+    var input: String?
+    var idempotency: String?
+    var nonce: Int64?
+    var attempts: Int64?
+
+    /// The columns of a row read as a dictionary.
+    init(_ row: GQLValues) {
+        id = row["id"]?.intValue
+        op = row["op"] ?? .null
+        key = row["key"]?.stringValue
+        input = row["input"]?.stringValue
+        idempotency = row["idempotency"]?.stringValue
+        nonce = row["nonce"]?.intValue
+        attempts = row["attempts"]?.intValue
+    }
+
+    /// The first seven columns of a row read by position (the delivery loop's reads: no dictionary per row).
+    init(_ columns: GQLColumns) {
+        id = columns.value(0).intValue
+        op = columns.value(1)
+        key = columns.text(2)
+        input = columns.text(3)
+        idempotency = columns.text(4)
+        nonce = columns.value(5).intValue
+        attempts = columns.value(6).intValue
+    }
 }

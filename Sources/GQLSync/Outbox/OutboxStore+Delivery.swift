@@ -42,7 +42,9 @@ extension OutboxStore {
             }
             var items: [OutboxItem] = []
             if limit > 0 {
-                items = try tx.fetchAll(sql: Self.claimSQL, [engine, limit]).map { try sendable($0, in: tx) }
+                try tx.forEachRow(sql: Self.claimSQL, [.string(engine), .int(Int64(limit))], table: Self.table) {
+                    items.append(try self.item(OutboxRow($0), in: tx, body: true))
+                }
                 // RETURNING gives the rows in no promised order.
                 items.sort { $0.id < $1.id }
             }
@@ -75,7 +77,9 @@ extension OutboxStore {
             guard state.handedOut.allSatisfy(remove.contains) else { return .needsOutbox }
             if let delivered = remove.first {
                 state.unrecorded = nil
-                guard try journal.append(delivered, into: &state) < DeliveryJournal.capacity else { return .needsOutbox }
+                guard try journal.append(delivered, into: &state) < DeliveryJournal.capacity else {
+                    return .needsOutbox
+                }
             }
             guard !state.stale else { return .needsOutbox }
             guard !state.window.isEmpty else { return .readAhead(after: state.cursor, excluding: state.recorded) }
@@ -120,7 +124,7 @@ extension OutboxStore {
         return item
     }
 
-    /// Up to 64 pending items after `cursor`, in call order, read without a write.
+    /// Up to ``readAheadLimit`` pending items after `cursor`, in call order, read without a write.
     ///
     /// In the engine's own file the read runs on the loop's task, as its commits do (``bookkeeping(_:)``): sent
     /// to a Dispatch thread, every read-ahead cost the loop two thread switches.
@@ -129,11 +133,15 @@ extension OutboxStore {
     {
         let engine = engine
         let read: @Sendable (GQLTransaction) throws -> [DeliveryJournal.Ahead] = { tx in
-            try tx.fetchAll(sql: Self.readAheadSQL, [engine, cursor]).compactMap { row in
-                guard let id = row["id"]?.intValue, !recorded.contains(id) else { return nil }
-                let item = try self.sendable(row, in: tx)
-                return DeliveryJournal.Ahead(mode: row["mode"]?.stringValue == "steady" ? .steady : .lazy, item: item)
+            var ahead: [DeliveryJournal.Ahead] = []
+            ahead.reserveCapacity(Self.readAheadLimit)
+            try tx.forEachRow(sql: Self.readAheadSQL, [.string(engine), .int(cursor)], table: Self.table) { columns in
+                let row = OutboxRow(columns)
+                guard let id = row.id, !recorded.contains(id) else { return }
+                let item = try self.item(row, in: tx, body: true)
+                ahead.append(.init(mode: columns.text(7) == "steady" ? .steady : .lazy, item: item))
             }
+            return ahead
         }
         if ownsDatabase { return try readOnThisThread(read) }
         return try await database.read(read)
@@ -144,22 +152,11 @@ extension OutboxStore {
         try database.read(body)
     }
 
-    /// The item of a claimed or read-ahead row, with the JSON body of its request made from the values' stored
-    /// text (``RequestBody``): every item sent alone is sent with the bytes its row holds.
-    private func sendable(_ row: GQLValues, in tx: GQLTransaction) throws -> OutboxItem {
-        var item = try self.item(row, in: tx)
-        // A damaged item is never sent (and its operation may not be what the row names).
-        if item.damage == nil, let op = row["op"]?.intValue, let input = row["input"]?.stringValue {
-            let operation = Operation(name: item.name, query: item.query, wrap: item.wrap)
-            item.body = RequestBody.make(
-                prefix: operations.bodyPrefix(op, operation), wrapped: item.wrap != nil, input: input)
-        }
-        return item
-    }
-
+    private static let readAheadLimit = 64
+    /// The item's columns in ``OutboxRow``'s order, then the mode.
     private static let readAheadSQL = """
-        SELECT id, mode, op, key, input, idempotency, nonce, attempts FROM \(table)
-        WHERE engine = ? AND state = 'pending' AND id > ? ORDER BY id LIMIT 64
+        SELECT id, op, key, input, idempotency, nonce, attempts, mode FROM \(table)
+        WHERE engine = ? AND state = 'pending' AND id > ? ORDER BY id LIMIT \(readAheadLimit)
         """
     private static let attemptSQL = "UPDATE \(table) SET attempts = attempts + 1 WHERE id = ? RETURNING id"
 

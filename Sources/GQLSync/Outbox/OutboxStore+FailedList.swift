@@ -6,21 +6,27 @@ import GQLStore
 extension OutboxStore {
     /// The numbers of pending and set-aside items.
     func counts() throws -> (pending: Int, failed: Int) {
+        // Items in other states are set aside at open (``setAsideUnknownStates(_:engine:)``), or edited in since.
+        let counts = try Self.counts(in: database, engine: engine)
+        return (counts.pending, counts.failed)
+    }
+
+    /// The numbers of `engine`'s pending and set-aside items in `database`, and of its items in a state the engine
+    /// does not know (which an engine sets aside when it opens); read only, so a look at a file can use it.
+    static func counts(in database: GQLDatabase, engine: String) throws -> (pending: Int, failed: Int, unknown: Int) {
         let rows = try database.fetchAll(
-            sql:
-                "SELECT state, COUNT(*) AS n FROM \(Self.table) WHERE engine = ? AND state <> 'removed' GROUP BY state",
+            sql: "SELECT state, COUNT(*) AS n FROM \(table) WHERE engine = ? AND state <> 'removed' GROUP BY state",
             [engine])
-        var pending = 0
-        var failed = 0
+        var counts = (pending: 0, failed: 0, unknown: 0)
         for row in rows {
             let n = Int(row["n"]?.intValue ?? 0)
             switch row["state"]?.stringValue {
-            case "failed": failed = n
-            case "pending": pending = n
-            default: break  // set aside at open (``setAsideUnknownStates(_:engine:)``), or edited in since
+            case "failed": counts.failed = n
+            case "pending": counts.pending = n
+            default: counts.unknown += n
             }
         }
-        return (pending, failed)
+        return counts
     }
 
     /// The set-aside items, oldest first.
@@ -31,7 +37,7 @@ extension OutboxStore {
                 WHERE engine = ? AND state = 'failed' ORDER BY id
                 """, [engine])
         return try rows.map { row in
-            let item = try self.item(row, in: database)
+            let item = try self.item(OutboxRow(row), in: database)
             let error = row["error"]?.stringValue.map { text in
                 // A reason that cannot be read does not hide the item (nor the others) from the list.
                 (try? GQLSync.Failure(json: GQLValue(json: text)))

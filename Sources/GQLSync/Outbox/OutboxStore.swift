@@ -293,52 +293,61 @@ struct OutboxStore: Sendable {
 
     // MARK: Rows
 
-    /// The item of a row with `id`, `op`, `key`, `input`, `idempotency`, `nonce` and `attempts`, read in
-    /// `context`; a row that cannot be read as one (bad JSON, an operation that is not stored) is an item with
-    /// its ``OutboxItem/damage``, so that it is set aside rather than stopping every claim.
-    func item(_ row: GQLValues, in context: some GQLDatabaseContext) throws -> OutboxItem {
-        guard let id = row["id"]?.intValue else {
+    /// The item of a row's `id`, `op`, `key`, `input`, `idempotency`, `nonce` and `attempts`, read in `context`;
+    /// a row that cannot be read as one (bad JSON, an operation that is not stored) is an item with its
+    /// ``OutboxItem/damage``, so that it is set aside rather than stopping every claim.
+    ///
+    /// With `body`, an item that is not damaged gets the JSON body of its request, made from the values' stored
+    /// text (``RequestBody``): every item sent alone is sent with the bytes its row holds.
+    func item(_ row: OutboxRow, in context: some GQLDatabaseContext, body: Bool = false) throws -> OutboxItem {
+        guard let id = row.id else {
             throw GQLError(.decoding, "an outbox row lacks its id", table: Self.table)
         }
         do {
-            return try readItem(id, row, in: context)
+            var item = try readItem(id, row, in: context)
+            if body, let op = row.op.intValue, let input = row.input {
+                let operation = Operation(name: item.name, query: item.query, wrap: item.wrap)
+                item.body = RequestBody.make(
+                    prefix: operations.bodyPrefix(op, operation), wrapped: item.wrap != nil, input: input)
+            }
+            return item
         } catch let error as GQLError where error.code == .decoding || error.code == .invalidJSON {
-            let name = row["op"]?.intValue.flatMap { op in
+            let name = row.op.intValue.flatMap { op in
                 try? Self.operation(op, item: id, operations: operations, in: context).name
             }
             return OutboxItem(
                 id: id, name: name ?? "", key: nil, query: "", values: [:], wrap: nil, idempotencyKey: "",
-                attempts: Int(row["attempts"]?.intValue ?? 0),
+                attempts: Int(row.attempts ?? 0),
                 damage: GQLSync.Failure(message: "set aside unsent: \(error.message)"))
         }
     }
 
-    private func readItem(_ id: Int64, _ row: GQLValues, in context: some GQLDatabaseContext) throws -> OutboxItem {
-        guard let op = row["op"]?.intValue else {
+    private func readItem(_ id: Int64, _ row: OutboxRow, in context: some GQLDatabaseContext) throws -> OutboxItem {
+        guard let op = row.op.intValue else {
             throw GQLError(
-                .decoding, "outbox item \(id) names its operation by \(row["op"]?.kindName ?? "nothing"), not an id",
+                .decoding, "outbox item \(id) names its operation by \(row.op.kindName), not an id",
                 table: Self.table)
         }
         let operation = try Self.operation(op, item: id, operations: operations, in: context)
         let idempotencyKey: String
-        if let stored = row["idempotency"]?.stringValue {
+        if let stored = row.idempotency {
             idempotencyKey = stored
-        } else if let nonce = row["nonce"]?.intValue {
+        } else if let nonce = row.nonce {
             idempotencyKey = keyPrefix + String(UInt64(bitPattern: nonce), radix: 16)
         } else {
             throw GQLError(.decoding, "outbox item \(id) has no idempotency key", table: Self.table)
         }
         let key: GQLValue?
         do {
-            key = try row["key"]?.stringValue.map { try GQLValue(jsonBytes: Array($0.utf8)) }
+            key = try row.key.map { try GQLValue(jsonBytes: Array($0.utf8)) }
         } catch let error as GQLError {
             throw GQLError(
                 .decoding, "outbox item \(id) has a key that is not JSON (\(error.message))", table: Self.table)
         }
         return OutboxItem(
             id: id, name: operation.name, key: key, query: operation.query,
-            values: try Self.decodeObject(row["input"]?.stringValue, id: id), wrap: operation.wrap,
-            idempotencyKey: idempotencyKey, attempts: Int(row["attempts"]?.intValue ?? 0))
+            values: try Self.decodeObject(row.input, id: id), wrap: operation.wrap,
+            idempotencyKey: idempotencyKey, attempts: Int(row.attempts ?? 0))
     }
 
     static func decodeObject(_ text: String?, id: Int64) throws -> GQLValues {

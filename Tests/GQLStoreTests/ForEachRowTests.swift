@@ -1,0 +1,53 @@
+import Foundation
+import GQLStore
+import Testing
+
+/// The package-level positional row reader GQLSync's delivery loop reads its next items with.
+@Suite struct ForEachRowTests {
+    @Test func readsEachRowByPositionAndEachKindAsItIs() throws {
+        let temp = try TempDatabase()
+        let db = temp.db
+        try db.write { tx in
+            try tx.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, n, t)")
+            try tx.execute("INSERT INTO item (id, n, t) VALUES (1, 7, 'seven'), (2, NULL, 'é \"x\"'), (3, 'text', 2.5)")
+        }
+        var rows: [(Int64?, Int64?, String?, String?, GQLValue)] = []
+        try db.read { tx in
+            try tx.forEachRow(sql: "SELECT id, n, t FROM item WHERE id > ? ORDER BY id", [0], table: "item") { row in
+                rows.append((row.integer(0), row.integer(1), row.text(2), row.text(1), row.value(2)))
+            }
+        }
+        #expect(rows.count == 3)
+        #expect(rows.map(\.0) == [1, 2, 3])
+        // A column of another kind reads as missing through the typed readers, and as it is through value().
+        #expect(rows.map(\.1) == [7, nil, nil])
+        #expect(rows.map(\.2) == ["seven", "é \"x\"", nil])
+        #expect(rows.map(\.3) == [nil, nil, "text"])
+        #expect(rows.map(\.4) == ["seven", "é \"x\"", .double(2.5)])
+    }
+
+    @Test func readsTheRowsAWriteReturnsAndNamesTheTableInItsErrors() throws {
+        let temp = try TempDatabase()
+        let db = temp.db
+        try db.write { tx in
+            try tx.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, attempts INTEGER NOT NULL DEFAULT 0)")
+            try tx.execute("INSERT INTO item (id) VALUES (1), (2), (3)")
+        }
+        var returned: [Int64] = []
+        try db.write { tx in
+            try tx.forEachRow(
+                sql: "UPDATE item SET attempts = attempts + 1 WHERE id >= ? RETURNING attempts", [2], table: "item"
+            ) { returned.append($0.integer(0) ?? -1) }
+        }
+        #expect(returned == [1, 1])
+        #expect(try db.fetchAll(sql: "SELECT SUM(attempts) AS s FROM item").first?["s"] == 2)
+        // A constraint failure while stepping names the table it was given.
+        let error = #expect(throws: GQLError.self) {
+            try db.write { tx in
+                try tx.forEachRow(sql: "UPDATE item SET attempts = NULL RETURNING id", [], table: "item") { _ in }
+            }
+        }
+        #expect(error?.table == "item")
+        #expect(try db.fetchAll(sql: "SELECT SUM(attempts) AS s FROM item").first?["s"] == 2)
+    }
+}
