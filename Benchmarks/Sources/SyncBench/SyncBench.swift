@@ -5,8 +5,8 @@ import GQLStore
 import GQLSync
 import Logging
 
-/// `swift run -c release SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N] [--only enqueue,drain,pull]
-/// [--contenders single,batched,loop,recorded,keyed]`
+/// `swift run -c release SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N] [--chunks N]
+/// [--only enqueue,drain,pull] [--contenders single,batched,loop,recorded,keyed]`
 ///
 /// GQLSync against what an app would write by hand, on an in-process GQLDevServer (in-memory database, loopback,
 /// random port), contenders taking turns in every round, every answer checked:
@@ -25,6 +25,8 @@ struct SyncBench {
         var mutations = 10_000
         var rows = 100_000
         var rounds = 3
+        /// The slices the one-per-request drain and its loop take turns in, per round.
+        var chunks = 10
         /// The workloads to run (e.g. one of them under `perf record`).
         var only = Options.workloads
         /// The drain's contenders to run (a profile of one of them); a row is printed only when both its sides ran.
@@ -32,12 +34,14 @@ struct SyncBench {
         var help = false
 
         static let usage = """
-            usage: SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N] [--only enqueue,drain,pull]
+            usage: SyncBench [--writes N] [--mutations N] [--rows N] [--rounds N] [--chunks N] [--only enqueue,drain,pull]
                              [--contenders single,batched,loop,recorded,keyed]
               --writes N       write transactions per enqueue contender and round (default 2000)
               --mutations N    queued mutations per drain contender and round (default 10000)
               --rows N         server rows of the pull (default 100000)
               --rounds N       measured rounds, after one warm-up round; medians are reported (default 3)
+              --chunks N       slices of the mutations in which the one-per-request drain and the loop take
+                               turns, A B B A, within a round (default 10)
               --only LIST      the workloads to run (default all three)
               --contenders L   the drain's contenders: the engine one per request (single) and 50 per request
                                (batched), the mutation loop (loop), the loop with a record per call (recorded);
@@ -56,6 +60,7 @@ struct SyncBench {
                 case "--mutations": mutations = try arguments.number(for: argument)
                 case "--rows": rows = try arguments.number(for: argument)
                 case "--rounds": rounds = try arguments.number(for: argument)
+                case "--chunks": chunks = try arguments.number(for: argument)
                 case "--only": only = try arguments.list(for: argument, allowed: Self.workloads)
                 case "--contenders": contenders = try arguments.list(for: argument, allowed: Self.drainContenders)
                 case "--help", "-h": help = true
@@ -191,6 +196,7 @@ struct ResultTable {
         for note in notes { Swift.print(note) }
         Swift.print("")
         Swift.print("ratio: median over rounds of GQLSync's rate ÷ the hand-written peer's, measured back to back;")
-        Swift.print("  enqueue compares rates too: ≥ 0.67× means a write with steady(in: tx) takes ≤ 1.5× the plain write")
+        Swift.print(
+            "  enqueue compares rates too: ≥ 0.67× means a write with steady(in: tx) takes ≤ 1.5× the plain write")
     }
 }

@@ -140,122 +140,143 @@ struct SyncWorkloads {
     // MARK: Drain
 
     /// N queued creates delivered by the engine (one per request, and 50 per request) vs a loop of mutations.
+    ///
+    /// The 0.9× goal's two sides take turns in `--chunks` slices of N/chunks items each (the engine on an outbox
+    /// of its own per slice, opened inside the timed section as before), in the order A B B A …: the machine's
+    /// speed drifts over seconds, and one turn of 10,000 items per side left single rounds anywhere from 0.59× to
+    /// 1.21×. The batches and the loop with a record per call run whole, after them.
     func drain(into table: inout ResultTable) async throws {
-        var single: [Double] = []
-        var batched: [Double] = []
-        var loop: [Double] = []
-        var recorded: [Double] = []
-        var keyed: [Double] = []
+        var rates: [String: [Double]] = [:]
         let n = options.mutations
         let client = GQLServer(HTTP: http)
         let offline = GQLServer(HTTP: "http://127.0.0.1:1/graphql")
+        let chunks = max(1, min(options.chunks, n))
         for round in 0...options.rounds {
             progress("drain round \(round)")
-            var rates: [String: Double] = [:]
-            // Each goal's two sides run back to back (the machine's speed drifts over seconds): the engine one per
-            // request beside the loop, the batches beside them; the order turns round every round.
-            let order =
-                round % 2 == 0
-                ? ["single", "loop", "batched", "recorded", "keyed"]
-                : ["keyed", "recorded", "batched", "loop", "single"]
+            var seconds: [String: Double] = [:]
+            var usage: [String: ThreadUsage] = [:]
             // Every engine's items are queued (offline) before anything is timed, so no queueing comes between two
-            // timed drains; its dirty pages are written back first, not during a timed delivery.
+            // timed drains; their dirty pages are written back first, not during a timed delivery.
+            var slices: [(contender: String, outbox: String, range: Range<Int>)] = []
             for contender in ["single", "batched"] where options.contenders.contains(contender) {
-                let queue = try GQLSync(
-                    offline, path: path("drain-\(round)-\(contender).sqlite"),
-                    configuration: configuration("drain", batch: contender == "batched" ? 50 : 1))
-                for i in 0..<n {
-                    try await queue.steady(
-                        "CreateObjects", ["objectId": "d\(round)-\(contender)-\(i)", "text": "t", "number": i])
+                let parts = contender == "single" ? chunks : 1
+                for part in 0..<parts {
+                    let range = (n * part / parts)..<(n * (part + 1) / parts)
+                    let outbox = path("drain-\(round)-\(contender)-\(part).sqlite")
+                    try await queue(range, prefix: "d\(round)-\(contender)-", into: outbox, offline: offline)
+                    slices.append((contender, outbox, range))
                 }
-                try await queue.shutdown()
             }
             flushToDisk()
-            for contender in order where options.contenders.contains(contender) {
-                let prefix = "d\(round)-\(contender)-"
-                var usage: ThreadUsage?
-                var usageEnd: ThreadUsage?
-                if contender == "recorded" {
-                    rates[contender] = try await recordedLoop(prefix, round: round, client: client)
-                } else if contender == "loop" || contender == "keyed" {
-                    // keyed: the same loop with the engine's per-request header (a diagnosis, not a goal's peer).
-                    let keyed = contender == "keyed"
-                    if ThreadUsage.enabled { usage = .now() }
-                    PerfControl.enable()
-                    let seconds = try await timed {
-                        for i in 0..<n {
-                            let result = try await client.mutation(
-                                Self.create,
-                                [
-                                    "input": GQLValue.object([
-                                        "objectId": .string("\(prefix)\(i)"), "text": "t", "number": .int(Int64(i)),
-                                    ])
-                                ],
-                                headers: keyed
-                                    ? [
-                                        "Idempotency-Key":
-                                            "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-\(round)-\(String(i, radix: 16))"
-                                    ] : [:])
-                            guard result.errors.isEmpty else { throw BenchError("\(contender): \(result.errors)") }
-                        }
+            // The goal's sides (and keyed, the loop with the engine's header), slice by slice, A B B A.
+            let paired = ["single", "loop", "keyed"].filter(options.contenders.contains)
+            for part in 0..<chunks {
+                let range = (n * part / chunks)..<(n * (part + 1) / chunks)
+                let turn = (round + part + part / 2) % 2 == 0 ? paired : paired.reversed()
+                for contender in turn {
+                    let before = ThreadUsage.enabled ? ThreadUsage.now() : nil
+                    let prefix = "d\(round)-\(contender)-"
+                    if contender == "single",
+                        let slice = slices.first(where: { $0.contender == contender && $0.range == range })
+                    {
+                        seconds[contender, default: 0] += try await engineDrain(slice.outbox, batch: 1, client: client)
+                    } else {
+                        seconds[contender, default: 0] += try await loopDrain(
+                            range, prefix: prefix, keyed: contender == "keyed", round: round, client: client)
                     }
-                    PerfControl.disable()
-                    if ThreadUsage.enabled { usageEnd = .now() }
-                    rates[contender] = Double(n) / seconds
-                } else {
-                    let outbox = path("drain-\(round)-\(contender).sqlite")
-                    let batch = contender == "batched" ? 50 : 1
-                    // Queued while offline at the round's start; delivered by an engine on the same outbox.
-                    var engine: GQLSync?
-                    if ThreadUsage.enabled { usage = .now() }
-                    PerfControl.enable()
-                    var opening = 0.0
-                    let seconds = try await timed {
-                        let opened = ContinuousClock.now
-                        let started = try GQLSync(
-                            client, path: outbox, configuration: configuration("drain", batch: batch))
-                        opening = Double((ContinuousClock.now - opened).components.attoseconds) / 1e18
-                        engine = started
-                        try await started.drain()
-                    }
-                    if ThreadUsage.enabled {
-                        progress(String(format: "    opening the engine (timed too): %.1f ms", opening * 1000))
-                    }
-                    PerfControl.disable()
-                    if ThreadUsage.enabled { usageEnd = .now() }
-                    guard let engine, engine.pendingCount == 0, try engine.failedItems().isEmpty else {
-                        throw BenchError("drain \(contender): items left or failed")
-                    }
-                    try await engine.shutdown()
-                    rates[contender] = Double(n) / seconds
-                }
-                progress("  \(contender) \(Int(rates[contender] ?? 0)) mutations/s")
-                if let usage, let usageEnd {
-                    for line in usageEnd.report(since: usage, items: n) { progress(line) }
-                }
-                guard try serverCount(prefix) == n else {
-                    throw BenchError("drain \(contender): the server has \(try serverCount(prefix)) of \(n) objects")
+                    if let before { usage[contender, default: ThreadUsage()].add(.now(), since: before) }
                 }
             }
-            if round > 0 {
-                if let rate = rates["single"] { single.append(rate) }
-                if let rate = rates["batched"] { batched.append(rate) }
-                if let rate = rates["loop"] { loop.append(rate) }
-                if let rate = rates["recorded"] { recorded.append(rate) }
-                if let rate = rates["keyed"] { keyed.append(rate) }
+            // The rest whole, in turn order.
+            for contender in (round % 2 == 0 ? ["batched", "recorded"] : ["recorded", "batched"])
+            where options.contenders.contains(contender) {
+                let before = ThreadUsage.enabled ? ThreadUsage.now() : nil
+                if contender == "recorded" {
+                    seconds[contender] =
+                        Double(n) / (try await recordedLoop("d\(round)-recorded-", round: round, client: client))
+                } else if let slice = slices.first(where: { $0.contender == contender }) {
+                    seconds[contender] = try await engineDrain(slice.outbox, batch: 50, client: client)
+                }
+                if let before { usage[contender, default: ThreadUsage()].add(.now(), since: before) }
+            }
+            for contender in ["single", "loop", "keyed", "batched", "recorded"] {
+                guard let time = seconds[contender] else { continue }
+                let rate = Double(n) / time
+                progress("  \(contender) \(Int(rate)) mutations/s")
+                for line in usage[contender]?.report(since: ThreadUsage(), items: n) ?? [] { progress(line) }
+                guard try serverCount("d\(round)-\(contender)-") == n else {
+                    throw BenchError(
+                        "drain \(contender): the server has \(try serverCount("d\(round)-\(contender)-")) of \(n) objects"
+                    )
+                }
+                if round > 0 { rates[contender, default: []].append(rate) }
             }
         }
         try await client.shutdown()
         try await offline.shutdown()
+        let loop = rates["loop"] ?? []
         table.add(
-            "drain \(n): one per request vs mutation loop", sync: single, peer: loop, unit: "mutations/s", goal: 0.9)
-        table.add("drain \(n): batches of 50 vs mutation loop", sync: batched, peer: loop, unit: "mutations/s", goal: 3)
+            "drain \(n): one per request vs mutation loop", sync: rates["single"] ?? [], peer: loop,
+            unit: "mutations/s", goal: 0.9)
         table.add(
-            "drain \(n): one per request vs loop + a commit per call", sync: single, peer: recorded,
-            unit: "mutations/s",
-            goal: nil)
+            "drain \(n): batches of 50 vs mutation loop", sync: rates["batched"] ?? [], peer: loop, unit: "mutations/s",
+            goal: 3)
         table.add(
-            "drain \(n): one per request vs loop + an Idempotency-Key header", sync: single, peer: keyed,
-            unit: "mutations/s", goal: nil)
+            "drain \(n): one per request vs loop + a commit per call", sync: rates["single"] ?? [],
+            peer: rates["recorded"] ?? [], unit: "mutations/s", goal: nil)
+        table.add(
+            "drain \(n): one per request vs loop + an Idempotency-Key header", sync: rates["single"] ?? [],
+            peer: rates["keyed"] ?? [], unit: "mutations/s", goal: nil)
+    }
+
+    /// Queues the creates of `range` into the outbox file at `path`, with an engine whose server is a closed port.
+    private func queue(_ range: Range<Int>, prefix: String, into path: String, offline: GQLServer) async throws {
+        let queue = try GQLSync(offline, path: path, configuration: configuration("drain"))
+        for i in range {
+            try await queue.steady("CreateObjects", ["objectId": "\(prefix)\(i)", "text": "t", "number": i])
+        }
+        try await queue.shutdown()
+    }
+
+    /// Seconds from opening an engine on the queued outbox at `path` until its `drain()` returns; checks that
+    /// nothing is left or failed. The shutdown after it is not timed.
+    private func engineDrain(_ path: String, batch: Int, client: GQLServer) async throws -> Double {
+        var engine: GQLSync?
+        PerfControl.enable()
+        let seconds = try await timed {
+            let started = try GQLSync(client, path: path, configuration: configuration("drain", batch: batch))
+            engine = started
+            try await started.drain()
+        }
+        PerfControl.disable()
+        guard let engine, engine.pendingCount == 0, try engine.failedItems().isEmpty else {
+            throw BenchError("drain \(path): items left or failed")
+        }
+        try await engine.shutdown()
+        return seconds
+    }
+
+    /// Seconds a loop of `server.mutation` calls takes for the creates of `range`; with `keyed`, each call also
+    /// sends an `Idempotency-Key` header as the engine does (a diagnosis, not a goal's peer).
+    private func loopDrain(_ range: Range<Int>, prefix: String, keyed: Bool, round: Int, client: GQLServer)
+        async throws -> Double
+    {
+        PerfControl.enable()
+        defer { PerfControl.disable() }
+        return try await timed {
+            for i in range {
+                let result = try await client.mutation(
+                    Self.create,
+                    [
+                        "input": GQLValue.object([
+                            "objectId": .string("\(prefix)\(i)"), "text": "t", "number": .int(Int64(i)),
+                        ])
+                    ],
+                    headers: keyed
+                        ? ["Idempotency-Key": "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0-\(round)-\(String(i, radix: 16))"]
+                        : [:])
+                guard result.errors.isEmpty else { throw BenchError("loop: \(result.errors)") }
+            }
+        }
     }
 }

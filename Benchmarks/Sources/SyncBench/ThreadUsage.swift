@@ -51,6 +51,19 @@ struct ThreadUsage {
     }
 
     /// What each kind of thread did since `earlier`, per item, one line per thread name plus a total.
+    /// Adds what each thread used between `earlier` and `later` (a contender timed in several slices).
+    mutating func add(_ later: ThreadUsage, since earlier: ThreadUsage) {
+        for (tid, counts) in later.byThread {
+            let before = earlier.byThread[tid]
+            var sum = byThread[tid] ?? Counts(name: counts.name)
+            sum.runNanoseconds += counts.runNanoseconds - (before?.runNanoseconds ?? 0)
+            sum.waitNanoseconds += counts.waitNanoseconds - (before?.waitNanoseconds ?? 0)
+            sum.voluntary += counts.voluntary - (before?.voluntary ?? 0)
+            sum.involuntary += counts.involuntary - (before?.involuntary ?? 0)
+            byThread[tid] = sum
+        }
+    }
+
     func report(since earlier: ThreadUsage, items: Int) -> [String] {
         var groups: [String: Counts] = [:]
         for (tid, counts) in byThread {
