@@ -65,6 +65,11 @@ extension GQLValue {
         self = try parser.parseDocument()
     }
 
+    /// Whether `text` is JSON whose value is an object, by the rules and limits of ``init(json:)``, checked
+    /// without building the value: for a module that keeps JSON text to send as it is, and parses it only when it
+    /// needs the values (GQLSync's outbox).
+    package static func isJSONObject(_ text: String) -> Bool { JSONSyntax.isObject(text) }
+
     /// The value as JSON text.
     ///
     /// - Parameter pretty: indent and put each member on its own line.

@@ -8,7 +8,7 @@ struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
-    private static let maxDepth = 512
+    static let maxDepth = 512
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -139,14 +139,7 @@ struct JSONParser {
         guard index + 4 <= bytes.count else { throw fault("short \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let b = bytes[index]
-            let digit: UInt32
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(b - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(b - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(b - UInt8(ascii: "A") + 10)
-            default: throw fault("invalid hex digit in \\u escape")
-            }
+            guard let digit = Self.hexDigit(bytes[index]) else { throw fault("invalid hex digit in \\u escape") }
             value = value * 16 + digit
             index += 1
         }
@@ -181,6 +174,16 @@ struct JSONParser {
         if isInteger, let i = Int64(text) { return .int(i) }
         guard let d = Double(text), d.isFinite else { throw fault("number out of range") }
         return .double(d)
+    }
+
+    /// The value of a hexadecimal digit, either case.
+    static func hexDigit(_ b: UInt8) -> UInt32? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(b - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(b - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(b - UInt8(ascii: "A") + 10)
+        default: nil
+        }
     }
 
     private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }

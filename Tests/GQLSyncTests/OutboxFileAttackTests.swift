@@ -44,27 +44,32 @@ import Testing
     @Test(arguments: [1, 3]) func rowsThatCannotBeSentAreSetAsideAndTheQueueGoesOn(batchSize: Int) async throws {
         let fixture = try await SyncFixture.make()
         let path = fixture.directory.path("outbox.sqlite")
-        try await Self.queue(fixture, path, count: 6)
+        try await Self.queue(fixture, path, count: 8)
         try await Self.edit(path, "UPDATE _gqlsync_outbox SET input = '{\"n\": 2' WHERE id = 2")
         try await Self.edit(path, "UPDATE _gqlsync_outbox SET op = 999 WHERE id = 3")
         try await Self.edit(path, "UPDATE _gqlsync_outbox SET key = '{oops' WHERE id = 4")
         try await Self.edit(path, "UPDATE _gqlsync_outbox SET input = '[1, 2]', op = 'x' WHERE id = 5")
+        // JSON, but no object; an object with a number no double holds (SQLite's json_valid takes both).
+        try await Self.edit(path, "UPDATE _gqlsync_outbox SET input = '[1, 2]' WHERE id = 6")
+        try await Self.edit(path, "UPDATE _gqlsync_outbox SET input = '{\"n\": 1e400}' WHERE id = 7")
 
         let sync = try GQLSync(
             fixture.client, path: path, configuration: fixture.configuration { $0.batchSize = batchSize })
-        #expect(sync.pendingCount == 6)
+        #expect(sync.pendingCount == 8)
         _ = try await Self.within(20, "drain") { try await sync.drain() }
-        #expect(try fixture.server.appliedNumbers() == [1, 6])
+        #expect(try fixture.server.appliedNumbers() == [1, 8])
         let failed = try sync.failedItems()
-        #expect(failed.map(\.id) == [2, 3, 4, 5])
-        #expect(failed.map(\.name) == ["CreateNote", "", "CreateNote", ""])
+        #expect(failed.map(\.id) == [2, 3, 4, 5, 6, 7])
+        #expect(failed.map(\.name) == ["CreateNote", "", "CreateNote", "", "CreateNote", "CreateNote"])
         let messages = failed.map(\.failure.message)
-        try #require(messages.count == 4)
+        try #require(messages.count == 6)
         #expect(messages[0].contains("outbox item 2 has values that are not JSON"))
         #expect(messages[1].contains("outbox item 3 names operation 999, which is not stored"))
         #expect(messages[2].contains("outbox item 4 has a key that is not JSON"))
         #expect(messages[3].contains("outbox item 5 names its operation by String"))
-        #expect(sync.pendingCount == 0 && sync.driver.current.failedCount == 4)
+        #expect(messages[4].contains("outbox item 6 has Array values, not a JSON object"))
+        #expect(messages[5].contains("outbox item 7 has values that are not JSON (number out of range"))
+        #expect(sync.pendingCount == 0 && sync.driver.current.failedCount == 6)
         // The app can drop what it cannot repair.
         for item in failed { try sync.drop(item.id) }
         #expect(try sync.failedItems().isEmpty)

@@ -57,7 +57,7 @@ import Testing
         let b = try await sync.steady("CreateNote", ["n": 2])
         #expect(b > a)
         #expect(try operations(app).count == 1)
-        #expect(try items(sync).map(\.values) == [["n": 2]])
+        #expect(try items(sync).map { try $0.values() } == [["n": 2]])
         await fixture.finish(sync)
     }
 
@@ -80,7 +80,7 @@ import Testing
         try await app.write { tx in try sync.steady("CreateNote", ["n": 2], in: tx) }
         #expect(try operations(app).count == 1)
         #expect(try sync.outbox.operations.id(of: operation) == operations(app).first?["id"]?.intValue)
-        #expect(try items(sync).map(\.values) == [["n": 2]])
+        #expect(try items(sync).map { try $0.values() } == [["n": 2]])
         await fixture.finish(sync)
     }
 

@@ -25,9 +25,16 @@ struct ConflictHandler: Sendable {
     var timeout: Duration? = nil
 
     func resolve(_ item: OutboxItem, server: GQLValues?, failure: GQLSync.Failure) async -> Settled {
+        let values: GQLValues
+        do {
+            values = try item.values()
+        } catch {
+            var failed = failure
+            failed.message = "the item's values cannot be read: \(error); \(failure.message)"
+            return .failed(failed)
+        }
         let conflict = GQLSync.Conflict(
-            id: item.id, name: item.name, key: item.key, values: item.values, server: server ?? [:],
-            failure: failure)
+            id: item.id, name: item.name, key: item.key, values: values, server: server ?? [:], failure: failure)
         let decided: GQLSync.Resolution
         switch resolution {
         case .serverWins: decided = .serverWins
@@ -63,7 +70,7 @@ struct ConflictHandler: Sendable {
             }
             return .dropped("serverWins")
         case .clientWins:
-            return resend(item.values, conflict, "clientWins")
+            return resend(values, conflict, "clientWins")
         case .merged(let values):
             return resend(values, conflict, "merged")
         }

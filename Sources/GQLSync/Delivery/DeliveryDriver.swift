@@ -160,7 +160,7 @@ final class DeliveryDriver: Sendable {
                     if let body = item.body, server.url != nil {
                         try await server.mutation(jsonBody: body, headers: headers)
                     } else {
-                        try await server.mutation(item.query, item.variables, headers: headers)
+                        try await server.mutation(item.query, try item.variables(), headers: headers)
                     }
                 outcome = DeliveryOutcome.classify(result)
             } catch {
@@ -176,8 +176,8 @@ final class DeliveryDriver: Sendable {
             headers[idempotencyHeader] = "\(first.idempotencyKey)..\(last.idempotencyKey)/\(items.count)"
         }
         do {
-            let results = try await server.batch(
-                items.map { (query: $0.query, variables: $0.variables) }, headers: headers)
+            let requests = try items.map { (query: $0.query, variables: try $0.variables()) }
+            let results = try await server.batch(requests, headers: headers)
             return zip(items, results).map { item, result in
                 DeliveryStateMachine.Sent(id: item.id, attempts: item.attempts, outcome: .classify(result))
             }

@@ -14,8 +14,10 @@ struct OutboxItem: Sendable, Hashable {
     var key: GQLValue?
     /// The operation text, fragments included.
     var query: String
-    /// The caller's values.
-    var values: GQLValues
+    /// The caller's values as the outbox stores them: the text of a JSON object, checked when the row was read
+    /// (``GQLValue/isJSONObject(_:)``) and parsed only when the values are needed (``values()``): an item sent
+    /// alone goes with this text as it is (``body``).
+    var input: String
     /// The request's JSON body, made from the values' stored text (``RequestBody``); `nil`: made from `values`.
     var body: [UInt8]? = nil
     /// The argument the values are wrapped in (`input`), or `nil` when they are the variables themselves.
@@ -29,10 +31,14 @@ struct OutboxItem: Sendable, Hashable {
     /// queue behind it. `nil` for every item the engine wrote.
     var damage: GQLSync.Failure? = nil
 
+    /// The caller's values, parsed from ``input`` (a batch, a request over WebSocket, a conflict, the failed
+    /// list). The text was checked by the same rules when its row was read, so this fails only if it was not.
+    func values() throws -> GQLValues { try OutboxStore.decodeObject(input, id: id) }
+
     /// The variables of the request.
-    var variables: GQLValues {
-        guard let wrap else { return values }
-        return [wrap: .object(values)]
+    func variables() throws -> GQLValues {
+        guard let wrap else { return try values() }
+        return [wrap: .object(try values())]
     }
 }
 

@@ -46,7 +46,7 @@ extension OutboxStore {
             }
             let failedAt = row["failed_at"]?.stringValue.flatMap { try? GQLDate.date(from: $0) }
             return GQLSync.FailedItem(
-                id: item.id, name: item.name, key: item.key, variables: item.variables, attempts: item.attempts,
+                id: item.id, name: item.name, key: item.key, variables: try item.variables(), attempts: item.attempts,
                 failure: error ?? GQLSync.Failure(message: "unknown"),
                 failedAt: failedAt ?? Date(timeIntervalSince1970: 0))
         }

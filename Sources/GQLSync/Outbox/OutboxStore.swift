@@ -316,7 +316,7 @@ struct OutboxStore: Sendable {
                 try? Self.operation(op, item: id, operations: operations, in: context).name
             }
             return OutboxItem(
-                id: id, name: name ?? "", key: nil, query: "", values: [:], wrap: nil, idempotencyKey: "",
+                id: id, name: name ?? "", key: nil, query: "", input: "{}", wrap: nil, idempotencyKey: "",
                 attempts: Int(row.attempts ?? 0),
                 damage: GQLSync.Failure(message: "set aside unsent: \(error.message)"))
         }
@@ -344,9 +344,13 @@ struct OutboxStore: Sendable {
             throw GQLError(
                 .decoding, "outbox item \(id) has a key that is not JSON (\(error.message))", table: Self.table)
         }
+        // Checked, not parsed: most items are only ever sent as the text they hold. The parser names the fault.
+        guard let input = row.input, GQLValue.isJSONObject(input) else {
+            _ = try Self.decodeObject(row.input, id: id)
+            throw GQLError(.decoding, "outbox item \(id) has values that are not a JSON object", table: Self.table)
+        }
         return OutboxItem(
-            id: id, name: operation.name, key: key, query: operation.query,
-            values: try Self.decodeObject(row.input, id: id), wrap: operation.wrap,
+            id: id, name: operation.name, key: key, query: operation.query, input: input, wrap: operation.wrap,
             idempotencyKey: idempotencyKey, attempts: Int(row.attempts ?? 0))
     }
 
