@@ -132,9 +132,6 @@ extension GQLServer {
         return HTTPExchange(client: client, limits: limits)
     }
 
-    /// The endpoint as messages name it: the HTTP URL, or the WebSocket URL of a WebSocket-only server.
-    var target: String { Self.loggable(url ?? webSocketURL ?? "") }
-
     /// A URL without its query string or user info, which may carry credentials.
     package static func loggable(_ url: String) -> String { HTTPExchange.loggable(url) }
 }
