@@ -141,14 +141,27 @@ struct SyncWorkloads {
 
     /// N queued creates delivered by the engine (one per request, and 50 per request) vs a loop of mutations.
     ///
-    /// The 0.9× goal's two sides take turns in `--chunks` slices of N/chunks items each (the engine on an outbox
-    /// of its own per slice, opened inside the timed section as before), in the order A B B A …: the machine's
-    /// speed drifts over seconds, and one turn of 10,000 items per side left single rounds anywhere from 0.59× to
-    /// 1.21×. The batches and the loop with a record per call run whole, after them.
+    /// The 0.9× goal's two sides take turns in `--chunks` slices of N/chunks items each, in the order A B B A …:
+    /// the machine's speed drifts over seconds, and one turn of 10,000 items per side left single rounds anywhere
+    /// from 0.59× to 1.21×. One engine per round delivers its whole queue, opened inside the first slice's timing as
+    /// before; a ``DeliveryGate`` asked by its server's authorization provider holds it before the first request of
+    /// the next slice, and the loop's server asks a gate that never closes. The batches and the loop with a record
+    /// per call run whole, after them.
     func drain(into table: inout ResultTable) async throws {
         var rates: [String: [Double]] = [:]
         let n = options.mutations
-        let client = GQLServer(HTTP: http)
+        let gate = DeliveryGate(budget: 0)
+        let open = DeliveryGate(budget: .max)
+        let gated = GQLServer(
+            HTTP: http,
+            authorization: { _ in
+                await gate.pass(); return nil
+            })
+        let client = GQLServer(
+            HTTP: http,
+            authorization: { _ in
+                await open.pass(); return nil
+            })
         let offline = GQLServer(HTTP: "http://127.0.0.1:1/graphql")
         let chunks = max(1, min(options.chunks, n))
         for round in 0...options.rounds {
@@ -157,45 +170,62 @@ struct SyncWorkloads {
             var usage: [String: ThreadUsage] = [:]
             // Every engine's items are queued (offline) before anything is timed, so no queueing comes between two
             // timed drains; their dirty pages are written back first, not during a timed delivery.
-            var slices: [(contender: String, outbox: String, range: Range<Int>)] = []
             for contender in ["single", "batched"] where options.contenders.contains(contender) {
-                let parts = contender == "single" ? chunks : 1
-                for part in 0..<parts {
-                    let range = (n * part / parts)..<(n * (part + 1) / parts)
-                    let outbox = path("drain-\(round)-\(contender)-\(part).sqlite")
-                    try await queue(range, prefix: "d\(round)-\(contender)-", into: outbox, offline: offline)
-                    slices.append((contender, outbox, range))
-                }
+                try await queue(
+                    0..<n, prefix: "d\(round)-\(contender)-", into: outbox(round, contender), offline: offline)
             }
             flushToDisk()
             // The goal's sides (and keyed, the loop with the engine's header), slice by slice, A B B A.
             let paired = ["single", "loop", "keyed"].filter(options.contenders.contains)
+            var engine: GQLSync?
             for part in 0..<chunks {
                 let range = (n * part / chunks)..<(n * (part + 1) / chunks)
                 let turn = (round + part + part / 2) % 2 == 0 ? paired : paired.reversed()
                 for contender in turn {
                     let before = ThreadUsage.enabled ? ThreadUsage.now() : nil
-                    let prefix = "d\(round)-\(contender)-"
-                    if contender == "single",
-                        let slice = slices.first(where: { $0.contender == contender && $0.range == range })
-                    {
-                        seconds[contender, default: 0] += try await engineDrain(slice.outbox, batch: 1, client: client)
+                    PerfControl.enable()
+                    if contender == "single" {
+                        seconds[contender, default: 0] += try await timed {
+                            let started =
+                                try engine
+                                ?? GQLSync(
+                                    gated, path: outbox(round, contender), configuration: configuration("drain"))
+                            engine = started
+                            if part == chunks - 1 {
+                                gate.open(range.count)
+                                try await started.drain()
+                            } else {
+                                await gate.run(range.count)
+                            }
+                        }
                     } else {
                         seconds[contender, default: 0] += try await loopDrain(
-                            range, prefix: prefix, keyed: contender == "keyed", round: round, client: client)
+                            range, prefix: "d\(round)-\(contender)-", keyed: contender == "keyed", round: round,
+                            client: client)
                     }
+                    PerfControl.disable()
                     if let before { usage[contender, default: ThreadUsage()].add(.now(), since: before) }
                 }
             }
+            if let engine { try await finish(engine, "single") }
             // The rest whole, in turn order.
             for contender in (round % 2 == 0 ? ["batched", "recorded"] : ["recorded", "batched"])
             where options.contenders.contains(contender) {
                 let before = ThreadUsage.enabled ? ThreadUsage.now() : nil
                 if contender == "recorded" {
-                    seconds[contender] =
-                        Double(n) / (try await recordedLoop("d\(round)-recorded-", round: round, client: client))
-                } else if let slice = slices.first(where: { $0.contender == contender }) {
-                    seconds[contender] = try await engineDrain(slice.outbox, batch: 50, client: client)
+                    let rate = try await recordedLoop("d\(round)-recorded-", round: round, client: client)
+                    seconds[contender] = Double(n) / rate
+                } else {
+                    var engine: GQLSync?
+                    PerfControl.enable()
+                    seconds[contender] = try await timed {
+                        let started = try GQLSync(
+                            client, path: outbox(round, contender), configuration: configuration("drain", batch: 50))
+                        engine = started
+                        try await started.drain()
+                    }
+                    PerfControl.disable()
+                    if let engine { try await finish(engine, contender) }
                 }
                 if let before { usage[contender, default: ThreadUsage()].add(.now(), since: before) }
             }
@@ -204,14 +234,14 @@ struct SyncWorkloads {
                 let rate = Double(n) / time
                 progress("  \(contender) \(Int(rate)) mutations/s")
                 for line in usage[contender]?.report(since: ThreadUsage(), items: n) ?? [] { progress(line) }
-                guard try serverCount("d\(round)-\(contender)-") == n else {
-                    throw BenchError(
-                        "drain \(contender): the server has \(try serverCount("d\(round)-\(contender)-")) of \(n) objects"
-                    )
+                let count = try serverCount("d\(round)-\(contender)-")
+                guard count == n else {
+                    throw BenchError("drain \(contender): the server has \(count) of \(n) objects")
                 }
                 if round > 0 { rates[contender, default: []].append(rate) }
             }
         }
+        try await gated.shutdown()
         try await client.shutdown()
         try await offline.shutdown()
         let loop = rates["loop"] ?? []
@@ -229,6 +259,16 @@ struct SyncWorkloads {
             peer: rates["keyed"] ?? [], unit: "mutations/s", goal: nil)
     }
 
+    private func outbox(_ round: Int, _ contender: String) -> String { path("drain-\(round)-\(contender).sqlite") }
+
+    /// Checks that the engine left nothing queued or failed, and shuts it down (not timed).
+    private func finish(_ engine: GQLSync, _ contender: String) async throws {
+        guard engine.pendingCount == 0, try engine.failedItems().isEmpty else {
+            throw BenchError("drain \(contender): items left or failed")
+        }
+        try await engine.shutdown()
+    }
+
     /// Queues the creates of `range` into the outbox file at `path`, with an engine whose server is a closed port.
     private func queue(_ range: Range<Int>, prefix: String, into path: String, offline: GQLServer) async throws {
         let queue = try GQLSync(offline, path: path, configuration: configuration("drain"))
@@ -238,32 +278,12 @@ struct SyncWorkloads {
         try await queue.shutdown()
     }
 
-    /// Seconds from opening an engine on the queued outbox at `path` until its `drain()` returns; checks that
-    /// nothing is left or failed. The shutdown after it is not timed.
-    private func engineDrain(_ path: String, batch: Int, client: GQLServer) async throws -> Double {
-        var engine: GQLSync?
-        PerfControl.enable()
-        let seconds = try await timed {
-            let started = try GQLSync(client, path: path, configuration: configuration("drain", batch: batch))
-            engine = started
-            try await started.drain()
-        }
-        PerfControl.disable()
-        guard let engine, engine.pendingCount == 0, try engine.failedItems().isEmpty else {
-            throw BenchError("drain \(path): items left or failed")
-        }
-        try await engine.shutdown()
-        return seconds
-    }
-
     /// Seconds a loop of `server.mutation` calls takes for the creates of `range`; with `keyed`, each call also
     /// sends an `Idempotency-Key` header as the engine does (a diagnosis, not a goal's peer).
     private func loopDrain(_ range: Range<Int>, prefix: String, keyed: Bool, round: Int, client: GQLServer)
         async throws -> Double
     {
-        PerfControl.enable()
-        defer { PerfControl.disable() }
-        return try await timed {
+        try await timed {
             for i in range {
                 let result = try await client.mutation(
                     Self.create,
