@@ -1,12 +1,22 @@
+import GQLNet
 import Synchronization
 
 /// Lets a sender through a given number of requests, then holds it before the next one until it is given more:
 /// one engine delivers its 10,000 queued items in slices, taking turns with the mutation loop, without being opened
 /// again for every slice.
 ///
-/// It is asked by the `GQLServer`'s authorization provider (which answers "no header") before every request; the
-/// loop's server asks a gate that never closes, so both sides make the same call per request.
+/// The `GQLServer`'s authorization provider (``authorization``, which answers "no header") asks the gate of the
+/// task it runs in (``current``) before every request: the engine's delivery task has one, the loop's task none.
 final class DeliveryGate: Sendable {
+    /// The gate of the sending task: set around the engine's creation, whose delivery task inherits it.
+    @TaskLocal static var current: DeliveryGate?
+
+    /// The provider: waits at the current task's gate, if it has one, and sends no `Authorization` header.
+    static let authorization: GQLServer.AuthorizationProvider = { _ in
+        await current?.pass()
+        return nil
+    }
+
     private struct State {
         var budget: Int
         /// The sender, held before a request.
@@ -17,7 +27,7 @@ final class DeliveryGate: Sendable {
 
     private let state: Mutex<State>
 
-    /// A gate that lets `budget` requests through (`Int.max`: never closes).
+    /// A gate that lets `budget` requests through.
     init(budget: Int) { state = Mutex(State(budget: budget)) }
 
     /// Called before each request: passes at once while the budget lasts, else waits for ``open(_:)``.

@@ -51,7 +51,9 @@ struct SyncWorkloads {
 
     // MARK: Enqueue
 
-    /// N writes of one object each, alone and with `steady(…, in: tx)`; rates in writes/s.
+    /// N writes of one object each, alone and with `steady(…, in: tx)`; rates in writes/s. The contenders take turns
+    /// in `--chunks` slices of each round (2,000 writes take a tenth of a second: one turn each let single rounds
+    /// spread from 0.61× to 0.92×).
     func enqueue(into table: inout ResultTable) async throws {
         var sync: [Double] = []
         var plain: [Double] = []
@@ -66,35 +68,42 @@ struct SyncWorkloads {
             let engine = try GQLSync(offline, database: db, configuration: configuration("enqueue"))
             let n = options.writes
             var seconds: [String: Double] = [:]
-            let order = round % 2 == 0 ? ["sync", "plain", "row"] : ["row", "plain", "sync"]
-            for contender in order {
-                seconds[contender] = try await timed {
-                    for i in 0..<n {
-                        try db.write { tx in
-                            let object = BenchObject(objectId: "\(contender)-\(i)", text: "text \(i)", number: i)
-                            try object.insert(tx)
-                            switch contender {
-                            case "sync":
-                                try engine.steady(
-                                    "CreateObjects", ["objectId": object.objectId, "text": object.text, "number": i],
-                                    object.objectId, in: tx)
-                            case "row":
-                                // The floor: a row of the same size in a table of its own, by a cached statement.
-                                _ = try tx.fetchAll(
-                                    sql: Self.handmadeInsert,
-                                    [
-                                        "\"\(object.objectId)\"",
-                                        "{\"number\":\(i),\"objectId\":\"\(object.objectId)\",\"text\":\"text \(i)\"}",
-                                        Int64(bitPattern: 0x9E37_79B9_7F4A_7C15 &* UInt64(i + 1)),
-                                        1_764_167_077_123 + i,
-                                    ])
-                            default: break
+            // In slices, the order turning A B C, C B A, C B A, A B C …, as the drain's goal takes turns.
+            let slices = max(1, min(options.chunks, n))
+            let contenders = ["sync", "plain", "row"]
+            for part in 0..<slices {
+                let order = (part + round + part / 2) % 2 == 0 ? contenders : contenders.reversed()
+                let range = (n * part / slices)..<(n * (part + 1) / slices)
+                for contender in order {
+                    seconds[contender, default: 0] += try await timed {
+                        for i in range {
+                            try db.write { tx in
+                                let object = BenchObject(objectId: "\(contender)-\(i)", text: "text \(i)", number: i)
+                                try object.insert(tx)
+                                switch contender {
+                                case "sync":
+                                    try engine.steady(
+                                        "CreateObjects",
+                                        ["objectId": object.objectId, "text": object.text, "number": i],
+                                        object.objectId, in: tx)
+                                case "row":
+                                    // The floor: a row of the same size in a table of its own, by a cached statement.
+                                    _ = try tx.fetchAll(
+                                        sql: Self.handmadeInsert,
+                                        [
+                                            "\"\(object.objectId)\"",
+                                            "{\"number\":\(i),\"objectId\":\"\(object.objectId)\",\"text\":\"text \(i)\"}",
+                                            Int64(bitPattern: 0x9E37_79B9_7F4A_7C15 &* UInt64(i + 1)),
+                                            1_764_167_077_123 + i,
+                                        ])
+                                default: break
+                                }
                             }
                         }
                     }
                 }
             }
-            for contender in order {
+            for contender in contenders {
                 guard try BenchObject.count(db, "objectId LIKE ?", ["\(contender)-%"]) == n else {
                     throw BenchError("enqueue: the \(contender) rows are not all there")
                 }
@@ -144,24 +153,16 @@ struct SyncWorkloads {
     /// The 0.9× goal's two sides take turns in `--chunks` slices of N/chunks items each, in the order A B B A …:
     /// the machine's speed drifts over seconds, and one turn of 10,000 items per side left single rounds anywhere
     /// from 0.59× to 1.21×. One engine per round delivers its whole queue, opened inside the first slice's timing as
-    /// before; a ``DeliveryGate`` asked by its server's authorization provider holds it before the first request of
-    /// the next slice, and the loop's server asks a gate that never closes. The batches and the loop with a record
-    /// per call run whole, after them.
+    /// before; a ``DeliveryGate`` that the server's authorization provider asks for the engine's requests (a
+    /// task-local value its delivery task inherits) holds it before the first request of the next slice. The
+    /// batches and the loop with a record per call run whole, after them.
     func drain(into table: inout ResultTable) async throws {
         var rates: [String: [Double]] = [:]
         let n = options.mutations
         let gate = DeliveryGate(budget: 0)
-        let open = DeliveryGate(budget: .max)
-        let gated = GQLServer(
-            HTTP: http,
-            authorization: { _ in
-                await gate.pass(); return nil
-            })
-        let client = GQLServer(
-            HTTP: http,
-            authorization: { _ in
-                await open.pass(); return nil
-            })
+        // One server (one connection) for every contender: which event loop threads a connection's two ends land
+        // on changes its speed, and a connection per side made a run's ratio depend on where each had landed.
+        let client = GQLServer(HTTP: http, authorization: DeliveryGate.authorization)
         let offline = GQLServer(HTTP: "http://127.0.0.1:1/graphql")
         let chunks = max(1, min(options.chunks, n))
         for round in 0...options.rounds {
@@ -186,10 +187,13 @@ struct SyncWorkloads {
                     PerfControl.enable()
                     if contender == "single" {
                         seconds[contender, default: 0] += try await timed {
+                            // The engine's delivery task inherits the task-local gate; the loop's calls see none.
                             let started =
                                 try engine
-                                ?? GQLSync(
-                                    gated, path: outbox(round, contender), configuration: configuration("drain"))
+                                ?? DeliveryGate.$current.withValue(gate) {
+                                    try GQLSync(
+                                        client, path: outbox(round, contender), configuration: configuration("drain"))
+                                }
                             engine = started
                             if part == chunks - 1 {
                                 gate.open(range.count)
@@ -241,7 +245,6 @@ struct SyncWorkloads {
                 if round > 0 { rates[contender, default: []].append(rate) }
             }
         }
-        try await gated.shutdown()
         try await client.shutdown()
         try await offline.shutdown()
         let loop = rates["loop"] ?? []
