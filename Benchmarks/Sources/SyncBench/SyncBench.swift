@@ -24,7 +24,7 @@ struct SyncBench {
         var writes = 2_000
         var mutations = 10_000
         var rows = 100_000
-        var rounds = 3
+        var rounds = 5
         /// The slices the one-per-request drain and its loop take turns in, per round.
         var chunks = 10
         /// The workloads to run (e.g. one of them under `perf record`).
@@ -39,7 +39,7 @@ struct SyncBench {
               --writes N       write transactions per enqueue contender and round (default 2000)
               --mutations N    queued mutations per drain contender and round (default 10000)
               --rows N         server rows of the pull (default 100000)
-              --rounds N       measured rounds, after one warm-up round; medians are reported (default 3)
+              --rounds N       measured rounds, after one warm-up round; medians are reported (default 5)
               --chunks N       slices of the mutations in which the one-per-request drain and the loop take
                                turns, A B B A, within a round (default 10)
               --only LIST      the workloads to run (default all three)
