@@ -21,6 +21,8 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct CrashSafetyTests {
     static let total = 1_200
     static let kills = 20
+    /// Kills while a run only delivers what earlier runs queued.
+    static let drainKills = 5
 
     /// The `gql-cli` built with these tests: `GQL_CLI_PATH`, or next to the test bundle.
     static func cli() throws -> URL {
@@ -44,19 +46,30 @@ import Testing
         var killed = false
     }
 
-    /// Runs the loop; kills it with SIGKILL once it printed `killAfter` lines (never when `nil`).
-    static func run(_ cli: URL, path: String, url: String, killAfter: Int?) async throws -> Run {
+    /// Runs the loop; kills it with SIGKILL once it printed `killAfter` lines, or printed `queued` with the last
+    /// number, or `killAt` after it started (never when all are `nil`/`false`).
+    static func run(
+        _ cli: URL, path: String, url: String, killAfter: Int?, killAtLast: Bool = false, killAt: Duration? = nil
+    ) async throws -> Run {
         // Paced, so the kills land while items are both being queued and being sent.
         let process = try ChildProcess(
             cli.path, ["sync", "enqueue-loop", path, "--url", url, "--count", "\(total)", "--interval-ms", "2"],
             stdout: .pipe)
         var run = Run()
         var killed = false
+        let timer = killAt.map { delay in
+            Task {
+                try await Task.sleep(for: delay)
+                process.kill(SIGKILL)
+            }
+        }
+        defer { timer?.cancel() }
         // Read to the end: lines printed before the kill landed are acknowledged calls too.
         for await line in process.lines() {
             if line == "drained" { run.drained = true }
             if line.hasPrefix("queued "), let n = Int(line.dropFirst(7)) { run.queued.append(n) }
-            if let killAfter, !killed, run.queued.count + (run.drained ? 1 : 0) >= killAfter {
+            let lastQueued = killAtLast && run.queued.last == total
+            if !killed, lastQueued || killAfter.map({ run.queued.count + (run.drained ? 1 : 0) >= $0 }) == true {
                 process.kill(SIGKILL)
                 killed = true
             }
@@ -84,6 +97,29 @@ import Testing
             if run.drained && !run.killed { break }
         }
         #expect(crashes > 0, "no run was killed")
+        // The rest queued while the server cannot be reached (the run killed after its last call), then delivered
+        // by runs that only send, killed at random moments of the delivery: kills after a queued line land while
+        // calls are still coming, never in a drain with nothing left to queue.
+        // (A call whose line a kill cut off is queued all the same: the run is also killed after a while.)
+        if acknowledged.last != Self.total {
+            let queued = try await Self.run(
+                cli, path: path, url: "http://127.0.0.1:1/graphql", killAfter: nil, killAtLast: true,
+                killAt: .seconds(10))
+            acknowledged += queued.queued
+            if queued.killed { crashes += 1 }
+        }
+        var drainKills = 0
+        for _ in 0..<Self.drainKills {
+            let run = try await Self.run(
+                cli, path: path, url: server.http, killAfter: nil, killAt: .milliseconds(Int.random(in: 80...400)))
+            acknowledged += run.queued
+            if run.killed {
+                crashes += 1
+                drainKills += 1
+            }
+            if run.drained && !run.killed { break }
+        }
+        #expect(drainKills > 0, "no run was killed while it only delivered")
         let last = try await Self.run(cli, path: path, url: server.http, killAfter: nil)
         acknowledged += last.queued
         #expect(last.drained)
