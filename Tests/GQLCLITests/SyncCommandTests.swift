@@ -180,6 +180,42 @@ struct SyncCommandTests {
         return files
     }
 
+    /// Every file in the directory: its bytes and when it was last changed.
+    static func filesAndDates(in directory: TemporaryDirectory) throws -> [String: [String]] {
+        try files(in: directory).reduce(into: [:]) { entries, file in
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory.path(file.key))
+            let date = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            entries[file.key] = [file.value.base64EncodedString(), "\(date)"]
+        }
+    }
+
+    @Test func statusWithTheRightNameChangesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        let url = "http://127.0.0.1:9/graphql"
+        try await Self.queuedDatabase(path, url: url)
+        // An item in a state the engine does not know: an engine opened on the file would set it aside (a write).
+        let db = try GQLDatabase(path: path)
+        try await db.execute("UPDATE _gqlsync_outbox SET state = 'lost' WHERE id = 2")
+        try await db.execute(
+            "INSERT INTO _gqlsync_cursors (engine, query, variables, started_at, taken_at) VALUES ('cli', 'Q', '', 5, 0)"
+        )
+        try await db.close()
+        let before = try Self.filesAndDates(in: directory)
+        #expect(before.keys.sorted() == ["app.sqlite"], "\(before.keys)")
+
+        let common = [path, "--url", url, "--name", "cli"]
+        let status = try await CLIProcess.succeed(["sync", "status"] + common)
+        #expect(status == "engine cli\npending 4\nfailed 1\ncursor Q 5 (1970-01-01T00:00:00.005Z)\n", "\(status)")
+        let json = try GQLValue(json: try await CLIProcess.succeed(["sync", "status", "--json"] + common))
+        #expect(json["pending"] == 4 && json["failed"] == 1 && json["cursors"]?["Q"]?["startedAt"] == 5, "\(json)")
+        // Not a byte, not a date, no -wal, -shm or journal beside it.
+        let after = try Self.filesAndDates(in: directory)
+        #expect(after == before, "status changed the directory: \(before.keys.sorted()) → \(after.keys.sorted())")
+        let rows = try GQLDatabase(path: path).fetchAll(sql: "SELECT state FROM _gqlsync_outbox WHERE id = 2")
+        #expect(rows.first?["state"] == "lost")
+    }
+
     @Test func aMistypedEngineNameChangesNothingAndNamesTheEnginesThere() async throws {
         let directory = try TemporaryDirectory()
         // A name a URI would have to escape: the look is an immutable read through one.

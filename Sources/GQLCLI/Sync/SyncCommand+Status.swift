@@ -3,10 +3,12 @@ import Foundation
 import GQLSync
 
 extension SyncCommand {
-    /// `gql-cli sync status DB --url URL`: the outbox's counts and pull cursors, without sending anything.
+    /// `gql-cli sync status DB --url URL`: the outbox's counts and pull cursors, without sending anything or
+    /// changing the file.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the outbox's pending and failed items and the pull cursors (sends nothing).")
+            abstract:
+                "Show the outbox's pending and failed items and the pull cursors (sends nothing, changes nothing).")
 
         @OptionGroup var options: SyncOptions
 
@@ -18,12 +20,18 @@ extension SyncCommand {
         var json = false
 
         func run() async throws {
-            let (sync, server) = try await options.engine(delivers: false)
-            let (name, pending, failed) = (sync.name, sync.pendingCount, try sync.failedItems().count)
-            let cursors = try sync.pullCursors().map { cursor in
+            // A read-only look: no engine is opened, so nothing is migrated, written or made beside the file.
+            let name = try await options.existingEngineName()
+            let summary: GQLSync.OutboxSummary
+            do {
+                summary = try await GQLSync.outboxSummary(inFile: options.path, engine: name)
+            } catch {
+                throw CLIError("cannot read the outbox in \(options.path)", error)
+            }
+            let (pending, failed) = (summary.pendingCount, summary.failedCount)
+            let cursors = summary.cursors.map { cursor in
                 (cursor, GQLDate.string(from: Date(timeIntervalSince1970: Double(cursor.startedAt) / 1000)))
             }
-            await SyncOptions.close(sync, server)
             if json {
                 var byQuery: GQLValues = [:]
                 for (cursor, date) in cursors {

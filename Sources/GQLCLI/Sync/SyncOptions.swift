@@ -50,6 +50,22 @@ struct SyncOptions: ParsableArguments {
         return (sync, server)
     }
 
+    /// The engine's name (--name, or the one derived from the server's URL), once the file is found to hold its
+    /// outbox; looked up read-only, so nothing in or beside the file changes.
+    func existingEngineName() async throws -> String {
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("no database file at \(path)") }
+        let engine: String
+        if let name {
+            engine = name
+        } else {
+            let server = try client.makeServer(subscribing: false)
+            engine = GQLSync.defaultName(server)
+            try? await server.shutdown()
+        }
+        try await checkOutbox(engine)
+        return engine
+    }
+
     /// Fails unless an engine named `engine` has an outbox in the file.
     private func checkOutbox(_ engine: String) async throws {
         // Said as the engine says it, not as a name that has no outbox.

@@ -14,6 +14,59 @@ extension GQLSync {
     /// ```
     /// - Throws: ``GQLError`` when there is no file at `path` or it is not a database SQLite can read.
     package static func engineNames(inFile path: String) async throws -> [String] {
+        try await readingOnly(path, engineNames(in:))
+    }
+
+    /// What `gql-cli sync status` shows of an engine's outbox: its counts and pull cursors.
+    package struct OutboxSummary: Sendable, Hashable {
+        package var pendingCount: Int
+        /// Set-aside items, and items in a state the engine does not know (it sets them aside when it opens).
+        package var failedCount: Int
+        package var cursors: [PullCursor]
+    }
+
+    /// The counts and pull cursors of `engine`'s outbox in the database file at `path`, read as
+    /// ``engineNames(inFile:)`` reads: nothing in or beside the file changes (no migration, no identity row, no
+    /// journal). An outbox of an earlier layout is read as it is; one of a later version is refused, as an engine
+    /// refuses it. Delivered items that a delivery journal records and the outbox has not deleted yet (a running
+    /// engine's last ones, or those of one that was killed) still count as pending: an engine deletes them.
+    ///
+    /// ```swift
+    /// let summary = try await GQLSync.outboxSummary(inFile: "/tmp/app.sqlite", engine: "cli")
+    /// ```
+    /// - Throws: ``GQLError`` when there is no file at `path`, it is not a database SQLite can read, or its outbox
+    ///   is of a later version (`.downgradeAttempt`).
+    package static func outboxSummary(inFile path: String, engine: String) async throws -> OutboxSummary {
+        try await readingOnly(path) { database in
+            let migrator = OutboxStore.migrator
+            let version = try migrator.appliedVersion(database)
+            guard version <= migrator.latestVersion else {
+                throw GQLError(
+                    .downgradeAttempt,
+                    "the outbox (namespace '\(OutboxStore.namespace)') is at version \(version) but this code knows "
+                        + "versions up to \(migrator.latestVersion)", operation: "status")
+            }
+            var summary = OutboxSummary(pendingCount: 0, failedCount: 0, cursors: [])
+            let tables = try tableNames(in: database)
+            if tables.contains(OutboxStore.table) {
+                let counts = try OutboxStore.counts(in: database, engine: engine)
+                summary.pendingCount = counts.pending
+                summary.failedCount = counts.failed + counts.unknown
+            }
+            if tables.contains(OutboxStore.cursorTable) {
+                let keyed = try database.fetchAll(
+                    sql: "SELECT 1 FROM pragma_table_info(?) WHERE name = 'variables'", [OutboxStore.cursorTable])
+                summary.cursors = try OutboxStore.cursors(
+                    in: database, engine: engine, keyedByVariables: !keyed.isEmpty)
+            }
+            return summary
+        }
+    }
+
+    /// Runs `body` on the database file at `path` opened read-only, without making anything beside it.
+    private static func readingOnly<T: Sendable>(
+        _ path: String, _ body: (GQLDatabase) throws -> T
+    ) async throws -> T {
         var configuration = GQLDatabase.Configuration()
         configuration.readOnly = true
         guard FileManager.default.fileExists(atPath: path) else {
@@ -25,9 +78,15 @@ extension GQLSync {
         let beside = ["-wal", "-journal"].contains { FileManager.default.fileExists(atPath: path + $0) }
         let database = try GQLDatabase(
             path: beside ? path : "file:\(uriPath(path))?mode=ro&immutable=1", configuration: configuration)
-        let names = Result { try engineNames(in: database) }
+        let result = Result { try body(database) }
         try? await database.close()
-        return try names.get()
+        return try result.get()
+    }
+
+    private static func tableNames(in database: GQLDatabase) throws -> Set<String> {
+        Set(
+            try database.fetchAll(sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                .compactMap { $0["name"]?.stringValue })
     }
 
     /// `path` as the path of a `file:` URI: absolute, with `%`, `?` and `#` escaped.
@@ -39,9 +98,7 @@ extension GQLSync {
     }
 
     private static func engineNames(in database: GQLDatabase) throws -> [String] {
-        let tables = Set(
-            try database.fetchAll(sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                .compactMap { $0["name"]?.stringValue })
+        let tables = try tableNames(in: database)
         var names = Set<String>()
         // An engine writes its identity row at its first open, so an engine with no item or cursor left is found.
         if tables.contains(OutboxStore.sequenceTable) {

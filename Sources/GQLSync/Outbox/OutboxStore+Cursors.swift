@@ -33,9 +33,18 @@ extension OutboxStore {
 
     /// Every cursor of the engine, by query and then variables.
     func cursors() throws -> [GQLSync.PullCursor] {
-        try database.fetchAll(
+        try Self.cursors(in: database, engine: engine)
+    }
+
+    /// Every cursor of `engine` in `database`, by query and then variables; read only, so a look at a file can use
+    /// it. `keyedByVariables`: false for a file before step 8, whose cursors have no variables (all `""`).
+    static func cursors(
+        in database: GQLDatabase, engine: String, keyedByVariables: Bool = true
+    ) throws -> [GQLSync.PullCursor] {
+        let variables = keyedByVariables ? "variables" : "'' AS variables"
+        return try database.fetchAll(
             sql: """
-                SELECT query, variables, started_at FROM \(Self.cursorTable) WHERE engine = ?
+                SELECT query, \(variables), started_at FROM \(cursorTable) WHERE engine = ?
                 ORDER BY query, variables
                 """, [engine]
         ).compactMap { row in
