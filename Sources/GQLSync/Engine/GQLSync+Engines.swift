@@ -14,7 +14,7 @@ extension GQLSync {
     /// ```
     /// - Throws: ``GQLError`` when there is no file at `path` or it is not a database SQLite can read.
     package static func engineNames(inFile path: String) async throws -> [String] {
-        try await readingOnly(path, engineNames(in:))
+        try readingOnly(path, engineNames(in:))
     }
 
     /// What `gql-cli sync status` shows of an engine's outbox: its counts and pull cursors.
@@ -37,7 +37,7 @@ extension GQLSync {
     /// - Throws: ``GQLError`` when there is no file at `path`, it is not a database SQLite can read, or its outbox
     ///   is of a later version (`.downgradeAttempt`).
     package static func outboxSummary(inFile path: String, engine: String) async throws -> OutboxSummary {
-        try await readingOnly(path) { database in
+        try readingOnly(path) { database in
             let migrator = OutboxStore.migrator
             let version = try migrator.appliedVersion(database)
             guard version <= migrator.latestVersion else {
@@ -64,9 +64,7 @@ extension GQLSync {
     }
 
     /// Runs `body` on the database file at `path` opened read-only, without making anything beside it.
-    private static func readingOnly<T: Sendable>(
-        _ path: String, _ body: (GQLDatabase) throws -> T
-    ) async throws -> T {
+    static func readingOnly<T>(_ path: String, _ body: (GQLDatabase) throws -> T) throws -> T {
         var configuration = GQLDatabase.Configuration()
         configuration.readOnly = true
         guard FileManager.default.fileExists(atPath: path) else {
@@ -79,7 +77,7 @@ extension GQLSync {
         let database = try GQLDatabase(
             path: beside ? path : "file:\(uriPath(path))?mode=ro&immutable=1", configuration: configuration)
         let result = Result { try body(database) }
-        try? await database.close()
+        try? database.close()
         return try result.get()
     }
 
@@ -97,7 +95,7 @@ extension GQLSync {
         return absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute
     }
 
-    private static func engineNames(in database: GQLDatabase) throws -> [String] {
+    static func engineNames(in database: GQLDatabase) throws -> [String] {
         let tables = try tableNames(in: database)
         var names = Set<String>()
         // An engine writes its identity row at its first open, so an engine with no item or cursor left is found.

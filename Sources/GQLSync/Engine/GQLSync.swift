@@ -47,7 +47,9 @@ public final class GQLSync: Sendable {
     private let registration: String
 
     /// An engine whose outbox is its own file, `gqlsync-<name>.sqlite`, in the app-data directory
-    /// (``GQLDatabase/defaultDirectory()``).
+    /// (``GQLDatabase/defaultDirectory()``). A name that is not all lower-case ASCII letters, digits, `.`, `-` and
+    /// `_`, or is too long, gets a safe file name instead: a readable prefix, `~` and a hash of the name; an outbox
+    /// an earlier version made under the name as it was keeps being opened there.
     ///
     /// ```swift
     /// let sync = try GQLSync(GQLServer(HTTP: "https://example.com/graphql"))
@@ -57,7 +59,7 @@ public final class GQLSync: Sendable {
     ///   ``Configuration/idempotencyHeader``, ``Configuration/backoff``, ``Configuration/conflictTimeout``).
     public convenience init(_ server: GQLServer, configuration: Configuration = Configuration()) throws {
         let name = configuration.name ?? Self.defaultName(server)
-        let path = try GQLDatabase.defaultDirectory().appendingPathComponent("gqlsync-\(name).sqlite").path
+        let path = Self.outboxPath(in: try GQLDatabase.defaultDirectory(), name: name)
         try self.init(server, path: path, configuration: configuration)
     }
 

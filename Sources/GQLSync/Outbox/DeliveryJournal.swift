@@ -153,15 +153,7 @@ final class DeliveryJournal: Sendable {
         guard base.utf8.count + prefix.utf8.count + safe.utf8.count + suffix.utf8.count > nameMax else {
             return "\(databasePath)\(prefix)\(safe)\(suffix)"
         }
-        // FNV-1a over the name's bytes, from two offset bases (the standard one and its bit complement).
-        var hashes: [UInt64] = [0xcbf2_9ce4_8422_2325, ~0xcbf2_9ce4_8422_2325]
-        for byte in engine.utf8 {
-            for index in hashes.indices { hashes[index] = (hashes[index] ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        }
-        let digest = hashes.reduce("~") { digest, hash in
-            let hex = String(hash, radix: 16)
-            return digest + String(repeating: "0", count: 16 - hex.count) + hex
-        }
+        let digest = NameDigest.tilde(engine)
         let room = nameMax - base.utf8.count - prefix.utf8.count - suffix.utf8.count - digest.utf8.count
         var kept = ""
         for character in safe {
