@@ -73,6 +73,9 @@ final class DeliveryDriver: Sendable {
                         return
                     }
                     update(nil) { $0.machine.claimFailed(now: .now) }
+                    if let delay = state.withLock({ $0.machine.lastDelay }) {
+                        publish(.claimFailed(delay: delay, GQLSync.Failure(message: "\(error)")))
+                    }
                 }
             }
         }

@@ -34,6 +34,9 @@ extension GQLSync {
         case sent(id: Int64, name: String)
         /// Item `id` failed for a transient reason and is retried after `delay`.
         case retrying(id: Int64, attempt: Int, delay: Duration, GQLSync.Failure)
+        /// The next items could not be read from the outbox (a SQLite error: the file is locked, full, damaged or
+        /// edited by hand); the engine tries again after `delay`, backing off while it keeps failing.
+        case claimFailed(delay: Duration, GQLSync.Failure)
         /// Item `id` was refused for good and set aside.
         case failed(id: Int64, GQLSync.Failure)
         /// Item `id` met a newer version on the server; `resolution` says what the strategy chose (`serverWins`,

@@ -103,6 +103,7 @@ public final class GQLSync: Sendable {
             self.ownsDatabase = owns
             self.registration = registration
             outbox = try OutboxStore(database: database, engine: name, ownsDatabase: owns)
+            try outbox.checkIDRoom()
             driver = try DeliveryDriver(
                 outbox: outbox, server: server,
                 settings: .init(
