@@ -82,6 +82,18 @@ import Testing
     /// A 409 to a keyed request (the key still in use) is retried, but not for ever: after
     /// `keyInUseLimit` of them in a row the item is set aside and the queue goes on. Another answer in between
     /// starts the count again.
+    @Test func aServerThatRefusedABatchIsSentOneItemPerClaimFromThenOn() {
+        var m = machine(batch: 10)
+        #expect(m.next(now: at(0)) == .claim(limit: 10))
+        _ = m.claimed([1, 2, 3])
+        m.refuseBatches()
+        _ = m.sent([sent(1, 1, Self.ok), sent(2, 1, Self.ok), sent(3, 1, Self.ok)], now: at(0))
+        #expect(m.next(now: at(0)) == .claim(limit: 1))
+        _ = m.claimed([4])
+        _ = m.sent([sent(4, 1, Self.ok)], now: at(0))
+        #expect(m.next(now: at(0)) == .claim(limit: 1))
+    }
+
     @Test func aKeyInUseIsRetriedAFewTimesThenSetAside() {
         let inUse = DeliveryOutcome.transient(
             .init(unreachable: false, failure: .init(message: "HTTP 409", httpStatus: 409), keyInUse: true))

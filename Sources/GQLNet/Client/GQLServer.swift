@@ -291,6 +291,24 @@ public final class GQLServer: Sendable {
         return try Self.batchResults(await send(body, headers: headers, operation: "batch"), count: operations.count)
     }
 
+    /// Whether `error`, thrown by ``batch(_:headers:)``, says that the server does not take batched requests, so
+    /// that nothing of the batch ran and its operations may be sent one by one: an HTTP status that refuses the
+    /// request's form (4xx other than 401, 403, 407, 408, 409 and 429, which would refuse or delay each operation
+    /// alike; or 501), or a single response instead of an array.
+    package static func refusesBatches(_ error: GQLError) -> Bool {
+        switch error.code {
+        case .http:
+            guard let status = error.httpStatus else { return false }
+            return status == 501 || ((400..<500).contains(status) && ![401, 403, 407, 408, 409, 429].contains(status))
+        case .invalidResponse:
+            return error.message.hasSuffix(noBatches)
+        default:
+            return false
+        }
+    }
+
+    private static let noBatches = "it does not accept batched requests"
+
     // MARK: - Helpers
 
     /// Runs one operation over HTTP, or over the WebSocket when the server has no HTTP endpoint.
@@ -332,7 +350,7 @@ public final class GQLServer: Sendable {
         guard case .array(let responses) = answer else {
             throw GQLError(
                 .invalidResponse,
-                "the server answered a batch with a single \(answer.kindName) instead of an array: it does not accept batched requests",
+                "the server answered a batch with a single \(answer.kindName) instead of an array: \(Self.noBatches)",
                 operation: "batch")
         }
         guard responses.count == count else {

@@ -152,7 +152,7 @@ final class DeliveryDriver: Sendable {
 
     /// Sends the items: one mutation, or one batch request.
     private func send(_ items: [OutboxItem]) async -> [DeliveryStateMachine.Sent] {
-        if items.contains(where: { $0.damage != nil }) { return await send(damaged: items) }
+        if items.contains(where: { $0.damage != nil }) { return await sendOneByOne(items) }
         if items.count == 1, let item = items.first {
             let outcome: DeliveryOutcome
             do {
@@ -185,14 +185,20 @@ final class DeliveryDriver: Sendable {
                 DeliveryStateMachine.Sent(id: item.id, attempts: item.attempts, outcome: .classify(result))
             }
         } catch {
+            if let error = error as? GQLError, GQLServer.refusesBatches(error) {
+                // Nothing of a batch refused as a whole ran: the same items go one by one, now and from now on
+                // (Strawberry, by default, answers any JSON array 400 "Batching is not enabled").
+                update(nil) { $0.machine.refuseBatches() }
+                return await sendOneByOne(items)
+            }
             let outcome = DeliveryOutcome.classify(error, keyed: !headers.isEmpty)
             return items.map { DeliveryStateMachine.Sent(id: $0.id, attempts: $0.attempts, outcome: outcome) }
         }
     }
 
-    /// Items of which some cannot be sent as stored (``OutboxItem/damage``): those are set aside unsent, the
-    /// others sent one by one, and none after one that is kept for a retry (it goes first).
-    private func send(damaged items: [OutboxItem]) async -> [DeliveryStateMachine.Sent] {
+    /// Items sent one by one, in order, none after one that is kept for a retry (it goes first): items of which
+    /// some cannot be sent as stored (``OutboxItem/damage``, set aside unsent), or a batch the server refused.
+    private func sendOneByOne(_ items: [OutboxItem]) async -> [DeliveryStateMachine.Sent] {
         var results: [DeliveryStateMachine.Sent] = []
         for item in items {
             guard let damage = item.damage else {

@@ -79,11 +79,14 @@ struct DeliveryStateMachine: Sendable {
     /// again as the same items (with the same idempotency key) even when more were queued meanwhile.
     private var retryLimit: Int?
     private var schedule: GQLBackoff.Schedule
+    /// How many items a claim takes: the configured batch size, or 1 once the server refused a batch.
+    private(set) var batchLimit: Int
 
     /// A machine that looks for pending items first (left from an earlier run).
     init(settings: Settings, random: @escaping @Sendable () -> Double) {
         self.settings = settings
         self.schedule = settings.backoff.schedule(random: random)
+        self.batchLimit = max(settings.batchSize, 1)
     }
 
     /// The ids with the server right now.
@@ -99,12 +102,12 @@ struct DeliveryStateMachine: Sendable {
     mutating func next(now: Instant) -> Step {
         switch phase {
         case .idle: return .sleep
-        case .claiming: return .claim(limit: retryLimit ?? max(settings.batchSize, 1))
+        case .claiming: return .claim(limit: retryLimit ?? batchLimit)
         case .sending: return .sleep
         case .waiting(let until):
             guard now >= until else { return .wait(until: until) }
             phase = .claiming
-            return .claim(limit: retryLimit ?? max(settings.batchSize, 1))
+            return .claim(limit: retryLimit ?? batchLimit)
         case .stopped: return .stop
         }
     }
@@ -227,6 +230,9 @@ struct DeliveryStateMachine: Sendable {
     }
 
     /// The engine shuts down.
+    /// The server refused a batch as a whole (it does not take JSON arrays): one item per request from now on.
+    mutating func refuseBatches() { batchLimit = 1 }
+
     mutating func stop() {
         phase = .stopped
     }

@@ -28,8 +28,9 @@ extension GQLSync {
         /// Transient failures of one item before it is set aside as failed (at least 1); `nil`, the default, retries it for
         /// as long as it takes (an app can still ``GQLSync/drop(_:)`` it).
         public var maximumAttempts: Int?
-        /// How many items one HTTP request may carry, as a JSON array, still in call order; the server must
-        /// accept batches (`gql-cli serve` does). Default 1: one mutation per request.
+        /// How many items one HTTP request may carry, as a JSON array, still in call order, when the server
+        /// accepts batches (`gql-cli serve` does); after a server refused one, the engine sends one item per
+        /// request. Default 1: one mutation per request.
         public var batchSize = 1
         /// The header that carries each item's idempotency key (the same for every retry of the same item), so
         /// a server can drop a request it already applied (an HTTP header name); `nil` sends none. A batched request
