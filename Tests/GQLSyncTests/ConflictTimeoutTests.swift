@@ -40,26 +40,6 @@ import Testing
         }
     }
 
-    /// The first of `body`'s end and `seconds`; nil when the time ran out (`body` is left running).
-    static func within<T: Sendable>(
-        _ seconds: Int, _ body: @escaping @Sendable () async throws -> T
-    ) async throws -> T? {
-        let (ends, end) = AsyncStream<Result<T, any Error>?>.makeStream()
-        let work = Task {
-            do { end.yield(.success(try await body())) } catch { end.yield(.failure(error)) }
-        }
-        let timer = Task {
-            try? await Task.sleep(for: .seconds(seconds))
-            end.yield(nil)
-        }
-        defer { timer.cancel() }
-        guard let result = await ends.first(where: { _ in true }) ?? nil else {
-            work.cancel()
-            return nil
-        }
-        return try result.get()
-    }
-
     @Test func aStrategyThatDoesNotDecideInTimeSetsItsItemAsideAndTheQueueGoesOn() async throws {
         let fixture = try await SyncFixture.make()
         try await fixture.createNotes(1...1)
@@ -78,8 +58,10 @@ import Testing
         for n in 10...12 { try await sync.steady("CreateNote", ["n": n]) }
 
         // The items behind the undecided conflict are delivered, in order.
-        guard try await Self.within(20, { try await sync.drain() }) != nil else {
-            Issue.record("the queue still waits for the conflict strategy after 20 s")
+        let drained = try await OutboxFileAttackTests.within(20, "the drain behind an undecided conflict") {
+            try await sync.drain()
+        }
+        guard drained != nil else {
             hesitant.release()
             await fixture.finish(sync)
             return
