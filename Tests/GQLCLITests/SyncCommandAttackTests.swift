@@ -28,6 +28,22 @@ struct SyncCommandAttackTests {
         _ = try await serve.stop()
     }
 
+    @Test func pushEndsWithAMessageWhenTheOutboxCannotBeClaimed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        try await SyncCommandTests.queuedDatabase(path, url: Self.nowhere)
+        // Lazy items' claims count their attempts (an UPDATE), which this trigger aborts.
+        let db = try GQLDatabase(path: path)
+        try await db.execute("UPDATE _gqlsync_outbox SET mode = 'lazy'")
+        try await db.execute(
+            "CREATE TRIGGER no_claims BEFORE UPDATE ON _gqlsync_outbox BEGIN SELECT RAISE(ABORT, 'no claims today'); END"
+        )
+        try await db.close()
+        let message = try await CLIProcess.fail(["sync", "push", path, "--url", Self.nowhere, "--name", "cli"])
+        #expect(message.contains("the outbox cannot be read") && message.contains("no claims today"), "\(message)")
+        #expect(message.contains("5 item(s) stay queued"), "\(message)")
+    }
+
     @Test func filesThatAreNoOutboxAreRefusedWithAMessage() async throws {
         let directory = try TemporaryDirectory()
         let zeros = directory.path("zeros.sqlite")

@@ -29,6 +29,10 @@ extension SyncCommand {
                         if plain { print("failed \(id): \(failure.message)") }
                     case .drained?:
                         return nil
+                    case .claimFailed(_, let failure)?:
+                        // The engine would back off and try again for ever; a command says what is wrong instead.
+                        return
+                            "the outbox cannot be read (\(failure.message)); \(status.pendingCount) item(s) stay queued"
                     default: break
                     }
                     // Also the first status, which has no event: the engine may have gone offline before this
