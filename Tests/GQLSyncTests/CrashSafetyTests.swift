@@ -109,6 +109,8 @@ import Testing
             if queued.killed { crashes += 1 }
         }
         var drainKills = 0
+        // A loaded machine can let the runs above deliver everything (a child that outruns its kill drains).
+        let undelivered = Self.total - (try server.appliedNumbers().count)
         for _ in 0..<Self.drainKills {
             let run = try await Self.run(
                 cli, path: path, url: server.http, killAfter: nil, killAt: .milliseconds(Int.random(in: 80...400)))
@@ -119,7 +121,9 @@ import Testing
             }
             if run.drained && !run.killed { break }
         }
-        #expect(drainKills > 0, "no run was killed while it only delivered")
+        if undelivered >= 100 {
+            #expect(drainKills > 0, "no run was killed while it only delivered \(undelivered) items")
+        }
         let last = try await Self.run(cli, path: path, url: server.http, killAfter: nil)
         acknowledged += last.queued
         #expect(last.drained)

@@ -75,3 +75,63 @@ import Testing
         #expect(delivered.posts == 4)  // three batches of ten, and the query
     }
 }
+
+/// A row of the Strawberry peer's `syncRows` delta query.
+struct StrawberryRow: GQLObject, Equatable {
+    var id = ""
+    var n = 0
+    var title = ""
+    var _version = 0
+    static func primaryKey() -> String { "id" }
+    static func tableName() -> String { "Row" }
+}
+
+/// `pull` against Strawberry at its defaults: paging by `nextToken`, the cursor from `startedAt`, tombstones.
+@Suite(.timeLimit(.minutes(2))) struct StrawberryPullTests {
+    @Test func aPullPagesThroughTheRowsAndTheNextBringsOnlyTheChanges() async throws {
+        let peer = try await PythonPeer.start("strawberry_sync_peer.py")
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let server = GQLServer(HTTP: peer.ready)
+        #expect(try await server.mutation("mutation { seedRows(count: 25) }").data?["seedRows"] == 25)
+        let db = try GQLDatabase(path: directory.path("app.sqlite"))
+        try db.register(StrawberryRow.self)
+        let queries = GQLQuery()
+        try queries.load(
+            """
+            query SyncRows($limit: Int, $nextToken: String, $lastSync: Float) {
+              syncRows(limit: $limit, nextToken: $nextToken, lastSync: $lastSync) {
+                items { id n title _version _deleted } nextToken startedAt
+              }
+            }
+            """, sourceName: "strawberry")
+        var configuration = GQLSync.Configuration()
+        configuration.queries = queries
+        configuration.pullPageSize = 10
+        configuration.delivers = false
+        let sync = try GQLSync(server, database: db, configuration: configuration)
+
+        let base = try await sync.pull(StrawberryRow.self, query: "SyncRows")
+        #expect(base.kind == .base)
+        #expect(base.pages == 3)
+        #expect(base.written == 25)
+        #expect(base.cursor != nil)
+        #expect(try StrawberryRow.fetchAll(db, order: "n").map(\.n) == Array(1...25))
+
+        _ = try await server.mutation("mutation { editRow(n: 3, deleted: true) }")
+        _ = try await server.mutation(#"mutation { editRow(n: 5, title: "changed") }"#)
+        let delta = try await sync.pull(StrawberryRow.self, query: "SyncRows")
+        #expect(delta.kind == .delta)
+        #expect(delta.deleted == 1)
+        #expect(delta.written == 1)
+        #expect(try StrawberryRow.fetchAll(db, order: "n").map(\.n) == [1, 2] + Array(4...25))
+        #expect(
+            try StrawberryRow.fetchOne(db, key: "row-5")
+                == StrawberryRow(id: "row-5", n: 5, title: "changed", _version: 2))
+
+        try await sync.shutdown()
+        try await db.close()
+        try await server.shutdown()
+        await peer.stop()
+    }
+}
