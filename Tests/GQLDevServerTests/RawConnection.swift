@@ -55,6 +55,14 @@ final class RawConnection: Sendable {
         }
     }
 
+    /// Connects and sends `text` in one call on the caller's thread: no thread start or task switch comes between
+    /// the two (a server's header timeout counts from when it accepted the connection). A request this size goes
+    /// into the socket's buffer at once.
+    init(port: Int, sending text: String) throws {
+        descriptor = try Self.connect(port: port)
+        _ = Self.send(descriptor, Array(text.utf8), timeout: 10)
+    }
+
     deinit { close(descriptor) }
 
     /// Sends `text` (as UTF-8); a connection the server already closed is not an error here.
