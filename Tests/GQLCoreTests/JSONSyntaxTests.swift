@@ -58,17 +58,18 @@ import Testing
             "fals", "\\", "\\u", "D83D", "\\uDE00", "00e9", "x", "é", "😀", "\n", "\u{01}", "9223372036854775808",
         ]
         var generator = SystemRandomNumberGenerator()
-        var agreed = 0
+        var objects = 0
         for _ in 0..<20_000 {
             var text = Bool.random(using: &generator) ? "{" : ""
             for _ in 0..<Int.random(in: 0...12, using: &generator) {
                 text += pieces.randomElement(using: &generator) ?? ""
             }
             if Bool.random(using: &generator) { text += "}" }
-            let same = GQLValue.isJSONObject(text) == Self.parsesToObject(text)
-            #expect(same, "\(text.debugDescription)")
-            if same { agreed += 1 }
+            let parsed = Self.parsesToObject(text)
+            #expect(GQLValue.isJSONObject(text) == parsed, "\(text.debugDescription)")
+            if parsed { objects += 1 }
         }
-        #expect(agreed == 20_000)
+        // Some of them are objects (`{}` alone is one in fifty), so acceptance is compared too, not only refusal.
+        #expect(objects >= 100, "\(objects) objects among the random texts")
     }
 }

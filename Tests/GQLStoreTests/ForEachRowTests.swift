@@ -4,13 +4,20 @@ import Testing
 
 /// The package-level positional row reader GQLSync's delivery loop reads its next items with.
 @Suite struct ForEachRowTests {
-    @Test func readsEachRowByPositionAndEachKindAsItIs() throws {
+    /// A database holding the table `item` made by `statements`.
+    private static func items(_ statements: String...) throws -> TempDatabase {
         let temp = try TempDatabase()
-        let db = temp.db
-        try db.write { tx in
-            try tx.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, n, t)")
-            try tx.execute("INSERT INTO item (id, n, t) VALUES (1, 7, 'seven'), (2, NULL, 'é \"x\"'), (3, 'text', 2.5)")
+        try temp.db.write { tx in
+            for statement in statements { try tx.execute(statement) }
         }
+        return temp
+    }
+
+    @Test func readsEachRowByPositionAndEachKindAsItIs() throws {
+        let temp = try Self.items(
+            "CREATE TABLE item (id INTEGER PRIMARY KEY, n, t)",
+            "INSERT INTO item (id, n, t) VALUES (1, 7, 'seven'), (2, NULL, 'é \"x\"'), (3, 'text', 2.5)")
+        let db = temp.db
         var rows: [(Int64?, Int64?, String?, String?, GQLValue)] = []
         try db.read { tx in
             try tx.forEachRow(sql: "SELECT id, n, t FROM item WHERE id > ? ORDER BY id", [0], table: "item") { row in
@@ -27,12 +34,10 @@ import Testing
     }
 
     @Test func readsTheRowsAWriteReturnsAndNamesTheTableInItsErrors() throws {
-        let temp = try TempDatabase()
+        let temp = try Self.items(
+            "CREATE TABLE item (id INTEGER PRIMARY KEY, attempts INTEGER NOT NULL DEFAULT 0)",
+            "INSERT INTO item (id) VALUES (1), (2), (3)")
         let db = temp.db
-        try db.write { tx in
-            try tx.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, attempts INTEGER NOT NULL DEFAULT 0)")
-            try tx.execute("INSERT INTO item (id) VALUES (1), (2), (3)")
-        }
         var returned: [Int64] = []
         try db.write { tx in
             try tx.forEachRow(
