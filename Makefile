@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-parallel test-core test-store test-cli test-devserver fuzz test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage bench-crypto bench-sync format lint tsan clean
+.PHONY: build venv test test-parallel test-core test-store test-cli test-devserver fuzz test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage bench-crypto bench-sync format lint check-imports tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -84,8 +84,13 @@ bench-sync:
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks/Sources Package.swift
 
-lint:
+# The layering (scripts/check-imports.py: every import declared by its target, no layer importing one above it), then
+# the formatter's rules.
+lint: check-imports
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+check-imports:
+	python3 scripts/check-imports.py
 
 # Third-party false positives are suppressed in Tests/tsan-suppressions.txt, each with its reason.
 tsan:

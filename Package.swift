@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
+        // GQLDevServer's HTTP request and response types (the version hummingbird 2.28.1 resolves to).
+        .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -70,6 +72,8 @@ let package = Package(
             dependencies: [
                 "GQLCore", "GQLNet", "GQLCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -83,7 +87,12 @@ let package = Package(
                 "GQLCore", "GQLStore", "GQLCrypto",
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -99,34 +108,35 @@ let package = Package(
         // Helpers the test targets share (child processes); not a product.
         .target(name: "GQLTestSupport", path: "Tests/GQLTestSupport"),
         .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore"]),
-        .testTarget(name: "GQLCryptoTests", dependencies: ["GQLCrypto"]),
+        .testTarget(name: "GQLCryptoTests", dependencies: ["GQLCrypto", "GQLCore"]),
         .testTarget(
             name: "GQLServicesTests",
             dependencies: [
-                "GQLServices", "GQLCrypto", "GQLTestSupport",
+                "GQLServices", "GQLCore", "GQLNet", "GQLCrypto", "GQLTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore", "GQLTestSupport"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
-        .testTarget(name: "GQLCLITests", dependencies: ["GQLStore", "GQLSync", "GQLCrypto", "GQLTestSupport"]),
+        .testTarget(name: "GQLCLITests", dependencies: ["GQLCore", "GQLStore", "GQLSync", "GQLCrypto", "GQLTestSupport"]),
         .testTarget(
             name: "GQLNetTests",
             dependencies: [
-                "GQLNet", "GQLDevServer", "GQLCrypto", "GQLTestSupport",
+                "GQLNet", "GQLCore", "GQLDevServer", "GQLCrypto", "GQLTestSupport",
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "GQLSyncTests",
-            dependencies: ["GQLSync", "GQLStore", "GQLNet", "GQLDevServer", "GQLTestSupport"]
+            dependencies: ["GQLSync", "GQLCore", "GQLStore", "GQLNet", "GQLDevServer", "GQLTestSupport"]
         ),
         .testTarget(
             name: "GQLDevServerTests",
             dependencies: [
-                "GQLDevServer", "GQLStore", "GQLCrypto", "GQLTestSupport",
+                "GQLDevServer", "GQLCore", "GQLStore", "GQLCrypto", "GQLTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
