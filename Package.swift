@@ -100,7 +100,7 @@ let package = Package(
         .executableTarget(
             name: "GQLCLI",
             dependencies: [
-                "GQLCore", "GQLStore", "GQLNet", "GQLServices", "GQLSync", "GQLDevServer",
+                "GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLServices", "GQLSync", "GQLDevServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

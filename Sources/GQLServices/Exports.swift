@@ -1,2 +1,1 @@
 @_exported import GQLCore
-@_exported import GQLCrypto

@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLCrypto
 import GQLDevServer
 import GQLNet
 import GQLServices

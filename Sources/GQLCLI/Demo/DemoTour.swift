@@ -1,6 +1,5 @@
 import Foundation
 import GQLStore
-import Synchronization
 
 /// The steps of `gql-cli demo`, each printing what it did and what came back.
 ///
@@ -253,7 +252,7 @@ struct DemoTour {
 
 /// What an observer callback heard, kept behind a lock: callbacks run on the store's queue.
 private final class Recorder: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = GQLLocked<[String]>([])
 
     func record(_ line: String) {
         lines.withLock { $0.append(line) }
