@@ -107,7 +107,7 @@ let package = Package(
         ),
         // Helpers the test targets share (child processes); not a product.
         .target(name: "GQLTestSupport", path: "Tests/GQLTestSupport"),
-        .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore"]),
+        .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore", "GQLTestSupport"]),
         .testTarget(name: "GQLCryptoTests", dependencies: ["GQLCrypto", "GQLCore"]),
         .testTarget(
             name: "GQLServicesTests",

@@ -1,4 +1,5 @@
 import Foundation
+import GQLCore
 import GraphQL
 import Testing
 
@@ -720,27 +721,15 @@ import Testing
     }
 }
 
-/// SplitMix64: a small seeded generator, so a failing random case can be replayed from its seed.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Builds random valid operations: names, aliases, arguments with every kind of value, variables with defaults,
 /// directives, inline fragments and fragments that spread each other without cycles.
 private struct OperationGenerator {
     typealias Op = GQLOperation
-    var random: SeededGenerator
+    var random: SplitMix64
     var declared: [String] = []
 
-    init(seed: UInt64) { random = SeededGenerator(state: seed) }
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
     mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
 

@@ -35,12 +35,12 @@ import Testing
         "abcXYZ019 -_.~+!'()*%&=?#:@$,;/é日本ü\u{1F600}[]{}^`|\"<>")
     private static let valueCharacters = Array("abcXYZ019 -_.~+!'()*%&=?#:@$,;/é日")
 
-    private static func string(_ alphabet: [Character], _ length: ClosedRange<Int>, _ rng: inout SeededRNG) -> String {
+    private static func string(_ alphabet: [Character], _ length: ClosedRange<Int>, _ rng: inout SplitMix64) -> String {
         String((0..<Int.random(in: length, using: &rng)).map { _ in alphabet.randomElement(using: &rng) ?? "a" })
     }
 
     static func cases(count: Int) -> [Case] {
-        var rng = SeededRNG(seed: 20_261_123)
+        var rng = SplitMix64(seed: 20_261_123)
         let regions = ["us-east-1", "us-east-2", "eu-west-3", "ap-southeast-2"]
         return (0..<count).map { index in
             var key = string(keyCharacters, 1...24, &rng)
@@ -142,17 +142,3 @@ import Testing
     }
 }
 
-/// A small, seeded random source (SplitMix64), so generated cases are the same on every run.
-struct SeededRNG: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -44,7 +44,7 @@ import Testing
     }
 
     static func bytes(_ count: Int, seed: UInt64) -> Data {
-        var rng = SeededRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var data = Data(count: count)
         data.withUnsafeMutableBytes { buffer in
             var index = 0

@@ -20,17 +20,6 @@ struct LedgerTransfer: GQLObject, Equatable {
     static func primaryKey() -> String { "transferId" }
 }
 
-/// A deterministic random source (SplitMix64), so a failing run can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite(.timeLimit(.minutes(5))) struct ConcurrencyTests {
     static let accounts = 10
@@ -60,7 +49,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     /// One transfer: both balances and its log row, in one transaction; `abort` rolls it back at the end.
     private static func transfer(
-        _ db: GQLDatabase, id: Int, using generator: inout SeededGenerator, abort: Bool
+        _ db: GQLDatabase, id: Int, using generator: inout SplitMix64, abort: Bool
     ) async throws {
         let from = Int.random(in: 1...accounts, using: &generator)
         let other = Int.random(in: 1...accounts - 1, using: &generator)
@@ -172,7 +161,7 @@ struct SeededGenerator: RandomNumberGenerator {
             try await withThrowingTaskGroup(of: Void.self) { writersGroup in
                 for writer in 0..<writers {
                     writersGroup.addTask {
-                        var generator = SeededGenerator(state: UInt64(writer + 1))
+                        var generator = SplitMix64(seed: UInt64(writer + 1))
                         for i in 0..<transactionsPerWriter {
                             try await Self.transfer(
                                 db, id: writer * 10_000 + i, using: &generator, abort: i % 10 == 9)

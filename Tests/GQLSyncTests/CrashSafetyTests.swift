@@ -18,8 +18,15 @@ import Testing
 /// A killed process's last request may still be inside the server when the next run sends it again — the server
 /// read it but had not committed it yet — and without the key it would commit after the items the next run sent
 /// meanwhile (seen on a loaded machine: item 5 applied again after 6 and 7).
+///
+/// The kill moments are drawn from a printed seed (`GQL_TEST_SEED` replays a run's draws; the child's own timing still
+/// varies). The last `backlog` items are always queued while the server cannot be reached, so every run has a
+/// delivery with nothing left to queue to kill: those kills land once the server has applied a drawn number of
+/// further items, decided by what the server applied rather than by the clock.
 @Suite(.timeLimit(.minutes(5))) struct CrashSafetyTests {
     static let total = 1_200
+    /// Items queued only while the server is unreachable: the drain kills' backlog.
+    static let backlog = 300
     static let kills = 20
     /// Kills while a run only delivers what earlier runs queued.
     static let drainKills = 5
@@ -46,14 +53,17 @@ import Testing
         var killed = false
     }
 
-    /// Runs the loop; kills it with SIGKILL once it printed `killAfter` lines, or printed `queued` with the last
-    /// number, or `killAt` after it started (never when all are `nil`/`false`).
+    /// Runs the loop up to `count`; kills it with SIGKILL once it printed `killAfter` lines, or printed `queued`
+    /// with the last number, or `killAt` after it started, or once `server` has applied `killAfterApplied` more
+    /// items than when it started (never when all are `nil`/`false`).
     static func run(
-        _ cli: URL, path: String, url: String, killAfter: Int?, killAtLast: Bool = false, killAt: Duration? = nil
+        _ cli: URL, path: String, url: String, count: Int = total, killAfter: Int?, killAtLast: Bool = false,
+        killAt: Duration? = nil, killAfterApplied: (server: SyncServer, items: Int)? = nil
     ) async throws -> Run {
+        let before = try killAfterApplied.map { try $0.server.appliedNumbers().count }
         // Paced, so the kills land while items are both being queued and being sent.
         let process = try ChildProcess(
-            cli.path, ["sync", "enqueue-loop", path, "--url", url, "--count", "\(total)", "--interval-ms", "2"],
+            cli.path, ["sync", "enqueue-loop", path, "--url", url, "--count", "\(count)", "--interval-ms", "2"],
             stdout: .pipe)
         var run = Run()
         var killed = false
@@ -64,6 +74,22 @@ import Testing
             }
         }
         defer { timer?.cancel() }
+        // Polls what the server applied (its own file) until the drawn number more is there.
+        let watcher: Task<Void, any Error>? =
+            if let watch = killAfterApplied, let before {
+                Task {
+                    while !Task.isCancelled {
+                        if let applied = try? watch.server.appliedNumbers().count, applied >= before + watch.items {
+                            process.kill(SIGKILL)
+                            return
+                        }
+                        try await Task.sleep(for: .milliseconds(2))
+                    }
+                }
+            } else {
+                nil
+            }
+        defer { watcher?.cancel() }
         // Read to the end: lines printed before the kill landed are acknowledged calls too.
         for await line in process.lines() {
             if line == "drained" { run.drained = true }
@@ -79,6 +105,7 @@ import Testing
     }
 
     @Test func killedRunsLoseNothingAndRepeatAtMostTheItemInFlight() async throws {
+        var random = SplitMix64(seed: TestSeed.make("GQLSync crash kills"))
         let cli = try Self.cli()
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -88,32 +115,33 @@ import Testing
 
         var acknowledged: [Int] = []
         var crashes = 0
+        let reachable = Self.total - Self.backlog
         for _ in 0..<Self.kills {
             // At most 50 calls a run before its kill: 20 runs do not reach the last call unless the child outruns
             // the kill (it prints faster than a loaded parent reads); a run that drained everything ends the kills.
-            let run = try await Self.run(cli, path: path, url: server.http, killAfter: Int.random(in: 1...50))
+            let run = try await Self.run(
+                cli, path: path, url: server.http, count: reachable, killAfter: Int.random(in: 1...50, using: &random))
             acknowledged += run.queued
             if run.killed { crashes += 1 }
             if run.drained && !run.killed { break }
         }
         #expect(crashes > 0, "no run was killed")
         // The rest queued while the server cannot be reached (the run killed after its last call), then delivered
-        // by runs that only send, killed at random moments of the delivery: kills after a queued line land while
-        // calls are still coming, never in a drain with nothing left to queue.
+        // by runs that only send, each killed once the server applied a drawn number more: kills after a queued
+        // line land while calls are still coming, these in a drain with nothing left to queue.
         // (A call whose line a kill cut off is queued all the same: the run is also killed after a while.)
-        if acknowledged.last != Self.total {
-            let queued = try await Self.run(
-                cli, path: path, url: "http://127.0.0.1:1/graphql", killAfter: nil, killAtLast: true,
-                killAt: .seconds(10))
-            acknowledged += queued.queued
-            if queued.killed { crashes += 1 }
-        }
+        let queued = try await Self.run(
+            cli, path: path, url: "http://127.0.0.1:1/graphql", killAfter: nil, killAtLast: true,
+            killAt: .seconds(60))
+        acknowledged += queued.queued
+        if queued.killed { crashes += 1 }
+        #expect(acknowledged.last == Self.total, "the unreachable run did not queue the rest")
+        #expect(Self.total - (try server.appliedNumbers().count) >= Self.backlog)
         var drainKills = 0
-        // A loaded machine can let the runs above deliver everything (a child that outruns its kill drains).
-        let undelivered = Self.total - (try server.appliedNumbers().count)
         for _ in 0..<Self.drainKills {
+            let items = Int.random(in: 1...25, using: &random)
             let run = try await Self.run(
-                cli, path: path, url: server.http, killAfter: nil, killAt: .milliseconds(Int.random(in: 80...400)))
+                cli, path: path, url: server.http, killAfter: nil, killAfterApplied: (server, items))
             acknowledged += run.queued
             if run.killed {
                 crashes += 1
@@ -121,9 +149,9 @@ import Testing
             }
             if run.drained && !run.killed { break }
         }
-        if undelivered >= 100 {
-            #expect(drainKills > 0, "no run was killed while it only delivered \(undelivered) items")
-        }
+        // 5 kills after at most 25 items each (and what a poll every 2 ms lets slip past) leave part of the 300 for
+        // the last run: every kill lands in a drain.
+        #expect(drainKills == Self.drainKills, "only \(drainKills) runs were killed while they only delivered")
         let last = try await Self.run(cli, path: path, url: server.http, killAfter: nil)
         acknowledged += last.queued
         #expect(last.drained)
