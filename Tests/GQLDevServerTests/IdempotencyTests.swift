@@ -13,7 +13,7 @@ struct IdempotencyTests {
         case direct
         /// POSTs after a GET on the same connection: the connection was handed over to the planned handler.
         case planned
-        /// POSTs with `Connection: keep-alive`, a header that sends them to the router.
+        /// POSTs with a `Connection` header that sends them to the router (``usualPathConnection``).
         case router
     }
 
@@ -26,7 +26,7 @@ struct IdempotencyTests {
     static func raw(_ body: String, _ headers: [String], path: Path) -> String {
         var lines = ["POST /graphql HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json"]
         lines.append("Content-Length: \(body.utf8.count)")
-        if path == .router { lines.append("Connection: keep-alive") }
+        if path == .router { lines.append("\(usualPathConnection.name): \(usualPathConnection.value)") }
         return (lines + headers).map { $0 + "\r\n" }.joined() + "\r\n" + body
     }
 

@@ -18,7 +18,9 @@ struct ServerLifecycleTests {
         try await withDevServer { server, endpoints in
             let engine = try #require(server.devEngine)
             let wire = try AttackWire(port: try HostileHTTPTests.port(endpoints), receiveBuffer: 4096)
-            let headers = "Content-Type: application/json\r\n" + (usualPath ? "Connection: keep-alive\r\n" : "")
+            let headers =
+                "Content-Type: application/json\r\n"
+                + (usualPath ? "\(usualPathConnection.name): \(usualPathConnection.value)\r\n" : "")
             var requests: [UInt8] = []
             // Large answers, so that the operating system's socket buffers cannot take them all.
             let large = String(repeating: "x", count: 16_000)

@@ -50,8 +50,7 @@ struct ServerPlannedHTTPTests {
         configuration.clock = { start }
         var answers: [[String]] = []
         for routed in [false, true] {
-            // `Connection: keep-alive` is one of the headers that sends a request to the router.
-            let headers = routed ? ["Connection": "keep-alive"] : [:]
+            let headers = routed ? [usualPathConnection.name: usualPathConnection.value] : [:]
             let log = LogLines()
             answers.append(
                 try await withDevServer(configuration, logger: log.logger) { _, endpoints in

@@ -251,6 +251,11 @@ func withWebSocket<T: Sendable>(
         result: box.withLock { $0 })
 }
 
+/// A header that sends a request to the router's path: a `Connection` value that neither the direct reader (which
+/// takes `keep-alive` alone) nor the planned handler (which takes no `Connection`) answers, and that changes
+/// nothing else (it names a hop-by-hop header the request does not have).
+let usualPathConnection = (name: "Connection", value: "keep-alive, X-Usual-Path")
+
 let testLogger = Logger(label: "GQLDevServerTests", factory: { _ in SwiftLogNoOpLogHandler() })
 
 /// Base64 of a JSON value, as AppSync's `header` query parameter carries it.

@@ -17,11 +17,18 @@ final class ChildServer {
     /// The child's process id.
     var pid: Int32 { process.processIdentifier }
 
-    /// Starts `executable arguments…` and waits (at most `timeout`) for its endpoint lines.
-    init(name: String, executable: URL, arguments: [String], timeout: Duration = .seconds(30)) async throws {
+    /// Starts `executable arguments…` (with `environment` added to this process's) and waits (at most `timeout`)
+    /// for its endpoint lines.
+    init(
+        name: String, executable: URL, arguments: [String], environment: [String: String] = [:],
+        timeout: Duration = .seconds(30)
+    ) async throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = FileHandle.standardError

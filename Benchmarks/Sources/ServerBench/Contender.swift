@@ -58,11 +58,19 @@ final class ContenderSet {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    /// Starts one contender and adds it.
+    /// GQLDevServer with every document on GraphQLSwift's executor, for the plans-off row only (not a contender of
+    /// the other rows).
+    private(set) var plansOff: Contender?
+
+    /// Starts one contender and adds it (or, with `plansOff`, keeps it for the plans-off row).
     func start(
-        _ kind: Contender.Kind, name: String, tag: String, executable: URL, arguments: [String], client: HTTPClient
+        _ kind: Contender.Kind, name: String, tag: String, executable: URL, arguments: [String], client: HTTPClient,
+        environment: [String: String] = [:], plansOff: Bool = false
     ) async throws {
-        add(try await ChildServer(name: name, executable: executable, arguments: arguments), kind, tag, client)
+        let child = try await ChildServer(
+            name: name, executable: executable, arguments: arguments, environment: environment)
+        add(child, kind, tag, client)
+        if plansOff { self.plansOff = contenders.removeLast() }
     }
 
     /// Starts nginx as the loopback limit and adds it.

@@ -13,6 +13,12 @@ extension ServerBench {
         var latencyEvents = 250
         var workers = 2
         var only: Set<String> = Contender.Kind.allNames
+        /// The parts of the run: the query rows, the plans-off row, the mutation rows, the fan-out, the attack.
+        var workloads: Set<String> = Self.allWorkloads
+        /// The header sets of the query rows.
+        var headers: [HeaderSet] = HeaderSet.allCases
+        /// Internal: print the Lua that adds this header set to wrk's requests (for the shell scripts), and stop.
+        var wrkHeaders: HeaderSet?
         /// Whether `--only` was given (without it, a missing nginx is skipped with a note instead of an error).
         var onlyGiven = false
         /// What drives the throughput rounds: wrk (the default when it is installed) or ServerBench's own client.
@@ -26,6 +32,8 @@ extension ServerBench {
         var limit = false
         var database: String?
 
+        static let allWorkloads: Set<String> = ["queries", "plans-off", "mutations", "fan-out", "attack"]
+
         enum Load: String {
             case wrk
             case client
@@ -34,6 +42,7 @@ extension ServerBench {
         static let usage = """
             usage: ServerBench [--seconds N] [--rounds N] [--fan-out-rounds N] [--subscribers N] [--events N]
                                [--workers N] [--only gqldevserver,strawberry,limit,nginx] [--load wrk|client]
+                               [--workloads queries,plans-off,mutations,fan-out,attack] [--headers bare,python,browser]
                                [--python PATH] [--memory]
               --seconds N         length of each contender's turn in a throughput round (default 2)
               --rounds N          interleaved rounds of every throughput workload (default 5; medians)
@@ -43,6 +52,11 @@ extension ServerBench {
               --latency-rate N    events per second of the paced fan-out that measures latency (default 25)
               --latency-events N  events of the paced fan-out (default 250)
               --workers N         uvicorn worker processes of the deployed Strawberry (default 2, one per core)
+              --workloads LIST    the parts to run (default all): queries (one row per header set at 1 and 16
+                                  connections), plans-off (the bare query at 1 connection, GQLDevServer with
+                                  GQL_DEV_SERVER_PLANS=off), mutations (1 and 16), fan-out, attack (memory)
+              --headers LIST      the header sets of the query rows (default all): bare (wrk's request), python
+                                  (a requests session's), browser (a page's, from an origin GQLDevServer allows)
               --load wrk|client   what drives the throughput rounds: wrk (default when installed; every answer
                                   checked by a Lua hook) or ServerBench's own Swift client (slower than the limits)
               --python PATH       the Python with strawberry-graphql and uvicorn[standard] (default <package
@@ -71,6 +85,16 @@ extension ServerBench {
                         throw BenchError("--load takes wrk or client, not \(name)")
                     }
                     load = chosen
+                case "--workloads": workloads = try arguments.list(for: argument, allowed: Self.allWorkloads)
+                case "--headers":
+                    let names = try arguments.list(for: argument, allowed: HeaderSet.allNames)
+                    headers = HeaderSet.allCases.filter { names.contains($0.rawValue) }
+                case "--wrk-headers":
+                    let name = try arguments.value(for: argument)
+                    guard let set = HeaderSet(rawValue: name) else {
+                        throw BenchError("--wrk-headers takes bare, python or browser, not \(name)")
+                    }
+                    wrkHeaders = set
                 case "--python": python = try arguments.value(for: argument)
                 case "--memory": memory = true
                 case "--serve": serve = true

@@ -29,6 +29,10 @@ struct ServerBench {
             print(Options.usage)
             return
         }
+        if let set = options.wrkHeaders {
+            print(set.lua, terminator: "")
+            return
+        }
         do {
             if options.serve {
                 try await serve(database: options.database)
@@ -43,11 +47,13 @@ struct ServerBench {
         }
     }
 
-    /// The child-process mode: GQLDevServer on a free loopback port until SIGINT.
+    /// The child-process mode: GQLDevServer on a free loopback port until SIGINT, with the browser rows' page
+    /// allowed (``HeaderSet/origin``).
     static func serve(database: String?) async throws {
         var configuration = GQLDevServer.Configuration()
         configuration.port = 0
         configuration.databasePath = database
+        configuration.allowedOrigins = [HeaderSet.origin]
         let logger = Logger(label: "ServerBench.serve", factory: { _ in SwiftLogNoOpLogHandler() })
         let server = try GQLDevServer(configuration: configuration, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -75,7 +81,7 @@ struct ServerBench {
             let wrk = try loadGenerator(options, directory: servers.directory)
             let header = BenchEnvironment.header()
             try await start(options, servers: servers, client: client, python: python)
-            let results = try await run(options, servers.contenders, wrk: wrk)
+            let results = try await run(options, servers.contenders, plansOff: servers.plansOff, wrk: wrk)
             await servers.stop()
             try await client.shutdown()
             var report = Report(options: options, results: results, configurations: servers.configurations)
@@ -107,6 +113,15 @@ struct ServerBench {
             try await servers.start(
                 .devServer, name: "GQLDevServer", tag: "d", executable: try selfExecutable(), arguments: arguments,
                 client: client)
+            if options.workloads.contains("plans-off") {
+                var arguments = ["--serve"]
+                if !options.memory {
+                    arguments += ["--db", servers.directory.appendingPathComponent("dev-plans-off.sqlite").path]
+                }
+                try await servers.start(
+                    .devServer, name: "GQLDevServer", tag: "o", executable: try selfExecutable(),
+                    arguments: arguments, client: client, environment: ["GQL_DEV_SERVER_PLANS": "off"], plansOff: true)
+            }
         }
         if options.only.contains("strawberry") {
             let script = root.appendingPathComponent("Benchmarks/Server/strawberry_server.py").path
@@ -137,10 +152,12 @@ struct ServerBench {
     }
 
     /// Every figure: seeding and warm-up, the throughput rounds, the fan-out rounds, the alias attack.
-    static func run(_ options: Options, _ contenders: [Contender], wrk: WrkLoad?) async throws -> Report.Results {
+    static func run(
+        _ options: Options, _ contenders: [Contender], plansOff: Contender?, wrk: WrkLoad?
+    ) async throws -> Report.Results {
         var results = Report.Results()
         let runID = String(UUID().uuidString.prefix(8))
-        for contender in contenders {
+        for contender in contenders + (plansOff.map { [$0] } ?? []) {
             FileHandle.standardError.write(Data("\(contender.name): seeding and warming up\n".utf8))
             if !contender.isLimit {
                 for n in 0..<100 {
@@ -157,17 +174,18 @@ struct ServerBench {
             }
             results.wrong[contender.name, default: 0] += warm.failures
         }
-        func rounds(_ label: String, _ operation: Rounds.Operation, clients: Int) async -> RoundResult {
-            await Rounds.measure(
-                label, operation, clients: clients, contenders: contenders, rounds: options.rounds,
-                seconds: options.seconds, runID: runID, wrk: wrk)
+        for workload in Workload.rows(options.workloads, headers: options.headers) {
+            // The plans-off row: the plans-off server takes GQLDevServer's place (and name) among the contenders.
+            var row = contenders
+            if workload.plansOff {
+                guard let plansOff else { continue }
+                row = contenders.map { $0.kind == .devServer ? plansOff : $0 }
+            }
+            results.throughput.append(
+                await Rounds.measure(
+                    workload, contenders: row, rounds: options.rounds, seconds: options.seconds, runID: runID, wrk: wrk))
         }
-        results.throughput = [
-            await rounds("queries/s, 1 client", .query, clients: 1),
-            await rounds("queries/s, 16 clients", .query, clients: 16),
-            await rounds("mutations/s, 1 client", .mutation, clients: 1),
-            await rounds("mutations/s, 16 clients", .mutation, clients: 16),
-        ]
+        guard options.workloads.contains("fan-out") else { return await attack(options, contenders, results) }
         // Fan-out: GQLDevServer and the one-process Strawberry (events do not cross uvicorn workers).
         let fanOutContenders = contenders.filter { $0.kind == .devServer || $0.kind == .strawberry(workers: 1) }
         for round in 0..<options.fanOutRounds {
@@ -189,7 +207,13 @@ struct ServerBench {
                 }
             }
         }
-        if let server = contenders.first(where: { $0.kind == .devServer }) {
+        return await attack(options, contenders, results)
+    }
+
+    /// The alias attack on GQLDevServer, when it is among the workloads.
+    static func attack(_ options: Options, _ contenders: [Contender], _ results: Report.Results) async -> Report.Results {
+        var results = results
+        if options.workloads.contains("attack"), let server = contenders.first(where: { $0.kind == .devServer }) {
             FileHandle.standardError.write(Data("GQLDevServer: alias attack (100 and 1,000 aliases)\n".utf8))
             results.aliasAttack = await AliasAttack.run(http: server.http, pid: server.pid)
         }

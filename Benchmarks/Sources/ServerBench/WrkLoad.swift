@@ -19,6 +19,11 @@ struct WrkLoad {
         var expected: String
         /// Whether answers are compared after masking the first `"objectId": "…"` value.
         var masked: Bool
+        /// The header lines every request carries besides `Content-Type`.
+        var headers = HeaderSet.bare
+        /// The `Access-Control-Allow-Origin` every answer must carry (GQLDevServer's answers to the browser's
+        /// requests), or nil.
+        var allowOrigin: String?
     }
 
     let executable: String
@@ -86,7 +91,7 @@ struct WrkLoad {
         """
         wrk.method = "POST"
         wrk.headers["Content-Type"] = "application/json"
-        \(script.request)
+        \(script.headers.lua)\(script.request)
         local expected = \(lua(script.expected))
         wrong = 0
         local threads = {}
@@ -98,6 +103,7 @@ struct WrkLoad {
         end
         function response(status, headers, body)
           if status ~= 200 then return end
+          \(script.allowOrigin.map(allowOriginCheck) ?? "")
           \(script.masked ? #"body = string.gsub(body, '"objectId":%s*"[^"]*"', '"objectId":"?"', 1)"# : "")
           if body ~= expected then wrong = wrong + 1 end
         end
@@ -111,14 +117,25 @@ struct WrkLoad {
         """
     }
 
-    /// A Lua string literal of `text` (decimal escapes for everything but plain printable ASCII).
-    private static func lua(_ text: String) -> String {
+    /// Lua that counts an answer without `Access-Control-Allow-Origin: origin` as wrong (header names in any case).
+    private static func allowOriginCheck(_ origin: String) -> String {
+        """
+        local allowed = nil
+          for name, value in pairs(headers) do
+            if string.lower(name) == "access-control-allow-origin" then allowed = value end
+          end
+          if allowed ~= \(lua(origin)) then wrong = wrong + 1; return end
+        """
+    }
+
+    /// A Lua string literal of `text` (three-digit decimal escapes for everything but plain printable ASCII).
+    static func lua(_ text: String) -> String {
         var literal = "\""
         for byte in text.utf8 {
             if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
                 literal.append(Character(Unicode.Scalar(byte)))
             } else {
-                literal += "\\\(byte)"
+                literal += "\\" + String(format: "%03d", byte)  // three digits: a digit after it is not read into it
             }
         }
         return literal + "\""

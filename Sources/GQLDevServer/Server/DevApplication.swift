@@ -59,7 +59,7 @@ enum DevApplication {
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder, configuration: channelConfiguration),
                 headerTimeout: limits.headerTimeout.timeAmount, direct: http,
-                idleTimeout: limits.idleTimeout.timeAmount)
+                idleTimeout: limits.idleTimeout.timeAmount, allowedOrigins: allowedOrigins)
         }
         return Application(
             router: router,

@@ -15,10 +15,12 @@ struct GuardedHTTPChannel: ServerChildChannel {
     /// request takes the usual path).
     let direct: HTTPTransport?
     let idleTimeout: TimeAmount
+    /// ``GQLDevServer/Configuration/allowedOrigins``, for the direct path's CORS answers.
+    let allowedOrigins: Set<String>
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let headerTimeout = headerTimeout
-        let (direct, idleTimeout) = (direct, idleTimeout)
+        let (direct, idleTimeout, allowedOrigins) = (direct, idleTimeout, allowedOrigins)
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let connection = ConnectionGuard(headerTimeout: headerTimeout)
@@ -27,7 +29,8 @@ struct GuardedHTTPChannel: ServerChildChannel {
             try pipeline.addHandler(ParseErrorGuard(connection: connection), position: .after(decoder))
             if let direct, let engine = direct.engine as? DevEngine, !direct.faults.isActive {
                 let handler = DirectHTTPHandler(
-                    transport: direct, engine: engine, connection: connection, idleTimeout: idleTimeout)
+                    transport: direct, engine: engine, connection: connection, idleTimeout: idleTimeout,
+                    allowedOrigins: allowedOrigins)
                 try pipeline.addHandler(handler, position: .after(connection))
             }
             return value

@@ -7,11 +7,12 @@ import NIOCore
 /// request it does not answer itself.
 ///
 /// A request of the common shape — `POST <path> HTTP/1.1`, plain header lines, one `Content-Length`, a JSON
-/// content type, no `Origin` (``DirectRequestParser``) — whose single operation a plan answers
+/// content type, at most `Connection: keep-alive` and an allowed `Origin` (``DirectRequestParser``) — whose single
+/// operation a plan answers
 /// (``HTTPTransport/answerNow(_:body:engine:)``: valid credentials, a planned query or mutation, or a document
 /// refused for a limit or an error) is answered here with the same status, body and headers the usual path gives
-/// it. At the first request of any other kind (a GET, a batch, a WebSocket upgrade, an operation for the executor,
-/// an odd header line) the connection is handed over, from that request's first byte, to the usual path
+/// it, with the CORS headers ``BrowserGuard`` adds for an allowed origin. At the first request of any other kind (a
+/// GET, a batch, a WebSocket upgrade, an operation for the executor, an odd header line, an origin not allowed) the connection is handed over, from that request's first byte, to the usual path
 /// (``PlannedHTTPHandler``, the router): every request before it has been answered, so answers stay in order and
 /// the two parsers never share a request.
 ///
@@ -33,6 +34,8 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let parser: DirectRequestParser
     private let connection: ConnectionGuard
     private let idleTimeout: TimeAmount
+    /// ``GQLDevServer/Configuration/allowedOrigins``: a request from another origin is the router's to refuse.
+    private let allowedOrigins: Set<String>
 
     /// Whether the connection was handed to the usual path.
     private var handedOver = false
@@ -42,6 +45,8 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var awaitedBody: DirectRequestParser.Request?
     /// Whether a queued mutation's answer is awaited.
     private var awaitingCommit = false
+    /// The `Origin` of the request whose queued mutation's answer is awaited.
+    private var committingOrigin: String?
     /// Whether answering waits for the channel to become writable: the client is not reading its answers.
     private var blocked = false
     private var readHeld = false
@@ -60,8 +65,12 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var idleCheckStarted = false
     private var date = HTTPDate()
 
-    init(transport: HTTPTransport, engine: DevEngine, connection: ConnectionGuard, idleTimeout: TimeAmount) {
+    init(
+        transport: HTTPTransport, engine: DevEngine, connection: ConnectionGuard, idleTimeout: TimeAmount,
+        allowedOrigins: Set<String>
+    ) {
         self.transport = transport
+        self.allowedOrigins = allowedOrigins
         self.engine = engine
         self.parser = DirectRequestParser(path: transport.path, maxBodyBytes: min(transport.maxBodyBytes, 64 * 1024))
         self.connection = connection
@@ -179,6 +188,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 break
             }
             guard !BrowserRules.isSimple(request.contentType),
+                request.origin.map({ BrowserRules.allows($0, allowedOrigins) }) ?? true,
                 let body = buffer.getBytes(at: buffer.readerIndex + request.headerBytes, length: request.bodyBytes)
             else { return handOver(context) }
             let credentials = DevAuthenticator.Credentials(
@@ -193,9 +203,10 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             pending = buffer.readableBytes > 0 ? buffer : nil
             switch answer {
             case .answer(let status, let json):
-                write(context, status, json)
+                write(context, status, json, origin: request.origin)
             case .queued(let writes, let mutation, let json):
                 awaitingCommit = true
+                committingOrigin = request.origin
                 writes.submit(mutation, json: json, context: context, committed)
             }
         }
@@ -209,7 +220,8 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             pending = nil
             return
         }
-        write(context, .ok, json)
+        write(context, .ok, json, origin: committingOrigin)
+        committingOrigin = nil
         resume(context)
     }
 
@@ -253,6 +265,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// read, event and write passes through.
     private func handOver(_ context: ChannelHandlerContext) {
         handedOver = true
+        transport.logger.debug("GQLDevServer: a connection is handed to the usual path at a request of another shape")
         idleTimer?.cancel()
         idleTimer = nil
         flushIfNeeded(context)
@@ -270,14 +283,22 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Writes a JSON answer with the headers the router's answers carry; flushed when the read ends.
-    private func write(_ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: String) {
+    /// Writes a JSON answer with the headers the router's answers carry, in their order (with an allowed `origin`,
+    /// ``BrowserGuard``'s `Access-Control-Allow-Origin` and `Vary`); flushed when the read ends.
+    private func write(
+        _ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: String, origin: String?
+    ) {
         let closing = quiescing && readBeforeQuiesce == 0
         let length = json.utf8.count
         var buffer = context.channel.allocator.buffer(capacity: length + 192)
         buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
         buffer.writeStaticString("Content-Type: application/json; charset=utf-8\r\nContent-Length: ")
         buffer.writeString(String(length))
+        if let origin {
+            buffer.writeStaticString("\r\nAccess-Control-Allow-Origin: ")
+            buffer.writeString(origin)
+            buffer.writeStaticString("\r\nVary: Origin")
+        }
         buffer.writeStaticString("\r\nDate: ")
         buffer.writeString(date.now())
         buffer.writeStaticString(

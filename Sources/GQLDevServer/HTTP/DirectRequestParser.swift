@@ -3,12 +3,19 @@ import GQLCore
 /// Reads, from a connection's raw bytes, the one shape of HTTP/1.1 request that ``DirectHTTPHandler`` answers
 /// itself: `POST <path> HTTP/1.1`, plain header lines, one `Content-Length`, a body of at most a given size.
 ///
+/// Real clients' header sets are of that shape: a Python `requests` session's (`Connection: keep-alive`,
+/// `User-Agent`, `Accept`, `Accept-Encoding`) and a browser page's (`Origin`, `Referer`, `Sec-Fetch-*`,
+/// `Connection: keep-alive`). `Connection` is taken only as `keep-alive` (HTTP/1.1's default, so it changes
+/// nothing), and `Origin` only as one value of visible ASCII, handed back in ``Request/origin`` for the caller to
+/// allow or hand over.
+///
 /// It decides nothing about requests outside that shape: anything it does not fully understand — another method,
-/// path, version or query string, a folded or non-ASCII header line, a `Transfer-Encoding`, `Connection`,
-/// `Expect`, `Upgrade` or `Origin` header, a repeated or unreadable length, a repeated content type, credential
-/// or `Idempotency-Key`, a header block over ``maxHeaderBytes`` — is ``Outcome/other``, and the request goes, from its first byte, to
-/// the HTTP parser of the usual path, which answers or refuses it. So the two parsers never disagree about where a
-/// request ends: this one takes only requests whose framing leaves no room for a second reading.
+/// path, version or query string, a folded or non-ASCII header line, a `Transfer-Encoding`, `Expect` or `Upgrade`
+/// header, a `Connection` other than `keep-alive`, a repeated or unreadable length, a repeated content type,
+/// credential, `Origin`, `Connection` or `Idempotency-Key`, a header block over ``maxHeaderBytes`` — is
+/// ``Outcome/other``, and the request goes, from its first byte, to the HTTP parser of the usual path, which
+/// answers or refuses it. So the two parsers never disagree about where a request ends: this one takes only
+/// requests whose framing leaves no room for a second reading.
 struct DirectRequestParser {
     /// The largest header block (request line included) read here.
     static let maxHeaderBytes = 8 * 1024
@@ -23,6 +30,8 @@ struct DirectRequestParser {
         var adminSecret: String?
         var authorization: String?
         var idempotencyKey: String?
+        /// The `Origin` header's value (a browser's page), for the caller to allow or refuse.
+        var origin: String?
 
         var totalBytes: Int { headerBytes + bodyBytes }
     }
@@ -56,6 +65,7 @@ struct DirectRequestParser {
 
         var request = Request(headerBytes: 0, bodyBytes: -1, contentType: "")
         var sawContentType = false
+        var sawConnection = false
         var position = lineLength
         let limit = min(bytes.count, Self.maxHeaderBytes)
         while true {
@@ -95,6 +105,17 @@ struct DirectRequestParser {
             case .idempotencyKey:
                 guard request.idempotencyKey == nil else { return .other }
                 request.idempotencyKey = Self.string(bytes, field.value)
+            case .connection:
+                // `keep-alive` only, once: HTTP/1.1's default. `close`, `Upgrade` or a list is the usual path's.
+                guard !sawConnection, Self.equalsIgnoringCase(bytes, field.value, Self.keepAlive) else { return .other }
+                sawConnection = true
+            case .origin:
+                // One origin of visible ASCII (`scheme://host[:port]` or `null`): nothing for the HTTP types to
+                // trim or rewrite, so the caller compares the same text the router would.
+                guard request.origin == nil, !field.value.isEmpty,
+                    field.value.allSatisfy({ bytes[$0] > 0x20 && bytes[$0] < 0x7F })
+                else { return .other }
+                request.origin = Self.string(bytes, field.value)
             case .refused:
                 return .other
             case .ignored:
@@ -135,8 +156,8 @@ struct DirectRequestParser {
 
     /// The headers this parser tells apart.
     enum Name {
-        case contentLength, contentType, apiKey, adminSecret, authorization, idempotencyKey
-        /// A header the usual path must see (`Transfer-Encoding`, `Connection`, `Expect`, `Upgrade`, `Origin`).
+        case contentLength, contentType, apiKey, adminSecret, authorization, idempotencyKey, connection, origin
+        /// A header the usual path must see (`Transfer-Encoding`, `Expect`, `Upgrade`).
         case refused
         case ignored
     }
@@ -148,12 +169,14 @@ struct DirectRequestParser {
         (Array("x-hasura-admin-secret".utf8), .adminSecret),
         (Array("authorization".utf8), .authorization),
         (Array("idempotency-key".utf8), .idempotencyKey),
+        (Array("connection".utf8), .connection),
+        (Array("origin".utf8), .origin),
         (Array("transfer-encoding".utf8), .refused),
-        (Array("connection".utf8), .refused),
         (Array("expect".utf8), .refused),
         (Array("upgrade".utf8), .refused),
-        (Array("origin".utf8), .refused),
     ]
+
+    private static let keepAlive = Array("keep-alive".utf8)
 
     /// A field line `name: value` between `start` and `end` (its `\r`): the name's kind, the value's range with
     /// the spaces around it trimmed and whether the line holds a tab; `nil` when the line is not a plain field (an empty or non-token name, a
@@ -181,16 +204,22 @@ struct DirectRequestParser {
     }
 
     private static func kind(_ bytes: UnsafeRawBufferPointer, _ name: Range<Int>) -> Name {
-        candidates: for candidate in names where candidate.name.count == name.count {
-            for (offset, expected) in candidate.name.enumerated() {
-                let byte = bytes[name.lowerBound + offset]
-                // ASCII letters compare without case; `-` and every other token byte exactly.
-                let lowered = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                guard lowered == expected else { continue candidates }
-            }
+        for candidate in names where equalsIgnoringCase(bytes, name, candidate.name) {
             return candidate.kind
         }
         return .ignored
+    }
+
+    /// Whether the bytes in `range` are `lowercase` with ASCII letters in any case (every other byte exactly).
+    private static func equalsIgnoringCase(
+        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ lowercase: [UInt8]
+    ) -> Bool {
+        guard range.count == lowercase.count else { return false }
+        for (offset, expected) in lowercase.enumerated() {
+            let byte = bytes[range.lowerBound + offset]
+            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected else { return false }
+        }
+        return true
     }
 
     /// A `Content-Length` of one to seven digits (the body limit is far below 10 MB), else `nil`.

@@ -56,7 +56,7 @@ struct SessionWire: Sendable {
                 await writer.send(message("error", id, self.refusal(response)))
             } else {
                 await writer.send(message(resultType, id, response))
-                await writer.send(["type": "complete", "id": .string(id)])
+                await writer.send(Self.complete(id))
             }
             return
         case .success(let value):
@@ -67,7 +67,7 @@ struct SessionWire: Sendable {
             let response = await engine.execute(prepared, style: style, budget: budget)
             guard !Task.isCancelled else { return }
             await writer.send(json: message(resultType, id, payload: response))
-            await writer.send(["type": "complete", "id": .string(id)])
+            await writer.send(Self.complete(id))
             return
         }
         switch await engine.subscribe(prepared, style: style) {
@@ -87,7 +87,7 @@ struct SessionWire: Sendable {
                 return
             }
             guard !Task.isCancelled else { return }
-            await writer.send(["type": "complete", "id": .string(id)])
+            await writer.send(Self.complete(id))
         }
     }
 
@@ -98,6 +98,11 @@ struct SessionWire: Sendable {
             limit: limit)
         return message(
             "error", id, refusal(ResponseFormatter(style: style).response(errors: [exceeded.graphQLError()])))
+    }
+
+    /// `complete` for operation `id`: the same message in all three protocols.
+    static func complete(_ id: String) -> GQLValue {
+        ["type": "complete", "id": .string(id)]
     }
 
     private func message(_ type: String, _ id: String, _ payload: GQLValue) -> GQLValue {

@@ -46,7 +46,7 @@ extension WebSocketTransport {
                 await start(id, request)
             case .stop(let id):
                 if operations.stop(id) || completesUnknownStops {
-                    await writer.send(["type": "complete", "id": .string(id)])
+                    await writer.send(SessionWire.complete(id))
                 }
             case .none:
                 break

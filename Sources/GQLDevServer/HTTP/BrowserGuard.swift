@@ -25,7 +25,7 @@ struct BrowserGuard<Context: RequestContext>: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let origin = request.headers[.origin]
-        if let origin, !allowedOrigins.contains(origin), !allowedOrigins.contains("*") {
+        if let origin, !BrowserRules.allows(origin, allowedOrigins) {
             return HTTPTransport.error(
                 .forbidden, "Requests from the web origin \(origin) are not allowed; start the server with it in "
                     + "allowedOrigins (gql-cli serve --allowed-origin).", code: "FORBIDDEN_ORIGIN")
@@ -84,6 +84,11 @@ enum BrowserRules {
     static let simpleContentTypes: [[UInt8]] = [
         Array("text/plain".utf8), Array("application/x-www-form-urlencoded".utf8), Array("multipart/form-data".utf8),
     ]
+
+    /// Whether requests from the web page of `origin` are served (`allowed` lists it, or `*`).
+    static func allows(_ origin: String, _ allowed: Set<String>) -> Bool {
+        allowed.contains(origin) || allowed.contains("*")
+    }
 
     /// Whether `contentType` is missing, empty or one a browser sends without a preflight: its media type (before `;`,
     /// without surrounding spaces or tabs) compared with the simple ones, ignoring ASCII case.
