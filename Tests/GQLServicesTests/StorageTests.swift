@@ -211,7 +211,7 @@ import Testing
             #expect(try await storage.info("aborted", "big.bin") == nil)
             let uploads = try await storage.send(
                 .init(method: "GET", bucket: "aborted", key: nil, query: [("uploads", "")], operation: "list"))
-            let open = S3XML.parse(uploads.body)?.children("Upload") ?? []
+            let open = try S3XML.parse(uploads.body, answer: "the uploads", operation: "list")?.children("Upload") ?? []
             #expect(open.isEmpty)
         }
     }

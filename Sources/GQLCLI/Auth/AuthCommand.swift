@@ -60,7 +60,7 @@ struct AuthCommand: AsyncParsableCommand {
 
         func run() async throws {
             let userId = try await AuthCommand.signIn(auth, email: email, password: password, creating: true)
-            print("signed up and in as \(email) (\(userId))")
+            print("signed up and in as \(email) (\(TerminalText.escaped(userId)))")
         }
     }
 
@@ -73,7 +73,7 @@ struct AuthCommand: AsyncParsableCommand {
 
         func run() async throws {
             let userId = try await AuthCommand.signIn(auth, email: email, password: password, creating: false)
-            print("signed in as \(email) (\(userId))")
+            print("signed in as \(email) (\(TerminalText.escaped(userId)))")
         }
     }
 
@@ -102,7 +102,7 @@ struct AuthCommand: AsyncParsableCommand {
                 guard let userId = client.userId() else { throw GQLError(.signedOut, "nobody is signed in") }
                 return client.email().map { "\(userId) \($0)" } ?? userId
             }
-            print(line)
+            print(TerminalText.escaped(line))
         }
     }
 
@@ -117,7 +117,9 @@ struct AuthCommand: AsyncParsableCommand {
             let token = try await AuthCommand.with(auth, "no access token") { client, _ in
                 try await client.accessToken(forceRefresh: refresh)
             }
-            print(header ? "Bearer \(token)" : token)
+            // A token from the tenant is printed on one line even if it holds control characters (which no valid
+            // token does): pasted into a header, it cannot add another.
+            print(TerminalText.escaped(header ? "Bearer \(token)" : token))
         }
     }
 

@@ -44,7 +44,7 @@ enum ClientFailure {
         case let error as GQLError:
             message = "\(action): \(error.message)"
         case let error as GQLResult.Failure:
-            message = "\(action): the server refused it: \(error.errors.map(\.description).joined(separator: "; "))"
+            message = "\(action): the server refused it: \(summary(error.errors, secrets: secrets))"
         default:
             message = "\(action): \(error)"
         }
@@ -62,9 +62,24 @@ enum ClientFailure {
     /// Writes the summary of a response's GraphQL errors on standard error and returns the exit code to throw.
     static func graphQLErrors(_ errors: [GQLResult.Error], in action: String, secrets: [String]) -> ExitCode {
         let count = errors.count == 1 ? "1 GraphQL error" : "\(errors.count) GraphQL errors"
-        let messages = errors.map(\.description).joined(separator: "; ")
-        warn(redacted("Error: the \(action) answered with \(count): \(messages)", secrets: secrets))
+        warn(
+            redacted(
+                "Error: the \(action) answered with \(count): \(summary(errors, secrets: secrets))", secrets: secrets))
         return ExitCode(graphQLErrorStatus)
+    }
+
+    /// How many GraphQL errors a summary quotes, and how many characters of each.
+    static let summarizedErrors = 5
+    static let summarizedErrorLength = 500
+
+    /// The first ``summarizedErrors`` errors, each redacted, escaped and cut after ``summarizedErrorLength``
+    /// characters, then how many more there were: a server answering thousands of errors prints one short line.
+    static func summary(_ errors: [GQLResult.Error], secrets: [String]) -> String {
+        var text = errors.prefix(summarizedErrors).map {
+            TerminalText.escaped(redacted($0.description, secrets: secrets), limit: summarizedErrorLength)
+        }.joined(separator: "; ")
+        if errors.count > summarizedErrors { text += "; … and \(errors.count - summarizedErrors) more" }
+        return text
     }
 
     /// `text` with every secret of at least three characters replaced by `<redacted>`.
@@ -74,8 +89,8 @@ enum ClientFailure {
         }
     }
 
-    /// One line on standard error.
+    /// One line on standard error, its control characters made visible (``TerminalText``).
     static func warn(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.escaped(line) + "\n").utf8))
     }
 }

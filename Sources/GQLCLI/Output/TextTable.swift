@@ -8,7 +8,13 @@ import GQLCore
 ///   1001  John Smith   42
 /// (1 row)
 /// ```
+///
+/// Cells show at most ``maximumCellWidth`` characters (longer ones end with `…`), escaped as ``TerminalText``
+/// does, so one huge value neither breaks a row nor makes every row as wide; rendering is linear in the input.
 struct TextTable {
+    /// The most characters a cell shows.
+    static let maximumCellWidth = 200
+
     var columns: [String]
     var rows: [[GQLValue]]
     /// Whether to end with a `(N rows)` line.
@@ -60,9 +66,13 @@ struct TextTable {
     /// The table as text ending with a newline.
     var rendered: String { lines.map { $0 + "\n" }.joined() }
 
-    private static func trimmingTrailingSpaces(_ s: String) -> String {
-        var s = Substring(s)
-        while s.last == " " { s = s.dropLast() }
-        return String(s)
+    /// `s` without its trailing spaces, found from the end in its bytes (linear in the spaces removed).
+    static func trimmingTrailingSpaces(_ s: String) -> String {
+        let bytes = s.utf8
+        var end = bytes.endIndex
+        while end > bytes.startIndex, bytes[bytes.index(before: end)] == UInt8(ascii: " ") {
+            end = bytes.index(before: end)
+        }
+        return end == bytes.endIndex ? s : String(s[..<end])
     }
 }

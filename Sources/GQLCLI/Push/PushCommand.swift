@@ -45,7 +45,7 @@ struct PushCommand: AsyncParsableCommand {
                 if let user { try await push.register(user) }
                 return player
             }
-            print(player)
+            print(TerminalText.escaped(player))
         }
     }
 
@@ -61,7 +61,7 @@ struct PushCommand: AsyncParsableCommand {
                 try await push.unregister()
                 return player
             }
-            print(player)
+            print(TerminalText.escaped(player))
         }
     }
 
@@ -93,7 +93,7 @@ struct PushCommand: AsyncParsableCommand {
             print(try answer.jsonString())
             if !sent.invalidUserIds.isEmpty {
                 FileHandle.standardError.write(
-                    Data("no device for: \(sent.invalidUserIds.joined(separator: ", "))\n".utf8))
+                    Data("no device for: \(TerminalText.escaped(sent.invalidUserIds.joined(separator: ", ")))\n".utf8))
             }
         }
     }

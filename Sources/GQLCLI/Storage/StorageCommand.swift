@@ -102,7 +102,7 @@ struct StorageCommand: AsyncParsableCommand {
                         ]
                         print(try line.jsonString())
                     } else {
-                        print("\(date)  \(String(object.size).leftPadded(12))  \(object.key)")
+                        print("\(date)  \(String(object.size).leftPadded(12))  \(TerminalText.escaped(object.key))")
                     }
                 }
             }

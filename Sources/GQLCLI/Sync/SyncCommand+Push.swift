@@ -26,7 +26,11 @@ extension SyncCommand {
                     case .sent(let id, let name)?:
                         if plain { print("sent \(id) \(name)") }
                     case .failed(let id, let failure)?:
-                        if plain { print("failed \(id): \(failure.message)") }
+                        if plain {
+                            print(
+                                "failed \(id): \(TerminalText.escaped(failure.message, limit: TextTable.maximumCellWidth))"
+                            )
+                        }
                     case .drained?:
                         return nil
                     case .claimFailed(_, let failure)?:

@@ -28,6 +28,15 @@ extension GQLStorage {
         /// The largest object ``GQLStorage/download(_:_:)`` holds in memory; larger ones need
         /// ``GQLStorage/download(_:_:to:progress:)``. Default 256 MiB.
         public var maximumInMemoryDownload = 256 << 20
+        /// The largest XML answer read: a listing page, the start or the completion of a multipart upload. Default
+        /// 8 MiB. A page of 1,000 keys of 1,024 bytes is about 1.5 MB, and at most about 3.5 MB when every byte of
+        /// every key is percent-encoded (`encoding-type=url`): over twice the largest real page. A larger answer
+        /// stops with `.responseTooLarge` as soon as its bytes pass the limit.
+        public var maximumXMLResponseSize = 8 << 20
+        /// The most pages one ``GQLStorage/list(_:prefix:pageSize:)`` loop fetches before it stops with
+        /// `.invalidResponse`, so a store that never ends its listing cannot page for ever. Default 10,000 (ten million
+        /// objects at 1,000 keys a page).
+        public var maximumListingPages = 10_000
         /// Whether bodies are hashed into the signature (`true`, the default) or sent as `UNSIGNED-PAYLOAD`,
         /// which spares reading a file twice; TLS still protects the body in transit.
         public var signsPayload = true

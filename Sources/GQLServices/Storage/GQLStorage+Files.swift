@@ -34,7 +34,8 @@ extension GQLStorage {
 
     /// Downloads the object `key` into the file at `file`, a chunk at a time (memory stays flat however large the
     /// object). The file is written beside its destination and moved into place once complete and checked, so a
-    /// failed download never leaves a partial file under the destination's name.
+    /// failed download never leaves a partial file under the destination's name; the temporary file is removed
+    /// whatever ends the download (an error, a refusal, the task's cancellation).
     ///
     /// ```swift
     /// try await storage.download("bucket", "big.bin", to: URL(fileURLWithPath: "big.bin")) { received, total in
@@ -70,6 +71,11 @@ extension GQLStorage {
                     try handle.write(contentsOf: bytes)
                     received += Int64(bytes.count)
                     progress?(received, total)
+                }
+                // A cancelled body may end early without an error: what arrived is not the object.
+                if Task.isCancelled {
+                    throw GQLError(
+                        .cancelled, "the download of \(bucket)/\(key) was cancelled", operation: call.operation)
                 }
                 if total >= 0, received != total {
                     throw GQLError(

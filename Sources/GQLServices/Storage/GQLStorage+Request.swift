@@ -52,6 +52,9 @@ extension GQLStorage {
         var body = Data()
         /// The verb errors name.
         var operation: String
+        /// The largest answer read, when smaller than the storage's own limit (an XML answer's
+        /// ``Configuration/maximumXMLResponseSize``).
+        var maximumResponseSize: Int?
     }
 
     /// Whether `bucket` can be a host label (virtual-hosted addressing): lowercase letters, digits and hyphens.
@@ -66,7 +69,9 @@ extension GQLStorage {
         origin: String, host: String, path: String
     ) {
         let endpoint = try endpoint.get()
-        guard !bucket.isEmpty else { throw GQLError(.invalidArgument, "the bucket name is empty", operation: operation) }
+        guard !bucket.isEmpty else {
+            throw GQLError(.invalidArgument, "the bucket name is empty", operation: operation)
+        }
         if let key, key.isEmpty { throw GQLError(.invalidArgument, "the object key is empty", operation: operation) }
         let virtual = !endpoint.pathStyle && Self.isHostCompatible(bucket)
         let host = endpoint.hostHeader(virtual ? "\(bucket).\(endpoint.host)" : endpoint.host)
@@ -93,7 +98,9 @@ extension GQLStorage {
         http.method = .init(rawValue: call.method)
         http.headers.add(name: "Host", value: request.host)
         for (name, value) in call.headers { http.headers.add(name: name, value: value) }
-        for (name, value) in signer.sign(request, at: configuration.now()) { http.headers.add(name: name, value: value) }
+        for (name, value) in signer.sign(request, at: configuration.now()) {
+            http.headers.add(name: name, value: value)
+        }
         if !call.body.isEmpty || call.method == "PUT" || call.method == "POST" {
             http.headers.add(name: "Content-Length", value: String(call.body.count))
             http.body = .bytes(ByteBuffer(bytes: call.body))
@@ -103,12 +110,16 @@ extension GQLStorage {
 
     /// Sends `call`, retrying what may succeed on another attempt, and returns its 2xx answer.
     func send(_ call: Call) async throws -> HTTPExchange.Response {
-        try await retrying(call.operation) {
+        var exchange = exchange
+        if let limit = call.maximumResponseSize {
+            exchange.limits.maximumResponseSize = min(exchange.limits.maximumResponseSize, limit)
+        }
+        return try await retrying(call.operation) {
             let response = try await exchange.collect(
                 try signedRequest(call), target: target(call), operation: call.operation)
             guard response.isSuccess else { throw serviceError(response, call: call) }
             // CompleteMultipartUpload and CopyObject can fail after a 200 with an <Error> body.
-            if call.method == "POST", let xml = S3XML.parse(response.body), xml.name == "Error" {
+            if call.method == "POST", try parseXML(response, call: call)?.name == "Error" {
                 throw serviceError(response, call: call)
             }
             return response
@@ -149,7 +160,14 @@ extension GQLStorage {
 
     /// The ``GQLError`` of a refused request, from S3's XML error body when it has one.
     func serviceError(_ response: HTTPExchange.Response, call: Call) -> GQLError {
-        let xml = S3XML.parse(response.body)
+        let xml: S3XML?
+        do {
+            xml = try parseXML(response, call: call)
+        } catch {
+            var refusal = error as? GQLError ?? GQLError(.invalidResponse, "\(error)", operation: call.operation)
+            refusal.httpStatus = response.status
+            return refusal
+        }
         let code = xml?["Code"]
         let message = xml?["Message"]
         let requestId = xml?["RequestId"] ?? response.headers.first(name: "x-amz-request-id")
@@ -163,11 +181,22 @@ extension GQLStorage {
         }
         var text = "S3 refused the \(call.operation) of \(target(call)): HTTP \(response.status)"
         if let code { text += " \(code)" }
-        if let message { text += ": \(message)" } else if xml == nil, !response.body.isEmpty {
+        if let message {
+            text += ": \(message)"
+        } else if xml == nil, !response.body.isEmpty {
             text += ": \(exchange.excerpt(response.body))"
         }
         return GQLError(
             kind, text, operation: call.operation, httpStatus: response.status, serviceCode: code,
             requestId: requestId)
+    }
+
+    /// The XML document of `response` to `call`, nil when it is not well-formed XML.
+    ///
+    /// - Throws: ``GQLError`` `.invalidResponse` when it is nested too deep or too large (see ``S3XML``).
+    func parseXML(_ response: HTTPExchange.Response, call: Call) throws -> S3XML? {
+        try S3XML.parse(
+            response.body, answer: "the HTTP \(response.status) answer to the \(call.operation) of \(target(call))",
+            operation: call.operation)
     }
 }

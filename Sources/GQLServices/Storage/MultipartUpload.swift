@@ -44,8 +44,9 @@ struct MultipartUpload: Sendable {
         if let contentType { create.headers.append(("Content-Type", contentType)) }
         // S3 then expects each part's CRC-32 and computes the object's composite checksum from them.
         if storage.configuration.sendsChecksums { create.headers.append(("x-amz-checksum-algorithm", "CRC32")) }
+        create.maximumResponseSize = storage.configuration.maximumXMLResponseSize
         let response = try await storage.send(create)
-        guard let id = S3XML.parse(response.body)?["UploadId"], !id.isEmpty else {
+        guard let id = try storage.parseXML(response, call: create)?["UploadId"], !id.isEmpty else {
             throw GQLError(
                 .invalidResponse, "S3 started a multipart upload of \(bucket)/\(key) without an UploadId",
                 operation: "upload")
@@ -117,8 +118,9 @@ struct MultipartUpload: Sendable {
         xml += "</CompleteMultipartUpload>"
         complete.body = Data(xml.utf8)
         complete.headers.append(("Content-Type", "application/xml"))
+        complete.maximumResponseSize = storage.configuration.maximumXMLResponseSize
         let response = try await storage.send(complete)
-        let result = S3XML.parse(response.body)
+        let result = try storage.parseXML(response, call: complete)
         // S3 answers the composite checksum it computed from the parts it stored; it must be the one sent.
         let crcs = parts.compactMap(\.crc)
         if crcs.count == parts.count, let answered = result?["ChecksumCRC32"], !answered.isEmpty,
