@@ -106,7 +106,7 @@ let package = Package(
             ]
         ),
         // Helpers the test targets share (child processes); not a product.
-        .target(name: "GQLTestSupport", path: "Tests/GQLTestSupport"),
+        .target(name: "GQLTestSupport", dependencies: ["GQLCore"], path: "Tests/GQLTestSupport"),
         .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore"]),
         .testTarget(name: "GQLCryptoTests", dependencies: ["GQLCrypto", "GQLCore"]),
         .testTarget(

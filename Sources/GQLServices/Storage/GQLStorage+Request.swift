@@ -104,8 +104,10 @@ extension GQLStorage {
     /// Sends `call`, retrying what may succeed on another attempt, and returns its 2xx answer.
     func send(_ call: Call) async throws -> HTTPExchange.Response {
         try await retrying(call.operation) {
+            // An object's body may be large (an in-memory download): it may take as long as it keeps moving.
             let response = try await exchange.collect(
-                try signedRequest(call), target: target(call), operation: call.operation)
+                try signedRequest(call), target: target(call), operation: call.operation,
+                deadline: call.method == "GET" && call.key != nil ? .stallOnly : .overall)
             guard response.isSuccess else { throw serviceError(response, call: call) }
             // CompleteMultipartUpload and CopyObject can fail after a 200 with an <Error> body.
             if call.method == "POST", let xml = S3XML.parse(response.body), xml.name == "Error" {
