@@ -105,7 +105,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Helpers the test targets share (child processes); not a product.
+        // Helpers the test targets share (child processes, scripted servers); not a product.
         .target(name: "GQLTestSupport", dependencies: ["GQLCore"], path: "Tests/GQLTestSupport"),
         .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore"]),
         .testTarget(name: "GQLCryptoTests", dependencies: ["GQLCrypto", "GQLCore"]),

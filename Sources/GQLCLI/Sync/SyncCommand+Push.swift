@@ -38,7 +38,8 @@ extension SyncCommand {
                         useless = 0
                         if plain { print("failed \(id): \(failure.message)") }
                     case .retrying(_, _, _, let failure)? where !status.isOnline:
-                        return "the server is unreachable (\(failure.message)); \(status.pendingCount) item(s) stay queued"
+                        return "the server is unreachable (\(failure.message)); "
+                            + "\(status.pendingCount) item(s) stay queued"
                     case .retrying(_, _, let delay, let failure)?:
                         useless += 1
                         if useless >= Self.uselessAnswers || delay > Self.longestWait {

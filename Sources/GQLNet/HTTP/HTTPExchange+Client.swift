@@ -63,9 +63,8 @@ extension HTTPExchange {
         let status = Int(first?.responseHead.status.code ?? response.status.code)
         let headers = first?.responseHead.headers ?? response.headers
         guard (300..<400).contains(status), let location = headers.first(name: "Location") else { return nil }
-        let named = URL(string: location, relativeTo: URL(string: request.url)).map {
-            loggable($0.absoluteString)
-        } ?? "an unparsable URL"
+        let resolved = URL(string: location, relativeTo: URL(string: request.url))
+        let named = resolved.map { loggable($0.absoluteString) } ?? "an unparsable URL"
         return GQLError(
             .redirect,
             "\(target) answered HTTP \(status), a redirect to \(named), which is not followed: redirects are refused "

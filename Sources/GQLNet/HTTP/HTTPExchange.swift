@@ -94,8 +94,8 @@ package struct HTTPExchange: Sendable {
                     (response.body, response.isTruncated) = try await readErrorBody(body)
                     return response
                 }
-                return Response(
-                    status: status, headers: headers, body: try await readResult(body, status, headers, target, operation))
+                let result = try await readResult(body, status, headers, target, operation)
+                return Response(status: status, headers: headers, body: result)
             }
         }
         switch deadline {

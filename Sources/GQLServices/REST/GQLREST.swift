@@ -198,8 +198,8 @@ public final class GQLREST: Sendable {
         var description = text("error_description") ?? text("message") ?? text("description")
         if description == nil, case .array(let errors)? = json?["errors"] {
             // The first few, like every summary of a service's errors.
-            description = errors.prefix(3).map { $0.stringValue ?? (try? $0.jsonString()) ?? "" }
-                .joined(separator: "; ") + (errors.count > 3 ? " (+\(errors.count - 3) more)" : "")
+            let first = errors.prefix(3).map { $0.stringValue ?? (try? $0.jsonString()) ?? "" }
+            description = first.joined(separator: "; ") + (errors.count > 3 ? " (+\(errors.count - 3) more)" : "")
         }
         description = description.map { exchange.excerpt(Array($0.utf8)) }
         var message = "\(method.rawValue) \(target(path)) answered HTTP \(response.status)"

@@ -96,8 +96,8 @@ enum DeliveryOutcome: Sendable, Equatable {
     /// The first few errors' messages (each cut to 512 bytes), and how many more there were.
     static func summary(_ errors: [GQLResult.Error]) -> String {
         let shown = errors.prefix(3).map { error in
-            error.message.utf8.count > 512 ? String(decoding: error.message.utf8.prefix(512), as: UTF8.self) + "…"
-                : error.message
+            guard error.message.utf8.count > 512 else { return error.message }
+            return String(decoding: error.message.utf8.prefix(512), as: UTF8.self) + "…"
         }
         return shown.joined(separator: "; ") + (errors.count > 3 ? " (+\(errors.count - 3) more errors)" : "")
     }
