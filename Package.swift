@@ -105,8 +105,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Helpers the test targets share (child processes); not a product.
-        .target(name: "GQLTestSupport", path: "Tests/GQLTestSupport"),
+        // Helpers the test targets share (child processes, scripted servers, seeds); not a product.
+        .target(name: "GQLTestSupport", dependencies: ["GQLCore"], path: "Tests/GQLTestSupport"),
         .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore", "GQLTestSupport"]),
         .testTarget(name: "GQLCryptoTests", dependencies: ["GQLCrypto", "GQLCore"]),
         .testTarget(

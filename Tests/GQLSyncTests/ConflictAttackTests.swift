@@ -2,6 +2,7 @@ import Foundation
 import GQLCore
 import GQLNet
 import GQLStore
+import GQLTestSupport
 import Testing
 
 @testable import GQLSync

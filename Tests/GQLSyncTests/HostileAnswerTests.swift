@@ -2,6 +2,7 @@ import Foundation
 import GQLCore
 import GQLNet
 import GQLStore
+import GQLTestSupport
 import Testing
 
 @testable import GQLSync
@@ -191,5 +192,58 @@ import Testing
             return
         }
         #expect(message.hasPrefix("HTTP 400 from http://127.0.0.1:") && message.hasSuffix("no such input"))
+    }
+
+    @Test func aRedirectIsNotFollowedAndTheItemWaits() async throws {
+        // The server is not usable at this URL: the item is kept (offline), never set aside or sent elsewhere.
+        let elsewhere = try HostileServer { _, _ in .json(#"{"data":{"createNote":{"id":"a","n":1}}}"#) }
+        for status in [301, 307, 308] {
+            #expect(try await Self.fate(of: .redirect(status, to: elsewhere.url)) == .retrying, "\(status)")
+        }
+        #expect(elsewhere.requestCount == 0)
+        elsewhere.stop()
+    }
+
+    @Test func aHugeErrorAnswerIsStoredAndReportedSmall() async throws {
+        // 3,000 errors of 300 bytes (900 KB, under the 1 MiB limit of the client): the failure keeps the first
+        // 5 errors and a message of the first 3, the rest counted.
+        let one = #"{"message":""# + String(repeating: "e", count: 280) + #"","path":["createNote"]}"#
+        let body = #"{"data":null,"errors":["# + Array(repeating: one, count: 3000).joined(separator: ",") + "]}"
+        let hostile = try HostileServer { _, _ in .json(body) }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        var options = GQLServer.Configuration()
+        options.maximumResponseSize = 1 << 20
+        let client = GQLServer(HTTP: hostile.url, configuration: options)
+        let sync = try GQLSync(client, path: directory.path("outbox.sqlite"), configuration: try Self.configuration())
+        for n in 1...3 { try await sync.steady("CreateNote", ["n": n]) }
+        try await sync.drain()
+        let failed = try sync.failedItems()
+        #expect(failed.count == 3)
+        for item in failed {
+            #expect(item.failure.errors.count == GQLSync.Failure.errorLimit)
+            #expect(item.failure.message.utf8.count < 2000, "\(item.failure.message.utf8.count)")
+            #expect(item.failure.message.hasSuffix("(+2997 more errors)"), "\(item.failure.message.suffix(40))")
+        }
+        try await sync.shutdown()
+        try await client.shutdown()
+        hostile.stop()
+    }
+
+    @Test func aFailureMessageIsCappedWithTheRestCounted() {
+        let long = String(repeating: "é", count: 5000)  // 10,000 bytes; a cut may not split a character
+        var failure = GQLSync.Failure(message: long)
+        #expect(failure.message.utf8.count <= GQLSync.Failure.messageLimit + 32)
+        #expect(failure.message.hasSuffix("… (+5904 bytes)"), "\(failure.message.suffix(20))")
+        #expect(failure.message.hasPrefix(String(repeating: "é", count: 2048)))
+        failure.message = "gave up: " + long
+        #expect(failure.message.utf8.count <= GQLSync.Failure.messageLimit + 32)
+        let errors = (0..<100).map { _ in
+            GQLResult.Error(message: String(repeating: "x", count: 10_000), path: [.key("f")])
+        }
+        failure = GQLSync.Failure(message: "m", errors: errors)
+        #expect(failure.errors.count == 5)
+        #expect(failure.errors.allSatisfy { $0.message.utf8.count <= GQLSync.Failure.messageLimit + 32 })
+        #expect(GQLSync.Failure(message: "short").message == "short")
     }
 }

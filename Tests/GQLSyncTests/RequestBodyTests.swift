@@ -1,6 +1,7 @@
 import Foundation
 import GQLCore
 import GQLNet
+import GQLTestSupport
 import Testing
 
 @testable import GQLSync

@@ -6,9 +6,16 @@ extension SyncCommand {
     /// `gql-cli sync push DB --url URL`: delivers the outbox's pending items in call order, then exits.
     ///
     /// On a terminal a progress bar counts the items; elsewhere each item is a line (`sent 12 UpdateNote`,
-    /// `failed 13 UpdateNote: …`). The command stops with an error once the server is unreachable, leaving
-    /// what is left queued.
+    /// `failed 13 UpdateNote: …`). The command stops with an error, naming the reason and leaving what is left
+    /// queued, once the server is unreachable, or answers without being of use (`{"data": null}`, HTML, 5xx …)
+    /// ``uselessAnswers`` times in a row or asks for a wait past ``longestWait``: an app's engine keeps retrying
+    /// such a server, a command ends.
     struct Push: AsyncParsableCommand {
+        /// Transient answers in a row (the server reached) after which the push gives up.
+        static let uselessAnswers = 3
+        /// The longest back-off (or `Retry-After`) the push waits out.
+        static let longestWait: Duration = .seconds(30)
+
         static let configuration = CommandConfiguration(
             abstract: "Send the outbox's pending items in call order; failed items are set aside, not retried.")
 
@@ -21,16 +28,32 @@ extension SyncCommand {
             let plain = isatty(STDERR_FILENO) != 1
             // Prints each item's fate; ends with a message when the server is unreachable or the engine stopped.
             let printer = Task { () -> String? in
+                var useless = 0
                 for await status in sync.status {
                     switch status.event {
                     case .sent(let id, let name)?:
+                        useless = 0
                         if plain { print("sent \(id) \(name)") }
                     case .failed(let id, let failure)?:
+                        useless = 0
                         if plain {
                             print(
                                 "failed \(id): \(TerminalText.escaped(failure.message, limit: TextTable.maximumCellWidth))"
                             )
                         }
+                    case .retrying(_, _, _, let failure)? where !status.isOnline:
+                        let reason = TerminalText.escaped(failure.message, limit: TextTable.maximumCellWidth)
+                        return "the server is unreachable (\(reason)); \(status.pendingCount) item(s) stay queued"
+                    case .retrying(_, _, let delay, let failure)?:
+                        useless += 1
+                        if useless >= Self.uselessAnswers || delay > Self.longestWait {
+                            let reason = TerminalText.escaped(failure.message, limit: TextTable.maximumCellWidth)
+                            return "the server answers, but not usefully (\(reason)); "
+                                + "\(status.pendingCount) item(s) stay queued"
+                        }
+                    case .offline?:
+                        // The `.retrying` with the reason follows at once when the head item is kept.
+                        continue
                     case .drained?:
                         return nil
                     case .claimFailed(_, let failure)?:

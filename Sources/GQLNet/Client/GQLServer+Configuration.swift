@@ -12,9 +12,9 @@ extension GQLServer {
     /// let server = GQLServer(HTTP: "https://example.com/graphql", configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
-        /// The longest a request may wait for its answer to start, and the longest its body may stall; a body
-        /// still arriving after that deadline is stopped at its next chunk. Queries and mutations over a WebSocket
-        /// get the whole operation within it, connecting included. Default 30 s.
+        /// The longest a query or mutation over HTTP may take, its answer's head and whole body included: a server
+        /// that stalls or trickles the body fails with `GQLError.Code.timeout` then. Queries and mutations over a
+        /// WebSocket get the whole operation within it, connecting included. Default 30 s.
         public var timeout: Duration = .seconds(30)
         /// The longest opening a connection may take; for a WebSocket, until the server's `connection_ack`.
         /// A refused connection (nothing listens at the port) fails at once with `GQLError.Code.connection`.
@@ -44,17 +44,12 @@ extension GQLServer {
 
         public init() {}
 
-        /// The AsyncHTTPClient configuration these settings give.
+        /// The AsyncHTTPClient configuration these settings give: the shared HTTP layer's policy (no redirects,
+        /// ``timeout`` as the longest stall), the connect timeout, compression.
         var httpClientConfiguration: HTTPClient.Configuration {
-            var configuration = HTTPClient.Configuration()
-            // The read timeout bounds a stalled answer; GQLServer checks the overall deadline itself.
-            configuration.timeout = .init(
-                connect: .nanoseconds(connectTimeout.nanoseconds), read: .nanoseconds(timeout.nanoseconds))
-            configuration.decompression = acceptsCompression ? .enabled(limit: .size(maximumResponseSize)) : .disabled
-            // A server that refuses the connection fails the request at once ("connection refused") instead of
-            // being retried until the connect timeout; GQLServer's callers decide about retrying.
-            configuration.connectionPool.retryConnectionEstablishment = false
-            return configuration
+            HTTPExchange.clientConfiguration(
+                timeout: timeout, connectTimeout: connectTimeout,
+                decompression: acceptsCompression ? .enabled(limit: .size(maximumResponseSize)) : .disabled)
         }
     }
 }

@@ -82,8 +82,7 @@ extension GQLServer {
     func answer(
         status: Int, contentType: String? = nil, body bytes: Data, operation: String, retryAfter: Duration? = nil
     ) throws -> GQLValue {
-        if (400..<500).contains(status),
-            contentType?.lowercased().hasPrefix("application/graphql-response+json") == true,
+        if (400..<500).contains(status), Self.isResult(status: status, contentType: contentType),
             let value = try? GQLValue(json: bytes), value["errors"] != nil
         {
             return value
@@ -104,20 +103,29 @@ extension GQLServer {
         }
     }
 
-    /// Runs the request and collects the answer through the shared ``HTTPExchange``: status, size limit and
-    /// transport failures as ``GQLError``s.
+    /// Runs the request and collects the answer through the shared ``HTTPExchange``: redirects refused, status,
+    /// size limit and transport failures as ``GQLError``s.
     ///
-    /// ``Configuration/timeout`` bounds the wait for the response head (AsyncHTTPClient's deadline) and every
-    /// stall of the body (its read timeout); a body still arriving after the deadline is stopped at its next chunk.
-    /// No timer task runs per request.
+    /// ``Configuration/timeout`` bounds the whole exchange, head and body. The body of an answer that is not a
+    /// GraphQL result (see ``isResult(status:contentType:)``) is read only for the error's excerpt, up to 64 KiB.
     private func exchange(_ request: HTTPClientRequest, operation: String) async throws
         -> (Int, String?, Data, String?)
     {
-        let response = try await http.collect(request, target: target, operation: operation)
+        let response = try await http.collect(request, target: target, operation: operation) { status, headers in
+            Self.isResult(status: status, contentType: headers.first(name: "Content-Type"))
+        }
         return (
             response.status, response.headers.first(name: "Content-Type"), response.body,
             response.headers.first(name: "Retry-After")
         )
+    }
+
+    /// Whether an answer's body is a GraphQL result (read whole): a 2xx, or a 4xx in
+    /// `application/graphql-response+json` (GraphQL over HTTP answers parse and validation errors that way).
+    static func isResult(status: Int, contentType: String?) -> Bool {
+        (200..<300).contains(status)
+            || ((400..<500).contains(status)
+                && contentType?.lowercased().hasPrefix("application/graphql-response+json") == true)
     }
 
     /// The start of a body, as error messages quote it.

@@ -6,23 +6,46 @@ import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
 
-/// The HTTP layer every web-service client of the toolkit shares (S3, Auth0, OneSignal, REST): one request and
-/// its answer over an injectable, shared AsyncHTTPClient, with the deadline, the size limit, error excerpts and
-/// transport failures handled once.
+/// The HTTP layer every web-service client of the toolkit shares (GraphQL over HTTP, S3, Auth0, OneSignal, REST):
+/// one request and its answer over an AsyncHTTPClient made by ``makeClient(timeout:connectTimeout:decompression:sharing:)``,
+/// with the redirect policy, the deadlines, the size limits, error excerpts and transport failures handled once.
+///
+/// The policy, for every client:
+/// - Redirects are never followed: a 3xx answer with a `Location` is refused with ``GQLError/Code/redirect``,
+///   naming the target without its query or user info, before its body is read. Requests carry credentials
+///   (API keys, signatures, passwords in form bodies) that must not reach another origin.
+/// - ``collect(_:target:operation:deadline:isResult:)`` ends at one overall deadline covering the answer's head
+///   and its whole body (``Limits/timeout``); ``stream(_:target:operation:read:)``, for transfers of any length,
+///   bounds the head by the deadline and each stall of the body by the read timeout, never the transfer's length.
+/// - A body read only for an error message stops at ``Limits/errorBodyLimit`` bytes and the connection is closed,
+///   not drained.
 ///
 /// It never logs or quotes headers or request bodies: they may hold credentials. Error messages name the target
 /// without its query string or user info.
 package struct HTTPExchange: Sendable {
     /// Limits of one exchange.
     package struct Limits: Sendable {
-        /// The longest the response head may take, and the longest the body may stall.
+        /// The longest a collected exchange may take, head and body; for a stream, the longest the head may take
+        /// and the body may stall.
         package var timeout: Duration = .seconds(30)
-        /// The largest body ``collect(_:target:operation:)`` accepts.
+        /// The largest body ``collect(_:target:operation:deadline:isResult:)`` accepts.
         package var maximumResponseSize = 1 << 24
         /// How many characters of a failed answer an error quotes.
         package var errorBodyExcerptLength = 512
+        /// The most bytes read of a body that is only read for an error message; the rest is not read and the
+        /// connection is closed.
+        package var errorBodyLimit = 64 << 10
 
         package init() {}
+    }
+
+    /// How long a collected answer may take.
+    package enum Deadline: Sendable {
+        /// Head and body within ``Limits/timeout``: answers of a known, small size.
+        case overall
+        /// The head within ``Limits/timeout``, then no stall of the body longer than the client's read timeout:
+        /// large transfers that may take as long as they keep moving.
+        case stallOnly
     }
 
     /// A collected answer.
@@ -30,6 +53,8 @@ package struct HTTPExchange: Sendable {
         package var status: Int
         package var headers: HTTPHeaders
         package var body: Data
+        /// Whether the body was cut at ``Limits/errorBodyLimit`` (an answer that is not a result).
+        package var isTruncated = false
 
         package var isSuccess: Bool { (200..<300).contains(status) }
 
@@ -53,39 +78,47 @@ package struct HTTPExchange: Sendable {
     /// - Parameters:
     ///   - target: the URL as errors name it (see ``loggable(_:)``).
     ///   - operation: the verb errors name (`upload`, `signIn` …).
-    /// - Throws: ``GQLError`` `.responseTooLarge`, `.timeout`, `.cancelled`, `.connection`, `.io`,
+    ///   - isResult: whether an answer with this status and these headers is the result (read whole, up to
+    ///     ``Limits/maximumResponseSize``); any other is read only for an error message, up to
+    ///     ``Limits/errorBodyLimit``. Default: a 2xx status.
+    /// - Throws: ``GQLError`` `.redirect`, `.responseTooLarge`, `.timeout`, `.cancelled`, `.connection`, `.io`,
     ///   `.invalidArgument`.
-    package func collect(_ request: HTTPClientRequest, target: String, operation: String) async throws -> Response {
-        let limit = limits.maximumResponseSize
-        let deadline = ContinuousClock.now + limits.timeout
-        func tooLarge(_ status: Int) -> GQLError {
-            GQLError(
-                .responseTooLarge, "the answer from \(target) is larger than the \(limit)-byte maximum",
-                operation: operation, httpStatus: status)
+    package func collect(
+        _ request: HTTPClientRequest, target: String, operation: String, deadline: Deadline = .overall,
+        isResult: @escaping @Sendable (Int, HTTPHeaders) -> Bool = { status, _ in (200..<300).contains(status) }
+    ) async throws -> Response {
+        let read = { @Sendable () async throws -> Response in
+            try await stream(request, target: target, operation: operation) { status, headers, body in
+                guard isResult(status, headers) else {
+                    var response = Response(status: status, headers: headers, body: Data())
+                    (response.body, response.isTruncated) = try await readErrorBody(body)
+                    return response
+                }
+                let result = try await readResult(body, status, headers, target, operation)
+                return Response(status: status, headers: headers, body: result)
+            }
         }
-        return try await stream(request, target: target, operation: operation) { status, headers, body in
-            if let length = headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
-                throw tooLarge(status)
-            }
-            var data = Data()
-            for try await chunk in body {
-                guard data.count + chunk.readableBytes <= limit else { throw tooLarge(status) }
-                // A body still arriving after the deadline stops at its next chunk (no timer task per request).
-                guard ContinuousClock.now < deadline else { throw HTTPClientError.deadlineExceeded }
-                data.append(contentsOf: chunk.readableBytesView)
-            }
-            return Response(status: status, headers: headers, body: data)
+        switch deadline {
+        case .stallOnly: return try await read()
+        case .overall:
+            return try await Self.within(limits.timeout, target: target, operation: operation, read)
         }
     }
 
-    /// Sends `request` and hands the answer's status, headers and body to `read`, which must consume the body.
-    /// The body's chunks arrive with a deadline check: one still arriving after the deadline stops the read.
+    /// Sends `request` and hands the answer's status, headers and body to `read`, which consumes as much of the
+    /// body as it wants (a body left unread closes the connection). The head must arrive within
+    /// ``Limits/timeout``; the body has no overall deadline, only the client's read timeout for each stall.
+    ///
+    /// - Throws: ``GQLError`` `.redirect` for a redirect (before `read` is called), and the transport errors.
     package func stream<T: Sendable>(
         _ request: HTTPClientRequest, target: String, operation: String,
         read: (Int, HTTPHeaders, Body) async throws -> T
     ) async throws -> T {
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(limits.timeout.nanoseconds))
+            if let refusal = Self.redirectRefusal(response, request: request, target: target, operation: operation) {
+                throw refusal
+            }
             return try await read(Int(response.status.code), response.headers, Body(response.body))
         } catch let error as GQLError {
             throw error
@@ -103,6 +136,76 @@ package struct HTTPExchange: Sendable {
         init(_ body: HTTPClientResponse.Body) { self.body = body }
 
         package func makeAsyncIterator() -> HTTPClientResponse.Body.AsyncIterator { body.makeAsyncIterator() }
+    }
+
+    /// The start of a body read only for an error message: at most ``Limits/errorBodyLimit`` bytes, and whether
+    /// there was more. What is left is not read: the connection closes when the body is dropped.
+    package func readErrorBody(_ body: Body) async throws -> (Data, truncated: Bool) {
+        let limit = limits.errorBodyLimit
+        var data = Data()
+        for try await chunk in body {
+            let room = limit - data.count
+            data.append(contentsOf: chunk.readableBytesView.prefix(room))
+            if chunk.readableBytes > room { return (data, true) }
+        }
+        return (data, false)
+    }
+
+    /// The whole body of a result, up to ``Limits/maximumResponseSize``.
+    private func readResult(
+        _ body: Body, _ status: Int, _ headers: HTTPHeaders, _ target: String, _ operation: String
+    ) async throws -> Data {
+        let limit = limits.maximumResponseSize
+        func tooLarge() -> GQLError {
+            GQLError(
+                .responseTooLarge, "the answer from \(target) is larger than the \(limit)-byte maximum",
+                operation: operation, httpStatus: status)
+        }
+        if let length = headers.first(name: "Content-Length").flatMap(Int.init), length > limit { throw tooLarge() }
+        var data = Data()
+        for try await chunk in body {
+            guard data.count + chunk.readableBytes <= limit else { throw tooLarge() }
+            data.append(contentsOf: chunk.readableBytesView)
+        }
+        return data
+    }
+
+    /// Runs `body` and throws `.timeout` once `timeout` has passed, cancelling it (an answer still arriving is
+    /// stopped and its connection closed).
+    package static func within<T: Sendable>(
+        _ timeout: Duration, target: String, operation: String, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let deadline = ContinuousClock.now + timeout
+        do {
+            return try await race(deadline, body, timeout: timeout, target: target, operation: operation)
+        } catch let error as GQLError {
+            throw error
+        } catch {
+            throw transportError(error, target: target, operation: operation)
+        }
+    }
+
+    private static func race<T: Sendable>(
+        _ deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () async throws -> T, timeout: Duration,
+        target: String, operation: String
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                if Task.isCancelled {
+                    throw GQLError(.cancelled, "the \(operation) to \(target) was cancelled", operation: operation)
+                }
+                throw GQLError(
+                    .timeout, "the \(operation) to \(target) timed out: no complete answer within \(timeout)",
+                    operation: operation)
+            }
+            return value
+        }
     }
 
     /// The start of a body, as error messages quote it.
@@ -157,10 +260,11 @@ package struct HTTPExchange: Sendable {
         return GQLError(.io, "the \(operation) to \(target) failed: \(error)", operation: operation)
     }
 
-    /// A URL without its query string or user info, which may carry credentials.
+    /// A URL without its query string, fragment or user info, which may carry credentials.
     package static func loggable(_ url: String) -> String {
         guard var components = URLComponents(string: url) else { return "<unparsable URL>" }
         components.query = nil
+        components.fragment = nil
         components.user = nil
         components.password = nil
         return components.string ?? "<unparsable URL>"

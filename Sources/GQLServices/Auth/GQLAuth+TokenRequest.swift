@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLNet
 
 extension GQLAuth {
     /// What `/oauth/token` answered, checked for the fields every grant returns.
@@ -40,9 +41,29 @@ extension GQLAuth {
                 .invalidResponse, "Auth0's answer to the \(step.rawValue) has no positive expires_in",
                 operation: "oauth/token")
         }
-        return TokenAnswer(
+        let token = TokenAnswer(
             accessToken: accessToken, idToken: answer["id_token"]?.stringValue,
             refreshToken: answer["refresh_token"]?.stringValue, expiresAt: sentAt.addingTimeInterval(lifetime),
             tokenType: answer["token_type"]?.stringValue ?? "Bearer")
+        for (field, value) in [
+            ("access_token", token.accessToken), ("id_token", token.idToken), ("refresh_token", token.refreshToken),
+            ("token_type", token.tokenType),
+        ] {
+            guard let value, !Self.isHeaderSafe(value) else { continue }
+            // Never stored, never sent, never printed: a CR LF in a value that goes into `Authorization: Bearer …`
+            // (or is printed as one by `gql-cli auth token --header`) would start another header.
+            throw GQLError(
+                .invalidResponse,
+                "Auth0's answer to the \(step.rawValue) has a \(field) with a control character (CR, LF …): refused",
+                operation: "oauth/token")
+        }
+        return token
+    }
+
+    /// Whether a token can go into a header and onto a terminal as it is: no control character (C0, DEL, C1),
+    /// tab included.
+    static func isHeaderSafe(_ value: String) -> Bool {
+        HeaderCheck.isFieldValue(value)
+            && value.unicodeScalars.allSatisfy { $0 != "\t" && !(0x80...0x9F).contains($0.value) }
     }
 }

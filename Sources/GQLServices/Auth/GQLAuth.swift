@@ -80,6 +80,11 @@ public final class GQLAuth: Sendable {
         var initial = State()
         do {
             if let stored = try tokens.store.load() {
+                let texts = [stored.accessToken, stored.idToken, stored.refreshToken ?? "", stored.tokenType]
+                guard texts.allSatisfy(Self.isHeaderSafe) else {
+                    throw GQLError(
+                        .invalidToken, "the stored tokens hold a control character (CR, LF …): sign in again")
+                }
                 initial.tokens = stored
                 initial.claims = try JWT(compact: stored.idToken).claims
             }

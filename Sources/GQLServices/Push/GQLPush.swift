@@ -64,17 +64,20 @@ public final class GQLPush: Sendable {
     ///   - deviceType: the platform of this device. Default iOS.
     ///   - sandbox: the push token is a development (sandbox) APNs token (`test_type: 1`).
     ///   - playerId: the OneSignal id of this device from an earlier run, to skip registering it again.
-    ///   - httpClient: an AsyncHTTPClient to share; `nil` makes one owned by this client.
+    ///   - httpClient: an AsyncHTTPClient whose event loops and settings to use (see ``GQLREST``); `nil` uses the
+    ///     shared event loops.
+    ///   - timeout: the longest a call may take, its answer's head and whole body included. Default 30 s.
     public init(
         appId: String, restKey: String, baseURL: String = "https://onesignal.com", identityVerification: Bool = false,
-        deviceType: DeviceType = .iOS, sandbox: Bool = false, playerId: String? = nil, httpClient: HTTPClient? = nil
+        deviceType: DeviceType = .iOS, sandbox: Bool = false, playerId: String? = nil, httpClient: HTTPClient? = nil,
+        timeout: Duration = .seconds(30)
     ) {
         self.appId = appId
         self.restKey = restKey
         self.identityVerification = identityVerification
         self.deviceType = deviceType
         self.sandbox = sandbox
-        self.rest = GQLREST(baseURL: baseURL, timeout: .seconds(30), httpClient: httpClient)
+        self.rest = GQLREST(baseURL: baseURL, timeout: timeout, httpClient: httpClient)
         self.state = GQLLocked(State(playerId: playerId))
     }
 

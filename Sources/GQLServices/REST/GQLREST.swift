@@ -19,6 +19,10 @@ import NIOCore
 /// ``GQLCore/GQLError`` `.http` with the status, the service's own error code in ``GQLCore/GQLError/serviceCode``
 /// (`error`, `code` or `errorCode`) and its description in the message (`error_description`, `message`, `errors`).
 /// Header values and bodies never appear in errors or logs.
+///
+/// Redirects are never followed (a 3xx answer throws `.redirect` naming its target): a call carries an API key, a
+/// password or a client secret that must not reach another origin. A call ends within its `timeout`, head and body;
+/// the body of a refusal is read for its message up to 64 KiB, and the connection is closed rather than drained.
 public final class GQLREST: Sendable {
     /// The HTTP method of a call.
     public enum Method: String, Sendable {
@@ -49,14 +53,15 @@ public final class GQLREST: Sendable {
     public let baseURL: String
     let headers: [String: String]
     let exchange: HTTPExchange
-    private let ownsClient: Bool
     private let isShutDown = GQLLocked(false)
 
     /// A service at `baseURL`; `headers` go with every call (an API key, `Accept` …).
     ///
     /// - Parameters:
-    ///   - timeout: the longest a call may wait for its answer to start, and its body may stall.
-    ///   - httpClient: an AsyncHTTPClient to share; `nil` makes one owned (and shut down) by this client.
+    ///   - timeout: the longest a call may take, its answer's head and whole body included.
+    ///   - httpClient: an AsyncHTTPClient whose event loops and settings to use; calls go through a client of this
+    ///     one's own made from it with redirects off (see ``GQLREST``), shut down with it. `nil` uses the shared
+    ///     event loops and the default settings.
     public init(
         baseURL: String, headers: [String: String] = [:], timeout: Duration = .seconds(30),
         maximumResponseSize: Int = 16 << 20, httpClient: HTTPClient? = nil
@@ -66,16 +71,12 @@ public final class GQLREST: Sendable {
         var limits = HTTPExchange.Limits()
         limits.timeout = timeout
         limits.maximumResponseSize = maximumResponseSize
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
         self.exchange = HTTPExchange(
-            client: httpClient ?? HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration),
-            limits: limits)
-        self.ownsClient = httpClient == nil
+            client: HTTPExchange.makeClient(timeout: timeout, sharing: httpClient), limits: limits)
     }
 
     deinit {
-        if ownsClient, !isShutDown.withLock({ $0 }) { exchange.client.shutdown { _ in } }
+        if !isShutDown.withLock({ $0 }) { exchange.client.shutdown { _ in } }
     }
 
     /// Releases the client's connections (a shared `httpClient` is left to its owner); calling it again does
@@ -85,7 +86,7 @@ public final class GQLREST: Sendable {
             defer { state = true }
             return state
         }
-        if !already, ownsClient { try await exchange.client.shutdown() }
+        if !already { try await exchange.client.shutdown() }
     }
 
     /// Calls `path` and returns the answer's JSON (``GQLCore/GQLValue/null`` for an empty body).
@@ -196,8 +197,11 @@ public final class GQLREST: Sendable {
         let code = text("error") ?? text("code") ?? text("errorCode")
         var description = text("error_description") ?? text("message") ?? text("description")
         if description == nil, case .array(let errors)? = json?["errors"] {
-            description = errors.map { $0.stringValue ?? (try? $0.jsonString()) ?? "" }.joined(separator: "; ")
+            // The first few, like every summary of a service's errors.
+            let first = errors.prefix(3).map { $0.stringValue ?? (try? $0.jsonString()) ?? "" }
+            description = first.joined(separator: "; ") + (errors.count > 3 ? " (+\(errors.count - 3) more)" : "")
         }
+        description = description.map { exchange.excerpt(Array($0.utf8)) }
         var message = "\(method.rawValue) \(target(path)) answered HTTP \(response.status)"
         if let code { message += " \(code)" }
         if let description {
@@ -254,9 +258,7 @@ public final class GQLREST: Sendable {
     }
 
     static func isValidHeader(name: String, value: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"()<>@,;:\\\"/[]?={}".utf8.contains($0) }
-            && value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+        HeaderCheck.isToken(name) && HeaderCheck.isFieldValue(value)
     }
 }
 

@@ -12,7 +12,9 @@ extension GQLStorage {
     /// let storage = GQLStorage(AmazonS3: "us-east-2", accessKey: key, secretKey: secret, configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
-        /// The longest a request may wait for its answer to start, and the longest its body may stall. Default 60 s.
+        /// The longest a request may take, its answer's head and whole body included; for downloads, whose length
+        /// has no bound, the longest the head may take and the body may stall (a transfer that keeps moving is
+        /// never cut). Default 60 s.
         public var timeout: Duration = .seconds(60)
         /// Files at least this large are uploaded in parts. Default 16 MiB.
         public var multipartThreshold = 16 << 20
@@ -46,8 +48,9 @@ extension GQLStorage {
         /// completes, and the object's composite checksum S3 answers is compared with the one computed here.
         /// `false` leaves the headers out, for S3-compatible stores that refuse them. Default `true`.
         public var sendsChecksums = true
-        /// The AsyncHTTPClient to send requests with, shared with other clients of the app; `nil`, the default,
-        /// makes one owned (and shut down) by the storage.
+        /// An AsyncHTTPClient of the app whose event loops and settings (TLS, proxy, pool) the storage uses:
+        /// requests go through a client of the storage's own made from it with redirects off, shut down with the
+        /// storage (the app's client is left to the app). `nil`, the default, uses the shared event loops.
         public var httpClient: HTTPClient?
         /// The time signatures are made at; replaced by tests. Default: the system clock.
         public var now: @Sendable () -> Date = { Date() }

@@ -51,10 +51,7 @@ extension GQLStorage {
             try await exchange.stream(try signedRequest(call), target: target(call), operation: call.operation) {
                 status, headers, body in
                 guard (200..<300).contains(status) else {
-                    var error = Data()
-                    for try await chunk in body where error.count < 65_536 {
-                        error.append(contentsOf: chunk.readableBytesView)
-                    }
+                    let (error, _) = try await exchange.readErrorBody(body)
                     throw serviceError(.init(status: status, headers: headers, body: error), call: call)
                 }
                 guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {

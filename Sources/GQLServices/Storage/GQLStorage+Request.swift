@@ -115,8 +115,10 @@ extension GQLStorage {
             exchange.limits.maximumResponseSize = min(exchange.limits.maximumResponseSize, limit)
         }
         return try await retrying(call.operation) {
+            // An object's body may be large (an in-memory download): it may take as long as it keeps moving.
             let response = try await exchange.collect(
-                try signedRequest(call), target: target(call), operation: call.operation)
+                try signedRequest(call), target: target(call), operation: call.operation,
+                deadline: call.method == "GET" && call.key != nil ? .stallOnly : .overall)
             guard response.isSuccess else { throw serviceError(response, call: call) }
             // CompleteMultipartUpload and CopyObject can fail after a 200 with an <Error> body.
             if call.method == "POST", try parseXML(response, call: call)?.name == "Error" {

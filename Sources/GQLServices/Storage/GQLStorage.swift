@@ -18,7 +18,8 @@ import GQLNet
 /// Requests are signed with AWS Signature Version 4; any key works (spaces, `+`, `!`, `'`, `(`, `)`, `*`,
 /// unicode, `%`). Failures throw ``GQLError`` with S3's own error code in ``GQLError/serviceCode`` and its request
 /// id in ``GQLError/requestId``: `.notFound` (no such key or bucket), `.accessDenied`, `.signature` (a wrong
-/// secret), `.service` (any other refusal), and the transport codes `.timeout`, `.connection`, `.cancelled`.
+/// secret), `.service` (any other refusal), `.redirect` (a redirect, never followed: it would carry the signature,
+/// the session token and the body elsewhere), and the transport codes `.timeout`, `.connection`, `.cancelled`.
 /// Credentials never appear in logs, errors or descriptions.
 public final class GQLStorage: Sendable {
     /// The region requests are signed for.
@@ -28,7 +29,6 @@ public final class GQLStorage: Sendable {
     let endpoint: Result<Endpoint, GQLError>
     let signer: SigV4Signer
     let exchange: HTTPExchange
-    private let ownsClient: Bool
     private let isShutDown = GQLLocked(false)
 
     /// Amazon S3 in `region`, with virtual-hosted addressing (`https://bucket.s3.region.amazonaws.com/key`).
@@ -67,15 +67,13 @@ public final class GQLStorage: Sendable {
         var limits = HTTPExchange.Limits()
         limits.timeout = configuration.timeout
         limits.maximumResponseSize = max(configuration.maximumInMemoryDownload, 1 << 20)
-        let client =
-            configuration.httpClient
-            ?? HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.clientConfiguration(configuration))
-        self.ownsClient = configuration.httpClient == nil
+        let client = HTTPExchange.makeClient(
+            timeout: configuration.timeout, connectTimeout: .seconds(10), sharing: configuration.httpClient)
         self.exchange = HTTPExchange(client: client, limits: limits)
     }
 
     deinit {
-        if ownsClient, !isShutDown.withLock({ $0 }) { exchange.client.shutdown { _ in } }
+        if !isShutDown.withLock({ $0 }) { exchange.client.shutdown { _ in } }
     }
 
     /// Releases the storage's connections; requests made afterwards fail. A shared ``Configuration/httpClient``
@@ -85,15 +83,7 @@ public final class GQLStorage: Sendable {
             defer { state = true }
             return state
         }
-        if !already, ownsClient { try await exchange.client.shutdown() }
-    }
-
-    private static func clientConfiguration(_ configuration: Configuration) -> HTTPClient.Configuration {
-        var client = HTTPClient.Configuration()
-        client.timeout = .init(connect: .seconds(10), read: .nanoseconds(configuration.timeout.nanosecondsClamped))
-        client.decompression = .disabled
-        client.connectionPool.retryConnectionEstablishment = false
-        return client
+        if !already { try await exchange.client.shutdown() }
     }
 }
 
@@ -114,15 +104,4 @@ extension GQLError.Code {
     public static let signature = GQLError.Code("signature")
     /// A web service refused a request for a reason of its own; ``GQLError/serviceCode`` names it.
     public static let service = GQLError.Code("service")
-}
-
-extension Duration {
-    /// The span in nanoseconds, saturating instead of overflowing.
-    var nanosecondsClamped: Int64 {
-        let (seconds, attoseconds) = components
-        let (nanos, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (total, overflow2) = nanos.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflow2 ? .max : total
-    }
 }

@@ -49,8 +49,7 @@ enum DeliveryOutcome: Sendable, Equatable {
                         message: "the answer has no errors and its data is \(data), not the mutation's field: "
                             + "not taken for delivered")))
         }
-        let failure = GQLSync.Failure(
-            message: result.errors.map(\.message).joined(separator: "; "), errors: result.errors)
+        let failure = GQLSync.Failure(message: summary(result.errors), errors: result.errors)
         if let conflict = result.errors.first(where: { errorType($0) == conflictErrorType }) {
             return .conflict(server: conflict.extensions?["data"]?.objectValue, failure)
         }
@@ -76,7 +75,9 @@ enum DeliveryOutcome: Sendable, Equatable {
                 return .transient(Transient(unreachable: false, retryAfter: retryAfter, failure: failure))
             }
             return .permanent(failure)
-        case .connection, .timeout, .io, .cancelled:
+        case .connection, .timeout, .io, .cancelled, .redirect:
+            // A redirect is never followed (it would carry the request's credentials elsewhere): the server is not
+            // usable at this URL until the app is configured with the right one, so the item waits, offline.
             return .transient(Transient(unreachable: true, failure: failure))
         case .closed:
             // The app shut its GQLServer down (or its socket closed): nothing the server said about the item, which
@@ -90,6 +91,15 @@ enum DeliveryOutcome: Sendable, Equatable {
             // request again gets the same refusal.
             return .permanent(failure)
         }
+    }
+
+    /// The first few errors' messages (each cut to 512 bytes), and how many more there were.
+    static func summary(_ errors: [GQLResult.Error]) -> String {
+        let shown = errors.prefix(3).map { error in
+            guard error.message.utf8.count > 512 else { return error.message }
+            return String(decoding: error.message.utf8.prefix(512), as: UTF8.self) + "…"
+        }
+        return shown.joined(separator: "; ") + (errors.count > 3 ? " (+\(errors.count - 3) more errors)" : "")
     }
 
     /// The `errorType` of an error: in `extensions` (the standard shape) or, as AppSync puts it, beside them.
