@@ -93,8 +93,8 @@ struct SocketStateMachineTests {
 
     @Test func serverPingsGetPongsWithTheirPayload() {
         var machine = connected()
-        #expect(machine.received(.ping(["n": 1]), on: 1, at: t0) == [.send(["type": "pong", "payload": ["n": 1]])])
-        #expect(machine.received(.ping(nil), on: 1, at: t0) == [.send(["type": "pong"])])
+        #expect(machine.received(.ping(["n": 1]), on: 1, at: t0) == [.pong(["type": "pong", "payload": ["n": 1]])])
+        #expect(machine.received(.ping(nil), on: 1, at: t0) == [.pong(["type": "pong"])])
     }
 
     @Test func idleConnectionPingsAndDropsWhenThePongNeverComes() {
@@ -111,6 +111,45 @@ struct SocketStateMachineTests {
         #expect(actions.first == .close(code: 4499, reason: "the server was silent for longer than 30.0 seconds"))
         #expect(actions.contains(.state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
         #expect(machine.phase == .waiting(attempt: 1, until: t0 + .seconds(61) + .milliseconds(500)))
+    }
+
+    /// A server that floods pings and never reads our ping is not alive: its pings do not clear the deadline.
+    @Test func serverPingsAndUnknownMessagesAreNotActivity() {
+        var machine = connected()
+        #expect(machine.tick(at: t0 + .seconds(15)) == [.send(["type": "ping"]), .reschedule])
+        for second in 16...44 {
+            #expect(machine.received(.ping(nil), on: 1, at: t0 + .seconds(second)) == [.pong(["type": "pong"])])
+            _ = machine.received(.unknown("flood"), on: 1, at: t0 + .seconds(second))
+        }
+        #expect(machine.nextDeadline == t0 + .seconds(45))
+        let actions = machine.tick(at: t0 + .seconds(45))
+        #expect(actions.first == .close(code: 4499, reason: "the server was silent for longer than 30.0 seconds"))
+        // Legacy: a flood of unknown messages does not stand in for `ka` either.
+        var legacy = connected(.graphqlWS)
+        _ = legacy.received(.keepAlive, on: 1, at: t0)
+        for second in 1...29 { _ = legacy.received(.unknown("x"), on: 1, at: t0 + .seconds(second)) }
+        #expect(legacy.nextDeadline == t0 + .seconds(30))
+    }
+
+    /// While the caller lags behind the results the socket is not read, so silence is ours: no ping, no timeout;
+    /// the idle time starts over when it caught up.
+    @Test func aLaggingConsumerPausesReadingAndTheKeepAlive() {
+        var machine = connected()
+        #expect(machine.consumerLagging(true, at: t0 + .seconds(1)) == [.reading(paused: true)])
+        #expect(machine.consumerLagging(true, at: t0 + .seconds(1)) == [])
+        #expect(machine.nextDeadline == nil)
+        #expect(machine.tick(at: t0 + .seconds(100)) == [])
+        #expect(machine.consumerLagging(false, at: t0 + .seconds(100)) == [.reading(paused: false), .reschedule])
+        #expect(machine.nextDeadline == t0 + .seconds(115))
+        // Lagging across a reconnect: the new socket pauses once acknowledged.
+        _ = machine.consumerLagging(true, at: t0 + .seconds(101))
+        _ = machine.socketClosed(1, code: 1001, reason: nil, at: t0 + .seconds(102))
+        _ = machine.tick(at: t0 + .seconds(103))
+        let socket = machine.generation
+        _ = machine.socketOpened(socket, at: t0 + .seconds(103))
+        let ack = machine.received(.ack(keepAliveTimeout: nil), on: socket, at: t0 + .seconds(103))
+        #expect(ack.contains(.reading(paused: true)), "\(ack)")
+        #expect(machine.nextDeadline == nil)
     }
 
     @Test func legacyKeepAliveTimesOutOnlyAfterTheFirstKa() {

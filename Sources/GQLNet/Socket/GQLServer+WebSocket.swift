@@ -76,24 +76,25 @@ extension GQLServer {
 
         public func makeAsyncIterator() -> Iterator {
             guard let connection = server.socket else {
-                let (stream, continuation) = AsyncThrowingStream<GQLResult, any Error>.makeStream()
-                continuation.finish(
+                let results = SocketResults(onLagChange: { _ in }, onTermination: {})
+                results.finish(
                     throwing: GQLError(
                         .invalidArgument, "this server has no WebSocket endpoint for subscriptions",
                         operation: "subscription"))
-                return Iterator(server: server, base: stream.makeAsyncIterator())
+                return Iterator(server: server, listener: .init(results))
             }
             return Iterator(
-                server: server, base: connection.results(of: request, isSubscription: true).makeAsyncIterator())
+                server: server, listener: .init(connection.results(of: request, isSubscription: true)))
         }
 
-        /// Produces a subscription's results.
+        /// Produces a subscription's results. At most a few dozen wait for `next()`: while they do, the socket is
+        /// not read (see <doc:Subscriptions>).
         public struct Iterator: AsyncIteratorProtocol {
             let server: GQLServer
-            var base: AsyncThrowingStream<GQLResult, any Error>.AsyncIterator
+            let listener: SocketResults.Listener
 
             public mutating func next() async throws -> GQLResult? {
-                try await base.next()
+                try await listener.results.next()
             }
         }
     }
@@ -134,9 +135,9 @@ extension GQLServer {
         let target = self.target
         return try await withThrowingTaskGroup(of: GQLResult.self) { group in
             group.addTask {
-                let results = socket.results(of: request, isSubscription: false)
+                let listener = SocketResults.Listener(socket.results(of: request, isSubscription: false))
                 do {
-                    for try await result in results { return result }
+                    if let result = try await listener.results.next() { return result }
                 } catch var error as GQLError {
                     // The context stays (HTTP status of a refused upgrade …); only the operation is named.
                     error.operation = operation

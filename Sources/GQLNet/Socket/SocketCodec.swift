@@ -38,6 +38,15 @@ enum ServerMessage: Equatable, Sendable {
     case connectionError(GQLValue?)
     /// A message this client does not know; ignored.
     case unknown(String)
+
+    /// Whether the message shows the protocol alive for the keep-alive: every message but `ping` and those of an
+    /// unknown type (a server flooding them while never reading our ping must still time out).
+    var isActivity: Bool {
+        switch self {
+        case .ping, .unknown: false
+        default: true
+        }
+    }
 }
 
 /// Turns client intents into the wire messages of one protocol, and the server's messages into ``ServerMessage``s.

@@ -7,8 +7,14 @@ import Logging
 extension SocketConnection {
     // MARK: - Socket events
 
-    func opened(_ generation: Int) {
-        run(shared.withLock { apply($0.machine.socketOpened(generation, at: .now), to: &$0) })
+    /// Socket `generation` is open: it becomes the current socket (reading is paused and resumed on it), unless
+    /// the machine moved on meanwhile.
+    func opened(_ generation: Int, socket: WebSocketChannel) {
+        run(
+            shared.withLock { shared in
+                if shared.machine.generation == generation { shared.socket = socket }
+                return apply(shared.machine.socketOpened(generation, at: .now), to: &shared)
+            })
     }
 
     func received(_ text: String, on generation: Int) {
@@ -110,7 +116,7 @@ extension SocketConnection {
     /// Opens socket `generation` (``WebSocketChannel``: the handshake carries the endpoint's headers and nothing
     /// else), sends `connection_init`, then writes the queue until the socket closes; messages arrive through
     /// ``handle(_:on:)`` on the socket's event loop.
-    func runSocket(_ generation: Int, outgoing: AsyncStream<Outgoing>) async {
+    func runSocket(_ generation: Int, outgoing: SocketOutbox) async {
         let socket: WebSocketChannel
         let initText: String
         do {
@@ -131,7 +137,7 @@ extension SocketConnection {
         }
         logger.debug("GraphQL WebSocket open", metadata: ["url": "\(GQLServer.loggable(endpoint.url))"])
         // Before `connection_init` leaves: the acknowledgement may arrive at once, on another thread.
-        opened(generation)
+        opened(generation, socket: socket)
         do {
             try await socket.send(initText)
         } catch {
@@ -139,7 +145,7 @@ extension SocketConnection {
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await item in outgoing {
+                while let item = await outgoing.next() {
                     switch item {
                     case .text(let text):
                         // A failed write means the socket is closing; its closure says why.

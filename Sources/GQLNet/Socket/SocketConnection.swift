@@ -5,10 +5,11 @@ import Logging
 /// Drives one server's WebSocket: opens sockets, carries out ``SocketStateMachine``'s decisions, routes results to
 /// their streams and runs the deadline timer.
 ///
-/// All machine calls happen under one lock, and messages are queued for the socket's writer in the same critical
-/// section, so they leave in the order the machine decided them. Stream continuations, `connect()` callers and state
-/// observers are resumed after the lock is released (finishing a stream runs its termination handler, which calls
-/// back in).
+/// All machine calls happen under one lock, and messages are queued for the socket's writer (``SocketOutbox``) in
+/// the same critical section, so they leave in the order the machine decided them. Results, `connect()` callers and
+/// state observers are resumed after the lock is released. Each operation's results wait in a ``SocketResults``
+/// bounded by watermarks: when one reaches its high watermark the machine pauses reading from the socket until the
+/// caller caught up (lock order: a results buffer's lock, then this one; never the other way).
 final class SocketConnection: Sendable {
     typealias Instant = ContinuousClock.Instant
 
@@ -27,17 +28,15 @@ final class SocketConnection: Sendable {
         var appSyncAuthorization: GQLValues
     }
 
-    enum Outgoing: Sendable {
-        case text(String)
-        case close(code: UInt16, reason: String)
-    }
-
     struct Shared {
         var machine: SocketStateMachine
-        var streams: [String: AsyncThrowingStream<GQLResult, any Error>.Continuation] = [:]
+        var streams: [String: SocketResults] = [:]
+        /// The operations whose results reached their high watermark.
+        var lagging: Set<String> = []
         var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
-        /// The writer queue of the current socket.
-        var outgoing: AsyncStream<Outgoing>.Continuation?
+        /// The writer queue of the current socket, and the socket once it is open.
+        var outgoing: SocketOutbox?
+        var socket: WebSocketChannel?
         var socketTask: Task<Void, Never>?
         var timerTask: Task<Void, Never>?
         /// When the running timer task wakes next; a deadline moving earlier restarts it.
@@ -55,8 +54,8 @@ final class SocketConnection: Sendable {
 
     /// Work to do once the lock is released.
     enum Effect {
-        case yield(AsyncThrowingStream<GQLResult, any Error>.Continuation, GQLValue)
-        case finish(AsyncThrowingStream<GQLResult, any Error>.Continuation, (any Error)?)
+        case yield(SocketResults, GQLValue)
+        case finish(SocketResults, (any Error)?)
         case resume([CheckedContinuation<Void, any Error>], GQLError?)
     }
 
@@ -110,30 +109,32 @@ final class SocketConnection: Sendable {
         run(shared.withLock { apply($0.machine.disconnectRequested(), to: &$0) })
     }
 
-    /// Starts an operation whose results go to a new stream; the stream ending (or being dropped) stops it.
-    func results(of request: GQLValue, isSubscription: Bool) -> AsyncThrowingStream<GQLResult, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<GQLResult, any Error>.makeStream()
+    /// Starts an operation whose results go to a new buffer; the caller stopping (``SocketResults/terminate()``)
+    /// stops it.
+    func results(of request: GQLValue, isSubscription: Bool) -> SocketResults {
         let id = shared.withLock { shared -> String in
             shared.nextID += 1
             return String(shared.nextID)
         }
-        continuation.onTermination = { [weak self] _ in self?.stop(id: id) }
+        let results = SocketResults(
+            onLagChange: { [weak self] lagging in self?.lagChanged(id: id, lagging) },
+            onTermination: { [weak self] in self?.stop(id: id) })
         let effects = shared.withLock { shared -> [Effect] in
             guard !shared.isShutDown else {
-                return [.finish(continuation, Self.shutDownError(isSubscription ? "subscription" : "operation"))]
+                return [.finish(results, Self.shutDownError(isSubscription ? "subscription" : "operation"))]
             }
             let message: GQLValue
             do {
                 message = try endpoint.codec.start(id: id, request: request)
             } catch {
-                return [.finish(continuation, error)]
+                return [.finish(results, error)]
             }
-            shared.streams[id] = continuation
+            shared.streams[id] = results
             let operation = SocketStateMachine.Operation(id: id, startMessage: message, isSubscription: isSubscription)
             return apply(shared.machine.start(operation, at: .now), to: &shared)
         }
         run(effects)
-        return stream
+        return results
     }
 
     /// The states from now on, starting with the current one.
@@ -197,6 +198,28 @@ final class SocketConnection: Sendable {
             })
     }
 
+    /// An operation's results reached their high watermark (`true`) or came back down to the low one. Called under
+    /// that buffer's lock: the machine's answer to a lag change is only `.reading` and `.reschedule`, which run
+    /// under this lock and never call back into a buffer.
+    private func lagChanged(id: String, _ lagging: Bool) {
+        shared.withLock { shared in
+            let before = !shared.lagging.isEmpty
+            if lagging { shared.lagging.insert(id) } else { shared.lagging.remove(id) }
+            let after = !shared.lagging.isEmpty
+            guard before != after else { return }
+            _ = apply(shared.machine.consumerLagging(after, at: .now), to: &shared)
+        }
+    }
+
+    /// How many results wait for their callers in all, and the most that waited in one buffer (for the tests).
+    var bufferedResults: (count: Int, peak: Int) {
+        let buffers = shared.withLock { Array($0.streams.values) }
+        return buffers.reduce((0, 0)) { total, buffer in
+            let buffered = buffer.buffered
+            return (total.0 + buffered.count, max(total.1, buffered.peak))
+        }
+    }
+
     // MARK: - Carrying out actions
 
     /// Carries out the machine's actions that must happen under the lock and returns the rest as effects.
@@ -206,20 +229,31 @@ final class SocketConnection: Sendable {
             switch action {
             case .open(let generation):
                 shared.outgoing?.finish()
-                let (stream, continuation) = AsyncStream<Outgoing>.makeStream()
-                shared.outgoing = continuation
-                shared.socketTask = Task { await self.runSocket(generation, outgoing: stream) }
+                // A writer waiting for an unwritable socket would never reach the end of its queue.
+                shared.socket?.closeEventually(code: 1000, reason: "", within: .seconds(2))
+                shared.socket = nil
+                let outbox = SocketOutbox()
+                shared.outgoing = outbox
+                shared.socketTask = Task { await self.runSocket(generation, outgoing: outbox) }
             case .send(var message):
                 if endpoint.codec.kind == .appSync, let authorization = shared.authorization,
                     message["type"] == "start"
                 {
                     message = SocketCodec.authorize(message, with: authorization)
                 }
-                if let text = try? message.jsonString() { shared.outgoing?.yield(.text(text)) }
+                if let text = try? message.jsonString() { shared.outgoing?.send(text) }
+            case .pong(let message):
+                if let text = try? message.jsonString() { shared.outgoing?.pong(text) }
             case .close(let code, let reason):
-                shared.outgoing?.yield(.close(code: code, reason: Self.closeReason(reason)))
-                shared.outgoing?.finish()
+                let reason = Self.closeReason(reason)
+                shared.outgoing?.close(code: code, reason: reason)
                 shared.outgoing = nil
+                // The queue ends with the close; should the writer be stuck (the server does not read), the close
+                // goes out anyway.
+                shared.socket?.closeEventually(code: code, reason: reason, within: .seconds(2))
+                shared.socket = nil
+            case .reading(let paused):
+                shared.socket?.setReadingPaused(paused)
             case .deliver(let id, let payload):
                 if let stream = shared.streams[id] { effects.append(.yield(stream, payload)) }
             case .finish(let id, let ending):
@@ -246,11 +280,11 @@ final class SocketConnection: Sendable {
     func run(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .yield(let stream, let payload):
+            case .yield(let results, let payload):
                 do {
-                    stream.yield(try GQLResult(response: payload))
+                    results.yield(try GQLResult(response: payload))
                 } catch {
-                    stream.finish(throwing: error)
+                    results.finish(throwing: error)
                 }
             case .finish(let stream, let error):
                 stream.finish(throwing: error)

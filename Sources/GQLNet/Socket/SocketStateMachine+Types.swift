@@ -46,6 +46,8 @@ extension SocketStateMachine {
         /// Open socket `generation`, send `connection_init`, then report ``socketOpened(_:at:)``.
         case open(generation: Int)
         case send(GQLValue)
+        /// Send a pong; one not yet written is replaced by this one (the latest ping is the one answered).
+        case pong(GQLValue)
         /// Close the current socket politely (the machine already moved on if it was dropped).
         case close(code: UInt16, reason: String)
         /// One result payload for an operation.
@@ -56,5 +58,7 @@ extension SocketStateMachine {
         case resumeConnects(GQLError?)
         /// A deadline may have moved earlier: recompute the timer.
         case reschedule
+        /// Stop or resume reading from the current socket (the caller lags behind the results, or caught up).
+        case reading(paused: Bool)
     }
 }

@@ -28,8 +28,11 @@ struct SocketStateMachine: Sendable {
     private var pendingConnects = 0
     /// Whether the connection is kept up without subscriptions (a `connect()` succeeded and no `disconnect()` since).
     private var persistent = false
+    /// When the server last showed the protocol is alive (see ``ServerMessage/isActivity``).
     private var lastReceived: Instant?
     private var pingSentAt: Instant?
+    /// Whether the caller lags behind the results: reading is paused, and silence is not the server's.
+    private(set) var consumerLags = false
     private var sawKeepAlive = false
     private var keepAliveTimeout: Duration
     /// When the last retry after a refused authorization started (a refusal within a ping interval of it is final).
@@ -132,11 +135,14 @@ struct SocketStateMachine: Sendable {
         return []
     }
 
-    /// A message arrived on socket `generation`.
+    /// A message arrived on socket `generation`. Only messages that show the protocol alive count as activity for
+    /// the keep-alive: a server that floods pings (or messages of no known type) is not answering ours.
     mutating func received(_ message: ServerMessage, on generation: Int, at now: Instant) -> [Action] {
         guard generation == self.generation else { return [] }
-        lastReceived = now
-        pingSentAt = nil
+        if message.isActivity {
+            lastReceived = now
+            pingSentAt = nil
+        }
         switch message {
         case .ack(let timeout):
             guard case .awaitingAck(let attempt, _) = phase else { return [] }
@@ -148,9 +154,10 @@ struct SocketStateMachine: Sendable {
             if pendingConnects > 0 { persistent = true }
             pendingConnects = 0
             authorizationRetryGeneration = nil
-            return [.state(.connected), .resumeConnects(nil), .reschedule] + operations.map(sendStart)
+            let pause: [Action] = consumerLags ? [.reading(paused: true)] : []
+            return [.state(.connected), .resumeConnects(nil), .reschedule] + pause + operations.map(sendStart)
         case .ping(let payload):
-            return [.send(settings.codec.pong(payload))]
+            return [.pong(settings.codec.pong(payload))]
         case .keepAlive:
             let first = !sawKeepAlive
             sawKeepAlive = true
@@ -222,9 +229,25 @@ struct SocketStateMachine: Sendable {
         }
     }
 
+    /// Whether the caller lags behind the results (an operation's buffer reached its high watermark) or caught up.
+    ///
+    /// While it lags, a ready socket stops reading and the keep-alive waits: the silence is ours, not the server's.
+    /// When it catches up, reading resumes and the idle time starts over.
+    mutating func consumerLagging(_ lagging: Bool, at now: Instant) -> [Action] {
+        guard lagging != consumerLags else { return [] }
+        consumerLags = lagging
+        guard case .ready = phase else { return [] }
+        if lagging { return [.reading(paused: true)] }
+        lastReceived = now
+        pingSentAt = nil
+        return [.reading(paused: false), .reschedule]
+    }
+
     /// The time passed `now`: acknowledgement and keep-alive deadlines, pings, reconnect delays.
     mutating func tick(at now: Instant) -> [Action] {
         switch phase {
+        case .ready where consumerLags:
+            return []
         case .opening(_, let deadline) where now >= deadline, .awaitingAck(_, let deadline) where now >= deadline:
             return lose(
                 GQLError(.timeout, "the server did not acknowledge the connection within \(settings.ackTimeout)"),
@@ -254,6 +277,7 @@ struct SocketStateMachine: Sendable {
         switch phase {
         case .opening(_, let deadline), .awaitingAck(_, let deadline): return deadline
         case .waiting(_, let until): return until
+        case .ready where consumerLags: return nil
         case .ready:
             var deadlines: [Instant] = []
             if let deadline = keepAliveDeadline { deadlines.append(deadline) }

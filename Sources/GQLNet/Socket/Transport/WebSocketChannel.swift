@@ -44,7 +44,8 @@ final class WebSocketChannel: Sendable {
         }
     }
 
-    /// Sends one text message; returns once it was written.
+    /// Sends one text message; returns once NIO took it and the channel is writable again (the server reads what
+    /// it is sent), so a caller that waits never queues more than NIO's high watermark.
     func send(_ text: String) async throws {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         let handler = self.handler
@@ -52,10 +53,41 @@ final class WebSocketChannel: Sendable {
         try await promise.futureResult.get()
     }
 
+    /// Stops (or resumes) reading from the socket: the owner's consumer lags behind.
+    func setReadingPaused(_ paused: Bool) {
+        let handler = self.handler
+        if channel.eventLoop.inEventLoop {
+            handler.value.setReadingPaused(paused)
+        } else {
+            channel.eventLoop.execute { handler.value.setReadingPaused(paused) }
+        }
+    }
+
+    /// What the frame handler counted so far (pings, pongs, held reads).
+    var statistics: WebSocketFrameHandler.Statistics {
+        get async {
+            let handler = self.handler
+            return (try? await channel.eventLoop.submit { handler.value.statistics }.get()) ?? .init()
+        }
+    }
+
+    /// The bytes written and not yet taken by the operating system.
+    var bufferedBytes: Int {
+        get async { (try? await channel.getOption(.bufferedWritableBytes).get()) ?? 0 }
+    }
+
     /// Starts the close handshake (at most ``Settings/closeTimeout``); ``closure`` tells when it ended.
     func close(code: UInt16, reason: String) {
         let handler = self.handler
         channel.eventLoop.execute { handler.value.close(code: code, reason: reason) }
+    }
+
+    /// Starts the close handshake after `delay` unless it began before (a writer stuck behind a server that does
+    /// not read never reaches its close).
+    func closeEventually(code: UInt16, reason: String, within delay: Duration) {
+        let handler = self.handler
+        let delay = TimeAmount.nanoseconds(delay.nanoseconds)
+        channel.eventLoop.execute { handler.value.closeEventually(code: code, reason: reason, within: delay) }
     }
 
     /// Drops the connection without a close handshake.
@@ -114,7 +146,12 @@ final class WebSocketChannel: Sendable {
         case .upgraded(let socket):
             return socket
         case .refused(let answer):
-            let (status, body) = try await answer.get()
+            // The refusal handler ends the answer at its excerpt or its deadline; cancelling ends it too.
+            let (status, body) = try await withTaskCancellationHandler {
+                try await answer.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
             throw handshake.refusal(status: status, body: body)
         }
     }
@@ -154,7 +191,10 @@ final class WebSocketChannel: Sendable {
             notUpgradingCompletionHandler: { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let answer = channel.eventLoop.makePromise(of: (HTTPResponseStatus, String).self)
-                    try channel.pipeline.syncOperations.addHandler(WebSocketRefusalHandler(answer: answer))
+                    try channel.pipeline.syncOperations.addHandler(
+                        WebSocketRefusalHandler(
+                            answer: answer,
+                            deadline: .nanoseconds(min(settings.connectTimeout, .seconds(1)).nanoseconds)))
                     return .refused(answer.futureResult)
                 }
             })

@@ -20,12 +20,23 @@ struct WebSocketClosure: Sendable {
 }
 
 /// The client side of RFC 6455 above NIO's frame codec, on the socket's event loop: joins fragments into messages
-/// (at most `maximumMessageSize` bytes, dropping the rest of a larger one), answers pings, runs the close handshake
-/// (echoing the server's close, or waiting at most `closeTimeout` for its answer to ours), masks what it sends and
-/// refuses what a server must not send (masked or reserved-bit frames, continuations of nothing, text that is not
-/// UTF-8). Messages are reported to `onEvent` on the event loop, with no task hop; the closure completes `closed`.
-final class WebSocketFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// (at most `maximumMessageSize` bytes; a larger one, text or binary, ends the socket with close 1009), answers
+/// pings, runs the close handshake (echoing the server's close, or waiting at most `closeTimeout` for its answer to
+/// ours), masks what it sends and refuses what a server must not send (masked or reserved-bit frames, continuations
+/// of nothing, text that is not UTF-8). Messages are reported to `onEvent` on the event loop, with no task hop; the
+/// closure completes `closed`.
+///
+/// Memory stays flat whatever the server sends, because the handler stops reading (it holds NIO's `read`) while
+///  - the channel is not writable (the server does not read what we write),
+///  - a pong waits behind the previous one: at most one pong is in flight, and a ping that arrives meanwhile is
+///    answered (the latest one only) once it was written,
+///  - the owner asked it to (``setReadingPaused(_:)``: the caller's results are not being consumed).
+///
+/// ``send(text:promise:)`` completes once the message was handed to NIO and the channel is writable again, so a
+/// writer that waits for it never buffers more than NIO's high watermark and one message.
+final class WebSocketFrameHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
+    typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private let maximumMessageSize: Int
@@ -46,6 +57,27 @@ final class WebSocketFrameHandler: ChannelInboundHandler, RemovableChannelHandle
     private var received: (code: UInt16?, reason: String?)?
     private var failure: GQLError?
     private var closeTimer: Scheduled<Void>?
+    private var lateClose: Scheduled<Void>?
+
+    /// Whether a pong was written and its write has not completed; the payload of the latest ping since, if any.
+    private var pongInFlight = false
+    private var nextPong: ByteBuffer?
+    /// The owner's pause (see ``setReadingPaused(_:)``), and a `read` held back while any reason to pause holds.
+    private var ownerPaused = false
+    private var heldRead = false
+    /// `send` promises waiting for the channel to become writable again.
+    private var writabilityWaiters: [EventLoopPromise<Void>] = []
+    /// What the handler did, for the tests' memory bounds.
+    private(set) var statistics = Statistics()
+
+    struct Statistics: Sendable, Equatable {
+        var pingsReceived = 0
+        var pongsSent = 0
+        /// Pings whose pong was replaced by a later one's (coalesced while a pong was in flight).
+        var pingsCoalesced = 0
+        /// How many times a `read` was held back.
+        var readsHeld = 0
+    }
 
     init(
         maximumMessageSize: Int, closeTimeout: TimeAmount, target: String, closed: EventLoopPromise<WebSocketClosure>,
@@ -78,7 +110,19 @@ final class WebSocketFrameHandler: ChannelInboundHandler, RemovableChannelHandle
         }
         let frame = WebSocketFrame(
             fin: true, opcode: .text, maskKey: .random(), data: context.channel.allocator.buffer(string: text))
-        context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        guard let promise else { return }
+        if context.channel.isWritable {
+            promise.succeed()
+        } else {
+            writabilityWaiters.append(promise)
+        }
+    }
+
+    /// Stops (or resumes) reading from the socket for the owner; pings already read are still answered.
+    func setReadingPaused(_ paused: Bool) {
+        ownerPaused = paused
+        if let context { mayRead(context) }
     }
 
     /// Starts the close handshake: sends a close frame and closes the socket when the server answers, or after
@@ -91,12 +135,20 @@ final class WebSocketFrameHandler: ChannelInboundHandler, RemovableChannelHandle
         data.writeString(reason)
         let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        mayRead(context)  // the server's answer is all that is read from now on
         if received != nil {
             context.close(promise: nil)
         } else {
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             closeTimer = context.eventLoop.scheduleTask(in: closeTimeout) { loopBound.value.close(promise: nil) }
         }
+    }
+
+    /// Starts the close handshake after `delay`, unless it began before.
+    func closeEventually(code: UInt16, reason: String, within delay: TimeAmount) {
+        guard let context, !closeSent, lateClose == nil else { return }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        lateClose = context.eventLoop.scheduleTask(in: delay) { handler.value.close(code: code, reason: reason) }
     }
 
     // MARK: - Receiving
@@ -122,9 +174,14 @@ final class WebSocketFrameHandler: ChannelInboundHandler, RemovableChannelHandle
             guard assembling != nil else { return violation("a continuation frame with no message", code: 1002) }
             append(frame)
         case .ping:
+            statistics.pingsReceived += 1
             guard !closeSent else { return }
-            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.data)
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            if pongInFlight {
+                if nextPong != nil { statistics.pingsCoalesced += 1 }
+                nextPong = frame.data
+            } else {
+                sendPong(frame.data, context: context)
+            }
         case .pong:
             break
         case .connectionClose:
@@ -134,13 +191,35 @@ final class WebSocketFrameHandler: ChannelInboundHandler, RemovableChannelHandle
         }
     }
 
+    /// Writes a pong; the next one waits until this one's write completed.
+    private func sendPong(_ payload: ByteBuffer, context: ChannelHandlerContext) {
+        pongInFlight = true
+        statistics.pongsSent += 1
+        let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: payload)
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(pong)).whenComplete { _ in loopBound.value.pongWritten() }
+    }
+
+    private func pongWritten() {
+        pongInFlight = false
+        guard let context else { return }
+        if let payload = nextPong, !closeSent {
+            nextPong = nil
+            sendPong(payload, context: context)
+        }
+        nextPong = nil
+        mayRead(context)
+    }
+
     private func append(_ frame: WebSocketFrame) {
         size += frame.length
         if !dropping {
             if size > maximumMessageSize {
+                // Text or binary alike: a message that will not fit ends the socket at once.
                 dropping = true
                 buffer = nil
-                if assembling == .text { onEvent(.tooLarge) }
+                tooLarge()
+                return
             } else if frame.fin, buffer == nil {
                 complete(frame.data)  // the common case: one frame, no copy
             } else {
@@ -188,15 +267,55 @@ final class WebSocketFrameHandler: ChannelInboundHandler, RemovableChannelHandle
         close(code: code, reason: "")
     }
 
+    /// A message over the limit: reported, close 1009, and nothing after it counts.
+    private func tooLarge() {
+        guard failure == nil else { return }
+        failure = GQLError(.responseTooLarge, "a WebSocket message from \(target) is too large")
+        onEvent(.tooLarge)
+        close(code: 1009, reason: "")
+    }
+
+    // MARK: - Back-pressure
+
+    func read(context: ChannelHandlerContext) {
+        if isPaused(context) {
+            if !heldRead { statistics.readsHeld += 1 }
+            heldRead = true
+        } else {
+            context.read()
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            let waiters = writabilityWaiters
+            writabilityWaiters.removeAll()
+            for waiter in waiters { waiter.succeed() }
+        }
+        mayRead(context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Reading waits while the server does not take what we write, while a pong waits behind another, and while
+    /// the owner paused it; once the close handshake began, only the server's answer matters.
+    private func isPaused(_ context: ChannelHandlerContext) -> Bool {
+        if closeSent { return false }
+        return ownerPaused || nextPong != nil || !context.channel.isWritable
+    }
+
+    private func mayRead(_ context: ChannelHandlerContext) {
+        guard heldRead, !isPaused(context) else { return }
+        heldRead = false
+        context.read()
+    }
+
     // MARK: - Ending
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let error = error as? NIOWebSocketError {
             if case .invalidFrameLength = error {
                 // The decoder refuses a frame over the limit from its header, before reading it.
-                failure = failure ?? GQLError(.responseTooLarge, "a WebSocket message from \(target) is too large")
-                onEvent(.tooLarge)
-                close(code: 1009, reason: "")
+                tooLarge()
             } else {
                 violation("an invalid control frame (\(error))", code: 1002)
             }
@@ -216,6 +335,11 @@ final class WebSocketFrameHandler: ChannelInboundHandler, RemovableChannelHandle
     private func finish() {
         closeTimer?.cancel()
         closeTimer = nil
+        lateClose?.cancel()
+        lateClose = nil
+        let waiters = writabilityWaiters
+        writabilityWaiters.removeAll()
+        for waiter in waiters { waiter.fail(GQLError(.closed, "the WebSocket to \(target) closed")) }
         // A completed promise ignores later completions: the first report wins.
         if let received {
             closed.succeed(WebSocketClosure(code: received.code, reason: received.reason, error: nil))

@@ -1,0 +1,147 @@
+import GQLCore
+
+/// One operation's results on their way from the socket to the caller: a queue bounded by watermarks, in the manner
+/// of NIO's `NIOAsyncSequenceProducer`.
+///
+/// When ``highWatermark`` results wait, `onLagChange(true)` tells the connection to stop reading from the socket;
+/// once the caller has taken them down to ``lowWatermark``, `onLagChange(false)` resumes it. The callback runs under
+/// this buffer's lock, so the two calls always arrive in order; it must not call back into the buffer.
+/// `onTermination` runs once when the caller stops listening (cancels the task, or drops the iterator), not when
+/// the buffer finishes.
+///
+/// ```swift
+/// let results = SocketResults(onLagChange: { lagging in … }, onTermination: { … })
+/// _ = results.yield(result)           // from the socket's event loop
+/// while let result = try await results.next() { … }
+/// ```
+final class SocketResults: Sendable {
+    /// Results that may wait before reading stops; the socket delivers at most one read's worth beyond it.
+    static let highWatermark = 32
+    /// Results left when reading resumes.
+    static let lowWatermark = 8
+
+    private struct State {
+        var results: [GQLResult] = []
+        var head = 0
+        /// `nil` while open; then how it ended (an error, or `nil` inside for a normal end).
+        var ending: (any Error)??
+        var waiter: CheckedContinuation<GQLResult?, any Error>?
+        var isLagging = false
+        /// The caller stopped listening.
+        var isTerminated = false
+        /// The most results that waited at once (for the tests' memory bounds).
+        var peak = 0
+
+        var count: Int { results.count - head }
+    }
+
+    private let state = GQLLocked(State())
+    private let onLagChange: @Sendable (Bool) -> Void
+    private let onTermination: @Sendable () -> Void
+
+    init(onLagChange: @escaping @Sendable (Bool) -> Void, onTermination: @escaping @Sendable () -> Void) {
+        self.onLagChange = onLagChange
+        self.onTermination = onTermination
+    }
+
+    /// How many results wait, and the most that ever did.
+    var buffered: (count: Int, peak: Int) { state.withLock { ($0.count, $0.peak) } }
+
+    /// Hands a result to the caller, or queues it.
+    func yield(_ result: GQLResult) {
+        let waiter = state.withLock { state -> CheckedContinuation<GQLResult?, any Error>? in
+            guard state.ending == nil, !state.isTerminated else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.results.append(result)
+            state.peak = max(state.peak, state.count)
+            if !state.isLagging, state.count >= Self.highWatermark {
+                state.isLagging = true
+                onLagChange(true)
+            }
+            return nil
+        }
+        waiter?.resume(returning: result)
+    }
+
+    /// Ends the results: the caller gets those waiting, then `nil` (or `error`).
+    func finish(throwing error: (any Error)? = nil) {
+        let waiter = state.withLock { state -> CheckedContinuation<GQLResult?, any Error>? in
+            guard state.ending == nil else { return nil }
+            state.ending = .some(error)
+            // Nobody will resume reading for results that are only drained now.
+            stopLagging(&state)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
+    }
+
+    /// The next result, waiting for one; `nil` at the end or when the task was cancelled.
+    func next() async throws -> GQLResult? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<GQLResult?, any Error>) in
+                let outcome = state.withLock { state -> Result<GQLResult?, any Error>? in
+                    if state.head < state.results.count {
+                        let result = state.results[state.head]
+                        state.head += 1
+                        if state.head > 64, state.head * 2 > state.results.count {
+                            state.results.removeFirst(state.head)
+                            state.head = 0
+                        }
+                        if state.isLagging, state.count <= Self.lowWatermark { stopLagging(&state) }
+                        return .success(result)
+                    }
+                    if state.isTerminated || Task.isCancelled { return .success(nil) }
+                    if let ending = state.ending {
+                        // The error is thrown once; after it, the sequence just ends.
+                        state.ending = .some(nil)
+                        return ending.map { .failure($0) } ?? .success(nil)
+                    }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            terminate()
+        }
+    }
+
+    /// The caller stopped listening: drop what waits, end a waiting `next()`, and tell the owner (once).
+    func terminate() {
+        let (waiter, first) = state.withLock { state -> (CheckedContinuation<GQLResult?, any Error>?, Bool) in
+            let first = !state.isTerminated
+            state.isTerminated = true
+            state.results.removeAll()
+            state.head = 0
+            stopLagging(&state)
+            defer { state.waiter = nil }
+            return (state.waiter, first)
+        }
+        waiter?.resume(returning: nil)
+        if first { onTermination() }
+    }
+
+    /// Held by the caller's iterator: when the iterator goes away (a loop left with `break`), the caller stopped
+    /// listening.
+    final class Listener: Sendable {
+        let results: SocketResults
+
+        init(_ results: SocketResults) {
+            self.results = results
+        }
+
+        deinit {
+            results.terminate()
+        }
+    }
+
+    private func stopLagging(_ state: inout State) {
+        guard state.isLagging else { return }
+        state.isLagging = false
+        onLagChange(false)
+    }
+}
