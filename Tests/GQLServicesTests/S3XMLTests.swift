@@ -61,6 +61,21 @@ struct S3XMLTests {
         #expect(Self.read("<r><k>a&b</k></r>").failure == .malformed)
     }
 
+    /// The DTD scan reads UTF-8 bytes: a document in another encoding could spell `<!DOCTYPE` so the scan misses it
+    /// and libxml2 decodes it, so such documents are refused before they are parsed.
+    @Test func documentsInAnotherEncodingAreRefused() {
+        let doctype = "<?xml version=\"1.0\"?><!DOCTYPE r [<!ENTITY e \"x\">]><r><k>&e;</k></r>"
+        // UTF-16LE without a BOM: its first byte is still `<`.
+        #expect(S3XML.read(doctype.data(using: .utf16LittleEndian) ?? Data()).failure == .malformed)
+        let utf7 = "<?xml version=\"1.0\" encoding=\"UTF-7\"?>+ADw-!DOCTYPE r+AFs-+ADw-!ENTITY e +ACI-x+ACI-+AD4-+AF0-+AD4-<r><k>&e;</k></r>"
+        #expect(Self.read(utf7).failure == .malformed)
+        #expect(Self.read("<?xml version='1.0' encoding='ISO-8859-1'?><r><k>a</k></r>").failure == .malformed)
+        // UTF-8 declared either way, or no encoding at all, is read.
+        #expect(Self.read("<?xml version=\"1.0\" encoding=\"UTF-8\"?><r><k>a</k></r>").failure == nil)
+        #expect(Self.read("<?xml version='1.0' encoding='utf-8'?><r><k>a</k></r>").failure == nil)
+        #expect(Self.read("<?xml version=\"1.0\"?><r><k>a</k></r>").failure == nil)
+    }
+
     /// Entity and character references, CDATA and long texts arrive in several pieces; none is lost.
     @Test func textInPiecesIsKeptWhole() throws {
         let long = String(repeating: "&amp;", count: 5000) + "end"

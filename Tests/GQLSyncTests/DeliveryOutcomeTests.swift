@@ -20,6 +20,19 @@ import Testing
         #expect(nulled == .permanent(.init(message: error.message, errors: [error])))
     }
 
+    /// A 3xx without a Location is a portal or proxy in the way, not the server's word on the item: it waits,
+    /// offline, as behind a redirect with one (`.redirect`).
+    @Test func aRedirectWithoutALocationKeepsTheItemQueuedOffline() {
+        for status in [300, 302, 307, 399] {
+            let error = GQLError(.http, "HTTP \(status) from the server", httpStatus: status)
+            guard case .transient(let transient) = DeliveryOutcome.classify(error) else {
+                Issue.record("HTTP \(status) was not transient")
+                continue
+            }
+            #expect(transient.unreachable, "HTTP \(status)")
+        }
+    }
+
     @Test func partialDataIsDelivered() {
         let result = GQLResult(data: ["createNote": ["id": "1"]], errors: [.init(message: "field body failed")])
         #expect(DeliveryOutcome.classify(result) == .delivered(result))

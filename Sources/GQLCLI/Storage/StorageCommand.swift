@@ -47,7 +47,9 @@ struct StorageCommand: AsyncParsableCommand {
                 ) { sent, total in bar.update(done: sent, total: total) }
             }
             bar.finish()
-            print("uploaded \(file) to \(object.bucket)/\(object.key) (ETag \(etag))")
+            print(
+                "uploaded \(file) to \(object.bucket)/\(TerminalText.escaped(object.key)) "
+                    + "(ETag \(TerminalText.escaped(etag, limit: 200)))")
         }
     }
 

@@ -43,12 +43,13 @@ struct StorageOptions: ParsableArguments {
         guard let secretKey = value(secretKey, ["AWS_SECRET_ACCESS_KEY"]) else {
             throw CLIError("no secret key: set AWS_SECRET_ACCESS_KEY or pass --secret-key")
         }
-        for (name, text) in [("access key", accessKey), ("secret key", secretKey)]
-        where text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
-            throw CLIError("the \(name) contains control characters")
-        }
         let token = value(sessionToken, ["AWS_SESSION_TOKEN"])
         let region = value(region, ["AWS_REGION", "AWS_DEFAULT_REGION"]) ?? "us-east-1"
+        for (name, text) in [
+            ("access key", accessKey), ("secret key", secretKey), ("session token", token ?? ""), ("region", region),
+        ] where text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+            throw CLIError("the \(name) contains control characters")
+        }
         guard let endpoint = value(endpoint, ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"]) else {
             return GQLStorage(AmazonS3: region, accessKey: accessKey, secretKey: secretKey, sessionToken: token)
         }

@@ -68,6 +68,18 @@ struct S3XML: Sendable {
         case declarations
     }
 
+    /// Whether the document's XML declaration, if it has one, names UTF-8 (or no encoding, which means UTF-8).
+    static func declaresUTF8OrNothing(_ data: Data) -> Bool {
+        guard data.starts(with: Data("<?xml".utf8)) else { return true }
+        let prolog = data.prefix { $0 != UInt8(ascii: ">") }
+        let text = String(decoding: prolog, as: UTF8.self).lowercased()
+        guard let range = text.range(of: "encoding") else { return true }
+        let rest = text[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return false }
+        let name = rest.dropFirst().prefix { $0 != quote }
+        return name == "utf-8" || name == "utf8"
+    }
+
     /// Parses a document, or says why it was refused.
     static func read(_ data: Data) -> Result<S3XML, Refusal> {
         // FoundationXML tells its delegate nothing of a DTD (libxml2 substitutes the entities it declares, or drops
@@ -76,6 +88,9 @@ struct S3XML: Sendable {
         let start = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.index(data.startIndex, offsetBy: 3) : data.startIndex
         guard let first = data[start...].first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == 0x3C
         else { return .failure(.malformed) }
+        // The scan for a DTD only holds for UTF-8: a NUL byte (UTF-16 or UTF-32 without a BOM) or a declaration of
+        // another encoding (UTF-7 spells `<` as `+ADw-`) is refused before libxml2 could decode one.
+        if data.contains(0) || !Self.declaresUTF8OrNothing(data[start...]) { return .failure(.malformed) }
         if data.range(of: Data("<!DOCTYPE".utf8)) != nil { return .failure(.declarations) }
         let builder = Builder()
         let parser = XMLParser(data: data)

@@ -74,6 +74,11 @@ enum DeliveryOutcome: Sendable, Equatable {
             if status == 408 || status == 429 || status >= 500 {
                 return .transient(Transient(unreachable: false, retryAfter: retryAfter, failure: failure))
             }
+            if (300..<400).contains(status) {
+                // A 3xx without a Location (one with a Location is `.redirect`): a captive portal or a proxy in the
+                // way, not the server's word on the item, which waits, offline, like behind a redirect.
+                return .transient(Transient(unreachable: true, failure: failure))
+            }
             return .permanent(failure)
         case .connection, .timeout, .io, .cancelled, .redirect:
             // A redirect is never followed (it would carry the request's credentials elsewhere): the server is not
