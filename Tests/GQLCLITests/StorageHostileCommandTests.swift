@@ -6,9 +6,10 @@ import Testing
 /// `gql-cli storage` against a hostile S3 stand-in (Tests/Interop/hostile_s3_peer.py), and the text output of
 /// every command facing what a server (or a file) may hold: control characters, megabytes in one value.
 @Suite(.serialized) struct StorageHostileCommandTests {
-    private static func withPeer(_ body: ([String]) async throws -> Void) async throws {
+    private static func withPeer(_ body: ([String], _ url: String) async throws -> Void) async throws {
         try await PythonPeer.with("hostile_s3_peer.py") { peer in
-            try await body(["--endpoint", peer.ready, "--access-key", "AKIDHOSTILE", "--secret-key", "hostile-secret"])
+            try await body(
+                ["--endpoint", peer.ready, "--access-key", "AKIDHOSTILE", "--secret-key", "hostile-secret"], peer.ready)
         }
     }
 
@@ -19,7 +20,7 @@ import Testing
     ]
 
     @Test func listedKeysPrintOneLineEachWithTheirControlsVisible() async throws {
-        try await Self.withPeer { flags in
+        try await Self.withPeer { flags, _ in
             let text = try await CLIProcess.succeed(["storage", "ls", "control"] + flags)
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             #expect(lines.count == Self.controlKeys.count, "\(text)")
@@ -38,7 +39,7 @@ import Testing
 
     /// The 50,000-deep XML answer that used to crash gql-cli: a clear error and exit status 1, not a signal.
     @Test func deepXMLAnswersFailCleanly() async throws {
-        try await Self.withPeer { flags in
+        try await Self.withPeer { flags, _ in
             let scratch = try TemporaryDirectory()
             try Data("x".utf8).write(to: URL(fileURLWithPath: scratch.path("x.txt")))
             for arguments in [
@@ -53,11 +54,36 @@ import Testing
     }
 
     @Test func aListingThatRepeatsItsTokenFails() async throws {
-        try await Self.withPeer { flags in
+        try await Self.withPeer { flags, _ in
             let output = try await CLIProcess.run(["storage", "ls", "repeat"] + flags)
             #expect(output.exited && output.status == 1)
             #expect(output.stdout.contains("key-first"))
             #expect(output.stderr.contains("repeats the continuation token of page 1"))
+        }
+    }
+
+    /// An S3 error body and GraphQL error messages holding escape sequences, newlines and a bidi override: one line
+    /// each, controls visible; the GraphQL summary quotes the first 5 errors, each cut at 500 characters.
+    @Test func errorTextFromAServerIsOneLineWithItsControlsVisible() async throws {
+        try await Self.withPeer { flags, url in
+            let message = try await CLIProcess.fail(["storage", "ls", "escape-error"] + flags)
+            #expect(message.contains("HTTP 400: refused\\u{1b}[2J\\r\\nInjected: line\\u{7}"), "\(message)")
+            #expect(message.split(separator: "\n").count == 1, "\(message)")
+
+            let output = try await CLIProcess.run(["query", "--url", url + "/graphql", "{ a }"])
+            #expect(output.exited && output.status == 2, "exit \(output.status): \(output.stderr)")
+            let line = output.stderr
+            #expect(line.split(separator: "\n").count == 1, "\(line)")
+            #expect(
+                line.contains("answered with 7 GraphQL errors: error 1: \\u{1b}[2Jcleared\\nforged line \\u{202e}xxx"))
+            #expect(line.contains("error 5: ") && !line.contains("error 6: "))
+            #expect(line.contains("x…; error 2: "))
+            #expect(line.hasSuffix("; … and 2 more\n"))
+            #expect(!line.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E })
+            // Standard output is the response as JSON, exact.
+            let response = try GQLValue(json: output.stdout)
+            #expect(
+                response["errors"]?[6]?["message"]?.stringValue?.hasPrefix("error 7: \u{1B}[2Jcleared\nforged") == true)
         }
     }
 

@@ -14,11 +14,15 @@ no signature; the bucket (the first path segment, path-style) picks what every r
   control       a listing with encoding-type=url whose keys hold control and bidirectional characters
   slow          GET of an object: 64 MiB announced, 64 KiB sent every 20 ms
   slow-chunked  the same without a Content-Length (chunked) and without an ETag
+  escape-error  400 with a body that is not XML, holding a terminal escape sequence and a newline
+
+and `POST /graphql` (for gql-cli's GraphQL error lines) answers 7 GraphQL errors whose messages hold the same.
 
 `GET /__sent` answers how many body bytes the last `huge` answer wrote before the client stopped reading, and
 `GET /__requests` how many requests arrived. Prints `READY http://127.0.0.1:PORT` and serves until standard input
 closes (http_peer.py).
 """
+import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
@@ -75,9 +79,9 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def answer(self, status, body, headers=()):
+    def answer(self, status, body, headers=(), content_type="application/xml"):
         self.send_response(status)
-        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         for name, value in headers:
             self.send_header(name, value)
@@ -128,6 +132,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self.answer(200, str(state["requests"]).encode())
         with lock:
             state["requests"] += 1
+        if parts.path == "/graphql":
+            errors = [{"message": f"error {n}: \x1b[2Jcleared\nforged line \u202e{'x' * 600}"} for n in range(1, 8)]
+            return self.answer(200, json.dumps({"data": None, "errors": errors}).encode(), [], "application/json")
         bucket = parts.path.strip("/").split("/", 1)[0]
         token = query.get("continuation-token", [""])[0]
         if bucket == "deep":
@@ -161,6 +168,8 @@ class Handler(BaseHTTPRequestHandler):
         if bucket == "slow":
             etag = ("ETag", '"0123456789abcdef0123456789abcdef"')
             return self.chunked(b"s" * 65536, 1024, pause=0.02, length=64 << 20, headers=[etag])
+        if bucket == "escape-error":
+            return self.answer(400, b"refused\x1b[2J\r\nInjected: line\x07", [], "text/plain")
         if bucket == "slow-chunked":
             return self.chunked(b"s" * 65536, 1024, pause=0.02)
         self.answer(404, b"<Error><Code>NoSuchBucket</Code><Message>no such bucket</Message></Error>")
