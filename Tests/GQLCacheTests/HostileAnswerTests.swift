@@ -1,5 +1,6 @@
 import Foundation
 import GQLCache
+import GQLTestSupport
 import Testing
 
 /// Answers no honest server sends: each is a clear error or a correct cache, never a crash or a hang.
@@ -104,5 +105,52 @@ import Testing
         try cache.write(query, data: ["posts": .array(posts)])
         #expect(try cache.recordKeys().count == count + 10 + 1)
         #expect(try cache.read(query) == ["posts": .array(posts)])
+    }
+}
+
+/// Hostile answers over the wire, from a stand-in server on 127.0.0.1.
+@Suite struct HostileServerAnswerTests {
+    static let query = "query { note(id: 1) { id title } }"
+
+    @Test func aWrongShapeFromTheServerIsAClearErrorAndStoresNothing() async throws {
+        let server = try HostileServer { _, _ in .json(#"{"data": {"note": [1, 2]}}"#) }
+        defer { server.stop() }
+        let client = GQLServer(HTTP: server.url)
+        let cache = try memoryCache()
+        let error = await #expect(throws: GQLError.self) {
+            try await cache.fetch(client, Self.query, policy: .networkOnly)
+        }
+        #expect(error?.code == .invalidResponse && error?.message.contains("`note.0`") == true)
+        #expect(try cache.recordKeys().isEmpty)
+        // The text sent asked for `__typename` below the root.
+        #expect(server.bodies.first?.contains("__typename") == true)
+        try await client.shutdown()
+    }
+
+    @Test func networkFirstFallsBackOnAServerError() async throws {
+        let server = try HostileServer { _, _ in .http(500, #"{"error": "down"}"#) }
+        defer { server.stop() }
+        let client = GQLServer(HTTP: server.url)
+        let cache = try memoryCache()
+        try cache.write(Self.query, data: ["note": ["__typename": "Note", "id": "1", "title": "kept"]])
+        let result = try await cache.fetch(client, Self.query, policy: .networkFirst)
+        #expect(result.source == .cache && result.data?["note"]?["title"] == "kept")
+        #expect(server.requestCount == 1)
+        try await client.shutdown()
+    }
+
+    @Test func anAnswerWithErrorsIsReturnedButNotStored() async throws {
+        let server = try HostileServer { _, _ in
+            .json(
+                #"{"data": {"note": {"__typename": "Note", "id": "1", "title": "partial"}}, "errors": [{"message": "boom"}]}"#
+            )
+        }
+        defer { server.stop() }
+        let client = GQLServer(HTTP: server.url)
+        let cache = try memoryCache()
+        let result = try await cache.fetch(client, Self.query)
+        #expect(result.source == .network && result.errors.map(\.message) == ["boom"])
+        #expect(try cache.recordKeys().isEmpty)
+        try await client.shutdown()
     }
 }
