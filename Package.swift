@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "GQLCore", targets: ["GQLCore"]),
         .library(name: "GQLStore", targets: ["GQLStore"]),
         .library(name: "GQLNet", targets: ["GQLNet"]),
+        .library(name: "GQLCache", targets: ["GQLCache"]),
         .library(name: "GQLSync", targets: ["GQLSync"]),
         .library(name: "GQLServices", targets: ["GQLServices"]),
         .library(name: "GQLDevServer", targets: ["GQLDevServer"]),
@@ -78,6 +79,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "GQLCache",
+            dependencies: ["GQLCore", "GQLStore", "GQLNet", .product(name: "GraphQL", package: "GraphQL")]
+        ),
+        .target(
             name: "GQLSync",
             dependencies: ["GQLCore", "GQLStore", "GQLNet"]
         ),
@@ -131,6 +136,10 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "GQLCacheTests",
+            dependencies: ["GQLCache", "GQLCore", "GQLStore", "GQLNet", "GQLDevServer", "GQLTestSupport"]
         ),
         .testTarget(
             name: "GQLSyncTests",

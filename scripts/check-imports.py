@@ -20,6 +20,7 @@ LAYERS = {
     "GQLCrypto": {"GQLCore", "CCrypto"},
     "GQLStore": {"GQLCore", "CSQLite"},
     "GQLNet": {"GQLCore"},
+    "GQLCache": {"GQLCore", "GQLStore", "GQLNet"},
     "GQLSync": {"GQLCore", "GQLStore", "GQLNet"},
     "GQLServices": {"GQLCore", "GQLCrypto", "GQLNet"},
     "GQLDevServer": {"GQLCore", "GQLStore", "GQLCrypto"},

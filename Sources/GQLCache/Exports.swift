@@ -1,0 +1,2 @@
+@_exported import GQLNet
+@_exported import GQLStore

@@ -1,0 +1,28 @@
+import GQLNet
+
+extension GQLCache {
+    /// How a cache names its records, matches fragments and sizes its memory layer.
+    ///
+    /// ```swift
+    /// var configuration = GQLCache.Configuration()
+    /// configuration.keyFields = ["Post": ["author", "slug"]]
+    /// configuration.possibleTypes = ["Node": ["User", "Post"]]
+    /// let cache = try GQLCache(path: "cache.sqlite", configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The fields whose values make the key of an object of a type (`["Post": ["author", "slug"]]` gives
+        /// `Post:ada,hello`). An object of a listed type that lacks one of them is stored under its parent's path.
+        public var keyFields: [String: [String]] = [:]
+        /// For every other type, the first of these fields an object has makes its key.
+        public var defaultKeyFields: [String] = ["id", "objectId", "_id"]
+        /// The concrete types of each interface or union (`["Node": ["User", "Post"]]`): a fragment on `Node` then
+        /// applies to a `User`. Without an entry a fragment applies only to objects of exactly its type.
+        public var possibleTypes: [String: Set<String>] = [:]
+        /// Where operation names are looked up (``GQLQuery/shared`` unless set).
+        public var queries: GQLQuery = .shared
+        /// Most records kept in memory in front of SQLite; past it half are dropped from memory (not from the file).
+        public var memoryLimit = 100_000
+
+        public init() {}
+    }
+}

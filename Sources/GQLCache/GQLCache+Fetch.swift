@@ -1,0 +1,120 @@
+import GQLCore
+import GQLNet
+
+extension GQLCache {
+    /// Answers a query from the cache, the network or both, by `policy`; answers from the network are stored
+    /// (unless `store` is `false`, or the answer has errors).
+    ///
+    /// ```swift
+    /// let result = try await cache.fetch(server, "UserQuery", ["id": 1], policy: .cacheFirst)
+    /// let offline = try await cache.fetch(server, "UserQuery", ["id": 1], policy: .networkFirst)
+    /// print(offline.source)           // .cache when the server could not be reached
+    /// ```
+    /// - Parameters:
+    ///   - operation: a query's name in ``Configuration/queries``, or its text.
+    ///   - variables: plain Swift values, as ``GQLServer/query(_:_:headers:)`` takes them.
+    /// - Throws: ``GQLError`` `.cacheMiss` under ``Policy/cacheOnly`` naming the first missing field; the
+    ///   server's transport errors when the network was needed (and, under ``Policy/networkFirst``, the cache
+    ///   could not answer either); `.invalidArgument` for an operation that is not a query.
+    public func fetch(
+        _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
+        policy: Policy = .cacheFirst, store: Bool = true
+    ) async throws -> Result {
+        let request = try self.request(operation, variables.mapValues(\.gqlValue), .query, "fetch", store: store)
+        switch policy {
+        case .cacheOnly:
+            return try cachedResult(request)
+        case .cacheFirst:
+            if let hit = try cachedResultIfComplete(request) { return hit }
+            return try await network(server, request)
+        case .networkOnly:
+            return try await network(server, request)
+        case .networkFirst:
+            do {
+                return try await network(server, request)
+            } catch let failure where !Self.isCancellation(failure) {
+                if let hit = try? cachedResultIfComplete(request) { return hit }
+                throw failure
+            }
+        case .cacheAndNetwork:
+            guard let hit = try cachedResultIfComplete(request) else { return try await network(server, request) }
+            Task { _ = try? await self.network(server, request) }
+            return hit
+        }
+    }
+
+    /// Runs a mutation on the server and stores its answer (under `MUTATION_ROOT`, every keyed object in its
+    /// own record), so watchers of any query holding those objects hear of the change.
+    ///
+    /// ```swift
+    /// let created = try await cache.mutate(server, "UpdateUser", ["input": ["id": "1", "name": "Ada"]])
+    /// ```
+    /// - Throws: the server's transport errors; `.invalidArgument` for an operation that is not a mutation.
+    public func mutate(
+        _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
+        store: Bool = true
+    ) async throws -> Result {
+        try await network(
+            server, try request(operation, variables.mapValues(\.gqlValue), .mutation, "mutate", store: store))
+    }
+
+    // MARK: Internals
+
+    static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? GQLError)?.code == .cancelled || Task.isCancelled
+    }
+
+    /// One operation with its variables: as the caller gave them (sent) and with the operation's defaults (used
+    /// for field keys).
+    struct Request: Sendable {
+        var operation: CacheOperation
+        var given: GQLValues
+        var variables: GQLValues
+        var store: Bool
+    }
+
+    /// The request of an operation (a registry name or text) that must be of `kind`; `verb` names the caller in
+    /// the error.
+    func request(
+        _ nameOrText: String, _ given: GQLValues, _ kind: CacheOperation.Kind, _ verb: String, store: Bool
+    ) throws -> Request {
+        let operation = try self.operation(nameOrText)
+        guard operation.kind == kind else {
+            throw GQLError(
+                .invalidArgument,
+                "\(verb) takes a \(kind.rawValue); this operation is a \(operation.kind.rawValue)", operation: "cache")
+        }
+        return Request(operation: operation, given: given, variables: operation.variables(given), store: store)
+    }
+
+    /// The cache's answer, or the miss.
+    func cachedResult(_ request: Request) throws -> Result {
+        do {
+            let answer = try cachedAnswer(request.operation, request.variables)
+            return Result(result: GQLResult(data: answer.data), source: .cache)
+        } catch let miss as ReadMiss {
+            throw miss.error
+        }
+    }
+
+    /// The cache's answer, or `nil` when it misses a field (other failures, such as a closed database, throw).
+    func cachedResultIfComplete(_ request: Request) throws -> Result? {
+        do {
+            return try cachedResult(request)
+        } catch let error as GQLError where error.code == .cacheMiss {
+            return nil
+        }
+    }
+
+    /// The server's answer, stored when it has data and no errors (and the request stores).
+    func network(_ server: GQLServer, _ request: Request) async throws -> Result {
+        let result =
+            request.operation.kind == .mutation
+            ? try await server.mutation(request.operation.text, request.given)
+            : try await server.query(request.operation.text, request.given)
+        if request.store, result.errors.isEmpty, let data = result.data {
+            try merge(data, request.operation, request.variables)
+        }
+        return Result(result: result, source: .network)
+    }
+}

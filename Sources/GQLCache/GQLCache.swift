@@ -1,0 +1,212 @@
+import Foundation
+import GQLCore
+import GQLNet
+import GQLStore
+
+/// An offline cache of GraphQL answers, normalized into records in SQLite, that screens read from.
+///
+/// Every object with a key (`__typename` and `id`, `objectId` or `_id`, or the ``Configuration/keyFields`` of
+/// its type) is one record, however many answers it appears in; an answer read from the cache is rebuilt from
+/// records, so an update through any query, mutation or manual write shows in every answer that holds it.
+///
+/// ```swift
+/// let cache = try GQLCache(database: db)               // records in the app's database
+/// let cache = try GQLCache(path: "cache.sqlite")       // or a file of its own
+/// let result = try await cache.fetch(server, "UserQuery", ["id": 1], policy: .cacheFirst)
+/// for try await result in cache.watch(server, "UserQuery", ["id": 1], policy: .cacheAndNetwork) { … }
+/// try cache.write("UserQuery", ["id": 1], data: ["user": ["__typename": "User", "id": 1, "name": "Ada"]])
+/// let data = try cache.read("UserQuery", ["id": 1])
+/// try cache.evict(key: "User:1")
+/// try cache.clear()                                    // sign-out
+/// ```
+///
+/// Operations are named through ``GQLQuery`` (``Configuration/queries``) or given as text; `__typename` is added
+/// to every selection set below the root of what is sent, so every object can be keyed.
+public final class GQLCache: Sendable {
+    /// The settings the cache was made with.
+    public let configuration: Configuration
+    /// The database holding the records (the app's, or the cache's own).
+    public let database: GQLDatabase
+
+    let store: RecordStore
+    let watchers = WatcherRegistry()
+    let keys: KeyPolicy
+    let matcher: TypeMatcher
+    /// Compiled operations by text (or registry name).
+    private let operations = GQLLocked<[String: CacheOperation]>([:])
+
+    /// A cache whose records live in `database`, in the table `_gqlcache_records`, created by a migrator of
+    /// its own (namespace `gqlcache`), so the app's `PRAGMA user_version` and migrations are left alone.
+    ///
+    /// ```swift
+    /// let db = try GQLDatabase(path: "app.sqlite")
+    /// let cache = try GQLCache(database: db, keyFields: ["Post": ["author", "slug"]])
+    /// ```
+    /// - Parameter keyFields: added to (and replacing entries of) ``Configuration/keyFields``.
+    /// - Throws: ``GQLError`` from the migration (`.downgradeAttempt` when the file's cache tables are newer).
+    public init(
+        database: GQLDatabase, keyFields: [String: [String]] = [:], configuration: Configuration = Configuration()
+    ) throws {
+        var configuration = configuration
+        configuration.keyFields.merge(keyFields) { _, given in given }
+        self.configuration = configuration
+        self.database = database
+        store = try RecordStore(database: database, memoryLimit: configuration.memoryLimit)
+        keys = KeyPolicy(keyFields: configuration.keyFields, defaultKeyFields: configuration.defaultKeyFields)
+        matcher = TypeMatcher(possibleTypes: configuration.possibleTypes)
+    }
+
+    /// A cache in a database file of its own at `path` (created, with its directories, when missing).
+    ///
+    /// ```swift
+    /// let cache = try GQLCache(path: "Caches/cache.sqlite")
+    /// ```
+    public convenience init(
+        path: String, keyFields: [String: [String]] = [:], configuration: Configuration = Configuration()
+    ) throws {
+        try self.init(database: GQLDatabase(path: path), keyFields: keyFields, configuration: configuration)
+    }
+
+    /// A cache that lives in memory only (`true`: a private in-memory SQLite database that ends with the cache,
+    /// for tests and previews), or in `cache.sqlite` in the app-data directory (`false`).
+    ///
+    /// ```swift
+    /// let cache = try GQLCache(inMemory: true)
+    /// ```
+    public convenience init(
+        inMemory: Bool, keyFields: [String: [String]] = [:], configuration: Configuration = Configuration()
+    ) throws {
+        let database = inMemory ? try GQLDatabase(path: ":memory:") : try GQLDatabase(file: "cache.sqlite")
+        try self.init(database: database, keyFields: keyFields, configuration: configuration)
+    }
+
+    // MARK: Manual reads and writes
+
+    /// Stores `data` as the answer of an operation (a name in ``Configuration/queries`` or text) with
+    /// `variables`, as if the server had sent it; watchers whose answers change hear of it.
+    ///
+    /// `data` should hold `__typename` where the cache would have asked for it (an object without one is stored
+    /// under its parent's path, since its key cannot be told).
+    /// ```swift
+    /// try cache.write("query User($id: ID!) { user(id: $id) { id name } }", ["id": "1"],
+    ///                 data: ["user": ["__typename": "User", "id": "1", "name": "Ada"]])
+    /// ```
+    /// - Throws: ``GQLError`` `.invalidResponse` naming the path of a value that does not fit the selection;
+    ///   `.invalidArgument` for an operation that does not parse or is unknown.
+    public func write(
+        _ operation: String, _ variables: [String: any GQLValueConvertible] = [:], data: GQLValue
+    ) throws {
+        let operation = try self.operation(operation)
+        try merge(data, operation, operation.variables(variables.mapValues(\.gqlValue)))
+    }
+
+    /// The answer to an operation built from the cache alone, with the selection's fields in its order.
+    ///
+    /// ```swift
+    /// let data = try cache.read("UserQuery", ["id": "1"])
+    /// print(data["user"]?["name"] ?? .null)
+    /// ```
+    /// - Throws: ``GQLError`` `.cacheMiss` naming the first field (by its path in the answer) that is not cached.
+    public func read(_ operation: String, _ variables: [String: any GQLValueConvertible] = [:]) throws -> GQLValue {
+        let operation = try self.operation(operation)
+        do {
+            return try cachedAnswer(operation, operation.variables(variables.mapValues(\.gqlValue))).data
+        } catch let miss as ReadMiss {
+            throw miss.error
+        }
+    }
+
+    /// Removes the record `key` (`"User:1"`, see ``key(_:_:)``); answers that held it miss until it is fetched
+    /// again. Returns whether there was such a record.
+    ///
+    /// ```swift
+    /// try cache.evict(key: GQLCache.key("User", "1"))
+    /// ```
+    @discardableResult
+    public func evict(key: String) throws -> Bool {
+        let removed = try store.remove([key])
+        watchers.notify([key])
+        return !removed.isEmpty
+    }
+
+    /// Removes every record (at sign-out); every watcher reads again and misses.
+    ///
+    /// ```swift
+    /// try cache.clear()
+    /// ```
+    public func clear() throws {
+        try store.removeAll()
+        watchers.notifyAll()
+    }
+
+    /// The key of the record of an object of type `typename` whose key field holds `id`: `User:1`. Dots,
+    /// commas and backslashes in the id are escaped, as in the stored keys.
+    ///
+    /// ```swift
+    /// try cache.evict(key: GQLCache.key("User", "ada.lovelace"))   // "User:ada\.lovelace"
+    /// ```
+    public static func key(_ typename: String, _ id: some GQLValueConvertible) -> String {
+        CacheKey.object(typename, [id.gqlValue])
+    }
+
+    /// The fields of record `key` as stored (references as `{"__ref": key}`), for tools and tests.
+    package func record(_ key: String) throws -> GQLValues? {
+        try store.load([key])[key]
+    }
+
+    /// Every record key, in order (for tools and tests).
+    package func recordKeys() throws -> [String] { try store.allKeys() }
+
+    /// How many watchers are running (for tests).
+    package var watcherCount: Int { watchers.count }
+
+    // MARK: Internals
+
+    /// The compiled operation of a registry name or of operation text.
+    func operation(_ nameOrText: String) throws -> CacheOperation {
+        if let compiled = operations.withLock({ $0[nameOrText] }) { return compiled }
+        let text: String
+        if configuration.queries.contains(nameOrText) {
+            text = try configuration.queries[nameOrText]
+        } else if nameOrText.contains("{") {
+            text = nameOrText
+        } else {
+            throw GQLError(
+                .invalidArgument,
+                "'\(nameOrText)' is neither an operation loaded into the cache's GQLQuery registry nor operation text",
+                operation: "cache")
+        }
+        let compiled = try CacheOperation(text: text)
+        operations.withLock { operations in
+            if operations.count >= 1_000 { operations.removeAll() }
+            operations[nameOrText] = compiled
+        }
+        return compiled
+    }
+
+    /// Normalizes `data` into records, merges them in one transaction and wakes the watchers of what changed.
+    func merge(_ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues) throws {
+        var normalizer = Normalizer(keys: keys, matcher: matcher, variables: variables)
+        try normalizer.add(data, selections: operation.selections, rootKey: operation.rootKey)
+        let changed = try store.merge(normalizer.records)
+        watchers.notify(changed)
+    }
+
+    /// The answer from records, and the keys it read (also when it misses: thrown with them).
+    func cachedAnswer(_ operation: CacheOperation, _ variables: GQLValues) throws -> (data: GQLValue, keys: Set<String>)
+    {
+        var reader = AnswerReader(matcher: matcher, variables: variables, load: store.load)
+        do {
+            let data = try reader.read(operation.selections, rootKey: operation.rootKey)
+            return (data, reader.dependencies)
+        } catch let error as GQLError where error.code == .cacheMiss {
+            throw ReadMiss(error: error, keys: reader.dependencies)
+        }
+    }
+}
+
+/// A miss with the keys the read looked at, so a watcher can wait for them.
+struct ReadMiss: Error {
+    var error: GQLError
+    var keys: Set<String>
+}

@@ -1,0 +1,125 @@
+import GQLCore
+
+extension GQLError.Code {
+    /// The cache does not hold everything an operation selects; the message names the first missing field.
+    public static let cacheMiss = GQLError.Code("cacheMiss")
+}
+
+/// Builds an answer from records, following the selection in its order, as the server would have answered.
+///
+/// Records are loaded level by level — every record the next level of the selection reaches, in one batched
+/// load — and the answer is then built depth first from them. Every key looked at, found or not, is a
+/// dependency: a watcher reads again when one of them changes.
+struct AnswerReader {
+    let matcher: TypeMatcher
+    let variables: GQLValues
+    /// Loads the records of the keys it is given (the ones it has), in as few round trips as it can.
+    let load: ([String]) throws -> [String: GQLValues]
+    private(set) var records: [String: GQLValues] = [:]
+    /// The keys of every record the answer needed, whether the cache had it or not.
+    private(set) var dependencies: Set<String> = []
+
+    init(matcher: TypeMatcher, variables: GQLValues, load: @escaping ([String]) throws -> [String: GQLValues]) {
+        self.matcher = matcher
+        self.variables = variables
+        self.load = load
+    }
+
+    /// The answer to `selections` from the record `rootKey`.
+    ///
+    /// - Throws: ``GQLError`` `.cacheMiss` naming the first field (by its path in the answer) the cache does not
+    ///   have; ``dependencies`` then holds what was looked at, so a watcher still hears when it arrives.
+    mutating func read(_ selections: SelectionSetPlan, rootKey: String) throws -> GQLValue {
+        try prefetch(selections, rootKey: rootKey)
+        return try build(key: rootKey, selections: selections, isRoot: true, path: [])
+    }
+
+    private struct Pending {
+        var key: String
+        var selections: SelectionSetPlan
+        var isRoot: Bool
+    }
+
+    private mutating func prefetch(_ selections: SelectionSetPlan, rootKey: String) throws {
+        var level = [Pending(key: rootKey, selections: selections, isRoot: true)]
+        while !level.isEmpty {
+            let wanted = Set(level.map(\.key)).subtracting(records.keys)
+            dependencies.formUnion(wanted)
+            if !wanted.isEmpty { records.merge(try load(Array(wanted))) { old, _ in old } }
+            var next: [Pending] = []
+            for pending in level {
+                // No visited set is needed: each level is one step deeper in the selection, which is finite, so
+                // an object referencing itself ends where the selection does.
+                guard let record = records[pending.key] else { continue }
+                let typename = record["__typename"]?.stringValue
+                for collected in matcher.collect(
+                    pending.selections, typename: typename, isRoot: pending.isRoot, variables: variables)
+                {
+                    guard let nested = collected.field.selections,
+                        let stored = record[collected.field.storageKey(variables)]
+                    else { continue }
+                    Self.references(in: stored) { next.append(Pending(key: $0, selections: nested, isRoot: false)) }
+                }
+            }
+            level = next
+        }
+    }
+
+    private static func references(in stored: GQLValue, _ body: (String) -> Void) {
+        if let key = StoredValue.referencedKey(stored) {
+            body(key)
+        } else if case .array(let elements) = stored {
+            for element in elements { references(in: element, body) }
+        }
+    }
+
+    private func build(key: String, selections: SelectionSetPlan, isRoot: Bool, path: [String]) throws -> GQLValue {
+        // A missing root reads as an empty one, so the miss names the first field asked for.
+        guard let record = records[key] ?? (isRoot ? [:] : nil) else {
+            throw miss(path, "its record \(key) is not in the cache")
+        }
+        let typename = record["__typename"]?.stringValue
+        var object = GQLValues()
+        for collected in matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables) {
+            let field = collected.field
+            let storageKey = field.storageKey(variables)
+            let here = path + [collected.responseKey]
+            guard let stored = record[storageKey] else {
+                throw miss(here, "record \(key) has no field \(storageKey)")
+            }
+            if let nested = field.selections {
+                object[collected.responseKey] = try buildValue(stored, selections: nested, path: here)
+            } else {
+                guard let value = StoredValue.unwrapLeaf(stored) else {
+                    throw miss(here, "record \(key) holds a reference at \(storageKey), not a value")
+                }
+                object[collected.responseKey] = value
+            }
+        }
+        return .object(object)
+    }
+
+    private func buildValue(_ stored: GQLValue, selections: SelectionSetPlan, path: [String]) throws -> GQLValue {
+        if let key = StoredValue.referencedKey(stored) {
+            return try build(key: key, selections: selections, isRoot: false, path: path)
+        }
+        switch stored {
+        case .null:
+            return .null
+        case .array(let elements):
+            var values: [GQLValue] = []
+            values.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                values.append(try buildValue(element, selections: selections, path: path + [String(index)]))
+            }
+            return .array(values)
+        default:
+            throw miss(path, "the cache holds a value there, not an object")
+        }
+    }
+
+    private func miss(_ path: [String], _ reason: String) -> GQLError {
+        let place = path.isEmpty ? "the operation's root" : "`\(path.joined(separator: "."))`"
+        return GQLError(.cacheMiss, "\(place) is not in the cache: \(reason)", operation: "cache")
+    }
+}

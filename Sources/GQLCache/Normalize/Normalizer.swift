@@ -1,0 +1,120 @@
+import GQLCore
+
+/// Splits one answer into records: every object with a key becomes its own record (referenced from where it
+/// appeared), every other object a record under its parent's path; each record gets the fields the selection
+/// asked for, under their storage keys. Records met twice in one answer (an object referencing itself, the same
+/// user in two places) get the union of their fields.
+struct Normalizer {
+    let keys: KeyPolicy
+    let matcher: TypeMatcher
+    let variables: GQLValues
+    /// The records to merge into the cache, by key.
+    private(set) var records: [String: GQLValues] = [:]
+
+    init(keys: KeyPolicy, matcher: TypeMatcher, variables: GQLValues) {
+        self.keys = keys
+        self.matcher = matcher
+        self.variables = variables
+    }
+
+    /// Adds the records of `data`, the answer of `selections` stored at `rootKey`.
+    ///
+    /// - Throws: ``GQLError`` `.invalidResponse` naming the path of a value that is not what the selection
+    ///   asks for (a string where an object was selected, say).
+    mutating func add(_ data: GQLValue, selections: SelectionSetPlan, rootKey: String) throws {
+        guard case .object(let object) = data else {
+            throw GQLError(.invalidResponse, "the answer's data is \(data.kindName), not an object", operation: "cache")
+        }
+        try addObject(object, key: rootKey, selections: selections, isRoot: true, path: [])
+    }
+
+    private mutating func addObject(
+        _ object: GQLValues, key: String, selections: SelectionSetPlan, isRoot: Bool, path: [String]
+    ) throws {
+        let typename = object["__typename"]?.stringValue
+        var fields = records[key] ?? [:]
+        for collected in matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables) {
+            // A field missing from the answer (an error nulled its parent, a partial answer) is left as the
+            // cache had it.
+            guard let value = object[collected.responseKey] else { continue }
+            let field = collected.field
+            let storageKey = field.storageKey(variables)
+            let here = path + [collected.responseKey]
+            guard let selections = field.selections else {
+                fields[storageKey] = StoredValue.leaf(value)
+                continue
+            }
+            fields[storageKey] = try addValue(
+                value, parent: key, storageKey: storageKey, selections: selections, indices: [], path: here)
+        }
+        records[key] = fields
+    }
+
+    private mutating func addValue(
+        _ value: GQLValue, parent: String, storageKey: String, selections: SelectionSetPlan, indices: [Int],
+        path: [String]
+    ) throws -> GQLValue {
+        switch value {
+        case .null:
+            return .null
+        case .array(let elements):
+            var stored: [GQLValue] = []
+            stored.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                stored.append(
+                    try addValue(
+                        element, parent: parent, storageKey: storageKey, selections: selections,
+                        indices: indices + [index], path: path + [String(index)]))
+            }
+            return .array(stored)
+        case .object(let object):
+            let typename = object["__typename"]?.stringValue
+            let fields = matcher.collect(selections, typename: typename, isRoot: false, variables: variables)
+            let key =
+                keys.key(of: object, typename: typename, fields: fields)
+                ?? CacheKey.path(parent, storageKey, indices)
+            try addObject(object, key: key, selections: selections, isRoot: false, path: path)
+            return StoredValue.reference(key)
+        default:
+            throw GQLError(
+                .invalidResponse,
+                "`\(path.joined(separator: "."))` is \(value.kindName) where the selection asks for an object",
+                operation: "cache")
+        }
+    }
+}
+
+/// Which fields make an object's key: per type (``GQLCache/Configuration/keyFields``), else the first of the
+/// default names (`id`, `objectId`, `_id`) the object has.
+struct KeyPolicy: Sendable {
+    var keyFields: [String: [String]]
+    var defaultKeyFields: [String]
+
+    /// The object's record key; `nil` (stored under its parent's path) without a `__typename`, or when a key
+    /// field is missing, `null` or not a scalar. Key fields are found by field name, through an alias if the
+    /// selection gave one.
+    func key(of object: GQLValues, typename: String?, fields: [CollectedField]) -> String? {
+        guard let typename, !typename.isEmpty else { return nil }
+        func value(_ name: String) -> GQLValue? {
+            let responseKey =
+                fields.first { $0.field.name == name && $0.field.arguments.isEmpty }?.responseKey ?? name
+            guard let value = object[responseKey] else { return nil }
+            switch value {
+            case .string, .int, .double, .bool: return value
+            default: return nil
+            }
+        }
+        if let names = keyFields[typename] {
+            var values: [GQLValue] = []
+            for name in names {
+                guard let found = value(name) else { return nil }
+                values.append(found)
+            }
+            return values.isEmpty ? nil : CacheKey.object(typename, values)
+        }
+        for name in defaultKeyFields {
+            if let found = value(name) { return CacheKey.object(typename, [found]) }
+        }
+        return nil
+    }
+}

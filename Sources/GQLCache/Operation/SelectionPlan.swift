@@ -1,0 +1,133 @@
+import GQLCore
+
+/// An operation's selection sets compiled from the GraphQL AST into values the cache walks: fields with their
+/// arguments (literals or variables), `@skip` / `@include` conditions, and fragments, spreads already replaced
+/// by their fragment's selections. Sendable, unlike the AST, so one compiled operation serves every task.
+struct SelectionSetPlan: Sendable, Hashable {
+    var items: [SelectionItem]
+}
+
+indirect enum SelectionItem: Sendable, Hashable {
+    case field(FieldPlan)
+    /// An inline fragment or a spread fragment: its selections apply when `typeCondition` matches the object.
+    case fragment(typeCondition: String?, conditions: [Condition], selections: SelectionSetPlan)
+}
+
+struct FieldPlan: Sendable, Hashable {
+    /// The name the answer uses: the alias, or the field's name.
+    var responseKey: String
+    var name: String
+    /// The arguments in name order.
+    var arguments: [ArgumentPlan]
+    var conditions: [Condition]
+    /// `nil` for a leaf (a scalar or a list of scalars).
+    var selections: SelectionSetPlan?
+
+    /// The key the field's value has in its record: the name, then the arguments given (variables resolved,
+    /// names in order) as JSON in parentheses — `user({"id":"1"})`. Arguments whose variable was not given are
+    /// left out, as the server leaves them out.
+    func storageKey(_ variables: GQLValues) -> String {
+        guard !arguments.isEmpty else { return name }
+        var resolved = GQLValues()
+        for argument in arguments {
+            if let value = argument.value.resolve(variables) { resolved[argument.name] = value }
+        }
+        guard !resolved.isEmpty else { return name }
+        return name + "(" + CanonicalJSON.text(.object(resolved)) + ")"
+    }
+}
+
+struct ArgumentPlan: Sendable, Hashable {
+    var name: String
+    var value: ArgumentValue
+}
+
+/// An argument's value as written: a literal, a variable, or a list or object holding variables.
+indirect enum ArgumentValue: Sendable, Hashable {
+    case literal(GQLValue)
+    case variable(String)
+    case list([ArgumentValue])
+    case object([String: ArgumentValue])
+
+    /// The value with `variables` put in; `nil` when it is a variable that was not given.
+    func resolve(_ variables: GQLValues) -> GQLValue? {
+        switch self {
+        case .literal(let value): return value
+        case .variable(let name): return variables[name]
+        case .list(let elements): return .array(elements.map { $0.resolve(variables) ?? .null })
+        case .object(let members):
+            var object = GQLValues()
+            for (name, member) in members {
+                if let value = member.resolve(variables) { object[name] = value }
+            }
+            return .object(object)
+        }
+    }
+}
+
+/// `@include(if:)` or `@skip(if:)`.
+struct Condition: Sendable, Hashable {
+    var include: Bool
+    var value: ArgumentValue
+
+    static func allow(_ conditions: [Condition], _ variables: GQLValues) -> Bool {
+        conditions.allSatisfy { condition in
+            let flag = condition.value.resolve(variables)?.boolValue ?? false
+            return flag == condition.include
+        }
+    }
+}
+
+/// The fields of one object under a selection set: fragments that apply flattened in, `@skip` / `@include`
+/// applied, fields of the same response key merged (their sub-selections joined), in the selection's order.
+struct CollectedField {
+    var responseKey: String
+    var field: FieldPlan
+}
+
+/// Decides whether a fragment's type condition holds for an object.
+struct TypeMatcher: Sendable {
+    /// Abstract type name → the concrete type names it covers (``GQLCache/Configuration/possibleTypes``).
+    var possibleTypes: [String: Set<String>]
+
+    /// Whether a fragment on `condition` applies to an object whose `__typename` is `typename`. A root (the
+    /// operation's own object) takes every condition: it has one type. Without a `__typename` nothing but an
+    /// unconditioned fragment applies.
+    func matches(_ condition: String?, typename: String?, isRoot: Bool) -> Bool {
+        guard let condition, !isRoot else { return true }
+        guard let typename else { return false }
+        return condition == typename || possibleTypes[condition]?.contains(typename) == true
+    }
+
+    func collect(
+        _ set: SelectionSetPlan, typename: String?, isRoot: Bool, variables: GQLValues
+    ) -> [CollectedField] {
+        var order: [String] = []
+        var byKey: [String: FieldPlan] = [:]
+        func walk(_ set: SelectionSetPlan) {
+            for item in set.items {
+                switch item {
+                case .field(let field):
+                    guard Condition.allow(field.conditions, variables) else { continue }
+                    if var existing = byKey[field.responseKey] {
+                        if let more = field.selections {
+                            existing.selections = SelectionSetPlan(
+                                items: (existing.selections?.items ?? []) + more.items)
+                        }
+                        byKey[field.responseKey] = existing
+                    } else {
+                        order.append(field.responseKey)
+                        byKey[field.responseKey] = field
+                    }
+                case .fragment(let condition, let conditions, let selections):
+                    guard Condition.allow(conditions, variables),
+                        matches(condition, typename: typename, isRoot: isRoot)
+                    else { continue }
+                    walk(selections)
+                }
+            }
+        }
+        walk(set)
+        return order.compactMap { key in byKey[key].map { CollectedField(responseKey: key, field: $0) } }
+    }
+}

@@ -1,0 +1,128 @@
+import GQLCore
+
+/// How record keys are spelled, and how a record's fields hold references and scalar objects.
+///
+/// - A root is `QUERY_ROOT`, `MUTATION_ROOT` or `SUBSCRIPTION_ROOT`.
+/// - An object with a key is `Typename:id` (`User:1`); several key fields are joined by `,`
+///   (`Post:ada,hello-world`). Inside an id, `\`, `.` and `,` are escaped with a `\`, so an id may hold any text
+///   and no two objects share a key.
+/// - An object without a key lives under its parent: the parent's key, `.`, the field's key (escaped the same
+///   way), and `.index` for each list it sits in (`QUERY_ROOT.listNotes({"limit":2})`, `User:1.address`,
+///   `QUERY_ROOT.feed.0`). A typed key never holds an unescaped `.`, so a path key cannot be mistaken for one.
+enum CacheKey {
+    static let queryRoot = "QUERY_ROOT"
+    static let mutationRoot = "MUTATION_ROOT"
+    static let subscriptionRoot = "SUBSCRIPTION_ROOT"
+
+    /// The key of an object of type `typename` whose key fields hold `values`.
+    static func object(_ typename: String, _ values: [GQLValue]) -> String {
+        typename + ":" + values.map { escape(text(of: $0)) }.joined(separator: ",")
+    }
+
+    /// The key of a keyless object stored under `parent` at `fieldKey`, inside lists at `indices`.
+    static func path(_ parent: String, _ fieldKey: String, _ indices: [Int]) -> String {
+        var key = parent + "." + escape(fieldKey)
+        for index in indices { key += "." + String(index) }
+        return key
+    }
+
+    /// A key field's value as text: strings as they are, numbers and booleans as JSON writes them.
+    static func text(of value: GQLValue) -> String {
+        if case .string(let string) = value { return string }
+        return CanonicalJSON.text(value)
+    }
+
+    static func escape(_ text: String) -> String {
+        guard text.contains(where: { $0 == "\\" || $0 == "." || $0 == "," }) else { return text }
+        var out = ""
+        out.reserveCapacity(text.count + 4)
+        for character in text {
+            if character == "\\" || character == "." || character == "," { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+}
+
+/// A record's field values as stored: JSON, where every object is one of two wrappers, so a reference can never
+/// be confused with a value.
+///
+/// - `{"__ref": "User:1"}`: a reference to another record;
+/// - `{"__value": {…}}`: an object-valued scalar (a JSON scalar such as AWSJSON), kept as it came.
+///
+/// Scalars, `null` and lists of these are stored as they are.
+enum StoredValue {
+    static let referenceMember = "__ref"
+    static let valueMember = "__value"
+
+    static func reference(_ key: String) -> GQLValue { .object([referenceMember: .string(key)]) }
+
+    /// The key a stored value refers to, when it is a reference.
+    static func referencedKey(_ stored: GQLValue) -> String? {
+        guard case .object(let members) = stored, members.count == 1 else { return nil }
+        return members[referenceMember]?.stringValue
+    }
+
+    /// A leaf (a field without a selection set) as stored: objects wrapped, lists element by element.
+    static func leaf(_ value: GQLValue) -> GQLValue {
+        switch value {
+        case .object: .object([valueMember: value])
+        case .array(let elements): .array(elements.map(leaf))
+        default: value
+        }
+    }
+
+    /// A stored leaf as the server sent it; `nil` when the stored value is a reference (the record was written by
+    /// a selection that asked for an object here).
+    static func unwrapLeaf(_ stored: GQLValue) -> GQLValue? {
+        switch stored {
+        case .object(let members):
+            return members[valueMember]
+        case .array(let elements):
+            var values: [GQLValue] = []
+            values.reserveCapacity(elements.count)
+            for element in elements {
+                guard let value = unwrapLeaf(element) else { return nil }
+                values.append(value)
+            }
+            return .array(values)
+        default:
+            return stored
+        }
+    }
+}
+
+/// JSON text with object members in name order at every level, whatever order the value keeps: field keys and
+/// argument texts must not change with the order a caller wrote them in.
+enum CanonicalJSON {
+    static func text(_ value: GQLValue) -> String {
+        var out = ""
+        write(value, into: &out)
+        return out
+    }
+
+    private static func write(_ value: GQLValue, into out: inout String) {
+        switch value {
+        case .array(let elements):
+            out += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out += "," }
+                write(element, into: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (index, name) in members.keys.sorted().enumerated() {
+                if index > 0 { out += "," }
+                JSONWriter.quote(name, into: &out)
+                out += ":"
+                write(members[name] ?? .null, into: &out)
+            }
+            out += "}"
+        case .double(let number) where !number.isFinite:
+            out += "null"  // not sent by a server, nor accepted in variables; kept total rather than failing
+        default:
+            out += (try? value.jsonString()) ?? "null"
+        }
+    }
+}

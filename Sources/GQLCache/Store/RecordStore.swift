@@ -1,0 +1,190 @@
+import Foundation
+import GQLCore
+import GQLStore
+
+/// The cache's records: one row per record in `_gqlcache_records` (its fields as JSON), and an in-memory layer in
+/// front of the table.
+///
+/// Writes go through ``merge(_:)``, ``remove(_:)`` and ``removeAll()``, one at a time (a lock held across the
+/// transaction and the memory update), so the memory layer and the table always agree. A read takes what the
+/// memory layer has and loads the rest from SQLite in batched `IN` lists; what it loads joins the memory layer
+/// only if no write came in between (a generation count), so a stale row can never return over a newer write.
+///
+/// Later layers (optimistic answers, outbox items) fit above this one: a stack of overlays read before it.
+final class RecordStore: Sendable {
+    let database: GQLDatabase
+    /// Most records the memory layer keeps; past it, half of them are dropped (they stay in SQLite).
+    let memoryLimit: Int
+
+    static let table = "_gqlcache_records"
+    static let namespace = "gqlcache"
+    /// Keys per `IN` list: well under SQLite's parameter limit (32,766 since 3.32; 999 before).
+    static let batchSize = 500
+
+    private struct Memory {
+        var records: [String: GQLValues] = [:]
+        var generation: UInt64 = 0
+    }
+
+    private let memory = GQLLocked(Memory())
+    private let writeLock = GQLLocked(())
+
+    init(database: GQLDatabase, memoryLimit: Int) throws {
+        self.database = database
+        self.memoryLimit = max(memoryLimit, 0)
+        try Self.migrator.migrate(database)
+    }
+
+    static var migrator: GQLMigrator {
+        var migrator = GQLMigrator(namespace: namespace)
+        migrator.step(1, "records") { tx in
+            // `updated_at` (seconds since 1970) is there for expiry and trimming.
+            try tx.execute(
+                """
+                CREATE TABLE \(table) (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    fields TEXT NOT NULL,
+                    updated_at REAL NOT NULL
+                ) WITHOUT ROWID
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: Reading
+
+    /// The records of `keys` that exist: from memory, the rest from SQLite.
+    func load(_ keys: [String]) throws -> [String: GQLValues] {
+        var found: [String: GQLValues] = [:]
+        var missing: [String] = []
+        let generation = memory.withLock { memory -> UInt64 in
+            for key in keys {
+                if let record = memory.records[key] { found[key] = record } else { missing.append(key) }
+            }
+            return memory.generation
+        }
+        guard !missing.isEmpty else { return found }
+        let loaded = try database.read { tx in try Self.select(missing, tx) }
+        memory.withLock { memory in
+            guard memory.generation == generation else { return }
+            for (key, record) in loaded where memory.records[key] == nil { memory.records[key] = record }
+            trim(&memory)
+        }
+        found.merge(loaded) { _, loaded in loaded }
+        return found
+    }
+
+    /// Reads `keys` from the table in `IN` lists of at most ``batchSize``; each list is padded to a power of two
+    /// (repeating its last key) so a handful of statements cover every size and stay prepared.
+    private static func select(_ keys: [String], _ tx: GQLTransaction) throws -> [String: GQLValues] {
+        var records: [String: GQLValues] = [:]
+        var start = 0
+        while start < keys.count {
+            let chunk = keys[start..<min(start + batchSize, keys.count)]
+            start += chunk.count
+            var size = 1
+            while size < chunk.count { size *= 2 }
+            size = min(size, batchSize)
+            var values = chunk.map { GQLValue.string($0) }
+            while values.count < size, let last = values.last { values.append(last) }
+            let sql =
+                "SELECT key, fields FROM \(table) WHERE key IN ("
+                + Array(repeating: "?", count: values.count)
+                .joined(separator: ",") + ")"
+            try tx.forEachRow(sql: sql, values, table: table) { row in
+                // A row whose JSON does not read (a damaged file) is a miss: the next answer rewrites it.
+                guard let key = row.text(0), let text = row.text(1),
+                    case .object(let fields)? = try? GQLValue(json: text)
+                else { return }
+                records[key] = fields
+            }
+        }
+        return records
+    }
+
+    /// Every key in the table (for tests and tools).
+    func allKeys() throws -> [String] {
+        try database.read { tx in
+            var keys: [String] = []
+            try tx.forEachRow(sql: "SELECT key FROM \(Self.table) ORDER BY key", [], table: Self.table) { row in
+                if let key = row.text(0) { keys.append(key) }
+            }
+            return keys
+        }
+    }
+
+    // MARK: Writing
+
+    /// Merges `records` field by field into the stored ones, in one transaction, and returns the keys of the
+    /// records that changed (a field added or given another value).
+    func merge(_ records: [String: GQLValues]) throws -> Set<String> {
+        guard !records.isEmpty else { return [] }
+        return try writeLock.withLock { _ in
+            let keys = Array(records.keys)
+            let cached = memory.withLock { memory in keys.compactMap { key in memory.records[key].map { (key, $0) } } }
+            var current = Dictionary(uniqueKeysWithValues: cached)
+            let now = Date().timeIntervalSince1970
+            var written: [String: GQLValues] = [:]
+            try database.write { tx in
+                let unknown = keys.filter { current[$0] == nil }
+                if !unknown.isEmpty { current.merge(try Self.select(unknown, tx)) { kept, _ in kept } }
+                for (key, fields) in records {
+                    let old = current[key]
+                    let merged = old.map { $0.merging(fields) { _, new in new } } ?? fields
+                    guard merged != old else { continue }
+                    let text = try GQLValue.object(merged).jsonString()
+                    _ = try tx.change(
+                        sql: """
+                            INSERT INTO \(Self.table) (key, fields, updated_at) VALUES (?, ?, ?)
+                            ON CONFLICT(key) DO UPDATE SET fields = excluded.fields, updated_at = excluded.updated_at
+                            """, [.string(key), .string(text), .double(now)], table: Self.table)
+                    written[key] = merged
+                }
+            }
+            memory.withLock { memory in
+                memory.generation &+= 1
+                for (key, record) in written { memory.records[key] = record }
+                trim(&memory)
+            }
+            return Set(written.keys)
+        }
+    }
+
+    /// Removes the records of `keys`; returns the keys that were there.
+    func remove(_ keys: [String]) throws -> Set<String> {
+        try writeLock.withLock { _ in
+            var removed: Set<String> = []
+            try database.write { tx in
+                for key in keys
+                where try tx.change(sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key)], table: Self.table)
+                    > 0
+                {
+                    removed.insert(key)
+                }
+            }
+            memory.withLock { memory in
+                memory.generation &+= 1
+                for key in keys { memory.records[key] = nil }
+            }
+            return removed
+        }
+    }
+
+    /// Removes every record.
+    func removeAll() throws {
+        try writeLock.withLock { _ in
+            try database.write { tx in _ = try tx.change(sql: "DELETE FROM \(Self.table)", [], table: Self.table) }
+            memory.withLock { memory in
+                memory.generation &+= 1
+                memory.records.removeAll()
+            }
+        }
+    }
+
+    /// Drops half the memory layer when it holds more than ``memoryLimit`` records.
+    private func trim(_ memory: inout Memory) {
+        guard memory.records.count > memoryLimit else { return }
+        let drop = memory.records.count - memoryLimit / 2
+        for key in Array(memory.records.keys.prefix(drop)) { memory.records[key] = nil }
+    }
+}

@@ -1,0 +1,141 @@
+import GQLCore
+import GQLNet
+
+extension GQLCache {
+    /// Watches a query: emits its answer by `policy`, then again each time a record the last answer read
+    /// changes — through another query's answer, a mutation's, or a manual ``write(_:_:data:)`` — and never for
+    /// an unrelated change or an answer equal to the last one. Cancelling the task that iterates ends the watch.
+    ///
+    /// ```swift
+    /// for try await result in cache.watch(server, "UserQuery", ["id": 1], policy: .cacheAndNetwork) {
+    ///     show(result.data)
+    /// }
+    /// ```
+    /// When a change leaves the cache without part of the answer (an ``evict(key:)``, a ``clear()``), a watch
+    /// that may use the network fetches the answer again; a ``Policy/cacheOnly`` watch waits for the records to
+    /// come back. A failed refetch is not an error of the watch: it waits for the next change.
+    /// - Throws (from the iteration): the first answer's errors, as ``fetch(_:_:_:policy:store:)`` throws them.
+    public func watch(
+        _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
+        policy: Policy = .cacheFirst, store: Bool = true
+    ) -> Watch {
+        let given = variables.mapValues(\.gqlValue)
+        return Watch { [self] in
+            let prepared = Swift.Result { try self.request(operation, given, .query, "watch", store: store) }
+            return Watcher(cache: self, server: server, prepared: prepared, policy: policy).start()
+        }
+    }
+
+    /// The results of ``GQLCache/watch(_:_:_:policy:store:)``: each iteration starts a watcher of its own, which
+    /// ends when the iterating task is cancelled or stops iterating.
+    public struct Watch: AsyncSequence, Sendable {
+        public typealias Element = GQLCache.Result
+        let start: @Sendable () -> AsyncThrowingStream<Element, any Error>
+
+        public func makeAsyncIterator() -> Iterator { Iterator(base: start().makeAsyncIterator()) }
+
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<Element, any Error>.AsyncIterator
+
+            public mutating func next() async throws -> Element? { try await base.next() }
+        }
+    }
+}
+
+/// One running watch: a task that emits the first answer, then waits to be woken by the registry and reads again.
+private struct Watcher: Sendable {
+    let cache: GQLCache
+    let server: GQLServer
+    let prepared: Swift.Result<GQLCache.Request, any Error>
+    let policy: GQLCache.Policy
+
+    /// Results kept for a consumer that is slower than the changes: the newest, a few.
+    static let buffered = 16
+
+    func start() -> AsyncThrowingStream<GQLCache.Result, any Error> {
+        let (stream, output) = AsyncThrowingStream.makeStream(
+            of: GQLCache.Result.self, bufferingPolicy: .bufferingNewest(Self.buffered))
+        let (wakes, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let registry = cache.watchers
+        let id = registry.add(waker)
+        let task = Task {
+            defer { registry.remove(id) }
+            do {
+                try await run(id: id, wakes: wakes, output: output)
+                output.finish()
+            } catch {
+                output.finish(throwing: GQLCache.isCancellation(error) ? nil : error)
+            }
+        }
+        output.onTermination = { _ in
+            task.cancel()
+            registry.remove(id)
+        }
+        return stream
+    }
+
+    private func run(
+        id: Int, wakes: AsyncStream<Void>, output: AsyncThrowingStream<GQLCache.Result, any Error>.Continuation
+    ) async throws {
+        let request = try prepared.get()
+        // Equal answers are told by data and errors (a network answer's `extensions` do not make it new).
+        var last: (data: GQLValue?, errors: [GQLResult.Error])?
+        func emit(_ result: GQLCache.Result) {
+            if let last, last.data == result.data, last.errors == result.errors { return }
+            last = (result.data, result.errors)
+            output.yield(result)
+        }
+        // The first answer, by the policy.
+        let start = cache.watchers.changeCount
+        switch policy {
+        case .cacheOnly:
+            emit(try cache.cachedResult(request))
+        case .cacheFirst, .cacheAndNetwork:
+            if let hit = try cache.cachedResultIfComplete(request) {
+                emit(hit)
+                if policy == .cacheAndNetwork { emit(try await cache.network(server, request)) }
+            } else {
+                emit(try await cache.network(server, request))
+            }
+        case .networkOnly, .networkFirst:
+            do {
+                emit(try await cache.network(server, request))
+            } catch let failure where policy == .networkFirst && !GQLCache.isCancellation(failure) {
+                guard let hit = try cache.cachedResultIfComplete(request) else { throw failure }
+                emit(hit)
+            }
+        }
+        track(id, request, since: start)
+        // Then each change that touches what the answer read.
+        for await _ in wakes {
+            try Task.checkCancellation()
+            let before = cache.watchers.changeCount
+            do {
+                let answer = try cache.cachedAnswer(request.operation, request.variables)
+                cache.watchers.setDependencies(answer.keys, of: id, readSince: before)
+                emit(GQLCache.Result(result: GQLResult(data: answer.data), source: .cache))
+            } catch let miss as ReadMiss {
+                cache.watchers.setDependencies(miss.keys, of: id, readSince: before)
+                guard policy != .cacheOnly else { continue }
+                if let fetched = try? await cache.network(server, request) {
+                    emit(fetched)
+                    track(id, request, since: before)
+                }
+            }
+        }
+    }
+
+    /// Reads the answer's dependencies from the cache after a network answer (or the first read) and registers
+    /// them; a change since `count` wakes the watcher again.
+    private func track(_ id: Int, _ request: GQLCache.Request, since count: UInt64) {
+        let keys: Set<String>
+        do {
+            keys = try cache.cachedAnswer(request.operation, request.variables).keys
+        } catch let miss as ReadMiss {
+            keys = miss.keys
+        } catch {
+            keys = []
+        }
+        cache.watchers.setDependencies(keys, of: id, readSince: count)
+    }
+}

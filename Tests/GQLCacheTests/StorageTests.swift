@@ -1,0 +1,96 @@
+import Foundation
+import GQLCache
+import GQLTestSupport
+import Testing
+
+/// Records in real SQLite files: reopened, shared with the app's database, read cold.
+@Suite struct StorageTests {
+    static let query = "query { feed { id title author { id name } } }"
+    static let data: GQLValue = [
+        "feed": [
+            [
+                "__typename": "Post", "id": "1", "title": "One",
+                "author": ["__typename": "User", "id": "a", "name": "Ada"],
+            ],
+            [
+                "__typename": "Post", "id": "2", "title": "Two",
+                "author": ["__typename": "User", "id": "a", "name": "Ada"],
+            ],
+        ]
+    ]
+
+    /// A cache file in `directory` holding ``data``, closed; its path.
+    static func writtenFile(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.path("cache.sqlite")
+        let cache = try GQLCache(path: path)
+        try cache.write(query, data: data)
+        try cache.database.close()
+        return path
+    }
+
+    @Test func aReopenedCacheReadsTheSameAnswers() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let reopened = try GQLCache(path: try Self.writtenFile(in: directory))
+        #expect(try reopened.read(Self.query) == Self.data)
+        #expect(try reopened.recordKeys() == ["Post:1", "Post:2", "QUERY_ROOT", "User:a"])
+    }
+
+    @Test func theAppsDatabaseKeepsItsOwnVersion() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let db = try GQLDatabase(path: directory.path("app.sqlite"))
+        var migrator = GQLMigrator()
+        migrator.step(1, "app table") { tx in try tx.execute("CREATE TABLE Thing (id INTEGER PRIMARY KEY)") }
+        try migrator.migrate(db)
+        let cache = try GQLCache(database: db)
+        try cache.write(Self.query, data: Self.data)
+        #expect(try GQLMigrator.version(of: db) == 1)
+        #expect(try GQLMigrator(namespace: "gqlcache").appliedVersion(db) == 1)
+        // A second cache on the same database (another launch) finds the table made.
+        let again = try GQLCache(database: db)
+        #expect(try again.read(Self.query) == Self.data)
+    }
+
+    @Test func aDamagedRecordIsAMissNotACrash() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = try Self.writtenFile(in: directory)
+        try GQLDatabase(path: path).execute("UPDATE _gqlcache_records SET fields = '{not json' WHERE key = 'User:a'")
+        let reopened = try GQLCache(path: path)
+        let miss = #expect(throws: GQLError.self) { try reopened.read(Self.query) }
+        #expect(miss?.code == .cacheMiss && miss?.message.contains("User:a") == true)
+        try reopened.write(Self.query, data: Self.data)
+        #expect(try reopened.read(Self.query) == Self.data)
+    }
+
+    @Test func concurrentWritesAndReadsAgree() async throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let cache = try GQLCache(path: directory.path("cache.sqlite"))
+        let query = "query($id: ID!) { note(id: $id) { id v } }"
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    for round in 0..<25 {
+                        try cache.write(
+                            query, ["id": "n\(round % 5)"],
+                            data: [
+                                "note": [
+                                    "__typename": "Note", "id": .string("n\(round % 5)"),
+                                    "v": .int(Int64(writer * 100 + round)),
+                                ]
+                            ])
+                        _ = try? cache.read(query, ["id": "n\(round % 5)"])
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // The memory layer and the file hold the same records.
+        let reopened = try GQLCache(path: directory.path("cache.sqlite"))
+        for id in 0..<5 {
+            #expect(try cache.read(query, ["id": "n\(id)"]) == reopened.read(query, ["id": "n\(id)"]))
+        }
+    }
+}
