@@ -105,10 +105,10 @@ struct PlanDifferential {
 /// Generates operations of the plan's shapes over the default `Objects` model with variables of every kind,
 /// right and wrong.
 struct PlanCorpusGenerator {
-    private var random: FaultInjector.SplitMix64
+    private var random: SplitMix64
 
     init(seed: UInt64) {
-        random = FaultInjector.SplitMix64(seed: seed)
+        random = SplitMix64(seed: seed)
     }
 
     private mutating func pick<T>(_ choices: [T]) -> T { choices[Int(random.next() % UInt64(choices.count))] }

@@ -45,10 +45,10 @@ struct FuzzTests {
 /// Generates requests: valid operations of the default model, then mangled — deepened, widened, aliased,
 /// truncated, with odd values and variables.
 struct DocumentGenerator {
-    private var random: FaultInjector.SplitMix64
+    private var random: SplitMix64
 
     init(seed: UInt64) {
-        random = FaultInjector.SplitMix64(seed: seed)
+        random = SplitMix64(seed: seed)
     }
 
     private mutating func pick<T>(_ choices: [T]) -> T { choices[Int(random.next() % UInt64(choices.count))] }

@@ -166,7 +166,7 @@ struct ServerHTTPTests {
         var configuration = GQLDevServer.Configuration()
         configuration.faults.failRate = 0.5
         configuration.faults.seed = 7
-        var random = FaultInjector.SplitMix64(seed: 7)
+        var random = SplitMix64(seed: 7)
         let expected = (0..<12).map { _ in random.nextUnitInterval() < 0.5 ? 500 : 200 }
         #expect(expected.contains(500) && expected.contains(200))
         try await withDevServer(configuration) { _, endpoints in

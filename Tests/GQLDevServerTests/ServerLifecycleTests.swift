@@ -133,7 +133,7 @@ struct ServerLifecycleTests {
 
     @Test("the fault generator is SplitMix64: the reference sequence for seed 0")
     func splitMix64() {
-        var random = FaultInjector.SplitMix64(seed: 0)
+        var random = SplitMix64(seed: 0)
         #expect(random.next() == 0xE220_A839_7B1D_CDAF)
         #expect(random.next() == 0x6E78_9E6A_A1B9_65F4)
     }
