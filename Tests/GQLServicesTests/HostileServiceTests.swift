@@ -112,6 +112,24 @@ import Testing
         elsewhere.stop()
     }
 
+    @Test func anAppsClientLendsItsSettings() async throws {
+        // The app's client goes through a proxy; so does the REST client's own client made from it: the request
+        // reaches the proxy (a client without the app's settings would look the host up itself, and fail).
+        let proxy = try HostileServer { _, _ in .http(502, "no upstream") }
+        var configuration = HTTPClient.Configuration()
+        configuration.proxy = .server(host: "127.0.0.1", port: proxy.port)
+        let shared = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let rest = GQLREST(baseURL: "http://service.invalid", httpClient: shared)
+        // How the call ends depends on how AsyncHTTPClient speaks to a proxy (CONNECT or an absolute URI); where
+        // the request went is the point.
+        _ = try? await rest.invoke(.get, "me")
+        #expect(proxy.requestCount == 1)
+        #expect(proxy.requests.first.map { $0.head.contains("service.invalid") } == true)
+        try await rest.shutdown()
+        try await shared.shutdown()
+        proxy.stop()
+    }
+
     // MARK: Deadlines
 
     @Test func aStalledOrTricklingBodyEndsEveryCollectedCallAtItsDeadline() async throws {
