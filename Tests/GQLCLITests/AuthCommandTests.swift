@@ -148,8 +148,11 @@ import Testing
         // CR LF that would start another header line in whatever the output is pasted into.
         let scratch = try TemporaryDirectory()
         let file = scratch.path("auth.json")
-        let json = #"{"accessToken":"abc\r\nX-Injected: 1","expiresAt":"2099-01-01T00:00:00Z","#
-            + #""idToken":"e30.e30.sig","tokenType":"Bearer"}"#
+        let fields = [
+            #""accessToken":"abc\r\nX-Injected: 1""#, #""expiresAt":"2099-01-01T00:00:00Z""#,
+            #""idToken":"e30.e30.sig""#, #""tokenType":"Bearer""#,
+        ]
+        let json = "{" + fields.joined(separator: ",") + "}"
         try Data(json.utf8).write(to: URL(fileURLWithPath: file))
         let message = try await CLIProcess.fail(
             ["auth", "token", "--header", "--domain", "d", "--client-id", "c", "--token-file", file])
