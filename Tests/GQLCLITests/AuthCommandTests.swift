@@ -143,6 +143,23 @@ import Testing
         }
     }
 
+    @Test func aStoredTokenWithALineBreakIsNeverPrintedAsAHeader() async throws {
+        // A token file written before tokens were checked (or by hand): `auth token --header` must not print a
+        // CR LF that would start another header line in whatever the output is pasted into.
+        let scratch = try TemporaryDirectory()
+        let file = scratch.path("auth.json")
+        let fields = [
+            #""accessToken":"abc\r\nX-Injected: 1""#, #""expiresAt":"2099-01-01T00:00:00Z""#,
+            #""idToken":"e30.e30.sig""#, #""tokenType":"Bearer""#,
+        ]
+        let json = "{" + fields.joined(separator: ",") + "}"
+        try Data(json.utf8).write(to: URL(fileURLWithPath: file))
+        let message = try await CLIProcess.fail(
+            ["auth", "token", "--header", "--domain", "d", "--client-id", "c", "--token-file", file])
+        #expect(message.contains("control character"), "\(message)")
+        #expect(!message.contains("X-Injected"), "\(message)")
+    }
+
     @Test func missingSettingsAreUsageErrors() async throws {
         let scratch = try TemporaryDirectory()
         let noTenant = try await CLIProcess.fail(

@@ -78,10 +78,14 @@ public final class HostileServer: Sendable {
     public var requestCount: Int { state.withLock { $0.requests.count } }
     /// The bytes sent after response heads, over every connection.
     public var bodyBytesSent: Int { state.withLock { $0.bodyBytesSent } }
+    /// The longest time between two sends of a ``Reply/stream(head:chunk:interval:count:)`` answer (its head
+    /// included), over every connection: how late a loaded machine let this server be.
+    public var longestSendGap: Duration { state.withLock { $0.longestSendGap } }
 
     private struct State {
         var requests: [Request] = []
         var bodyBytesSent = 0
+        var longestSendGap = Duration.zero
         var stopped = false
     }
 
@@ -124,6 +128,7 @@ public final class HostileServer: Sendable {
             waitForClose(connection, stopped: stopped)
         case .stream(let head, let chunk, let interval, let count):
             guard sendAll(connection, Array(head.utf8)[...], stopped: stopped) else { return }
+            var last = ContinuousClock.now
             var sent = 0
             while !stopped(), count.map({ sent < $0 }) ?? true, !chunk.isEmpty {
                 if let interval {
@@ -133,7 +138,12 @@ public final class HostileServer: Sendable {
                     if readable(connection, milliseconds: milliseconds), clientClosed(connection) { return }
                 }
                 guard sendAll(connection, chunk[...], stopped: stopped) else { return }
-                state.withLock { $0.bodyBytesSent += chunk.count }
+                let now = ContinuousClock.now
+                state.withLock {
+                    $0.bodyBytesSent += chunk.count
+                    $0.longestSendGap = max($0.longestSendGap, now - last)
+                }
+                last = now
                 sent += 1
             }
             waitForClose(connection, stopped: stopped)
