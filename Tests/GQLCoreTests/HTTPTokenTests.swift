@@ -1,6 +1,5 @@
-import Testing
-
 import GQLCore
+import Testing
 
 @Suite("HTTPToken is RFC 9110's tchar")
 struct HTTPTokenTests {
