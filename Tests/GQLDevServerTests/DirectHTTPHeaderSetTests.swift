@@ -61,7 +61,8 @@ struct DirectHTTPHeaderSetTests {
 
     // MARK: The reader
 
-    @Test("the reader takes each set whole, with the origin for the handler to decide on", arguments: HeaderSet.allCases)
+    @Test(
+        "the reader takes each set whole, with the origin for the handler to decide on", arguments: HeaderSet.allCases)
     func readerTakesEachSet(_ set: HeaderSet) {
         let body = DirectRequestParserTests.body
         let text = Self.request(set, body)
@@ -82,7 +83,8 @@ struct DirectHTTPHeaderSetTests {
         "a Connection other than keep-alive, or a second Origin or Connection, is the usual parser's",
         arguments: [
             ["Connection: close"], ["Connection: keep-alive, Upgrade"], ["Connection: Upgrade"], ["Connection:"],
-            ["Connection: keep-alive", "Connection: keep-alive"], ["Origin: http://a.example", "Origin: http://a.example"],
+            ["Connection: keep-alive", "Connection: keep-alive"],
+            ["Origin: http://a.example", "Origin: http://a.example"],
             ["Origin: http://a.example b"], ["Origin:"], ["Origin: http://a.\texample"],
         ])
     func readerRefusesOddConnectionAndOrigin(_ extra: [String]) {
@@ -112,7 +114,9 @@ struct DirectHTTPHeaderSetTests {
                 let wire = try AttackWire(port: try HostileHTTPTests.port(endpoints))
                 let requests = [
                     Self.request(set, try Self.query("{ listObjects { nextToken } }")),
-                    Self.request(set, try Self.query(#"mutation { createObjects(input: {objectId: "p", text: "t"}) { objectId } }"#)),
+                    Self.request(
+                        set,
+                        try Self.query(#"mutation { createObjects(input: {objectId: "p", text: "t"}) { objectId } }"#)),
                     Self.request(set, try Self.query(#"{ getObjects(objectId: "p") { objectId } }"#)),
                     Self.request(set, try Self.query("{ nope }")),
                 ]
@@ -137,7 +141,9 @@ struct DirectHTTPHeaderSetTests {
                 let bytes = Array(
                     (Self.request(set, try Self.query("{ listObjects { nextToken } }"))
                         + Self.request(
-                            set, try Self.query(#"mutation { createObjects(input: {objectId: "\#(set)", text: "t"}) { objectId } }"#))
+                            set,
+                            try Self.query(
+                                #"mutation { createObjects(input: {objectId: "\#(set)", text: "t"}) { objectId } }"#))
                         + Self.request(set, try Self.query(#"{ getObjects(objectId: "\#(set)") { objectId } }"#))
                         + Self.request(set, try Self.query("{ nope }"))
                         + Self.request(set, #"{"query":"#)).utf8)
@@ -165,9 +171,19 @@ struct DirectHTTPHeaderSetTests {
         let cases: [(String, String)] = [
             ("duplicate Content-Length", head + "Content-Length: \(n)\r\nContent-Length: \(n)\r\n\r\n" + body),
             ("different Content-Lengths", head + "Content-Length: \(n)\r\nContent-Length: 3\r\n\r\n" + body),
-            ("Transfer-Encoding with Content-Length", head + "Transfer-Encoding: chunked\r\nContent-Length: \(n)\r\n\r\n" + chunked),
-            ("Content-Length with Transfer-Encoding", head + "Content-Length: \(n)\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked),
-            ("obs-fold", "POST /graphql HTTP/1.1\r\n" + folded.map { $0 + "\r\n" }.joined() + "Content-Length: \(n)\r\n\r\n" + body),
+            (
+                "Transfer-Encoding with Content-Length",
+                head + "Transfer-Encoding: chunked\r\nContent-Length: \(n)\r\n\r\n" + chunked
+            ),
+            (
+                "Content-Length with Transfer-Encoding",
+                head + "Content-Length: \(n)\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked
+            ),
+            (
+                "obs-fold",
+                "POST /graphql HTTP/1.1\r\n" + folded.map { $0 + "\r\n" }.joined() + "Content-Length: \(n)\r\n\r\n"
+                    + body
+            ),
             ("header line of 9000 bytes", request(set, body, extra: ["X-Pad: " + String(repeating: "p", count: 9000)])),
             (
                 "header block of 100 KB",
