@@ -152,6 +152,33 @@ struct SocketStateMachineTests {
         #expect(machine.nextDeadline == nil)
     }
 
+    /// With other operations on the socket, their results wait behind the paused reads (a caller may await one of
+    /// them before it drains the lagging one): the pause ends after `maximumSharedPause`, and reading stays on
+    /// until the caller catches up. One operation alone keeps the socket paused.
+    @Test func aPauseSharedWithOtherOperationsEnds() {
+        var machine = connected()
+        _ = machine.start(Self.subscription("2"), at: t0)
+        #expect(machine.consumerLagging(true, at: t0 + .seconds(1)) == [.reading(paused: true), .reschedule])
+        #expect(machine.nextDeadline == t0 + .seconds(3))
+        #expect(machine.tick(at: t0 + .seconds(2)) == [])
+        #expect(machine.tick(at: t0 + .seconds(3)) == [.reading(paused: false), .reschedule])
+        // Reading goes on and the keep-alive runs again from now.
+        #expect(machine.nextDeadline == t0 + .seconds(18))
+        // Caught up: nothing to resume; lagging again pauses again, bounded again.
+        #expect(machine.consumerLagging(false, at: t0 + .seconds(4)) == [])
+        #expect(machine.consumerLagging(true, at: t0 + .seconds(5)) == [.reading(paused: true), .reschedule])
+        #expect(machine.consumerLagging(false, at: t0 + .seconds(6)) == [.reading(paused: false), .reschedule])
+
+        // One operation: paused until the caller catches up; a query started meanwhile bounds the pause.
+        var alone = connected()
+        #expect(alone.consumerLagging(true, at: t0 + .seconds(1)) == [.reading(paused: true)])
+        #expect(alone.nextDeadline == nil)
+        let started = alone.start(Self.query("3"), at: t0 + .seconds(10))
+        #expect(started.contains(.reschedule), "\(started)")
+        #expect(alone.nextDeadline == t0 + .seconds(12))
+        #expect(alone.tick(at: t0 + .seconds(12)) == [.reading(paused: false), .reschedule])
+    }
+
     @Test func legacyKeepAliveTimesOutOnlyAfterTheFirstKa() {
         var machine = connected(.graphqlWS)
         #expect(machine.nextDeadline == nil)

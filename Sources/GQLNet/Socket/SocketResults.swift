@@ -19,6 +19,12 @@ final class SocketResults: Sendable {
     static let highWatermark = 32
     /// Results left when reading resumes.
     static let lowWatermark = 8
+    /// The most results that may wait once reading went on without this caller (its pause ended so that other
+    /// operations on the socket could be read, see ``SocketStateMachine/Settings/maximumSharedPause``): past it the
+    /// operation ends with `.responseTooLarge` after the results that wait, and the server is told to stop it.
+    /// Far above what a pause lets through (the high watermark and what the event loop had read already: up to
+    /// four reads of 64 KiB, some 6,000 of the smallest messages), so only a caller left behind for good meets it.
+    static let hardLimit = 16_384
 
     private struct State {
         var results: [GQLResult] = []
@@ -29,6 +35,8 @@ final class SocketResults: Sendable {
         var isLagging = false
         /// The caller stopped listening.
         var isTerminated = false
+        /// The owner was told to stop the operation (the caller stopped listening, or fell past the hard limit).
+        var ownerTold = false
         /// The most results that waited at once (for the tests' memory bounds).
         var peak = 0
 
@@ -49,11 +57,11 @@ final class SocketResults: Sendable {
 
     /// Hands a result to the caller, or queues it.
     func yield(_ result: GQLResult) {
-        let waiter = state.withLock { state -> CheckedContinuation<GQLResult?, any Error>? in
-            guard state.ending == nil, !state.isTerminated else { return nil }
+        let (waiter, overflowed) = state.withLock { state -> (CheckedContinuation<GQLResult?, any Error>?, Bool) in
+            guard state.ending == nil, !state.isTerminated else { return (nil, false) }
             if let waiter = state.waiter {
                 state.waiter = nil
-                return waiter
+                return (waiter, false)
             }
             state.results.append(result)
             state.peak = max(state.peak, state.count)
@@ -61,9 +69,19 @@ final class SocketResults: Sendable {
                 state.isLagging = true
                 onLagChange(true)
             }
-            return nil
+            guard state.count >= Self.hardLimit else { return (nil, false) }
+            state.ending = .some(
+                GQLError(
+                    .responseTooLarge,
+                    "the caller fell \(Self.hardLimit) results behind while other operations needed the socket; "
+                        + "the operation was stopped"))
+            stopLagging(&state)
+            defer { state.ownerTold = true }
+            return (nil, !state.ownerTold)
         }
         waiter?.resume(returning: result)
+        // The caller still gets what waits, then the error; the server is told to stop sending.
+        if overflowed { onTermination() }
     }
 
     /// Ends the results: the caller gets those waiting, then `nil` (or `error`).
@@ -113,7 +131,8 @@ final class SocketResults: Sendable {
     /// The caller stopped listening: drop what waits, end a waiting `next()`, and tell the owner (once).
     func terminate() {
         let (waiter, first) = state.withLock { state -> (CheckedContinuation<GQLResult?, any Error>?, Bool) in
-            let first = !state.isTerminated
+            let first = !state.ownerTold
+            state.ownerTold = true
             state.isTerminated = true
             state.results.removeAll()
             state.head = 0

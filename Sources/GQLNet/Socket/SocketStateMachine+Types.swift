@@ -15,6 +15,12 @@ extension SocketStateMachine {
         /// Whether a provider can give a fresh authorization: a refusal (4401, 4403, `connection_error`, an upgrade
         /// refused with 401, AppSync's `UnauthorizedException`) then gets one retry.
         var retriesRefusedAuthorization = false
+        /// The longest reading stays paused for a lagging caller while other operations share the socket: their
+        /// results (a query's answer, another subscription's event) are behind the paused reads, and a caller may
+        /// wait on one of them before it drains the lagging one (two subscriptions zipped, a mutation awaited
+        /// inside a subscription's loop). After it, reading resumes and the lagging operation's results may queue
+        /// up to ``SocketResults/hardLimit``. A socket with one operation stays paused until its caller catches up.
+        var maximumSharedPause: Duration = .seconds(2)
     }
 
     enum Phase: Equatable, Sendable {

@@ -33,6 +33,12 @@ struct SocketStateMachine: Sendable {
     private var pingSentAt: Instant?
     /// Whether the caller lags behind the results: reading is paused, and silence is not the server's.
     private(set) var consumerLags = false
+    /// While reading is paused for a lagging caller and other operations share the socket: when the pause ends.
+    private var sharedPauseDeadline: Instant?
+    /// The pause for the current lag ended while the caller still lagged: reading goes on until it catches up.
+    private var sharedPauseEnded = false
+    /// Whether reading is paused for a lagging caller now.
+    private var readingPaused: Bool { consumerLags && !sharedPauseEnded }
     private var sawKeepAlive = false
     private var keepAliveTimeout: Duration
     /// When the last retry after a refused authorization started (a refusal within a ping interval of it is final).
@@ -109,7 +115,8 @@ struct SocketStateMachine: Sendable {
         live[operation.id] = (operation, started)
         switch phase {
         case .ready:
-            return [sendStart(operation)]
+            // Its answer will be behind reads paused for another operation's caller: the pause gets its bound.
+            return [sendStart(operation)] + boundSharedPause(at: now)
         case .idle, .failed:
             return startAttempt(0, at: now)
         case .opening, .awaitingAck, .waiting:
@@ -154,7 +161,7 @@ struct SocketStateMachine: Sendable {
             if pendingConnects > 0 { persistent = true }
             pendingConnects = 0
             authorizationRetryGeneration = nil
-            let pause: [Action] = consumerLags ? [.reading(paused: true)] : []
+            let pause: [Action] = readingPaused ? [.reading(paused: true)] + boundSharedPause(at: now) : []
             return [.state(.connected), .resumeConnects(nil), .reschedule] + pause + operations.map(sendStart)
         case .ping(let payload):
             return [.pong(settings.codec.pong(payload))]
@@ -235,19 +242,38 @@ struct SocketStateMachine: Sendable {
     /// When it catches up, reading resumes and the idle time starts over.
     mutating func consumerLagging(_ lagging: Bool, at now: Instant) -> [Action] {
         guard lagging != consumerLags else { return [] }
+        let wasPaused = readingPaused
         consumerLags = lagging
+        sharedPauseDeadline = nil
+        sharedPauseEnded = false
         guard case .ready = phase else { return [] }
-        if lagging { return [.reading(paused: true)] }
+        if lagging { return [.reading(paused: true)] + boundSharedPause(at: now) }
+        guard wasPaused else { return [] }
         lastReceived = now
         pingSentAt = nil
         return [.reading(paused: false), .reschedule]
     }
 
+    /// While reading is paused and other operations share the socket, the pause ends by
+    /// ``Settings/maximumSharedPause`` (see there).
+    private mutating func boundSharedPause(at now: Instant) -> [Action] {
+        guard readingPaused, sharedPauseDeadline == nil, live.count > 1, case .ready = phase else { return [] }
+        sharedPauseDeadline = now + settings.maximumSharedPause
+        return [.reschedule]
+    }
+
     /// The time passed `now`: acknowledgement and keep-alive deadlines, pings, reconnect delays.
     mutating func tick(at now: Instant) -> [Action] {
         switch phase {
-        case .ready where consumerLags:
-            return []
+        case .ready where readingPaused:
+            guard let deadline = sharedPauseDeadline, now >= deadline else { return [] }
+            // Other operations waited long enough behind the lagging one: reading resumes for them, and the idle
+            // time starts over.
+            sharedPauseEnded = true
+            sharedPauseDeadline = nil
+            lastReceived = now
+            pingSentAt = nil
+            return [.reading(paused: false), .reschedule]
         case .opening(_, let deadline) where now >= deadline, .awaitingAck(_, let deadline) where now >= deadline:
             return lose(
                 GQLError(.timeout, "the server did not acknowledge the connection within \(settings.ackTimeout)"),
@@ -277,7 +303,7 @@ struct SocketStateMachine: Sendable {
         switch phase {
         case .opening(_, let deadline), .awaitingAck(_, let deadline): return deadline
         case .waiting(_, let until): return until
-        case .ready where consumerLags: return nil
+        case .ready where readingPaused: return sharedPauseDeadline
         case .ready:
             var deadlines: [Instant] = []
             if let deadline = keepAliveDeadline { deadlines.append(deadline) }

@@ -54,13 +54,14 @@ final class WebSocketChannel: Sendable {
     }
 
     /// Stops (or resumes) reading from the socket: the owner's consumer lags behind.
+    ///
+    /// Always queued on the event loop, even from it: the owner decides under its lock, from the loop (a result
+    /// that fills a buffer) or from a caller's thread (one that drains it), and only queueing both keeps them in the
+    /// order they were decided — a resume queued from a caller and a pause run at once on the loop would otherwise
+    /// leave reading on while the owner counts it paused.
     func setReadingPaused(_ paused: Bool) {
         let handler = self.handler
-        if channel.eventLoop.inEventLoop {
-            handler.value.setReadingPaused(paused)
-        } else {
-            channel.eventLoop.execute { handler.value.setReadingPaused(paused) }
-        }
+        channel.eventLoop.execute { handler.value.setReadingPaused(paused) }
     }
 
     /// What the frame handler counted so far (pings, pongs, held reads).
