@@ -1,5 +1,5 @@
 """A hostile graphql-transport-ws server on raw asyncio sockets, for the client's hostile-server and fuzz tests
-(Tests/GQLNetTests/HostileSocketServerTests.swift, ClientFuzzTests.swift, Tests/GQLCLITests/SubscribeFloodTests.swift).
+(Tests/GQLNetTests/HostileSocketServerTests.swift, ClientFuzzTests.swift, Tests/GQLCLITests/SignalTests.swift).
 No WebSocket library: every byte it sends is chosen here, including the ones a library would refuse to send.
 
     .venv/bin/python Tests/Interop/hostile_ws_peer.py
@@ -23,6 +23,8 @@ Refused upgrades (no 101):
 
 - `/refuse-endless`: `503` with a chunked body that never ends.
 - `/refuse-silent`: `503` head with a chunked body, then nothing.
+
+`/hang` (any method): reads the request and never answers.
 
 Plain HTTP `POST /answers/SEED`: the Nth request gets a random answer of seed SEED+N (status, headers, JSON or
 broken JSON, truncated bodies).
@@ -207,6 +209,9 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
             request_counts[path] = number + 1
             writer.write(random_answer(random.Random(seed + number)))
             await writer.drain()
+            return
+        if path == "/hang":
+            await asyncio.sleep(3600)
             return
         if path.startswith("/refuse-"):
             writer.write(b"HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n")
