@@ -148,11 +148,11 @@ def random_frames(rng: random.Random, subscription: str, count: int) -> bytes:
                 out += frame(0x9, b"mid")
             out += frame(0x0, body[cut:])
         elif kind == 10:
-            out += frame(0x9, os.urandom(rng.randrange(126)) if rng.randrange(2) else b"")
+            out += frame(0x9, rng.randbytes(rng.randrange(126)) if rng.randrange(2) else b"")
         elif kind == 11:
             out += frame(0xA, b"unsolicited")
         elif kind == 12:
-            out += frame(0x2, os.urandom(rng.randrange(64)))
+            out += frame(0x2, rng.randbytes(rng.randrange(64)))
         elif kind == 13:
             out += text({"type": rng.choice(["ping", "pong", "complete", "error", "connection_ack", "ka"]),
                          "id": rng.choice([subscription, "other", 5]), "payload": random_json()})
@@ -160,7 +160,7 @@ def random_frames(rng: random.Random, subscription: str, count: int) -> bytes:
             out += frame(0x8, struct.pack("!H", rng.choice([1000, 1001, 1011, 4400, 4401, 4403, 4499, 0, 999]))
                          + b"bye" * rng.randrange(3))
         else:
-            out += os.urandom(rng.randrange(1, 16))  # raw garbage where a frame header should be
+            out += rng.randbytes(rng.randrange(1, 16))  # raw garbage where a frame header should be
     return bytes(out)
 
 
