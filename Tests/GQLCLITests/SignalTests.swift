@@ -12,6 +12,10 @@ struct SignalTests {
         try await PythonPeer.with("hostile_ws_peer.py") { peer in try await body(peer.ready) }
     }
 
+    static func withPeer<T>(_ body: (PythonPeer) async throws -> T) async throws -> T {
+        try await PythonPeer.with("hostile_ws_peer.py") { peer in try await body(peer) }
+    }
+
     /// Waits `duration` while `process` runs, and returns its peak resident memory.
     static func peak(of process: BackgroundCLIProcess, over duration: Duration) async throws -> Int {
         let end = ContinuousClock.now + duration
@@ -66,10 +70,13 @@ struct SignalTests {
     /// SIGINT, as a shell reports a command a signal ended.
     @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
     func aWaitingQueryIsInterrupted(_ signal: Int32, _ status: Int32) async throws {
-        try await Self.withPeer { base in
-            let query = try BackgroundCLIProcess(["query", "--url", base + "hang", "{ a }", "--timeout", "60"])
-            // Sure to be waiting for the answer by then (bounded; the outcome is the same if it is still starting).
-            try await Task.sleep(for: .milliseconds(800))
+        try await Self.withPeer { (peer: PythonPeer) in
+            let query = try BackgroundCLIProcess(["query", "--url", peer.ready + "hang", "{ a }", "--timeout", "60"])
+            // Signalled once the server has the request (polled, 20 s at most): the query is waiting for the answer.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !peer.stderr.contains("hang: POST received"), query.isRunning, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             #expect(query.isRunning, "query ended by itself: \(query.stderr)")
             let (output, took) = try await Self.stop(query, with: signal)
             #expect(output.exited && output.status == status, "exit \(output.status): \(output.stderr)")

@@ -24,7 +24,7 @@ Refused upgrades (no 101):
 - `/refuse-endless`: `503` with a chunked body that never ends.
 - `/refuse-silent`: `503` head with a chunked body, then nothing.
 
-`/hang` (any method): reads the request and never answers.
+`/hang` (any method): reads the request, logs `hang: METHOD received` on standard error, and never answers.
 
 Plain HTTP `POST /answers/SEED`: the Nth request gets a random answer of seed SEED+N (status, headers, JSON or
 broken JSON, truncated bodies).
@@ -211,6 +211,7 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
             await writer.drain()
             return
         if path == "/hang":
+            print(f"hang: {method} received", file=sys.stderr, flush=True)
             await asyncio.sleep(3600)
             return
         if path.startswith("/refuse-"):

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import GQLCore
 
 #if canImport(Glibc)
     import Glibc
@@ -44,11 +45,15 @@ enum InterruptSignals {
     static func run(_ command: sending any AsyncParsableCommand) async throws {
         let ending = (type(of: command) as? any InterruptibleCommand.Type)?.interruptEnding ?? .interrupt
         let watch = Watch(ending: ending)
+        // Watching before the work starts: a signal in between cancels it as soon as it exists.
+        let started = GQLLocked<Task<Void, any Error>?>(nil)
+        watch.start { started.withLock { $0 }?.cancel() }
         let work = Task {
             var command = command
             try await command.run()
         }
-        watch.start { work.cancel() }
+        started.withLock { $0 = work }
+        if watch.received != nil, ending != .own { work.cancel() }
         let result = await work.result
         guard let number = watch.received else { return try result.get() }
         switch ending {
