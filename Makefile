@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-parallel test-core test-store test-cli test-devserver fuzz test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage bench-crypto bench-sync format lint check-imports tsan clean
+.PHONY: build venv test test-parallel test-core test-store test-cli test-devserver fuzz fuzz-client test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage bench-crypto bench-sync format lint check-imports tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -34,10 +34,14 @@ test-store:
 test-devserver:
 	$(SWIFT) test $(SWIFT_FLAGS) --filter GQLDevServerTests
 
-# Seeded hostile documents and variables against GQLDevServer for GQL_FUZZ_SECONDS (default 60); set GQL_FUZZ_SEED to
-# replay a run.
-fuzz:
+# Seeded hostile documents and variables against GQLDevServer (FuzzTests), then seeded random WebSocket frames and
+# HTTP answers into the GQLNet client (ClientFuzzTests), each for GQL_FUZZ_SECONDS (default 60); each prints its seed,
+# and GQL_FUZZ_SEED replays a run. `make fuzz-client` runs the client target alone.
+fuzz: venv
 	GQL_FUZZ_SECONDS=$${GQL_FUZZ_SECONDS:-60} $(SWIFT) test $(SWIFT_FLAGS) --filter FuzzTests
+
+fuzz-client: venv
+	GQL_FUZZ_SECONDS=$${GQL_FUZZ_SECONDS:-60} $(SWIFT) test $(SWIFT_FLAGS) --filter ClientFuzzTests
 
 test-cli: venv
 	$(SWIFT) test $(SWIFT_FLAGS) --filter GQLCLITests

@@ -24,4 +24,19 @@ struct GQLCLI: AsyncParsableCommand {
             PushCommand.self,
         ]
     )
+
+    /// ArgumentParser's `main()`, with every asynchronous command run under ``InterruptSignals``: SIGINT and SIGTERM
+    /// cancel its work and end the process within a second or two.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if let asynchronous = command as? any AsyncParsableCommand {
+                try await InterruptSignals.run(asynchronous)
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

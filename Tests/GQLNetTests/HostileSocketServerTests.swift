@@ -12,7 +12,7 @@ import Testing
 /// Memory is checked with the client's own counters rather than the process's RSS: what grew without bound before
 /// were exactly these queues (pongs in NIO's write buffer, messages in the writer's queue, results waiting for the
 /// caller), each counter is exact where an RSS figure of the whole test process (other suites, the allocator's
-/// caching) is not, and a bound on them holds however long the flood lasts. Tests/GQLCLITests/SubscribeFloodTests
+/// caching) is not, and a bound on them holds however long the flood lasts. Tests/GQLCLITests/SignalTests
 /// measures a child `gql-cli subscribe`'s RSS as well.
 @Suite("GQLServer against hostile WebSocket servers", .timeLimit(.minutes(2)))
 struct HostileSocketServerTests {

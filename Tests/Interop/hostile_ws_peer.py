@@ -1,5 +1,5 @@
 """A hostile graphql-transport-ws server on raw asyncio sockets, for the client's hostile-server and fuzz tests
-(Tests/GQLNetTests/HostileSocketServerTests.swift, ClientFuzzTests.swift, Tests/GQLCLITests/SubscribeFloodTests.swift).
+(Tests/GQLNetTests/HostileSocketServerTests.swift, ClientFuzzTests.swift, Tests/GQLCLITests/SignalTests.swift).
 No WebSocket library: every byte it sends is chosen here, including the ones a library would refuse to send.
 
     .venv/bin/python Tests/Interop/hostile_ws_peer.py
@@ -23,6 +23,8 @@ Refused upgrades (no 101):
 
 - `/refuse-endless`: `503` with a chunked body that never ends.
 - `/refuse-silent`: `503` head with a chunked body, then nothing.
+
+`/hang` (any method): reads the request, logs `hang: METHOD received` on standard error, and never answers.
 
 Plain HTTP `POST /answers/SEED`: the Nth request gets a random answer of seed SEED+N (status, headers, JSON or
 broken JSON, truncated bodies).
@@ -146,11 +148,11 @@ def random_frames(rng: random.Random, subscription: str, count: int) -> bytes:
                 out += frame(0x9, b"mid")
             out += frame(0x0, body[cut:])
         elif kind == 10:
-            out += frame(0x9, os.urandom(rng.randrange(126)) if rng.randrange(2) else b"")
+            out += frame(0x9, rng.randbytes(rng.randrange(126)) if rng.randrange(2) else b"")
         elif kind == 11:
             out += frame(0xA, b"unsolicited")
         elif kind == 12:
-            out += frame(0x2, os.urandom(rng.randrange(64)))
+            out += frame(0x2, rng.randbytes(rng.randrange(64)))
         elif kind == 13:
             out += text({"type": rng.choice(["ping", "pong", "complete", "error", "connection_ack", "ka"]),
                          "id": rng.choice([subscription, "other", 5]), "payload": random_json()})
@@ -158,7 +160,7 @@ def random_frames(rng: random.Random, subscription: str, count: int) -> bytes:
             out += frame(0x8, struct.pack("!H", rng.choice([1000, 1001, 1011, 4400, 4401, 4403, 4499, 0, 999]))
                          + b"bye" * rng.randrange(3))
         else:
-            out += os.urandom(rng.randrange(1, 16))  # raw garbage where a frame header should be
+            out += rng.randbytes(rng.randrange(1, 16))  # raw garbage where a frame header should be
     return bytes(out)
 
 
@@ -207,6 +209,10 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
             request_counts[path] = number + 1
             writer.write(random_answer(random.Random(seed + number)))
             await writer.drain()
+            return
+        if path == "/hang":
+            print(f"hang: {method} received", file=sys.stderr, flush=True)
+            await asyncio.sleep(3600)
             return
         if path.startswith("/refuse-"):
             writer.write(b"HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n")

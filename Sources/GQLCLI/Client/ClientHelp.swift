@@ -16,7 +16,7 @@ enum ClientHelp {
                 + "errors are printed and do not change it); 1 when the connection fails or is lost for good"
             : "0 for a response without errors; 2 when the response has GraphQL errors (it is still printed, a "
                 + "summary goes to standard error); 1 when there is no response (unreachable server, refused "
-                + "credentials, timeout)"
+                + "credentials, timeout); 130 or 143 when SIGINT or SIGTERM interrupted it"
         return "Exit status: \(outcomes); 64 for bad options (including an operation that does not parse or is not "
             + "of the command's kind). Keys, secrets and credential headers never appear in messages."
     }

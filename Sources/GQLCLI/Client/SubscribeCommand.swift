@@ -10,7 +10,9 @@ import GQLNet
 ///     'subscription { onCreateObjects { objectId text } }' --count 1
 /// {"data":{"onCreateObjects":{"objectId":"demo-1","text":"Hello"}}}
 /// ```
-struct SubscribeCommand: AsyncParsableCommand {
+struct SubscribeCommand: AsyncParsableCommand, InterruptibleCommand {
+    static let interruptEnding = InterruptEnding.stop
+
     static let configuration = CommandConfiguration(
         commandName: "subscribe",
         abstract: "Run a GraphQL subscription and print each event as a line of JSON.",
@@ -41,10 +43,6 @@ struct SubscribeCommand: AsyncParsableCommand {
             "Give up after this many failed reconnection attempts in a row (default: never).", valueName: "n"))
     var maxReconnects: Int?
 
-    private enum Outcome: Sendable {
-        case finished, interrupted
-    }
-
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let maxReconnects, maxReconnects < 0 { throw ValidationError("--max-reconnects must be 0 or more") }
@@ -52,42 +50,29 @@ struct SubscribeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // First, so an interrupt while connecting is a clean stop too.
-        let interrupts = InterruptSignals.stream()
+        // SIGINT and SIGTERM cancel this task (InterruptSignals, `.stop`): connecting or iterating ends, exit 0.
         let text = try ClientFailure.badOptions { try operation.operationText(for: .subscription) }
         let variables = try operation.parsedVariables().mapValues { $0 as any GQLValueConvertible }
         let secrets = client.secrets
         let server = try client.makeServer(subscribing: true, reconnectAttempts: maxReconnects)
-        let limit = count
         do {
-            _ = try await withThrowingTaskGroup(of: Outcome.self) { group in
-                group.addTask {
-                    for await _ in interrupts { return .interrupted }
-                    return .interrupted
+            do {
+                try await server.connect()
+            } catch {
+                throw ClientFailure.error(error, "cannot subscribe", secrets: secrets)
+            }
+            var received = 0
+            do {
+                for try await event in server.subscription(text, variables) {
+                    let line = try event.jsonValue.jsonString() + "\n"
+                    FileHandle.standardOutput.write(Data(line.utf8))
+                    received += 1
+                    if let count, received >= count { break }
                 }
-                group.addTask {
-                    do {
-                        try await server.connect()
-                    } catch {
-                        throw ClientFailure.error(error, "cannot subscribe", secrets: secrets)
-                    }
-                    var received = 0
-                    do {
-                        for try await event in server.subscription(text, variables) {
-                            let line = try event.jsonValue.jsonString() + "\n"
-                            FileHandle.standardOutput.write(Data(line.utf8))
-                            received += 1
-                            if let limit, received >= limit { break }
-                        }
-                    } catch let failure as GQLResult.Failure {
-                        throw ClientFailure.graphQLErrors(failure.errors, in: "subscription", secrets: secrets)
-                    } catch {
-                        throw ClientFailure.error(error, "the subscription failed", secrets: secrets)
-                    }
-                    return .finished
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? .finished
+            } catch let failure as GQLResult.Failure {
+                throw ClientFailure.graphQLErrors(failure.errors, in: "subscription", secrets: secrets)
+            } catch {
+                throw ClientFailure.error(error, "the subscription failed", secrets: secrets)
             }
         } catch {
             try? await server.shutdown()

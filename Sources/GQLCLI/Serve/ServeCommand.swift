@@ -11,7 +11,10 @@ import Logging
 /// HTTP      http://127.0.0.1:4000/graphql
 /// WebSocket ws://127.0.0.1:4000/graphql
 /// ```
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: AsyncParsableCommand, InterruptibleCommand {
+    /// The server's graceful shutdown answers SIGINT and SIGTERM (exit 0); InterruptSignals bounds how long it takes.
+    static let interruptEnding = InterruptEnding.own
+
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve a GraphQL API over a local SQLite file, with subscriptions.",

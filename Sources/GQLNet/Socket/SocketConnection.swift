@@ -156,18 +156,46 @@ final class SocketConnection: Sendable {
         return stream
     }
 
-    /// Ends everything: operations complete, observers finish, the socket closes; returns once its task ended
-    /// (bounded by the close handshake's timeout).
+    /// Ends everything: operations complete, observers finish, the socket closes; returns once its task ended,
+    /// after 3 s at most, or at once when the calling task is cancelled (the socket still closes, in the
+    /// background, within its close timeouts).
     func shutdown() async {
         guard let socket = shutdownNow() else { return }
         // The close handshake and the upgrade are bounded (close timeout, connect timeout); a connection payload
-        // provider that never returns is not: wait a little, then abandon it.
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await socket.value }
-            group.addTask { try? await Task.sleep(for: .seconds(3)) }
-            await group.next()
-            group.cancelAll()
+        // provider that never returns is not: wait a little, then abandon it. Unstructured, because awaiting a
+        // task's value does not end on cancellation: a task group would wait for it anyway.
+        // `nil` inside: done before anyone waited.
+        let waiter = GQLLocked<CheckedContinuation<Void, Never>??>(.some(nil))
+        let resume: @Sendable () -> Void = {
+            let continuation = waiter.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state = nil }
+                return state ?? nil
+            }
+            continuation?.resume()
         }
+        let watchers: [Task<Void, Never>] = [
+            Task {
+                await socket.value
+                resume()
+            },
+            Task {
+                _ = try? await Task.sleep(for: .seconds(3))
+                resume()
+            },
+        ]
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let done = waiter.withLock { state -> Bool in
+                    guard state != nil else { return true }
+                    state = .some(continuation)
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        } onCancel: {
+            resume()
+        }
+        for watcher in watchers { watcher.cancel() }
         socket.cancel()
     }
 

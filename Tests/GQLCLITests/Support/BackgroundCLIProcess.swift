@@ -23,6 +23,17 @@ final class BackgroundCLIProcess {
 
     var isRunning: Bool { process.isRunning }
 
+    /// The process's peak resident memory so far (`VmHWM` of /proc/PID/status), in bytes; `nil` once it ended or
+    /// where there is no /proc.
+    var peakResidentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8) else {
+            return nil
+        }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        let kilobytes = line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        return kilobytes.map { $0 * 1024 }
+    }
+
     /// What the process wrote on standard output so far.
     var stdout: String { scratch.read("stdout") }
 

@@ -1,0 +1,86 @@
+import Foundation
+import GQLTestSupport
+import Testing
+
+/// SIGTERM and SIGINT end a busy `gql-cli` within a second or two (InterruptSignals), and a ping flood does not grow
+/// a `subscribe`'s memory. The servers are Tests/Interop/hostile_ws_peer.py.
+@Suite("gql-cli under signals and floods", .timeLimit(.minutes(2)))
+struct SignalTests {
+    static let onCreate = "subscription { onCreateObjects { objectId } }"
+
+    static func withPeer<T>(_ body: (String) async throws -> T) async throws -> T {
+        try await PythonPeer.with("hostile_ws_peer.py") { peer in try await body(peer.ready) }
+    }
+
+    static func withPeer<T>(_ body: (PythonPeer) async throws -> T) async throws -> T {
+        try await PythonPeer.with("hostile_ws_peer.py") { peer in try await body(peer) }
+    }
+
+    /// Waits `duration` while `process` runs, and returns its peak resident memory.
+    static func peak(of process: BackgroundCLIProcess, over duration: Duration) async throws -> Int {
+        let end = ContinuousClock.now + duration
+        var peak = 0
+        while ContinuousClock.now < end, process.isRunning {
+            peak = max(peak, process.peakResidentBytes ?? 0)
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return max(peak, process.peakResidentBytes ?? 0)
+    }
+
+    /// Ends `process` with `signal` and returns how it ended and how long that took.
+    static func stop(_ process: BackgroundCLIProcess, with signal: Int32) async throws
+        -> (CLIProcess.Output, Duration)
+    {
+        let start = ContinuousClock.now
+        process.send(signal)
+        let output = try await process.wait(timeout: .seconds(20))
+        return (output, ContinuousClock.now - start)
+    }
+
+    /// Before: a pong queued per ping (7.8 GB after 11 minutes) and SIGTERM ignored for minutes. The flood runs 3 s;
+    /// the bound on the peak is far above a debug `gql-cli subscribe`'s own (about 40-60 MB) and far below what a
+    /// pong per ping would need over a longer flood; the exit is bounded by InterruptSignals' 1.5 s grace (5 s
+    /// allowed for a loaded machine).
+    @Test func aPingFloodKeepsSubscribeSmallAndSIGTERMEndsIt() async throws {
+        try await Self.withPeer { base in
+            let url = base.replacingOccurrences(of: "http://", with: "ws://") + "ping-flood"
+            let subscriber = try BackgroundCLIProcess(["subscribe", "--ws-url", url, Self.onCreate])
+            let peak = try await Self.peak(of: subscriber, over: .seconds(3))
+            #expect(subscriber.isRunning, "subscribe ended by itself: \(subscriber.stderr)")
+            #expect(peak > 0 && peak < 150 << 20, "peak RSS \(peak >> 20) MiB")
+            let (output, took) = try await Self.stop(subscriber, with: SIGTERM)
+            #expect(output.exited && output.status == 0, "exit \(output.status): \(output.stderr)")
+            #expect(took < .seconds(5), "\(took)")
+        }
+    }
+
+    @Test func aProtocolPingFloodEndsOnSIGINT() async throws {
+        try await Self.withPeer { base in
+            let url = base.replacingOccurrences(of: "http://", with: "ws://") + "protocol-ping-flood"
+            let subscriber = try BackgroundCLIProcess(["subscribe", "--ws-url", url, Self.onCreate])
+            let peak = try await Self.peak(of: subscriber, over: .seconds(2))
+            #expect(peak > 0 && peak < 150 << 20, "peak RSS \(peak >> 20) MiB")
+            let (output, took) = try await Self.stop(subscriber, with: SIGINT)
+            #expect(output.exited && output.status == 0, "exit \(output.status): \(output.stderr)")
+            #expect(took < .seconds(5), "\(took)")
+        }
+    }
+
+    /// A query waiting on a server that never answers (60 s timeout) is interrupted: 143 for SIGTERM, 130 for
+    /// SIGINT, as a shell reports a command a signal ended.
+    @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
+    func aWaitingQueryIsInterrupted(_ signal: Int32, _ status: Int32) async throws {
+        try await Self.withPeer { (peer: PythonPeer) in
+            let query = try BackgroundCLIProcess(["query", "--url", peer.ready + "hang", "{ a }", "--timeout", "60"])
+            // Signalled once the server has the request (polled, 20 s at most): the query is waiting for the answer.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !peer.stderr.contains("hang: POST received"), query.isRunning, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(query.isRunning, "query ended by itself: \(query.stderr)")
+            let (output, took) = try await Self.stop(query, with: signal)
+            #expect(output.exited && output.status == status, "exit \(output.status): \(output.stderr)")
+            #expect(took < .seconds(5), "\(took)")
+        }
+    }
+}
