@@ -80,8 +80,12 @@ import Testing
             #expect(line.contains("x…; error 2: "))
             #expect(line.hasSuffix("; … and 2 more\n"))
             #expect(!line.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E })
-            // Standard output is the response as JSON, exact.
+            // Standard output is the response as JSON, exact, and safe on a terminal: the bidi override the server
+            // put in a message is written as a JSON escape, which reads back to the same text.
+            #expect(!output.stdout.unicodeScalars.contains { $0.value == 0x202E }, "\(output.stdout)")
+            #expect(output.stdout.contains("\\u202e"), "\(output.stdout)")
             let response = try GQLValue(json: output.stdout)
+            #expect(response["errors"]?[0]?["message"]?.stringValue?.contains("\u{202E}xxx") == true)
             #expect(
                 response["errors"]?[6]?["message"]?.stringValue?.hasPrefix("error 7: \u{1B}[2Jcleared\nforged") == true)
         }

@@ -176,7 +176,7 @@ struct OperationOptions: ParsableArguments {
     /// Prints one response object as JSON.
     func printed(_ result: GQLResult) throws -> String {
         try CLIError.guarding("cannot write the response as JSON") {
-            try result.jsonValue.jsonString(pretty: pretty)
+            try TerminalText.json(result.jsonValue, pretty: pretty)
         }
     }
 

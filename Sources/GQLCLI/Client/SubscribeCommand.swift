@@ -64,7 +64,7 @@ struct SubscribeCommand: AsyncParsableCommand, InterruptibleCommand {
             var received = 0
             do {
                 for try await event in server.subscription(text, variables) {
-                    let line = try event.jsonValue.jsonString() + "\n"
+                    let line = try TerminalText.json(event.jsonValue) + "\n"
                     FileHandle.standardOutput.write(Data(line.utf8))
                     received += 1
                     if let count, received >= count { break }

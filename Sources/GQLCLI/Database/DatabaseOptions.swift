@@ -36,7 +36,7 @@ struct DatabaseOptions: ParsableArguments {
 
     /// Prints `value` as one line of compact JSON.
     func printJSON(_ value: GQLValue) throws {
-        print(try CLIError.guarding("cannot write JSON") { try value.jsonString() })
+        print(try CLIError.guarding("cannot write JSON") { try TerminalText.json(value) })
     }
 }
 

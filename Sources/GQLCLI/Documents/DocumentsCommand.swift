@@ -53,7 +53,7 @@ struct DocumentsCommand: ParsableCommand {
                         "file": .string(document.sourceName), "line": .int(Int64(document.line)),
                     ]
                 }
-                print(try CLIError.guarding("cannot write JSON") { try GQLValue.array(items).jsonString() })
+                print(try CLIError.guarding("cannot write JSON") { try TerminalText.json(GQLValue.array(items)) })
                 return
             }
             for document in documents {

@@ -1,3 +1,5 @@
+import GQLCore
+
 /// Text from a server (or a file) made safe to print on a terminal as one line: every character that moves the
 /// cursor, ends a line, starts an escape sequence or reorders what follows is shown as a visible escape instead.
 ///
@@ -32,6 +34,26 @@ enum TerminalText {
             } else {
                 out.unicodeScalars.append(scalar)
                 shown += 1
+            }
+        }
+        return out
+    }
+
+    /// `value` as JSON text that is as exact and as safe on a terminal: the encoder already writes the C0 controls
+    /// inside strings as escapes; DEL, the C1 controls, the separators and the bidirectional formatting characters,
+    /// which it writes as they are, become `\u` escapes too (they can only stand inside strings, so the JSON reads
+    /// back to the same value).
+    static func json(_ value: GQLValue, pretty: Bool = false) throws -> String {
+        let text = try value.jsonString(pretty: pretty)
+        guard text.unicodeScalars.contains(where: { $0.value >= 0x7F && isUnsafe($0) }) else { return text }
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            if scalar.value >= 0x7F, isUnsafe(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
             }
         }
         return out

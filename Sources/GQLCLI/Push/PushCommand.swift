@@ -90,7 +90,7 @@ struct PushCommand: AsyncParsableCommand {
                 "id": .string(sent.id), "recipients": .int(Int64(sent.recipients)),
                 "invalidUserIds": .array(sent.invalidUserIds.map { .string($0) }),
             ]
-            print(try answer.jsonString())
+            print(try TerminalText.json(answer))
             if !sent.invalidUserIds.isEmpty {
                 FileHandle.standardError.write(
                     Data("no device for: \(TerminalText.escaped(sent.invalidUserIds.joined(separator: ", ")))\n".utf8))

@@ -102,7 +102,7 @@ struct StorageCommand: AsyncParsableCommand {
                             "key": .string(object.key), "size": .int(Int64(object.size)), "etag": .string(object.etag),
                             "lastModified": object.lastModified.map { .string(GQLDate.string(from: $0)) } ?? .null,
                         ]
-                        print(try line.jsonString())
+                        print(try TerminalText.json(line))
                     } else {
                         print("\(date)  \(String(object.size).leftPadded(12))  \(TerminalText.escaped(object.key))")
                     }

@@ -24,7 +24,7 @@ extension SyncCommand {
                         "attempts": .int(Int64(item.attempts)), "error": .string(item.failure.message),
                         "variables": .object(item.variables),
                     ]
-                    print(try line.jsonString())
+                    print(try TerminalText.json(line))
                 }
                 return
             }

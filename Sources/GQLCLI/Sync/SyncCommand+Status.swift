@@ -43,7 +43,7 @@ extension SyncCommand {
                     "engine": .string(name), "pending": .int(Int64(pending)),
                     "failed": .int(Int64(failed)), "cursors": .object(byQuery),
                 ]
-                print(try status.jsonString())
+                print(try TerminalText.json(status))
                 return
             }
             print("engine \(name)")
