@@ -110,9 +110,9 @@ enum InterruptSignals {
                 Self.exitNow(status, "gql-cli: stopped by a second signal")
             }
             if ending != .own { cancel() }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(InterruptSignals.graceMilliseconds)) {
-                Self.exitNow(
-                    status, "gql-cli: the command did not stop within \(InterruptSignals.graceMilliseconds) ms of the signal")
+            let grace = InterruptSignals.graceMilliseconds
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(grace)) {
+                Self.exitNow(status, "gql-cli: the command did not stop within \(grace) ms of the signal")
             }
         }
 
