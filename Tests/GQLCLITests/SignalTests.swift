@@ -54,6 +54,33 @@ struct SignalTests {
         }
     }
 
+    /// SIGTERM in the middle of a download: the command's work is cancelled, so GQLStorage removes its hidden
+    /// `.part` file and nothing is left under the destination's name; exit 143. The server (hostile_s3_peer.py's
+    /// `slow` bucket) announces 64 MiB and sends 64 KiB every 20 ms, so the download is still running when the
+    /// signal comes.
+    @Test func SIGTERMDuringADownloadLeavesNoPartFile() async throws {
+        try await PythonPeer.with("hostile_s3_peer.py") { peer in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signal-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let files = { (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] }
+            let download = try BackgroundCLIProcess([
+                "storage", "download", "slow/big.bin", directory.appendingPathComponent("big.bin").path,
+                "--endpoint", peer.ready, "--access-key", "AKIDHOSTILE", "--secret-key", "hostile-secret",
+            ])
+            // Until the download writes its hidden file (bounded: 20 s).
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline, download.isRunning, files().isEmpty {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(files().count == 1 && files()[0].hasSuffix(".part"), "\(files()): \(download.stderr)")
+            let (output, took) = try await Self.stop(download, with: SIGTERM)
+            #expect(output.exited && output.status == 143, "exit \(output.status): \(output.stderr)")
+            #expect(took < .seconds(5), "\(took)")
+            #expect(files().isEmpty, "left behind: \(files())")
+        }
+    }
+
     @Test func aProtocolPingFloodEndsOnSIGINT() async throws {
         try await Self.withPeer { base in
             let url = base.replacingOccurrences(of: "http://", with: "ws://") + "protocol-ping-flood"
