@@ -6,7 +6,8 @@ import Testing
 
 /// A seeded generator of hostile and half-valid documents and variables, run through the engine's whole path
 /// (scan, parse, limits, validation, execution) and, for a share, over HTTP to a real server. Whatever comes in,
-/// the answer is a JSON object with `data` or `errors`, and the server still answers a plain query after it.
+/// the answer is a JSON object with `data` or `errors`, and after every 100 documents the server still answers a
+/// known query over HTTP with exactly the answer it gave before them.
 ///
 /// `make fuzz` runs it for `GQL_FUZZ_SECONDS` (default 60) from `GQL_FUZZ_SEED` (default: the time); a plain test
 /// run does 300 documents from the fixed seeds below. A seed that ever failed joins ``regressionSeeds``.
@@ -20,9 +21,17 @@ struct FuzzTests {
         let seconds = environment["GQL_FUZZ_SECONDS"].flatMap(Double.init)
         let seed = environment["GQL_FUZZ_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970)
         let seeds = seconds == nil ? Self.regressionSeeds : [seed]
+        if seconds != nil { print("FuzzTests: seed \(seed) (GQL_FUZZ_SEED=\(seed) replays it)") }
         let deadline = ContinuousClock.now + .seconds(seconds ?? 0)
         try await withDevServer { server, endpoints in
             let engine = try #require(server.devEngine)
+            // An object no generated document names, and the exact answer a read of it must keep getting.
+            let known = "fuzz-known-\(UUID().uuidString)"
+            let made = await engine.execute(
+                .init(query: #"mutation { createObjects(input: {objectId: "\#(known)", text: "known"}) { objectId } }"#))
+            #expect(made.value["errors"] == nil)
+            let probe = #"{ getObjects(objectId: "\#(known)") { objectId text } }"#
+            let expected: GQLValue = ["data": ["getObjects": ["objectId": .string(known), "text": "known"]]]
             for seed in seeds {
                 var generator = DocumentGenerator(seed: seed)
                 var count = 0
@@ -34,6 +43,12 @@ struct FuzzTests {
                     if count % 10 == 0 {
                         let outcome = try await post(endpoints.http, ["query": .string(query), "variables": .object(variables)])
                         #expect([200, 400].contains(outcome.status), "seed \(seed) #\(count): HTTP \(outcome.status)")
+                    }
+                    if count % 100 == 0 {
+                        let answer = try await post(endpoints.http, ["query": .string(probe)])
+                        #expect(
+                            answer.status == 200 && answer.json == expected,
+                            "seed \(seed) after #\(count): the known query got HTTP \(answer.status) \(answer.json.map { "\($0)" } ?? "")")
                     }
                 }
             }
