@@ -11,7 +11,7 @@ import GQLCore
 /// (U+0080–U+009F, which terminals read as escape sequences too), the line and paragraph separators, and the
 /// bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which can make a
 /// line read differently from what it holds. Everything else, backslashes included, is printed as it is; JSON
-/// output (`--json`) is exact instead.
+/// output (`--json`, ``json(_:pretty:)``) is exact instead, with the same characters as JSON escapes.
 enum TerminalText {
     /// `text` with every unsafe character escaped; with `limit`, cut with `…` once about that many characters are
     /// shown (an escape counts as its length; only the shown part is read, so a huge text costs no more than a
