@@ -1,3 +1,4 @@
+import Foundation
 import GQLNet
 
 extension GQLCache {
@@ -22,6 +23,19 @@ extension GQLCache {
         public var queries: GQLQuery = .shared
         /// Most records kept in memory in front of SQLite; past it half are dropped from memory (not from the file).
         public var memoryLimit = 100_000
+        /// How long a field stays fresh after it was written, by type (`"User"`) or by field (`"User.name"`,
+        /// which wins over its type); root fields are `"Query.field"` and `"Mutation.field"`. A field past its
+        /// age is stale: it is served with ``Result/isStale`` and refreshed (see ``Policy``).
+        ///
+        /// ```swift
+        /// configuration.maxAge = ["Note": .seconds(600), "Note.views": .seconds(30)]
+        /// ```
+        public var maxAge: [String: Duration] = [:]
+        /// The age of fields no ``maxAge`` entry names; `nil` (the default): they never go stale.
+        public var defaultMaxAge: Duration? = nil
+        /// The time now, for expiry and for the read times that pick what a byte budget trims; tests inject
+        /// their own.
+        public var clock: @Sendable () -> Date = { Date() }
 
         public init() {}
     }

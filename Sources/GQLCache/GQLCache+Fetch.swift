@@ -10,23 +10,39 @@ extension GQLCache {
     /// let offline = try await cache.fetch(server, "UserQuery", ["id": 1], policy: .networkFirst)
     /// print(offline.source)           // .cache when the server could not be reached
     /// ```
+    /// A cached answer holding a field past its ``Configuration/maxAge`` is stale. Under
+    /// ``Policy/cacheFirst`` a stale answer no more than `maxStale` past its age is returned with
+    /// ``Result/isStale`` and refreshed from the network in the background; one further past is a miss that
+    /// goes to the network, and is returned (stale) only when the network fails. ``Policy/cacheAndNetwork``,
+    /// ``Policy/cacheOnly`` and the fallback of ``Policy/networkFirst`` return a stale answer with the flag set.
     /// - Parameters:
     ///   - operation: a query's name in ``Configuration/queries``, or its text.
     ///   - variables: plain Swift values, as ``GQLServer/query(_:_:headers:)`` takes them.
+    ///   - maxStale: how far past its age a cached answer may be and still be returned first under
+    ///     ``Policy/cacheFirst`` (zero: a stale answer waits for the network).
     /// - Throws: ``GQLError`` `.cacheMiss` under ``Policy/cacheOnly`` naming the first missing field; the
     ///   server's transport errors when the network was needed (and, under ``Policy/networkFirst``, the cache
     ///   could not answer either); `.invalidArgument` for an operation that is not a query.
     public func fetch(
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
-        policy: Policy = .cacheFirst, store: Bool = true
+        policy: Policy = .cacheFirst, store: Bool = true, maxStale: Duration = .zero
     ) async throws -> Result {
         let request = try self.request(operation, variables.mapValues(\.gqlValue), .query, "fetch", store: store)
         switch policy {
         case .cacheOnly:
             return try cachedResult(request)
         case .cacheFirst:
-            if let hit = try cachedResultIfComplete(request) { return hit }
-            return try await network(server, request)
+            guard let (hit, staleness) = try cachedHit(request) else { return try await network(server, request) }
+            guard let staleness else { return hit }
+            if staleness <= FieldExpiry.seconds(maxStale) {
+                Task { _ = try? await self.network(server, request) }
+                return hit
+            }
+            do {
+                return try await network(server, request)
+            } catch let failure where !Self.isCancellation(failure) {
+                return hit
+            }
         case .networkOnly:
             return try await network(server, request)
         case .networkFirst:
@@ -87,11 +103,10 @@ extension GQLCache {
         return Request(operation: operation, given: given, variables: operation.variables(given), store: store)
     }
 
-    /// The cache's answer, or the miss.
+    /// The cache's answer (stale or not), or the miss.
     func cachedResult(_ request: Request) throws -> Result {
         do {
-            let answer = try cachedAnswer(request.operation, request.variables)
-            return Result(result: GQLResult(data: answer.data), source: .cache)
+            return try cachedHitOrMiss(request).result
         } catch let miss as ReadMiss {
             throw miss.error
         }
@@ -99,11 +114,22 @@ extension GQLCache {
 
     /// The cache's answer, or `nil` when it misses a field (other failures, such as a closed database, throw).
     func cachedResultIfComplete(_ request: Request) throws -> Result? {
+        try cachedHit(request)?.result
+    }
+
+    /// The cache's answer with how many seconds past its age it is (`nil`: fresh), or `nil` on a miss.
+    func cachedHit(_ request: Request) throws -> (result: Result, staleness: Double?)? {
         do {
-            return try cachedResult(request)
-        } catch let error as GQLError where error.code == .cacheMiss {
+            return try cachedHitOrMiss(request)
+        } catch is ReadMiss {
             return nil
         }
+    }
+
+    private func cachedHitOrMiss(_ request: Request) throws -> (result: Result, staleness: Double?) {
+        let answer = try cachedAnswer(request.operation, request.variables)
+        let result = Result(result: GQLResult(data: answer.data), source: .cache, isStale: answer.staleness != nil)
+        return (result, answer.staleness)
     }
 
     /// The server's answer, stored when it has data and no errors (and the request stores).

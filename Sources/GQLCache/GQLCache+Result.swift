@@ -17,7 +17,7 @@ extension GQLCache {
         /// error), the cache's answer if it has one, else the network's error.
         case networkFirst
         /// The cache's answer at once when it has every field, then the network's: ``GQLCache/watch(_:_:_:policy:store:)``
-        /// emits both; ``GQLCache/fetch(_:_:_:policy:store:)`` returns the cached one and refreshes the cache in the
+        /// emits both; ``GQLCache/fetch(_:_:_:policy:store:maxStale:)`` returns the cached one and refreshes the cache in the
         /// background (the network's, when the cache misses).
         case cacheAndNetwork
     }
@@ -40,7 +40,7 @@ extension GQLCache {
         public var result: GQLResult
         /// ``Source/cache`` or ``Source/network``.
         public var source: Source
-        /// Whether the cached answer is past its lifetime. Always `false` until expiry lands.
+        /// Whether the cached answer holds a field past its ``Configuration/maxAge`` (a network answer: never).
         public var isStale: Bool
 
         public init(result: GQLResult, source: Source, isStale: Bool = false) {

@@ -32,6 +32,7 @@ public final class GQLCache: Sendable {
     let watchers = WatcherRegistry()
     let keys: KeyPolicy
     let matcher: TypeMatcher
+    let expiry: FieldExpiry
     /// Compiled operations by text (or registry name).
     private let operations = GQLLocked<[String: CacheOperation]>([:])
 
@@ -54,6 +55,7 @@ public final class GQLCache: Sendable {
         store = try RecordStore(database: database, memoryLimit: configuration.memoryLimit)
         keys = KeyPolicy(keyFields: configuration.keyFields, defaultKeyFields: configuration.defaultKeyFields)
         matcher = TypeMatcher(possibleTypes: configuration.possibleTypes)
+        expiry = FieldExpiry(configuration)
     }
 
     /// A cache in a database file of its own at `path` (created, with its directories, when missing).
@@ -114,6 +116,23 @@ public final class GQLCache: Sendable {
         } catch let miss as ReadMiss {
             throw miss.error
         }
+    }
+
+    /// The answer to an operation from the cache alone, as a ``Result`` (``Source/cache``, with
+    /// ``Result/isStale`` telling whether a field it read is past its ``Configuration/maxAge``).
+    ///
+    /// ```swift
+    /// let cached = try cache.readResult("UserQuery", ["id": "1"])
+    /// if cached.isStale { refreshLater() }
+    /// ```
+    /// - Throws: ``GQLError`` `.cacheMiss` naming the first field (by its path in the answer) that is not cached.
+    public func readResult(
+        _ operation: String, _ variables: [String: any GQLValueConvertible] = [:]
+    ) throws -> Result {
+        let operation = try self.operation(operation)
+        let given = variables.mapValues(\.gqlValue)
+        return try cachedResult(
+            Request(operation: operation, given: given, variables: operation.variables(given), store: false))
     }
 
     /// Removes the record `key` (`"User:1"`, see ``key(_:_:)``); answers that held it miss until it is fetched
@@ -188,17 +207,31 @@ public final class GQLCache: Sendable {
     func merge(_ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues) throws {
         var normalizer = Normalizer(keys: keys, matcher: matcher, variables: variables)
         try normalizer.add(data, selections: operation.selections, rootKey: operation.rootKey)
-        let changed = try store.merge(normalizer.records)
+        let changed = try store.merge(normalizer.records, receivedAt: expiry.isOn ? now : nil)
         watchers.notify(changed)
     }
 
-    /// The answer from records, and the keys it read (also when it misses: thrown with them).
-    func cachedAnswer(_ operation: CacheOperation, _ variables: GQLValues) throws -> (data: GQLValue, keys: Set<String>)
-    {
+    /// The configuration's clock, in seconds since 1970.
+    var now: Double { configuration.clock().timeIntervalSince1970 }
+
+    /// The answer from records, the keys it read (also when it misses: thrown with them), and how many seconds
+    /// past its age its stalest field is (`nil`: fresh).
+    func cachedAnswer(
+        _ operation: CacheOperation, _ variables: GQLValues
+    ) throws -> (data: GQLValue, keys: Set<String>, staleness: Double?) {
         var reader = AnswerReader(matcher: matcher, variables: variables, load: store.load)
+        if expiry.isOn {
+            let rootTypename =
+                switch operation.kind {
+                case .query: "Query"
+                case .mutation: "Mutation"
+                case .subscription: "Subscription"
+                }
+            reader.expiry = (expiry, now, rootTypename)
+        }
         do {
             let data = try reader.read(operation.selections, rootKey: operation.rootKey)
-            return (data, reader.dependencies)
+            return (data, reader.dependencies, reader.staleness)
         } catch let error as GQLError where error.code == .cacheMiss {
             throw ReadMiss(error: error, keys: reader.dependencies)
         }

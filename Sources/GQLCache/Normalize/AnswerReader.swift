@@ -15,9 +15,13 @@ struct AnswerReader {
     let variables: GQLValues
     /// Loads the records of the keys it is given (the ones it has), in as few round trips as it can.
     let load: ([String]) throws -> [String: GQLValues]
+    /// The ages fields are held to, the time now, and the type name of the root record (`Query`).
+    var expiry: (rule: FieldExpiry, now: Double, rootTypename: String)?
     private(set) var records: [String: GQLValues] = [:]
     /// The keys of every record the answer needed, whether the cache had it or not.
     private(set) var dependencies: Set<String> = []
+    /// How many seconds past its age the stalest field the answer read is; `nil` when every field is fresh.
+    private(set) var staleness: Double?
 
     init(matcher: TypeMatcher, variables: GQLValues, load: @escaping ([String]) throws -> [String: GQLValues]) {
         self.matcher = matcher
@@ -30,6 +34,7 @@ struct AnswerReader {
     /// - Throws: ``GQLError`` `.cacheMiss` naming the first field (by its path in the answer) the cache does not
     ///   have; ``dependencies`` then holds what was looked at, so a watcher still hears when it arrives.
     mutating func read(_ selections: SelectionSetPlan, rootKey: String) throws -> GQLValue {
+        staleness = nil
         try prefetch(selections, rootKey: rootKey)
         return try build(key: rootKey, selections: selections, isRoot: true, path: [])
     }
@@ -73,7 +78,7 @@ struct AnswerReader {
         }
     }
 
-    private func build(key: String, selections: SelectionSetPlan, isRoot: Bool, path: [String]) throws -> GQLValue {
+    private mutating func build(key: String, selections: SelectionSetPlan, isRoot: Bool, path: [String]) throws -> GQLValue {
         // A missing root reads as an empty one, so the miss names the first field asked for.
         guard let record = records[key] ?? (isRoot ? [:] : nil) else {
             throw miss(path, "its record \(key) is not in the cache")
@@ -87,6 +92,13 @@ struct AnswerReader {
             guard let stored = record[storageKey] else {
                 throw miss(here, "record \(key) has no field \(storageKey)")
             }
+            if let expiry,
+                let past = expiry.rule.staleness(
+                    record, typename: isRoot ? (typename ?? expiry.rootTypename) : typename, field: field.name,
+                    storageKey: storageKey, now: expiry.now)
+            {
+                staleness = max(staleness ?? 0, past)
+            }
             if let nested = field.selections {
                 object[collected.responseKey] = try buildValue(stored, selections: nested, path: here)
             } else {
@@ -99,7 +111,7 @@ struct AnswerReader {
         return .object(object)
     }
 
-    private func buildValue(_ stored: GQLValue, selections: SelectionSetPlan, path: [String]) throws -> GQLValue {
+    private mutating func buildValue(_ stored: GQLValue, selections: SelectionSetPlan, path: [String]) throws -> GQLValue {
         if let key = StoredValue.referencedKey(stored) {
             return try build(key: key, selections: selections, isRoot: false, path: path)
         }

@@ -117,7 +117,11 @@ final class RecordStore: Sendable {
 
     /// Merges `records` field by field into the stored ones, in one transaction, and returns the keys of the
     /// records that changed (a field added or given another value).
-    func merge(_ records: [String: GQLValues]) throws -> Set<String> {
+    ///
+    /// With `receivedAt` (expiry on), every field the records bring gets that receive time in the record's
+    /// ``FieldExpiry/receivedMember``, and such a record is written even when no value changed; a new time
+    /// alone is not a change.
+    func merge(_ records: [String: GQLValues], receivedAt: Double? = nil) throws -> Set<String> {
         guard !records.isEmpty else { return [] }
         return try writeLock.withLock { _ in
             let keys = Array(records.keys)
@@ -125,13 +129,21 @@ final class RecordStore: Sendable {
             var current = Dictionary(uniqueKeysWithValues: cached)
             let now = Date().timeIntervalSince1970
             var written: [String: GQLValues] = [:]
+            var changed: Set<String> = []
             try database.write { tx in
                 let unknown = keys.filter { current[$0] == nil }
                 if !unknown.isEmpty { current.merge(try Self.select(unknown, tx)) { kept, _ in kept } }
                 for (key, fields) in records {
                     let old = current[key]
-                    let merged = old.map { $0.merging(fields) { _, new in new } } ?? fields
-                    guard merged != old else { continue }
+                    var merged = old.map { $0.merging(fields) { _, new in new } } ?? fields
+                    if let receivedAt {
+                        var received = old?[FieldExpiry.receivedMember]?.objectValue ?? [:]
+                        for field in fields.keys { received[field] = .double(receivedAt) }
+                        merged[FieldExpiry.receivedMember] = .object(received)
+                    }
+                    let isChange = old == nil || fields.contains { old?[$0.key] != $0.value }
+                    guard isChange || (receivedAt != nil && merged != old) else { continue }
+                    if isChange { changed.insert(key) }
                     let text = try GQLValue.object(merged).jsonString()
                     _ = try tx.change(
                         sql: """
@@ -146,7 +158,7 @@ final class RecordStore: Sendable {
                 for (key, record) in written { memory.records[key] = record }
                 trim(&memory)
             }
-            return Set(written.keys)
+            return changed
         }
     }
 

@@ -14,7 +14,7 @@ extension GQLCache {
     /// When a change leaves the cache without part of the answer (an ``evict(key:)``, a ``clear()``), a watch
     /// that may use the network fetches the answer again; a ``Policy/cacheOnly`` watch waits for the records to
     /// come back. A failed refetch is not an error of the watch: it waits for the next change.
-    /// - Throws (from the iteration): the first answer's errors, as ``fetch(_:_:_:policy:store:)`` throws them.
+    /// - Throws (from the iteration): the first answer's errors, as ``fetch(_:_:_:policy:store:maxStale:)`` throws them.
     public func watch(
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
         policy: Policy = .cacheFirst, store: Bool = true
@@ -93,7 +93,11 @@ private struct Watcher: Sendable {
         case .cacheFirst, .cacheAndNetwork:
             if let hit = try cache.cachedResultIfComplete(request) {
                 emit(hit)
-                if policy == .cacheAndNetwork { emit(try await cache.network(server, request)) }
+                if policy == .cacheAndNetwork {
+                    emit(try await cache.network(server, request))
+                } else if hit.isStale, let fresh = try? await cache.network(server, request) {
+                    emit(fresh)  // A stale first answer is refreshed; offline, the stale one stands.
+                }
             } else {
                 emit(try await cache.network(server, request))
             }
@@ -113,7 +117,9 @@ private struct Watcher: Sendable {
             do {
                 let answer = try cache.cachedAnswer(request.operation, request.variables)
                 cache.watchers.setDependencies(answer.keys, of: id, readSince: before)
-                emit(GQLCache.Result(result: GQLResult(data: answer.data), source: .cache))
+                emit(
+                    GQLCache.Result(
+                        result: GQLResult(data: answer.data), source: .cache, isStale: answer.staleness != nil))
             } catch let miss as ReadMiss {
                 cache.watchers.setDependencies(miss.keys, of: id, readSince: before)
                 guard policy != .cacheOnly else { continue }

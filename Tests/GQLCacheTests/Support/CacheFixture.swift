@@ -53,8 +53,11 @@ final class CacheFixture: Sendable {
         self.cache = cache
     }
 
-    /// Starts the server with notes `1`…`notes` (title `Note i`, n = i) and opens the cache.
-    static func make(notes: Int = 3) async throws -> CacheFixture {
+    /// Starts the server with notes `1`…`notes` (title `Note i`, n = i) and opens the cache, its configuration
+    /// edited by `edit`.
+    static func make(
+        notes: Int = 3, _ edit: (inout GQLCache.Configuration) -> Void = { _ in }
+    ) async throws -> CacheFixture {
         let directory = try TemporaryDirectory(prefix: "gqlcache")
         var serverConfiguration = GQLDevServer.Configuration()
         serverConfiguration.port = 0
@@ -69,6 +72,7 @@ final class CacheFixture: Sendable {
         let queries = try cacheTestQueries()
         var configuration = GQLCache.Configuration()
         configuration.queries = queries
+        edit(&configuration)
         let cache = try GQLCache(path: directory.path("cache.sqlite"), configuration: configuration)
         let fixture = CacheFixture(
             directory: directory, server: server, serverTask: task, client: client, queries: queries, cache: cache)
@@ -107,4 +111,16 @@ func memoryCache(_ edit: (inout GQLCache.Configuration) -> Void = { _ in }) thro
     configuration.queries = try cacheTestQueries()
     edit(&configuration)
     return try GQLCache(inMemory: true, configuration: configuration)
+}
+
+/// A clock the tests move by hand, for expiry and read times.
+final class TestClock: Sendable {
+    private let time = GQLLocked(Date(timeIntervalSince1970: 1_800_000_000))
+
+    var now: Date { time.withLock { $0 } }
+
+    func advance(seconds: Double) { time.withLock { $0 += seconds } }
+
+    /// The closure for ``GQLCache/Configuration/clock``.
+    var clock: @Sendable () -> Date { { [time] in time.withLock { $0 } } }
 }

@@ -1,0 +1,47 @@
+import GQLCore
+
+/// When a field goes stale: the ages of ``GQLCache/Configuration/maxAge`` in seconds, and the receive times the
+/// record store keeps per field.
+///
+/// Each record written while expiry is on holds `"__received": {"<field key>": <seconds since 1970>}` beside its
+/// fields (GraphQL reserves names starting with `__`, so no field can collide with it). A field's time is set
+/// each time an answer brings it, whether or not its value changed, which is not a change watchers hear of.
+struct FieldExpiry: Sendable {
+    static let receivedMember = "__received"
+
+    var byName: [String: Double]
+    var defaultAge: Double?
+
+    init(_ configuration: GQLCache.Configuration) {
+        byName = configuration.maxAge.mapValues(Self.seconds)
+        defaultAge = configuration.defaultMaxAge.map(Self.seconds)
+    }
+
+    /// Whether any field can go stale; without it the store keeps no receive times.
+    var isOn: Bool { defaultAge != nil || !byName.isEmpty }
+
+    /// The age of `field` of an object of `typename`: its own entry, its type's, or the default.
+    func maxAge(_ typename: String?, _ field: String) -> Double? {
+        if let typename {
+            if let age = byName[typename + "." + field] { return age }
+            if let age = byName[typename] { return age }
+        }
+        return defaultAge
+    }
+
+    /// How many seconds past its age the field `storageKey` of `record` is at `now`; `nil` when fresh. A field
+    /// without a receive time (written while expiry was off) counts as received at 1970: stale.
+    func staleness(
+        _ record: GQLValues, typename: String?, field: String, storageKey: String, now: Double
+    ) -> Double? {
+        guard let age = maxAge(typename, field) else { return nil }
+        let received = record[Self.receivedMember]?[storageKey]?.doubleValue ?? 0
+        let past = now - (received + age)
+        return past > 0 ? past : nil
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}
