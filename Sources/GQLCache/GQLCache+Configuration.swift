@@ -33,6 +33,14 @@ extension GQLCache {
         public var maxAge: [String: Duration] = [:]
         /// The age of fields no ``maxAge`` entry names; `nil` (the default): they never go stale.
         public var defaultMaxAge: Duration? = nil
+        /// Most bytes the record table may hold (each record's key and fields' JSON); past it the least recently
+        /// read records are removed until 90% of it is left. `nil` (the default): no budget, and no read times
+        /// are kept.
+        ///
+        /// ```swift
+        /// configuration.maximumBytes = 50 << 20   // 50 MiB
+        /// ```
+        public var maximumBytes: Int? = nil
         /// The time now, for expiry and for the read times that pick what a byte budget trims; tests inject
         /// their own.
         public var clock: @Sendable () -> Date = { Date() }

@@ -52,7 +52,10 @@ public final class GQLCache: Sendable {
         configuration.keyFields.merge(keyFields) { _, given in given }
         self.configuration = configuration
         self.database = database
-        store = try RecordStore(database: database, memoryLimit: configuration.memoryLimit)
+        let clock = configuration.clock
+        store = try RecordStore(
+            database: database, memoryLimit: configuration.memoryLimit, maximumBytes: configuration.maximumBytes,
+            clock: { clock().timeIntervalSince1970 })
         keys = KeyPolicy(keyFields: configuration.keyFields, defaultKeyFields: configuration.defaultKeyFields)
         matcher = TypeMatcher(possibleTypes: configuration.possibleTypes)
         expiry = FieldExpiry(configuration)

@@ -46,7 +46,7 @@ import Testing
         let cache = try GQLCache(database: db)
         try cache.write(Self.query, data: Self.data)
         #expect(try GQLMigrator.version(of: db) == 1)
-        #expect(try GQLMigrator(namespace: "gqlcache").appliedVersion(db) == 1)
+        #expect(try GQLMigrator(namespace: "gqlcache").appliedVersion(db) == 2)
         // A second cache on the same database (another launch) finds the table made.
         let again = try GQLCache(database: db)
         #expect(try again.read(Self.query) == Self.data)

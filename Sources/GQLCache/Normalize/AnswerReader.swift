@@ -63,18 +63,10 @@ struct AnswerReader {
                     guard let nested = collected.field.selections,
                         let stored = record[collected.field.storageKey(variables)]
                     else { continue }
-                    Self.references(in: stored) { next.append(Pending(key: $0, selections: nested, isRoot: false)) }
+                    StoredValue.references(in: stored) { next.append(Pending(key: $0, selections: nested, isRoot: false)) }
                 }
             }
             level = next
-        }
-    }
-
-    private static func references(in stored: GQLValue, _ body: (String) -> Void) {
-        if let key = StoredValue.referencedKey(stored) {
-            body(key)
-        } else if case .array(let elements) = stored {
-            for element in elements { references(in: element, body) }
         }
     }
 

@@ -26,6 +26,23 @@ enum CacheKey {
         return key
     }
 
+    /// What a key names, for statistics: a root, the type of a keyed record, or `(nested)` for a path key (one
+    /// with an unescaped `.`).
+    static func kind(of key: String) -> String {
+        var escaped = false
+        for character in key {
+            if escaped {
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "." {
+                return "(nested)"
+            }
+        }
+        guard let colon = key.firstIndex(of: ":") else { return key }
+        return String(key[..<colon])
+    }
+
     /// A key field's value as text: strings as they are, numbers and booleans as JSON writes them.
     static func text(of value: GQLValue) -> String {
         if case .string(let string) = value { return string }
@@ -61,6 +78,15 @@ enum StoredValue {
     static func referencedKey(_ stored: GQLValue) -> String? {
         guard case .object(let members) = stored, members.count == 1 else { return nil }
         return members[referenceMember]?.stringValue
+    }
+
+    /// Calls `body` with each key `stored` refers to: itself a reference, or a list (of lists) of them.
+    static func references(in stored: GQLValue, _ body: (String) -> Void) {
+        if let key = referencedKey(stored) {
+            body(key)
+        } else if case .array(let elements) = stored {
+            for element in elements { references(in: element, body) }
+        }
     }
 
     /// A leaf (a field without a selection set) as stored: objects wrapped, lists element by element.

@@ -21,17 +21,33 @@ final class RecordStore: Sendable {
     /// Keys per `IN` list: well under SQLite's parameter limit (32,766 since 3.32; 999 before).
     static let batchSize = 500
 
-    private struct Memory {
+    /// Most bytes (keys and fields' JSON) the table may hold; past it the least recently read records go.
+    let maximumBytes: Int?
+    /// The time now in seconds since 1970 (the configuration's clock).
+    let clock: @Sendable () -> Double
+
+    struct Memory {
         var records: [String: GQLValues] = [:]
         var generation: UInt64 = 0
+        /// Read times not yet written to `read_at` (only with a byte budget): written with the next write.
+        var reads: [String: Double] = [:]
     }
 
-    private let memory = GQLLocked(Memory())
-    private let writeLock = GQLLocked(())
+    let memory = GQLLocked(Memory())
+    /// Held across each write transaction and the memory update after it; holds the byte sizes of the records
+    /// (loaded on the first write under a byte budget, then kept up to date).
+    let writeLock = GQLLocked<[String: Int]?>(nil)
+    /// Pending read times past which a read writes them itself rather than waiting for the next write.
+    static let readFlushThreshold = 4_096
 
-    init(database: GQLDatabase, memoryLimit: Int) throws {
+    init(
+        database: GQLDatabase, memoryLimit: Int, maximumBytes: Int? = nil,
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) throws {
         self.database = database
         self.memoryLimit = max(memoryLimit, 0)
+        self.maximumBytes = maximumBytes.map { max($0, 0) }
+        self.clock = clock
         try Self.migrator.migrate(database)
     }
 
@@ -48,6 +64,10 @@ final class RecordStore: Sendable {
                 ) WITHOUT ROWID
                 """)
         }
+        migrator.step(2, "read times") { tx in
+            // When each record was last read (written in batches), for trimming to a byte budget.
+            try tx.execute("ALTER TABLE \(table) ADD COLUMN read_at REAL")
+        }
         return migrator
     }
 
@@ -63,14 +83,16 @@ final class RecordStore: Sendable {
             }
             return memory.generation
         }
-        guard !missing.isEmpty else { return found }
-        let loaded = try database.read { tx in try Self.select(missing, tx) }
-        memory.withLock { memory in
-            guard memory.generation == generation else { return }
-            for (key, record) in loaded where memory.records[key] == nil { memory.records[key] = record }
-            trim(&memory)
+        if !missing.isEmpty {
+            let loaded = try database.read { tx in try Self.select(missing, tx) }
+            memory.withLock { memory in
+                guard memory.generation == generation else { return }
+                for (key, record) in loaded where memory.records[key] == nil { memory.records[key] = record }
+                trim(&memory)
+            }
+            found.merge(loaded) { _, loaded in loaded }
         }
-        found.merge(loaded) { _, loaded in loaded }
+        if maximumBytes != nil { try noteReads(found.keys) }
         return found
     }
 
@@ -123,14 +145,16 @@ final class RecordStore: Sendable {
     /// alone is not a change.
     func merge(_ records: [String: GQLValues], receivedAt: Double? = nil) throws -> Set<String> {
         guard !records.isEmpty else { return [] }
-        return try writeLock.withLock { _ in
+        return try writeLock.withLock { sizes in
             let keys = Array(records.keys)
             let cached = memory.withLock { memory in keys.compactMap { key in memory.records[key].map { (key, $0) } } }
             var current = Dictionary(uniqueKeysWithValues: cached)
-            let now = Date().timeIntervalSince1970
+            let now = clock()
             var written: [String: GQLValues] = [:]
             var changed: Set<String> = []
+            let reads = takeReads()
             try database.write { tx in
+                try Self.writeReads(reads, tx)
                 let unknown = keys.filter { current[$0] == nil }
                 if !unknown.isEmpty { current.merge(try Self.select(unknown, tx)) { kept, _ in kept } }
                 for (key, fields) in records {
@@ -151,6 +175,7 @@ final class RecordStore: Sendable {
                             ON CONFLICT(key) DO UPDATE SET fields = excluded.fields, updated_at = excluded.updated_at
                             """, [.string(key), .string(text), .double(now)], table: Self.table)
                     written[key] = merged
+                    if sizes != nil { sizes?[key] = key.utf8.count + text.utf8.count }
                 }
             }
             memory.withLock { memory in
@@ -158,13 +183,16 @@ final class RecordStore: Sendable {
                 for (key, record) in written { memory.records[key] = record }
                 trim(&memory)
             }
+            if let maximumBytes {
+                changed.formUnion(try trimToBudget(maximumBytes, &sizes))
+            }
             return changed
         }
     }
 
     /// Removes the records of `keys`; returns the keys that were there.
     func remove(_ keys: [String]) throws -> Set<String> {
-        try writeLock.withLock { _ in
+        try writeLock.withLock { sizes in
             var removed: Set<String> = []
             try database.write { tx in
                 for key in keys
@@ -178,23 +206,26 @@ final class RecordStore: Sendable {
                 memory.generation &+= 1
                 for key in keys { memory.records[key] = nil }
             }
+            for key in removed { sizes?[key] = nil }
             return removed
         }
     }
 
     /// Removes every record.
     func removeAll() throws {
-        try writeLock.withLock { _ in
+        try writeLock.withLock { sizes in
             try database.write { tx in _ = try tx.change(sql: "DELETE FROM \(Self.table)", [], table: Self.table) }
             memory.withLock { memory in
                 memory.generation &+= 1
                 memory.records.removeAll()
+                memory.reads.removeAll()
             }
+            if sizes != nil { sizes = [:] }
         }
     }
 
     /// Drops half the memory layer when it holds more than ``memoryLimit`` records.
-    private func trim(_ memory: inout Memory) {
+    func trim(_ memory: inout Memory) {
         guard memory.records.count > memoryLimit else { return }
         let drop = memory.records.count - memoryLimit / 2
         for key in Array(memory.records.keys.prefix(drop)) { memory.records[key] = nil }

@@ -1,0 +1,178 @@
+import GQLCore
+import GQLStore
+
+/// Read times, the byte budget, garbage collection and statistics of the record table.
+extension RecordStore {
+    // MARK: Read times
+
+    /// Notes that `keys` were read now. Only the memory layer changes: the times reach `read_at` with the next
+    /// write, or in one transaction of their own once ``readFlushThreshold`` of them wait.
+    func noteReads(_ keys: some Sequence<String>) throws {
+        let now = clock()
+        let flush = memory.withLock { memory -> [String: Double]? in
+            for key in keys { memory.reads[key] = now }
+            guard memory.reads.count >= Self.readFlushThreshold else { return nil }
+            defer { memory.reads.removeAll() }
+            return memory.reads
+        }
+        guard let flush else { return }
+        try writeLock.withLock { _ in try database.write { tx in try Self.writeReads(flush, tx) } }
+    }
+
+    /// The read times waiting to be written, taken out of the memory layer.
+    func takeReads() -> [String: Double] {
+        memory.withLock { memory in
+            defer { memory.reads.removeAll() }
+            return memory.reads
+        }
+    }
+
+    static func writeReads(_ reads: [String: Double], _ tx: GQLTransaction) throws {
+        for (key, time) in reads {
+            _ = try tx.change(
+                sql: "UPDATE \(table) SET read_at = ? WHERE key = ?", [.double(time), .string(key)], table: table)
+        }
+    }
+
+    // MARK: Byte budget
+
+    /// The size of each record: its key's and its fields' UTF-8 bytes.
+    static func sizes(_ tx: GQLTransaction) throws -> [String: Int] {
+        var sizes: [String: Int] = [:]
+        try tx.forEachRow(
+            sql: "SELECT key, length(CAST(key AS BLOB)) + length(CAST(fields AS BLOB)) FROM \(table)", [],
+            table: table
+        ) { row in
+            if let key = row.text(0) { sizes[key] = Int(row.integer(1) ?? 0) }
+        }
+        return sizes
+    }
+
+    /// Past `budget` bytes, removes the least recently used records (the later of its last read and its last
+    /// write) until the table holds at most 90% of it, so a full cache does not trim on every write. Called
+    /// with the write lock held; returns the keys removed.
+    func trimToBudget(_ budget: Int, _ sizes: inout [String: Int]?) throws -> Set<String> {
+        var known = try sizes ?? database.read { tx in try Self.sizes(tx) }
+        defer { sizes = known }
+        var total = known.values.reduce(0, +)
+        guard total > budget else { return [] }
+        let target = budget / 10 * 9
+        let reads = takeReads()
+        var victims: [String] = []
+        try database.write { tx in
+            try Self.writeReads(reads, tx)
+            try tx.forEachRow(
+                sql: "SELECT key FROM \(Self.table) ORDER BY max(updated_at, IFNULL(read_at, 0)), key", [],
+                table: Self.table
+            ) { row in
+                guard total > target, let key = row.text(0) else { return }
+                total -= known[key] ?? 0
+                victims.append(key)
+            }
+            for key in victims {
+                _ = try tx.change(sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key)], table: Self.table)
+            }
+        }
+        forget(victims)
+        for key in victims { known[key] = nil }
+        return Set(victims)
+    }
+
+    /// Drops `keys` from the memory layer after they left the table.
+    private func forget(_ keys: some Sequence<String>) {
+        memory.withLock { memory in
+            memory.generation &+= 1
+            for key in keys {
+                memory.records[key] = nil
+                memory.reads[key] = nil
+            }
+        }
+    }
+
+    // MARK: Garbage collection
+
+    /// What ``collectGarbage(roots:)`` did.
+    struct Collected {
+        /// Records removed: unreachable from the roots, or unreadable.
+        var removed: Set<String> = []
+        /// Records that lost a field holding a reference to a record that does not exist.
+        var changed: Set<String> = []
+        /// How many such fields were removed.
+        var danglingFields = 0
+    }
+
+    /// Removes, in one transaction, every field that refers to a missing record (a list counts as one field),
+    /// then every record no chain of references from `roots` reaches.
+    func collectGarbage(roots: [String]) throws -> Collected {
+        try writeLock.withLock { sizes in
+            var collected = Collected()
+            let reads = takeReads()
+            var written: [String: GQLValues] = [:]
+            try database.write { tx in
+                try Self.writeReads(reads, tx)
+                var records: [String: GQLValues] = [:]
+                var unreadable: [String] = []
+                try tx.forEachRow(sql: "SELECT key, fields FROM \(Self.table)", [], table: Self.table) { row in
+                    guard let key = row.text(0) else { return }
+                    guard let text = row.text(1), case .object(let fields)? = try? GQLValue(json: text) else {
+                        unreadable.append(key)
+                        return
+                    }
+                    records[key] = fields
+                }
+                for (key, fields) in records {
+                    var kept = fields
+                    for (name, value) in fields {
+                        var dangling = false
+                        StoredValue.references(in: value) { if records[$0] == nil { dangling = true } }
+                        guard dangling else { continue }
+                        kept[name] = nil
+                        if case .object(var received)? = kept[FieldExpiry.receivedMember] {
+                            received[name] = nil
+                            kept[FieldExpiry.receivedMember] = .object(received)
+                        }
+                        collected.danglingFields += 1
+                    }
+                    if kept != fields { written[key] = kept }
+                }
+                records.merge(written) { _, kept in kept }
+                var reached = Set(roots.filter { records[$0] != nil })
+                var queue = Array(reached)
+                while let key = queue.popLast() {
+                    for value in records[key].map({ Array($0.values) }) ?? [] {
+                        StoredValue.references(in: value) { target in
+                            if records[target] != nil, reached.insert(target).inserted { queue.append(target) }
+                        }
+                    }
+                }
+                collected.removed = Set(records.keys).subtracting(reached).union(unreadable)
+                for key in collected.removed {
+                    written[key] = nil
+                    _ = try tx.change(
+                        sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key)], table: Self.table)
+                }
+                for (key, fields) in written {
+                    let text = try GQLValue.object(fields).jsonString()
+                    _ = try tx.change(
+                        sql: "UPDATE \(Self.table) SET fields = ? WHERE key = ?", [.string(text), .string(key)],
+                        table: Self.table)
+                    sizes?[key] = key.utf8.count + text.utf8.count
+                }
+            }
+            collected.changed = Set(written.keys)
+            forget(collected.removed)
+            memory.withLock { memory in
+                for (key, fields) in written { memory.records[key] = fields }
+            }
+            for key in collected.removed { sizes?[key] = nil }
+            return collected
+        }
+    }
+
+    // MARK: Statistics
+
+    /// The size of every record, read from the table (pending read times are left pending).
+    func recordSizes() throws -> [String: Int] {
+        try database.read { tx in try Self.sizes(tx) }
+    }
+}
