@@ -105,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "GQLCLI",
             dependencies: [
-                "GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLServices", "GQLSync", "GQLDevServer",
+                "GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLCache", "GQLServices", "GQLSync", "GQLDevServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -123,7 +123,10 @@ let package = Package(
         ),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore", "GQLTestSupport"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
-        .testTarget(name: "GQLCLITests", dependencies: ["GQLCore", "GQLStore", "GQLSync", "GQLCrypto", "GQLTestSupport"]),
+        .testTarget(
+            name: "GQLCLITests",
+            dependencies: ["GQLCore", "GQLStore", "GQLSync", "GQLCache", "GQLCrypto", "GQLTestSupport"]
+        ),
         .testTarget(
             name: "GQLNetTests",
             dependencies: [

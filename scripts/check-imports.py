@@ -24,7 +24,7 @@ LAYERS = {
     "GQLSync": {"GQLCore", "GQLStore", "GQLNet"},
     "GQLServices": {"GQLCore", "GQLCrypto", "GQLNet"},
     "GQLDevServer": {"GQLCore", "GQLStore", "GQLCrypto"},
-    "GQLCLI": {"GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLSync", "GQLServices", "GQLDevServer"},
+    "GQLCLI": {"GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLCache", "GQLSync", "GQLServices", "GQLDevServer"},
 }
 
 # Modules of the toolchain and the platform: never declared.

@@ -12,6 +12,7 @@ import ArgumentParser
 /// gql-cli subscribe --url http://127.0.0.1:4000/graphql "subscription { onCreateObjects { objectId } }"
 /// gql-cli storage upload --endpoint http://127.0.0.1:9000 photo.png uploads/photo.png
 /// gql-cli auth signin --domain example.eu.auth0.com --client-id abc --email ann@example.com --password-stdin
+/// gql-cli cache stats --db cache.sqlite
 /// ```
 @main
 struct GQLCLI: AsyncParsableCommand {
@@ -21,7 +22,7 @@ struct GQLCLI: AsyncParsableCommand {
         subcommands: [
             DatabaseCommand.self, DocumentsCommand.self, DemoCommand.self, ServeCommand.self, QueryCommand.self,
             MutateCommand.self, SubscribeCommand.self, StorageCommand.self, SyncCommand.self, AuthCommand.self,
-            PushCommand.self,
+            PushCommand.self, CacheCommand.self,
         ]
     )
 

@@ -111,7 +111,8 @@ import Testing
         try cache.write("GetNote", ["id": "1"], data: Self.note)
         try cache.database.close()
         clock.advance(seconds: 30)
-        #expect(try GQLCache(path: path, configuration: configuration).readResult("GetNote", ["id": "1"]).isStale == false)
+        #expect(
+            try GQLCache(path: path, configuration: configuration).readResult("GetNote", ["id": "1"]).isStale == false)
         clock.advance(seconds: 31)
         #expect(try GQLCache(path: path, configuration: configuration).readResult("GetNote", ["id": "1"]).isStale)
     }

@@ -50,7 +50,11 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "gqlcache")
         defer { directory.cleanup() }
         func note(_ id: Int) -> GQLValue {
-            ["getNote": ["__typename": "Note", "id": .string("\(id)"), "title": .string("Title \(id)"), "n": .int(Int64(id))]]
+            [
+                "getNote": [
+                    "__typename": "Note", "id": .string("\(id)"), "title": .string("Title \(id)"), "n": .int(Int64(id)),
+                ]
+            ]
         }
         // The bytes of three notes, measured on a cache without a budget.
         let measure = try memoryCache()

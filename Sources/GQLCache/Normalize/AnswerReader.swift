@@ -63,14 +63,18 @@ struct AnswerReader {
                     guard let nested = collected.field.selections,
                         let stored = record[collected.field.storageKey(variables)]
                     else { continue }
-                    StoredValue.references(in: stored) { next.append(Pending(key: $0, selections: nested, isRoot: false)) }
+                    StoredValue.references(in: stored) {
+                        next.append(Pending(key: $0, selections: nested, isRoot: false))
+                    }
                 }
             }
             level = next
         }
     }
 
-    private mutating func build(key: String, selections: SelectionSetPlan, isRoot: Bool, path: [String]) throws -> GQLValue {
+    private mutating func build(key: String, selections: SelectionSetPlan, isRoot: Bool, path: [String]) throws
+        -> GQLValue
+    {
         // A missing root reads as an empty one, so the miss names the first field asked for.
         guard let record = records[key] ?? (isRoot ? [:] : nil) else {
             throw miss(path, "its record \(key) is not in the cache")
@@ -103,7 +107,9 @@ struct AnswerReader {
         return .object(object)
     }
 
-    private mutating func buildValue(_ stored: GQLValue, selections: SelectionSetPlan, path: [String]) throws -> GQLValue {
+    private mutating func buildValue(_ stored: GQLValue, selections: SelectionSetPlan, path: [String]) throws
+        -> GQLValue
+    {
         if let key = StoredValue.referencedKey(stored) {
             return try build(key: key, selections: selections, isRoot: false, path: path)
         }

@@ -1,0 +1,64 @@
+import Foundation
+import GQLCache
+import GQLStore
+import Testing
+
+/// `gql-cli cache stats|gc|clear --db FILE` on a cache file written with GQLCache.
+@Suite(.timeLimit(.minutes(2)))
+struct CacheCommandTests {
+    /// A cache file with a feed of two posts by one user, a `me` answer, and a mutation's answer.
+    static func cacheFile(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.path("cache.sqlite")
+        let cache = try GQLCache(path: path)
+        try cache.write(
+            "query { feed { id title author { id name } } }",
+            data: [
+                "feed": [
+                    [
+                        "__typename": "Post", "id": "1", "title": "One",
+                        "author": ["__typename": "User", "id": "a", "name": "Ada"],
+                    ],
+                    [
+                        "__typename": "Post", "id": "2", "title": "Two",
+                        "author": ["__typename": "User", "id": "a", "name": "Ada"],
+                    ],
+                ]
+            ])
+        try cache.write(
+            "mutation { createNote { id title } }",
+            data: ["createNote": ["__typename": "Note", "id": "9", "title": "Nine"]])
+        try cache.database.close()
+        return path
+    }
+
+    @Test func statsGcAndClear() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.cacheFile(in: directory)
+        let text = try await CLIProcess.succeed(["cache", "stats", "--db", path])
+        #expect(text.hasPrefix("records 6\nbytes "), "\(text)")
+        #expect(text.contains("  Post 2\n") && text.contains("  MUTATION_ROOT 1\n"), "\(text)")
+        let stats = try GQLValue(json: try await CLIProcess.succeed(["cache", "stats", "--db", path, "--json"]))
+        #expect(stats["records"] == 6 && (stats["bytes"]?.intValue ?? 0) > 100)
+        #expect(stats["types"]?["User"] == 1 && stats["types"]?["QUERY_ROOT"] == 1)
+        // The mutation's root and note are unreachable from the query root.
+        #expect(try await CLIProcess.succeed(["cache", "gc", "--db", path]) == "removed 2 records, 0 references\n")
+        let again = try GQLValue(json: try await CLIProcess.succeed(["cache", "gc", "--db", path, "--json"]))
+        #expect(again == ["removedRecords": 0, "removedReferences": 0])
+        #expect(try GQLCache(path: path).recordKeys() == ["Post:1", "Post:2", "QUERY_ROOT", "User:a"])
+        #expect(try await CLIProcess.succeed(["cache", "clear", "--db", path]) == "removed 4 records\n")
+        #expect(try GQLCache(path: path).recordKeys().isEmpty)
+    }
+
+    @Test func aFileWithoutACacheIsRefusedAndLeftAlone() async throws {
+        let directory = try TemporaryDirectory()
+        let missing = directory.path("none.sqlite")
+        let absent = try await CLIProcess.run(["cache", "stats", "--db", missing])
+        #expect(absent.status == 1 && absent.stderr.contains("no database file at"))
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        let other = directory.path("app.sqlite")
+        try await GQLDatabase(path: other).execute("CREATE TABLE Thing (id INTEGER PRIMARY KEY)")
+        let refused = try await CLIProcess.run(["cache", "gc", "--db", other])
+        #expect(refused.status == 1 && refused.stderr.contains("holds no GQLCache"), "\(refused.stderr)")
+        #expect(try GQLDatabase(path: other).tableNames() == ["Thing"])
+    }
+}
