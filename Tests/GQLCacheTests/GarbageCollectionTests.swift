@@ -74,6 +74,10 @@ import Testing
         }
         #expect(try cache.recordKeys().count == 4)
         _ = try cache.read("GetNote", ["id": "1"])  // Note:1 is now the most recently read note.
+        // A read writes nothing by itself: its time waits in memory for the next write.
+        let before = try GQLDatabase(path: path).fetchAll(
+            sql: "SELECT key FROM _gqlcache_records WHERE read_at IS NOT NULL")
+        #expect(before.isEmpty)
         clock.advance(seconds: 1)
         try cache.write("GetNote", ["id": "4"], data: note(4))
         let keys = try cache.recordKeys()
