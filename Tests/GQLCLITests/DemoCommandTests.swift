@@ -38,6 +38,11 @@ struct DemoCommandTests {
         "   server down: 3 local writes, each with sync.steady(…, in: tx) -> pending 3, offline",
         "   server started on the same port, drain() -> pending 0, server has demo-s1, demo-s2, demo-s3",
         "   another client edits demo-s2; pull(Object.self, query: \"SyncObjects\") -> base, 3 written: demo-s2 \"Call Ann at 5\" (_version 2)",
+        "9. A response cache for offline screens (GQLCache)",
+        "   fetch(server, \"query Notes {…}\", policy: .cacheFirst) -> [\"Milk\", \"Train tickets\"] from the network",
+        "   the same fetch again -> from the cache, no request; the cache holds 2 Objects records",
+        "   mutate(…) changes Objects:demo-c1 -> the screen's watcher emits [\"Milk and eggs\", \"Train tickets\"]",
+        "   server stopped: fetch(…, policy: .networkFirst) -> [\"Milk and eggs\", \"Train tickets\"] from the cache",
         "Removed the temporary database.",
     ]
 

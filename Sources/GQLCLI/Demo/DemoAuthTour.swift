@@ -19,7 +19,7 @@ struct DemoAuthTour {
 
     func run() async throws {
         print("")
-        print("9. Signed-in requests (OpenID Connect mode, GQLServer's authorization provider)")
+        print("10. Signed-in requests (OpenID Connect mode, GQLServer's authorization provider)")
         let start = Date()
         let clock = GQLLocked(start)
         var configuration = GQLDevServer.Configuration()

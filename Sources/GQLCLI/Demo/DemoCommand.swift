@@ -6,15 +6,17 @@ import GQLStore
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Take a short scripted tour of the local store.",
+        abstract: "Take a short scripted tour of every layer on embedded defaults.",
         discussion: """
             Defines a User object and walks through the object verbs, the dictionary API, transactions, \
             observers, migrations and automatic columns, printing each step; then starts the embedded \
             GraphQL server (what gql-cli serve runs) and drives it with the GQLNet client, GQLServer: \
-            subscriptions over AppSync's real-time WebSocket, objects created and updated over HTTP; and GQLSync: changes queued while the server is down, \
-            delivered when it starts, and a delta pull; then a server that checks bearer tokens, whose expired token \
-            GQLServer's authorization provider replaces without the app noticing. The database is a temporary file, removed at the end unless \
-            --keep names where to keep it.
+            subscriptions over AppSync's real-time WebSocket, objects created and updated over HTTP; GQLSync: \
+            changes queued while the server is down, delivered when it starts, and a delta pull; GQLCache: a \
+            screen's query kept as records, a watcher that hears a mutation, and the same query answered with the \
+            server stopped; then a server that checks bearer tokens, whose expired token GQLServer's authorization \
+            provider replaces without the app noticing. The databases are temporary files, removed at the end \
+            unless --keep names where to keep the store's.
             """
     )
 
@@ -38,6 +40,7 @@ struct DemoCommand: AsyncParsableCommand {
             try await DemoServerTour().run()
             try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
             try await DemoSyncTour(path: directory.appendingPathComponent("sync.sqlite").path).run()
+            try await DemoCacheTour(path: directory.appendingPathComponent("cache.sqlite").path).run()
             try await DemoAuthTour().run()
         } catch {
             throw CLIError("the demo stopped", error)
