@@ -12,14 +12,13 @@ import Logging
 ///
 /// The tokens come from a local stand-in for an identity provider (an HS256 secret shared with the server, the way
 /// GQLAuth's tests stand in for Auth0), and the server's clock is moved forward instead of waiting an hour.
-struct DemoAuthTour {
+struct DemoAuthTour: DemoStep {
     static let secret = "demo-signing-secret"
     static let issuer = "https://demo-tenant.example.com/"
     static let audience = "demo-app"
 
     func run() async throws {
-        print("")
-        print("10. Signed-in requests (OpenID Connect mode, GQLServer's authorization provider)")
+        heading("10. Signed-in requests (OpenID Connect mode, GQLServer's authorization provider)")
         let start = Date()
         let clock = GQLLocked(start)
         var configuration = GQLDevServer.Configuration()
@@ -71,9 +70,5 @@ struct DemoAuthTour {
         try await client.shutdown()
         await server.shutdown()
         _ = try? await task.value
-    }
-
-    private static func say(_ text: String) {
-        print("   " + text)
     }
 }

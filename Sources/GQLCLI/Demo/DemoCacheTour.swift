@@ -1,13 +1,11 @@
 import Foundation
 import GQLCache
-import GQLDevServer
 import GQLNet
-import Logging
 
 /// The cache step of `gql-cli demo`: a screen's query answered by the server and kept as records, answered again
 /// from them; a watcher that hears a mutation's answer change a record it read; and, with the server stopped, the
 /// same screen still answered from the cache.
-struct DemoCacheTour {
+struct DemoCacheTour: DemoStep {
     /// The dev server's default `Objects` model, as a screen would list it.
     static let list = "query Notes { listObjects { items { objectId text } } }"
     static let create =
@@ -20,7 +18,7 @@ struct DemoCacheTour {
 
     func run() async throws {
         heading("9. A response cache for offline screens (GQLCache)")
-        let (url, stop) = try await start()
+        let (_, url, stop) = try await startServer()
         let client = GQLServer(HTTP: url)
         for (id, text) in [("demo-c1", "Milk"), ("demo-c2", "Train tickets")] {
             _ = try await client.mutation(Self.create, ["input": ["objectId": id, "text": text]])
@@ -49,28 +47,5 @@ struct DemoCacheTour {
     private func texts(_ result: GQLCache.Result) -> String {
         let items = result.result.data?["listObjects"]?["items"]?.arrayValue ?? []
         return "[" + items.compactMap { $0["text"]?.stringValue }.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
-    }
-
-    /// A dev server in-process on a free port, quiet.
-    private func start() async throws -> (url: String, stop: () async -> Void) {
-        var configuration = GQLDevServer.Configuration()
-        configuration.port = 0
-        let quiet = Logger(label: "gql-cli.demo", factory: { _ in SwiftLogNoOpLogHandler() })
-        let server = try GQLDevServer(configuration: configuration, logger: quiet)
-        let task = Task { try await server.run() }
-        let endpoints = try await server.endpoints()
-        return (endpoints.http, {
-            await server.shutdown()
-            _ = try? await task.value
-        })
-    }
-
-    private func heading(_ text: String) {
-        print("")
-        print(text)
-    }
-
-    private func say(_ text: String) {
-        print("   " + text)
     }
 }

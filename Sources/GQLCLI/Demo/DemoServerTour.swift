@@ -9,7 +9,7 @@ import Logging
 /// without the key is refused; the server stops gracefully.
 ///
 /// Deterministic apart from the port: fixed data, events printed in a fixed order once both arrived.
-struct DemoServerTour {
+struct DemoServerTour: DemoStep {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
@@ -199,14 +199,5 @@ struct DemoServerTour {
         let number = item["number"]?.intValue.map(String.init) ?? "null"
         let version = item["_version"]?.intValue.map(String.init) ?? "?"
         return "\(key) \(text) \(number) (_version \(version))"
-    }
-
-    private func heading(_ text: String) {
-        print("")
-        print(text)
-    }
-
-    private func say(_ text: String) {
-        print("   " + text)
     }
 }

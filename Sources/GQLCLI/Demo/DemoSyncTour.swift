@@ -1,12 +1,10 @@
 import Foundation
-import GQLDevServer
 import GQLStore
 import GQLSync
-import Logging
 
 /// The sync step of `gql-cli demo`: changes made while the server is down wait in GQLSync's outbox and are
 /// delivered, in call order, once it starts on the same port; then a delta pull brings a change made elsewhere.
-struct DemoSyncTour {
+struct DemoSyncTour: DemoStep {
     /// The app's copy of the dev server's default `Objects` model.
     struct Object: GQLObject {
         var objectId = ""
@@ -32,7 +30,7 @@ struct DemoSyncTour {
     func run() async throws {
         heading("8. Offline sync (GQLSync)")
         // A port of our own: the server is started once to learn it, then stopped: the app is offline.
-        var first = try await start(port: 0)
+        var first = try await startServer()
         let port = first.port
         await first.stop()
         let url = "http://127.0.0.1:\(port)/graphql"
@@ -61,7 +59,7 @@ struct DemoSyncTour {
         await offline.value
         say("server down: 3 local writes, each with sync.steady(…, in: tx) -> pending \(sync.pendingCount), offline")
 
-        first = try await start(port: port)
+        first = try await startServer(port: port)
         sync.resume()
         try await sync.drain()
         let created = try await client.query("{ listObjects { items { objectId } } }")
@@ -81,29 +79,5 @@ struct DemoSyncTour {
         try await client.shutdown()
         try await db.close()
         await first.stop()
-    }
-
-    /// A dev server in-process on `port` (0: any free one), quiet.
-    private func start(port: Int) async throws -> (port: Int, stop: () async -> Void) {
-        var configuration = GQLDevServer.Configuration()
-        configuration.port = port
-        let quiet = Logger(label: "gql-cli.demo", factory: { _ in SwiftLogNoOpLogHandler() })
-        let server = try GQLDevServer(configuration: configuration, logger: quiet)
-        let task = Task { try await server.run() }
-        let endpoints = try await server.endpoints()
-        let bound = Int(endpoints.http.split(separator: ":").last?.split(separator: "/").first ?? "") ?? port
-        return (bound, {
-            await server.shutdown()
-            _ = try? await task.value
-        })
-    }
-
-    private func heading(_ text: String) {
-        print("")
-        print(text)
-    }
-
-    private func say(_ text: String) {
-        print("   " + text)
     }
 }

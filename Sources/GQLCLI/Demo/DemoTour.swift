@@ -4,7 +4,7 @@ import GQLStore
 /// The steps of `gql-cli demo`, each printing what it did and what came back.
 ///
 /// Everything is deterministic: fixed data, observer output printed only after `observersIdle()`.
-struct DemoTour {
+struct DemoTour: DemoStep {
     typealias User = DemoCommand.User
     typealias UserV2 = DemoCommand.UserV2
 
@@ -221,14 +221,7 @@ struct DemoTour {
 
     // MARK: Helpers
 
-    private func heading(_ text: String) {
-        print("")
-        print(text)
-    }
 
-    private func say(_ text: String) {
-        print("   " + text)
-    }
 
     private func fetch(_ db: some GQLDatabaseContext, _ key: Int) throws -> String {
         try User.fetchOne(db, key: key)?.summary ?? "nothing"
