@@ -36,11 +36,11 @@ import asyncio
 import base64
 import hashlib
 import json
-import os
 import random
 import socket
 import struct
 import sys
+from peer_stdin import on_parent_gone
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 request_counts: dict[str, int] = {}
@@ -274,20 +274,7 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
 async def main() -> None:
     stop = asyncio.get_running_loop().create_future()
 
-    def stdin_readable():  # the parent holds our standard input open; EOF means it is gone
-        try:
-            chunk = os.read(sys.stdin.fileno(), 4096)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            asyncio.get_running_loop().remove_reader(sys.stdin.fileno())
-            if not stop.done():
-                stop.set_result(None)
-
-    try:
-        asyncio.get_running_loop().add_reader(sys.stdin.fileno(), stdin_readable)
-    except (OSError, ValueError):
-        pass
+    on_parent_gone(lambda: stop.done() or stop.set_result(None))
     # A small receive buffer and stream limit: a flood's answers the server never reads fill the client's socket
     # in a fraction of a second, not after megabytes.
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
-import os
 import socket
 import sys
 from typing import AsyncGenerator, List, Optional, Set
@@ -28,6 +27,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from strawberry.asgi import GraphQL
 from strawberry.schema.config import StrawberryConfig
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
+from peer_stdin import on_parent_gone
 
 
 class Events:
@@ -218,19 +218,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, stop)
 
     async def serve():
-        def stdin_readable():  # the parent holds our standard input open; EOF means it is gone
-            try:
-                chunk = os.read(sys.stdin.fileno(), 4096)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                asyncio.get_running_loop().remove_reader(sys.stdin.fileno())
-                stop()
-
-        try:
-            asyncio.get_running_loop().add_reader(sys.stdin.fileno(), stdin_readable)
-        except (OSError, ValueError):  # a regular file or no standard input: nothing to watch
-            pass
+        on_parent_gone(stop)
         sock.listen(128)
         task = asyncio.create_task(server.serve(sockets=[sock]))
         while not server.started and not task.done():

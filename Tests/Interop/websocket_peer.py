@@ -23,12 +23,12 @@ from __future__ import annotations
 import asyncio
 import http
 import json
-import os
 import sys
 
 from websockets.asyncio.server import serve
 from websockets.datastructures import Headers
 from websockets.http11 import Response
+from peer_stdin import on_parent_gone
 
 
 # The payloads of /hostile-subscriptions' `next` messages, in order: a good item first and last, every wrong shape
@@ -100,20 +100,7 @@ async def handler(connection) -> None:
 async def main() -> None:
     stop = asyncio.get_running_loop().create_future()
 
-    def stdin_readable():  # the parent holds our standard input open; EOF means it is gone
-        try:
-            chunk = os.read(sys.stdin.fileno(), 4096)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            asyncio.get_running_loop().remove_reader(sys.stdin.fileno())
-            if not stop.done():
-                stop.set_result(None)
-
-    try:
-        asyncio.get_running_loop().add_reader(sys.stdin.fileno(), stdin_readable)
-    except (OSError, ValueError):
-        pass
+    on_parent_gone(lambda: stop.done() or stop.set_result(None))
     async with serve(
         handler, "127.0.0.1", 0, select_subprotocol=select_subprotocol, process_request=process_request
     ) as server:
