@@ -44,6 +44,7 @@ struct CryptoBench {
             for algorithm in ["HS256", "RS256"] {
                 try JWTLoad(algorithm: algorithm, options: options, pyjwt: pyjwt, raw: raw).run()
             }
+            print("load average after: \(BenchEnvironment.loadAverage())")
         } catch {
             print("CryptoBench failed: \(error)")
             exit(1)
