@@ -16,6 +16,17 @@ import PackageDescription
 // Read the same variable here so the GRDB observer code compiles against whichever GRDB API the build has.
 let grdbPreUpdate = ProcessInfo.processInfo.environment["SQLITE_ENABLE_PREUPDATE_HOOK"] == "1"
 
+// CryptoBench drives GQLCrypto's JWT layer, whose API is `package` (GQLCrypto is no product and has no public API).
+// Rather than widen the product's surface for a benchmark, CryptoBench is compiled as a member of GraphQLite's
+// package: SwiftPM names a path dependency's package after its folder (lowercased, made a C identifier) and passes
+// that name to every target of it as `-package-name`; CryptoBench gets the same name (and no name of its own).
+let graphQLitePackageName: String = {
+    let folder = Context.packageDirectory.split(separator: "/").dropLast().last.map(String.init) ?? ""
+    var name = String(folder.lowercased().map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" })
+    if name.first?.isNumber ?? true { name = "_" + name }
+    return name
+}()
+
 let package = Package(
     name: "GraphQLiteBenchmarks",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -72,10 +83,12 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        // JWT verifications/s: GQLCrypto (through its Benchmarks SPI) vs PyJWT on cryptography.
+        // JWT verifications/s: GQLCrypto (its package API, see graphQLitePackageName) vs PyJWT on cryptography.
         .executableTarget(
             name: "CryptoBench",
-            dependencies: ["BenchKit", .product(name: "GQLServices", package: "GraphQLite")]
+            dependencies: ["BenchKit", .product(name: "GQLServices", package: "GraphQLite")],
+            packageAccess: false,
+            swiftSettings: [.unsafeFlags(["-package-name", graphQLitePackageName])]
         ),
         .executableTarget(
             name: "NetBench",

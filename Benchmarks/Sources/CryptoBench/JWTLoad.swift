@@ -1,13 +1,15 @@
 import BenchKit
 import Foundation
-@_spi(Benchmarks) import GQLCrypto
 import GQLServices
 
-/// One algorithm's rounds: GQLCrypto's full verification and signature floor, then PyJWT's and Python's floor, on
-/// the same tokens, with every side's accepted tokens checked against the expected ones.
+/// One algorithm's rounds: GQLCrypto's full verification and PyJWT's, then GQLCrypto's signature floor and
+/// Python's, on the same tokens, the order alternating by round, with every side's accepted tokens checked
+/// against the expected ones. The Python sides are warm processes kept for the whole run (`pyjwt`, `raw`).
 struct JWTLoad {
     let algorithm: String
     let options: CryptoBench.Options
+    let pyjwt: PeerLoop
+    let raw: PeerLoop
     static let issuer = "https://tenant.bench/"
     static let audience = "bench-client"
 
@@ -47,33 +49,60 @@ struct JWTLoad {
         var full = Rounds()
         var floor = Rounds()
         for round in 0...options.rounds {
-            // GQLCrypto: the full check, then the signature alone.
-            var subs: [String] = []
-            subs.reserveCapacity(tokens.count)
-            var started = ContinuousClock.now
-            for token in tokens {
-                if let sub = bench.verify(token, now: now) { subs.append(sub) }
+            // The order alternates by round (ours first in even rounds, Python first in odd ones), so that whatever
+            // the machine does over a round falls on both sides alike.
+            let oursFirst = round % 2 == 0
+            var ours = 0.0
+            var theirs = 0.0
+            for side in oursFirst ? [true, false] : [false, true] {
+                if side {
+                    ours = try verifyAll(bench, tokens, now: now, expect: expectedSubs)
+                } else {
+                    theirs = try Self.python(pyjwt, file, expect: expectedSubs, count: tokens.count, "PyJWT")
+                }
             }
-            let ours = Double(tokens.count) / (ContinuousClock.now - started).seconds
-            guard subs == expectedSubs else {
-                throw BenchError("GQLCrypto accepted other \(algorithm) tokens than expected")
+            var oursFloor = 0.0
+            var theirsFloor = 0.0
+            for side in oursFirst ? [true, false] : [false, true] {
+                if side {
+                    oursFloor = try signaturesOnly(bench, prepared, expect: expectedIndices)
+                } else {
+                    theirsFloor = try Self.python(raw, file, expect: expectedIndices, count: tokens.count, "floor")
+                }
             }
-            var valid: [String] = []
-            started = ContinuousClock.now
-            for (index, token) in prepared.enumerated() where bench.verifySignature(token) {
-                valid.append(String(index))
-            }
-            let oursFloor = Double(tokens.count) / (ContinuousClock.now - started).seconds
-            guard valid == expectedIndices else { throw BenchError("GQLCrypto's \(algorithm) floor disagrees") }
-            // Python, on the same file.
-            let theirs = try Self.python(file, "pyjwt", expect: expectedSubs, count: tokens.count, algorithm)
-            let theirsFloor = try Self.python(file, "raw", expect: expectedIndices, count: tokens.count, algorithm)
             guard round > 0 else { continue }  // warm-up
             full.add(ours, theirs)
             floor.add(oursFloor, theirsFloor)
         }
         print(full.line("\(algorithm) verify (GQLCrypto / PyJWT)"))
         print(floor.line("\(algorithm) signature only (libcrypto)"))
+    }
+
+    /// GQLCrypto's full check of every token; the rate, after checking which tokens it accepted.
+    private func verifyAll(_ bench: JWTBenchmark, _ tokens: [String], now: Date, expect: [String]) throws -> Double {
+        var subs: [String] = []
+        subs.reserveCapacity(tokens.count)
+        let started = ContinuousClock.now
+        for token in tokens {
+            if let sub = bench.verify(token, now: now) { subs.append(sub) }
+        }
+        let rate = Double(tokens.count) / (ContinuousClock.now - started).seconds
+        guard subs == expect else { throw BenchError("GQLCrypto accepted other \(algorithm) tokens than expected") }
+        return rate
+    }
+
+    /// GQLCrypto's signature check alone; the rate, after checking which signatures held.
+    private func signaturesOnly(_ bench: JWTBenchmark, _ prepared: [JWTBenchmark.Prepared], expect: [String]) throws
+        -> Double
+    {
+        var valid: [String] = []
+        let started = ContinuousClock.now
+        for (index, token) in prepared.enumerated() where bench.verifySignature(token) {
+            valid.append(String(index))
+        }
+        let rate = Double(prepared.count) / (ContinuousClock.now - started).seconds
+        guard valid == expect else { throw BenchError("GQLCrypto's \(algorithm) floor disagrees") }
+        return rate
     }
 
     /// Flips one character in the middle of the signature (still canonical base64url).
@@ -84,17 +113,19 @@ struct JWTLoad {
         return String(characters)
     }
 
-    /// Runs the Python side in `mode` and returns its rate, after checking what it accepted.
-    static func python(_ file: URL, _ mode: String, expect: [String], count: Int, _ algorithm: String) throws -> Double
-    {
-        let lines = try Peers.run("Benchmarks/Server/jwt_bench_peer.py", [file.path, mode]).split(separator: "\n")
-        guard let first = lines.first, let seconds = Double(first), seconds > 0 else {
-            throw BenchError("jwt_bench_peer.py \(mode) answered \(lines.prefix(2))")
+    /// One timed loop of a warm Python peer over `file`; its rate, after checking what it accepted.
+    static func python(_ peer: PeerLoop, _ file: URL, expect: [String], count: Int, _ label: String) throws -> Double {
+        let answer = try peer.ask(file.path)
+        struct Answer: Decodable {
+            let seconds: Double
+            let accepted: [String]
         }
-        guard lines.dropFirst().elementsEqual(expect.lazy.map { Substring($0) }) else {
-            throw BenchError("Python (\(mode)) accepted other \(algorithm) tokens than expected")
+        guard let decoded = try? JSONDecoder().decode(Answer.self, from: Data(answer.utf8)), decoded.seconds > 0
+        else { throw BenchError("jwt_bench_peer.py (\(label)) answered \(answer.prefix(200))") }
+        guard decoded.accepted == expect else {
+            throw BenchError("Python (\(label)) accepted other tokens than expected")
         }
-        return Double(count) / seconds
+        return Double(count) / decoded.seconds
     }
 }
 

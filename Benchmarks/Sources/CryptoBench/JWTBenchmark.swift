@@ -1,8 +1,10 @@
 import Foundation
-import GQLCore
+import GQLCrypto
+import GQLServices
 
-/// The JWT layer's package API, reachable from the Benchmarks package (another package, where `package` access
-/// does not reach) for CryptoBench only: `@_spi(Benchmarks) import GQLCrypto`. Not part of the product's API.
+/// GQLCrypto's JWT layer as CryptoBench drives it: the signer, the verifier and the signature check that GQLAuth and
+/// GQLDevServer use, all `package` API. This target is compiled as a member of GraphQLite's package (its
+/// `-package-name`, see Benchmarks/Package.swift), so none of it is part of the product's surface.
 ///
 /// ```swift
 /// let bench = try JWTBenchmark(algorithm: "RS256", issuer: "https://tenant.test/", audience: "client")
@@ -11,9 +13,9 @@ import GQLCore
 /// let input = try bench.prepare(token)
 /// bench.verifySignature(input)                // the signature alone: the libcrypto floor
 /// ```
-@_spi(Benchmarks) public struct JWTBenchmark: Sendable {
+struct JWTBenchmark: Sendable {
     /// A token split once, for the signature-only floor.
-    public struct Prepared: Sendable {
+    struct Prepared: Sendable {
         let jwt: JWT
     }
 
@@ -22,10 +24,10 @@ import GQLCore
     private let secret: String?
     private let verifier: JWTVerifier
     /// The verification key as a JWKS document (RS256), or nil (HS256: the secret).
-    public let jwks: String?
+    let jwks: String?
 
     /// HS256 under `secret`, or RS256 under a newly generated 2,048-bit key.
-    public init(algorithm: String, secret: String = "", issuer: String, audience: String) throws {
+    init(algorithm: String, secret: String = "", issuer: String, audience: String) throws {
         verifier = JWTVerifier(issuer: issuer, audience: audience)
         switch algorithm {
         case "HS256":
@@ -45,22 +47,22 @@ import GQLCore
     }
 
     /// A token with `claims`, signed with this benchmark's key.
-    public func sign(_ claims: GQLValues) throws -> String {
+    func sign(_ claims: GQLValues) throws -> String {
         if let privateKey { return try JWTSigner.rs256(claims, key: privateKey, keyId: "bench") }
         return try JWTSigner.hs256(claims, secret: secret ?? "")
     }
 
     /// The token's `sub` when it passes every check at `now`, nil when it is refused.
-    public func verify(_ token: String, now: Date) -> String? {
+    func verify(_ token: String, now: Date) -> String? {
         guard let jwt = try? verifier.verify(token, key: key, now: now) else { return nil }
         return jwt.claims["sub"]?.stringValue
     }
 
     /// The token parsed, for ``verifySignature(_:)``.
-    public func prepare(_ token: String) throws -> Prepared { Prepared(jwt: try JWT(compact: token)) }
+    func prepare(_ token: String) throws -> Prepared { Prepared(jwt: try JWT(compact: token)) }
 
     /// Whether the prepared token's signature holds: HMAC or RSA alone, no parsing and no claims.
-    public func verifySignature(_ prepared: Prepared) -> Bool {
+    func verifySignature(_ prepared: Prepared) -> Bool {
         (try? verifier.checkSignature(prepared.jwt, key: key)) != nil
     }
 }
