@@ -24,19 +24,19 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let path = directory.path("journal")
-        let count = DeliveryJournal.readLimit + 1000
+        let count = OutboxJournal.readLimit + 1000
         try writeFile(path, Self.journal(identity: 42, ids: 1...Int64(count)))
-        let journal = try DeliveryJournal(path: path, identity: 42)
-        #expect(journal.recorded.count == DeliveryJournal.readLimit)
+        let journal = try OutboxJournal(path: path, identity: 42)
+        #expect(journal.recorded.count == OutboxJournal.readLimit)
         // Emptied, the file is cut back to its mapping.
-        try journal.drop(first: DeliveryJournal.readLimit)
+        try journal.drop(first: OutboxJournal.readLimit)
         #expect(journal.recorded.isEmpty)
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 8192)
     }
 
     @Test func enginesWhoseNamesDifferOnlyInOtherCharactersKeepTheirJournalsApart() async throws {
         let names = ["notes v1", "notes_v1", "notes/v1", "notes%2Fv1", "notes\u{0}v1", "notes✓v1", "notes.v1"]
-        let paths = names.map { DeliveryJournal.path(database: "/tmp/app.sqlite", engine: $0) }
+        let paths = names.map { OutboxJournal.path(database: "/tmp/app.sqlite", engine: $0) }
         #expect(Set(paths).count == names.count, "\(paths)")
         // A name of letters, digits, '.', '-' and '_' (every default name) keeps the file it had.
         #expect(paths[1] == "/tmp/app.sqlite-gqlsync-notes_v1.journal")
@@ -60,7 +60,7 @@ import Testing
                 $0.delivers = false
             })
         #expect(first.outbox.journal?.path != second.outbox.journal?.path)
-        let reread = try DeliveryJournal(
+        let reread = try OutboxJournal(
             path: try #require(first.outbox.journal?.path), identity: try identity(db, "notes v1"))
         #expect(reread.recorded == [1])
         await fixture.finish(first, second)
@@ -72,17 +72,17 @@ import Testing
         // 300 letters; the same with another last letter; 40 ticks, each 9 bytes once written as %E2%9C%93.
         let long = String(repeating: "n", count: 300)
         let names = [long, String(long.dropLast()) + "m", String(repeating: "✓", count: 40)]
-        let paths = try names.map { try #require(DeliveryJournal.path(database: db.path, engine: $0)) }
+        let paths = try names.map { try #require(OutboxJournal.path(database: db.path, engine: $0)) }
         #expect(Set(paths).count == names.count, "\(paths)")
         for path in paths {
             let file = URL(fileURLWithPath: path).lastPathComponent
             #expect(file.utf8.count <= 255 && file.hasSuffix(".journal") && file.contains("~"), "\(file)")
         }
         // The same name, the same file (the next run finds the records).
-        #expect(DeliveryJournal.path(database: db.path, engine: long) == paths[0])
+        #expect(OutboxJournal.path(database: db.path, engine: long) == paths[0])
         // A name that fits keeps its file name, even one just short of the limit.
         let fits = String(repeating: "f", count: 255 - "app.sqlite-gqlsync-.journal".utf8.count)
-        #expect(DeliveryJournal.path(database: db.path, engine: fits) == "\(db.path)-gqlsync-\(fits).journal")
+        #expect(OutboxJournal.path(database: db.path, engine: fits) == "\(db.path)-gqlsync-\(fits).journal")
 
         // Every such engine opens (it failed with ENAMETOOLONG) and delivers through its journal.
         var engines: [GQLSync] = []
@@ -112,7 +112,7 @@ import Testing
         let path = fixture.directory.path("outbox.sqlite")
         let victim = fixture.directory.path("precious.txt")
         try writeFile(victim, Data("the app's other data\n".utf8))
-        let journalPath = try #require(DeliveryJournal.path(database: path, engine: "notes"))
+        let journalPath = try #require(OutboxJournal.path(database: path, engine: "notes"))
         try FileManager.default.createSymbolicLink(atPath: journalPath, withDestinationPath: victim)
         let error = #expect(throws: GQLError.self) {
             try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.name = "notes" })
@@ -129,7 +129,7 @@ import Testing
         let queue = try GQLSync(
             fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
         for n in 1...5 { try await queue.steady("CreateNote", ["n": n]) }
-        let journalPath = try #require(DeliveryJournal.path(database: path, engine: queue.name))
+        let journalPath = try #require(OutboxJournal.path(database: path, engine: queue.name))
         let identity = try #require(
             try queue.database.fetchAll(sql: "SELECT last_id FROM _gqlsync_sequence WHERE name LIKE 'journal %'")
                 .first?["last_id"]?.intValue)

@@ -24,6 +24,8 @@ final class DeliveryDriver: Sendable {
     let state: GQLLocked<State>
     let signal = WakeSignal()
     let statuses = StatusBroadcaster()
+    /// The start of each operation's request body, made once.
+    let bodies = RequestBody.Prefixes()
 
     init(
         outbox: OutboxStore, server: GQLServer, settings: DeliveryStateMachine.Settings,
@@ -52,10 +54,7 @@ final class DeliveryDriver: Sendable {
             case .stop:
                 // Record what was settled since the last claim, so a delivered item is not sent again by the
                 // next engine on this outbox.
-                let journaled = outbox.journal?.state.withLock { !$0.ids.isEmpty } ?? false
-                if !removals.isEmpty || !setAside.isEmpty || journaled {
-                    _ = try? await outbox.advance(remove: removals, setAside: setAside, claim: 0)
-                }
+                try? await outbox.settle(remove: removals, setAside: setAside)
                 return
             case .sleep:
                 await signal.wait(until: nil)
@@ -158,10 +157,10 @@ final class DeliveryDriver: Sendable {
             do {
                 var headers: [String: String] = [:]
                 if let idempotencyHeader { headers[idempotencyHeader] = item.idempotencyKey }
-                // The body as stored when there is one (over HTTP): the same bytes at every attempt.
+                // Over HTTP, the body made from the values' stored text: the same bytes at every attempt.
                 let result =
-                    if let body = item.body, server.url != nil {
-                        try await server.mutation(jsonBody: body, headers: headers)
+                    if server.url != nil {
+                        try await server.mutation(jsonBody: bodies.body(of: item), headers: headers)
                     } else {
                         try await server.mutation(item.query, try item.variables(), headers: headers)
                     }

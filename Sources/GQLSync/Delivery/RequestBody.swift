@@ -10,7 +10,32 @@ import GQLCore
 /// one that compares their bytes would refuse the same key with a body written differently (the stored text keeps
 /// the call's member order, the parsed values were written sorted; the dev server compares the decoded requests).
 /// Batches still go through ``GQLServer/batch(_:headers:)``.
+///
+/// The outbox hands out the stored text (``OutboxItem/input``) and the operation's id; the body is made here, on
+/// the delivery side, which the outbox knows nothing of.
 enum RequestBody {
+    /// The body's start of each operation the loop sent, by the operation's id in the outbox (an id always means
+    /// the same operation, so the first one made is kept).
+    final class Prefixes: Sendable {
+        // A pthread lock (GQLLocked), which ThreadSanitizer understands, like the engine's other locks.
+        private let known = GQLLocked<[Int64: [UInt8]]>([:])
+
+        init() {}
+
+        /// The body of `item`, from its stored values' text.
+        func body(of item: OutboxItem) -> [UInt8] {
+            RequestBody.make(prefix: prefix(of: item), wrapped: item.wrap != nil, input: item.input)
+        }
+
+        private func prefix(of item: OutboxItem) -> [UInt8] {
+            guard let id = item.operationID else { return RequestBody.prefix(query: item.query, wrap: item.wrap) }
+            if let prefix = known.withLock({ $0[id] }) { return prefix }
+            let prefix = RequestBody.prefix(query: item.query, wrap: item.wrap)
+            known.withLock { $0[id] = prefix }
+            return prefix
+        }
+    }
+
     /// The body's start up to the values: `{"query":"<text>","variables":{"<wrap>":` with the wrap, or
     /// `{"query":"<text>","variables":` without one. The same for every item of an operation.
     static func prefix(query: String, wrap: String?) -> [UInt8] {

@@ -148,7 +148,7 @@ public final class GQLSync: Sendable {
         driver.stop()
         task.cancel()
         await task.value
-        outbox.journal?.removeIfEmpty()
+        outbox.removeJournalIfEmpty()
         driver.statuses.finish()
         Self.unregister(registration)
         if ownsDatabase { try await database.close() }

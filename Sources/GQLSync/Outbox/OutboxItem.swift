@@ -8,6 +8,9 @@ import GQLStore
 struct OutboxItem: Sendable, Hashable {
     /// The row id: call order.
     var id: Int64
+    /// The id of its operation in `_gqlsync_operations`, which always means the same name, text and input
+    /// argument (``OutboxStore/Operation``); `nil` for an item with ``damage``.
+    var operationID: Int64?
     /// The operation's name (as GQLQuery knows it).
     var name: String
     /// The object key the call named, if any.
@@ -15,11 +18,9 @@ struct OutboxItem: Sendable, Hashable {
     /// The operation text, fragments included.
     var query: String
     /// The caller's values as the outbox stores them: the text of a JSON object, checked when the row was read
-    /// (``GQLValue/isJSONObject(_:)``) and parsed only when the values are needed (``values()``): an item sent
-    /// alone goes with this text as it is (``body``).
+    /// (``GQLValue/isJSONObject(_:)``) and parsed only when the values are needed (``values()``), so a sender
+    /// may send this text as it is.
     var input: String
-    /// The request's JSON body, made from the values' stored text (``RequestBody``); `nil`: made from `values`.
-    var body: [UInt8]? = nil
     /// The argument the values are wrapped in (`input`), or `nil` when they are the variables themselves.
     var wrap: String?
     /// Sent as `Idempotency-Key`; the same for every retry of the same content.

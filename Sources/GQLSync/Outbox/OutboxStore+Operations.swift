@@ -26,8 +26,6 @@ extension OutboxStore {
         private struct State {
             var idByName: [String: (operation: Operation, id: Int64)] = [:]
             var byID: [Int64: Operation] = [:]
-            /// The start of the request body of each operation id sent so far (``RequestBody/prefix(query:wrap:)``).
-            var bodyPrefixes: [Int64: [UInt8]] = [:]
         }
 
         // A pthread lock (GQLLocked), which ThreadSanitizer understands, like the engine's other locks.
@@ -53,15 +51,6 @@ extension OutboxStore {
         }
 
         func noteRead(_ operation: Operation, id: Int64) { state.withLock { $0.byID[id] = operation } }
-
-        /// The start of the request body of operation `id`, which is `operation` (an id always means the same
-        /// operation, so the first one made is kept).
-        func bodyPrefix(_ id: Int64, _ operation: Operation) -> [UInt8] {
-            if let known = state.withLock({ $0.bodyPrefixes[id] }) { return known }
-            let prefix = RequestBody.prefix(query: operation.query, wrap: operation.wrap)
-            state.withLock { $0.bodyPrefixes[id] = prefix }
-            return prefix
-        }
     }
 
     /// The id of `operation` in `tx`: found in the table, or added; remembered once `tx` commits.

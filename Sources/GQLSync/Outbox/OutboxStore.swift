@@ -20,8 +20,8 @@ struct OutboxStore: Sendable {
     /// Whether `database` is the engine's own file, where only the engine's short writes compete for the writer.
     let ownsDatabase: Bool
     /// The record of delivered items not yet deleted, and the read-ahead; nil for a database without a file
-    /// (then every delivered item is deleted by a commit of its own).
-    let journal: DeliveryJournal?
+    /// (then every delivered item is deleted by a commit of its own). Only the outbox calls it.
+    let journal: OutboxJournal?
     /// Whether the engine may have lazy items: set at open when it has some, and by every lazy call (rolled back
     /// or not); while it is clear, a keyed call that is not lazy has no lazy item to turn steady.
     let lazyItems: LazyPresence
@@ -40,7 +40,7 @@ struct OutboxStore: Sendable {
     }
 
     /// Opens the outbox of `engine` in `database`, creating or upgrading its table, and deletes the items its
-    /// delivery journal names (delivered by an earlier run that stopped before it deleted them).
+    /// journal names (delivered by an earlier run that stopped before it deleted them).
     init(database: GQLDatabase, engine: String, ownsDatabase: Bool = false) throws {
         self.database = database
         self.engine = engine
@@ -50,18 +50,23 @@ struct OutboxStore: Sendable {
             try database.fetchAll(sql: Self.anyLazySQL, [engine]).first?["found"]?.intValue == 1)
         let identity = try Self.identity(database, engine: engine)
         keyPrefix = String(identity, radix: 16) + "-"
-        if let path = DeliveryJournal.path(database: database.path, engine: engine) {
-            journal = try DeliveryJournal(path: path, identity: identity)
+        if let path = OutboxJournal.path(database: database.path, engine: engine) {
+            journal = try OutboxJournal(path: path, identity: identity)
         } else {
             journal = nil
         }
         if let journal {
-            let recorded = journal.state.withLock { $0.ids }
+            let recorded = journal.recordedInOrder
             if !recorded.isEmpty {
                 try database.write { tx in try delete(recorded, in: tx) }
                 try journal.drop(first: recorded.count)
             }
         }
+    }
+
+    /// Removes the journal's file when it records nothing (the engine shuts down, its loop ended).
+    func removeJournalIfEmpty() {
+        journal?.removeIfEmpty()
     }
 
     /// What names an engine's identity row in `_gqlsync_sequence`, before the engine's name.
@@ -296,27 +301,18 @@ struct OutboxStore: Sendable {
     /// The item of a row's `id`, `op`, `key`, `input`, `idempotency`, `nonce` and `attempts`, read in `context`;
     /// a row that cannot be read as one (bad JSON, an operation that is not stored) is an item with its
     /// ``OutboxItem/damage``, so that it is set aside rather than stopping every claim.
-    ///
-    /// With `body`, an item that is not damaged gets the JSON body of its request, made from the values' stored
-    /// text (``RequestBody``): every item sent alone is sent with the bytes its row holds.
-    func item(_ row: OutboxRow, in context: some GQLDatabaseContext, body: Bool = false) throws -> OutboxItem {
+    func item(_ row: OutboxRow, in context: some GQLDatabaseContext) throws -> OutboxItem {
         guard let id = row.id else {
             throw GQLError(.decoding, "an outbox row lacks its id", table: Self.table)
         }
         do {
-            var item = try readItem(id, row, in: context)
-            if body, let op = row.op.intValue, let input = row.input {
-                let operation = Operation(name: item.name, query: item.query, wrap: item.wrap)
-                item.body = RequestBody.make(
-                    prefix: operations.bodyPrefix(op, operation), wrapped: item.wrap != nil, input: input)
-            }
-            return item
+            return try readItem(id, row, in: context)
         } catch let error as GQLError where error.code == .decoding || error.code == .invalidJSON {
             let name = row.op.intValue.flatMap { op in
                 try? Self.operation(op, item: id, operations: operations, in: context).name
             }
             return OutboxItem(
-                id: id, name: name ?? "", key: nil, query: "", input: "{}", wrap: nil, idempotencyKey: "",
+                id: id, operationID: nil, name: name ?? "", key: nil, query: "", input: "{}", wrap: nil, idempotencyKey: "",
                 attempts: Int(row.attempts ?? 0),
                 damage: GQLSync.Failure(message: "set aside unsent: \(error.message)"))
         }
@@ -350,8 +346,8 @@ struct OutboxStore: Sendable {
             throw GQLError(.decoding, "outbox item \(id) has values that are not a JSON object", table: Self.table)
         }
         return OutboxItem(
-            id: id, name: operation.name, key: key, query: operation.query, input: input, wrap: operation.wrap,
-            idempotencyKey: idempotencyKey, attempts: Int(row.attempts ?? 0))
+            id: id, operationID: op, name: operation.name, key: key, query: operation.query, input: input,
+            wrap: operation.wrap, idempotencyKey: idempotencyKey, attempts: Int(row.attempts ?? 0))
     }
 
     static func decodeObject(_ text: String?, id: Int64) throws -> GQLValues {

@@ -7,8 +7,8 @@ import GQLCore
     import Darwin
 #endif
 
-/// The delivery loop's record of delivered items between two outbox commits: a small file beside the database,
-/// `<database>-gqlsync-<engine>.journal`: a 16-byte header naming the outbox, then one 16-byte record per delivered
+/// The outbox's record of removed (delivered) items between two of its commits: a small file beside the database,
+/// `<database>-gqlsync-<engine>.journal`: a 16-byte header naming the outbox, then one 16-byte record per removed
 /// item, after the others; the rest of the file is zeros.
 ///
 /// "At most one repeat per crash" asks that an answered item be recorded before the next one leaves. A SQLite
@@ -16,20 +16,23 @@ import GQLCore
 /// memory mapping (two stores, no system call; `pwrite` past the mapping) does it for a fraction of that, and is as
 /// safe against a killed process as a commit at `synchronous = NORMAL`: the bytes are in the operating system's
 /// cache of the file once stored, whatever happens to the process. The outbox deletes the recorded items in one transaction
-/// now and then (``OutboxStore/consolidate(in:)``), then empties the file; an engine opened on the outbox deletes
+/// now and then (``OutboxStore/advance(remove:setAside:claim:)``), then empties the file; an engine opened on the outbox deletes
 /// whatever the file still names first, so a record outlives a crash. A power loss may take back the last records
 /// (then those items are sent again, with their idempotency keys), as it may the `NORMAL` commits.
 ///
-/// It also keeps the loop's read-ahead: the next pending items, read in one query, handed out one by one while they
+/// It also keeps the claim's read-ahead: the next pending items, read in one query, handed out one by one while they
 /// are `steady` (an item no call can merge into, so nothing about it changes before it is sent).
-final class DeliveryJournal: Sendable {
+///
+/// The journal belongs to the outbox (``OutboxStore``), which alone calls it; its state stays behind its own lock,
+/// and every step of a claim that reads or changes it is one method here, under one lock.
+final class OutboxJournal: Sendable {
     /// An item read ahead, with its mode when it was read (`lazy` may have turned `steady` since, never back).
     struct Ahead: Sendable {
         var mode: OutboxMode
         var item: OutboxItem
     }
 
-    struct State {
+    private struct State {
         /// The recorded ids, in order, and as a set.
         var ids: [Int64] = []
         var recorded: Set<Int64> = []
@@ -54,7 +57,7 @@ final class DeliveryJournal: Sendable {
     private static let headerMagic: UInt64 = 0x6771_7379_6e63_6831  // "gqsynch1"
 
     let path: String
-    let state: GQLLocked<State>
+    private let state: GQLLocked<State>
     private let descriptor: Int32
     /// The first `Self.mappedSize` bytes of the file, mapped shared. Read and written only with `state`'s lock
     /// held (``write(_:into:)``, ``drop(first:)``), and unmapped only in `deinit`, when nothing else can reach
@@ -169,7 +172,7 @@ final class DeliveryJournal: Sendable {
     }
 
     /// ``append(_:)`` for a caller that holds the lock and passes its `state`.
-    func append(_ id: Int64, into state: inout State) throws -> Int {
+    private func append(_ id: Int64, into state: inout State) throws -> Int {
         try write(id, into: &state)
         return state.ids.count
     }
@@ -212,6 +215,12 @@ final class DeliveryJournal: Sendable {
     /// The recorded ids.
     var recorded: Set<Int64> { state.withLock { $0.recorded } }
 
+    /// The recorded ids, in the order they were recorded.
+    var recordedInOrder: [Int64] { state.withLock { $0.ids } }
+
+    /// Whether no record waits for the outbox's next commit.
+    var isEmpty: Bool { state.withLock { $0.ids.isEmpty } }
+
     /// Drops the read-ahead: the queue changed behind it (an item was put back).
     func invalidate() {
         state.withLock { $0.stale = true }
@@ -221,6 +230,85 @@ final class DeliveryJournal: Sendable {
     func removeIfEmpty() {
         state.withLock { state in
             if state.ids.isEmpty { unlink(path) }
+        }
+    }
+
+    // MARK: The claim's steps
+
+    /// What the usual step of a one-per-request drain found, under one lock (``step(delivered:)``).
+    enum Step {
+        /// The next item, from the read-ahead, its attempt counted in memory.
+        case item(OutboxItem)
+        /// The read-ahead is used up: read the items after `after`, leaving out the recorded ones
+        /// (``handOut(readAhead:)``).
+        case readAhead(after: Int64, excluding: Set<Int64>)
+        /// The step needs an outbox commit.
+        case needsOutbox
+    }
+
+    /// The usual step of a one-per-request drain without a commit: `delivered` (the items the last step handed
+    /// out, when they all came back delivered: none or one) is recorded, and the next item comes from the
+    /// read-ahead when it is `steady`. `.needsOutbox` when an item handed out was kept for a retry, the journal is
+    /// full, something was put back, or the next item is `lazy`.
+    func step(delivered: [Int64]) throws -> Step {
+        try state.withLock { state in
+            guard state.handedOut.allSatisfy(delivered.contains) else { return .needsOutbox }
+            if let delivered = delivered.first {
+                state.unrecorded = nil
+                guard try append(delivered, into: &state) < Self.capacity else { return .needsOutbox }
+            }
+            guard !state.stale else { return .needsOutbox }
+            guard !state.window.isEmpty else { return .readAhead(after: state.cursor, excluding: state.recorded) }
+            return Self.handOut(&state).map(Step.item) ?? .needsOutbox
+        }
+    }
+
+    /// Keeps `ahead` (items read after ``Step/readAhead(after:excluding:)``, in call order) as the read-ahead and
+    /// hands out the first; nil when there is none, or it is `lazy`.
+    func handOut(readAhead ahead: [Ahead]) -> OutboxItem? {
+        guard let last = ahead.last else { return nil }
+        return state.withLock { state in
+            state.window = ahead.reversed()
+            state.cursor = last.item.id
+            return Self.handOut(&state)
+        }
+    }
+
+    /// The next read-ahead item when it is `steady`, its attempt counted in memory; nil (and the read-ahead
+    /// dropped) when it is `lazy`.
+    private static func handOut(_ state: inout State) -> OutboxItem? {
+        guard let next = state.window.popLast(), next.mode == .steady else {
+            state.window = []
+            return nil
+        }
+        state.unrecorded = next.item.id
+        state.handedOut.removeAll(keepingCapacity: true)
+        state.handedOut.append(next.item.id)
+        var item = next.item
+        item.attempts += 1
+        return item
+    }
+
+    /// What the outbox's next commit takes over: the recorded ids (to delete) and the item the read-ahead handed
+    /// out whose attempt is not in the outbox yet (to count). The read-ahead is dropped: the commit claims anew.
+    func beginCommit() -> (ids: [Int64], unrecorded: Int64?) {
+        state.withLock { state in
+            defer {
+                state.unrecorded = nil
+                state.window = []
+                state.stale = false
+            }
+            return (state.ids, state.unrecorded)
+        }
+    }
+
+    /// That commit is done: its first `deleted` records are forgotten, and the items it `claimed` (in call order)
+    /// are the ones handed out.
+    func endCommit(deleted: Int, claimed: [Int64]) throws {
+        try drop(first: deleted)
+        state.withLock { state in
+            state.cursor = claimed.last ?? 0
+            state.handedOut = claimed
         }
     }
 }

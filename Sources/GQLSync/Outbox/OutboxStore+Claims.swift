@@ -2,8 +2,8 @@ import Foundation
 import GQLCore
 import GQLStore
 
-/// The delivery loop's side of the outbox: claims, the journal's fast step and read-ahead, removals and
-/// items set aside.
+/// The outbox's claims, for whoever sends its items (the delivery loop): claim the next items in call order, and
+/// remove or set aside the ones settled since the last claim. The journal's fast step and read-ahead stay inside.
 extension OutboxStore {
     /// In one transaction: removes the delivered items, sets aside the failed ones, then claims up to `limit`
     /// pending items in call order, counting an attempt for each before it is sent.
@@ -22,14 +22,7 @@ extension OutboxStore {
         }
         let engine = engine
         // The journal's records and an attempt the read-ahead handed out go into this commit.
-        let recorded = journal?.state.withLock { state -> (ids: [Int64], unrecorded: Int64?) in
-            defer {
-                state.unrecorded = nil
-                state.window = []
-                state.stale = false
-            }
-            return (state.ids, state.unrecorded)
-        }
+        let recorded = journal?.beginCommit()
         let removed = (recorded?.ids ?? []) + remove
         let items = try await bookkeeping { tx in
             try deleteRows(removed, in: tx)
@@ -43,7 +36,7 @@ extension OutboxStore {
             var items: [OutboxItem] = []
             if limit > 0 {
                 try tx.forEachRow(sql: Self.claimSQL, [.string(engine), .int(Int64(limit))], table: Self.table) {
-                    items.append(try self.item(OutboxRow($0), in: tx, body: true))
+                    items.append(try self.item(OutboxRow($0), in: tx))
                 }
                 // RETURNING gives the rows in no promised order.
                 items.sort { $0.id < $1.id }
@@ -54,13 +47,16 @@ extension OutboxStore {
             return items
         }
         if let journal, let recorded {
-            try journal.drop(first: recorded.ids.count)
-            journal.state.withLock {
-                $0.cursor = items.last?.id ?? 0
-                $0.handedOut = items.map(\.id)
-            }
+            try journal.endCommit(deleted: recorded.ids.count, claimed: items.map(\.id))
         }
         return items
+    }
+
+    /// Removes and sets aside what was settled since the last claim, claiming nothing (the loop ends), so that a
+    /// delivered item is not sent again by the next engine on this outbox; writes nothing when there is nothing.
+    func settle(remove: [Int64], setAside: [(Int64, GQLSync.Failure)]) async throws {
+        guard !remove.isEmpty || !setAside.isEmpty || journal?.isEmpty == false else { return }
+        _ = try await advance(remove: remove, setAside: setAside, claim: 0)
     }
 
     /// The usual step of a one-per-request drain without a commit: the delivered item is appended to the
@@ -69,59 +65,18 @@ extension OutboxStore {
     /// outbox should it not be delivered). Nil when the step needs the outbox: an item set aside or kept for a
     /// retry, batches, a lazy item next, a retried item put back, nothing read ahead, a full journal, or the end.
     private func fastAdvance(
-        _ journal: DeliveryJournal, remove: [Int64], setAside: [(Int64, GQLSync.Failure)], claim limit: Int
+        _ journal: OutboxJournal, remove: [Int64], setAside: [(Int64, GQLSync.Failure)], claim limit: Int
     ) async throws -> [OutboxItem]? {
         guard limit == 1, setAside.isEmpty, remove.count <= 1 else { return nil }
-        // One lock for the usual step: the record, then the next item from the read-ahead.
-        let step = try journal.state.withLock { state -> FastStep in
-            guard state.handedOut.allSatisfy(remove.contains) else { return .needsOutbox }
-            if let delivered = remove.first {
-                state.unrecorded = nil
-                guard try journal.append(delivered, into: &state) < DeliveryJournal.capacity else {
-                    return .needsOutbox
-                }
-            }
-            guard !state.stale else { return .needsOutbox }
-            guard !state.window.isEmpty else { return .readAhead(after: state.cursor, excluding: state.recorded) }
-            return Self.handOut(&state).map(FastStep.item) ?? .needsOutbox
-        }
-        switch step {
+        switch try journal.step(delivered: remove) {
         case .needsOutbox:
             return nil
         case .item(let item):
             return [item]
         case .readAhead(let cursor, let recorded):
             let ahead = try await readAhead(after: cursor, excluding: recorded)
-            guard let last = ahead.last else { return nil }
-            return journal.state.withLock { state in
-                state.window = ahead.reversed()
-                state.cursor = last.item.id
-                return Self.handOut(&state).map { [$0] }
-            }
+            return journal.handOut(readAhead: ahead).map { [$0] }
         }
-    }
-
-    /// What the usual step found under the journal's lock.
-    private enum FastStep {
-        case item(OutboxItem)
-        /// The read-ahead is used up: read the items after `after`, leaving out the recorded ones.
-        case readAhead(after: Int64, excluding: Set<Int64>)
-        case needsOutbox
-    }
-
-    /// The next read-ahead item when it is `steady`, its attempt counted in memory; nil (and the read-ahead
-    /// dropped) when it is `lazy`.
-    private static func handOut(_ state: inout DeliveryJournal.State) -> OutboxItem? {
-        guard let next = state.window.popLast(), next.mode == .steady else {
-            state.window = []
-            return nil
-        }
-        state.unrecorded = next.item.id
-        state.handedOut.removeAll(keepingCapacity: true)
-        state.handedOut.append(next.item.id)
-        var item = next.item
-        item.attempts += 1
-        return item
     }
 
     /// Up to ``readAheadLimit`` pending items after `cursor`, in call order, read without a write.
@@ -129,16 +84,16 @@ extension OutboxStore {
     /// In the engine's own file the read runs on the loop's task, as its commits do (``bookkeeping(_:)``): sent
     /// to a Dispatch thread, every read-ahead cost the loop two thread switches.
     private func readAhead(after cursor: Int64, excluding recorded: Set<Int64>) async throws
-        -> [DeliveryJournal.Ahead]
+        -> [OutboxJournal.Ahead]
     {
         let engine = engine
-        let read: @Sendable (GQLTransaction) throws -> [DeliveryJournal.Ahead] = { tx in
-            var ahead: [DeliveryJournal.Ahead] = []
+        let read: @Sendable (GQLTransaction) throws -> [OutboxJournal.Ahead] = { tx in
+            var ahead: [OutboxJournal.Ahead] = []
             ahead.reserveCapacity(Self.readAheadLimit)
             try tx.forEachRow(sql: Self.readAheadSQL, [.string(engine), .int(cursor)], table: Self.table) { columns in
                 let row = OutboxRow(columns)
                 guard let id = row.id, !recorded.contains(id) else { return }
-                let item = try self.item(row, in: tx, body: true)
+                let item = try self.item(row, in: tx)
                 ahead.append(.init(mode: columns.text(7) == "steady" ? .steady : .lazy, item: item))
             }
             return ahead

@@ -8,7 +8,7 @@ import Testing
 
 /// The delivery journal: delivered items recorded by an append, deleted from the outbox in one commit now and then,
 /// and by the next engine when a run stopped before it did.
-@Suite(.timeLimit(.minutes(2))) struct DeliveryJournalTests {
+@Suite(.timeLimit(.minutes(2))) struct OutboxJournalTests {
     @Test func aRecordedItemIsDeletedByTheNextEngineAndNotSentAgain() async throws {
         let fixture = try await SyncFixture.make()
         let path = fixture.directory.path("outbox.sqlite")
@@ -19,7 +19,7 @@ import Testing
         let journal = try #require(queue.outbox.journal)
         #expect(try journal.append(1) == 1)
         try await queue.shutdown()
-        let journalPath = try #require(DeliveryJournal.path(database: path, engine: queue.name))
+        let journalPath = try #require(OutboxJournal.path(database: path, engine: queue.name))
         #expect(FileManager.default.fileExists(atPath: journalPath))
 
         let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
@@ -41,7 +41,7 @@ import Testing
         defer { directory.cleanup() }
         let path = directory.path("journal")
         do {
-            let journal = try DeliveryJournal(path: path, identity: 42)
+            let journal = try OutboxJournal(path: path, identity: 42)
             #expect(try journal.append(7) == 1)
             #expect(try journal.append(8) == 2)
         }
@@ -53,16 +53,16 @@ import Testing
         try handle.seekToEnd()
         try handle.write(contentsOf: Data([1, 2, 3, 4, 5]))
         try handle.close()
-        let reopened = try DeliveryJournal(path: path, identity: 42)
+        let reopened = try OutboxJournal(path: path, identity: 42)
         #expect(reopened.recorded == [7, 8])
         // A record appended now replaces the half one.
         #expect(try reopened.append(10) == 3)
-        #expect(try DeliveryJournal(path: path, identity: 42).recorded == [7, 8, 10])
+        #expect(try OutboxJournal(path: path, identity: 42).recorded == [7, 8, 10])
         try reopened.drop(first: 1)
-        #expect(try DeliveryJournal(path: path, identity: 42).recorded == [8, 10])
+        #expect(try OutboxJournal(path: path, identity: 42).recorded == [8, 10])
         // Another outbox's identity: the records are not its own, and are dropped unread.
-        #expect(try DeliveryJournal(path: path, identity: 43).recorded.isEmpty)
-        #expect(try DeliveryJournal(path: path, identity: 42).recorded.isEmpty)
+        #expect(try OutboxJournal(path: path, identity: 43).recorded.isEmpty)
+        #expect(try OutboxJournal(path: path, identity: 42).recorded.isEmpty)
     }
 
     @Test func aJournalLeftBesideADeletedDatabaseDeletesNothingOfTheNewOne() async throws {
@@ -87,20 +87,20 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let path = directory.path("journal")
-        let journal = try DeliveryJournal(path: path, identity: 7)
+        let journal = try OutboxJournal(path: path, identity: 7)
         // More records than the loop ever keeps (it consolidates at `capacity`): the last ones go past the mapping.
-        let ids = (1...Int64(DeliveryJournal.capacity + 300)).map { $0 * 3 }
+        let ids = (1...Int64(OutboxJournal.capacity + 300)).map { $0 * 3 }
         for id in ids { _ = try journal.append(id) }
-        #expect(try DeliveryJournal(path: path, identity: 7).recorded == Set(ids))
+        #expect(try OutboxJournal(path: path, identity: 7).recorded == Set(ids))
         try journal.drop(first: ids.count - 2)
-        #expect(try DeliveryJournal(path: path, identity: 7).recorded == Set(ids.suffix(2)))
+        #expect(try OutboxJournal(path: path, identity: 7).recorded == Set(ids.suffix(2)))
         try journal.drop(first: 2)
-        #expect(try DeliveryJournal(path: path, identity: 7).recorded.isEmpty)
+        #expect(try OutboxJournal(path: path, identity: 7).recorded.isEmpty)
     }
 
     @Test func aDatabaseWithoutAFileHasNoJournal() {
-        #expect(DeliveryJournal.path(database: ":memory:", engine: "e") == nil)
-        let path = DeliveryJournal.path(database: "/tmp/app.sqlite", engine: "a/b c")
+        #expect(OutboxJournal.path(database: ":memory:", engine: "e") == nil)
+        let path = OutboxJournal.path(database: "/tmp/app.sqlite", engine: "a/b c")
         #expect(path == "/tmp/app.sqlite-gqlsync-a%2Fb%20c.journal")
     }
 }
