@@ -53,10 +53,23 @@ let package = Package(
             name: "GQLStore",
             dependencies: ["GQLCore", "CSQLite", .product(name: "Logging", package: "swift-log")]
         ),
+        // The HTTP layer GQLNet and GQLServices share (HTTPExchange: deadlines, size limits, redirects refused,
+        // header checks, the owned client's shutdown); not a product.
+        .target(
+            name: "GQLHTTP",
+            dependencies: [
+                "GQLCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+            ]
+        ),
         .target(
             name: "GQLNet",
             dependencies: [
-                "GQLCore",
+                "GQLCore", "GQLHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -71,7 +84,7 @@ let package = Package(
         .target(
             name: "GQLServices",
             dependencies: [
-                "GQLCore", "GQLNet", "GQLCrypto",
+                "GQLCore", "GQLHTTP", "GQLCrypto", "GQLNet",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -130,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "GQLNetTests",
             dependencies: [
-                "GQLNet", "GQLCore", "GQLDevServer", "GQLCrypto", "GQLTestSupport",
+                "GQLNet", "GQLHTTP", "GQLCore", "GQLDevServer", "GQLCrypto", "GQLTestSupport",
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

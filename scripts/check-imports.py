@@ -19,10 +19,11 @@ LAYERS = {
     "GQLCore": set(),
     "GQLCrypto": {"GQLCore", "CCrypto"},
     "GQLStore": {"GQLCore", "CSQLite"},
-    "GQLNet": {"GQLCore"},
+    "GQLHTTP": {"GQLCore"},
+    "GQLNet": {"GQLCore", "GQLHTTP"},
     "GQLCache": {"GQLCore", "GQLStore", "GQLNet"},
     "GQLSync": {"GQLCore", "GQLStore", "GQLNet"},
-    "GQLServices": {"GQLCore", "GQLCrypto", "GQLNet"},
+    "GQLServices": {"GQLCore", "GQLCrypto", "GQLHTTP", "GQLNet"},
     "GQLDevServer": {"GQLCore", "GQLStore", "GQLCrypto"},
     "GQLCLI": {"GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLCache", "GQLSync", "GQLServices", "GQLDevServer"},
 }

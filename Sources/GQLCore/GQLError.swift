@@ -60,6 +60,9 @@ public struct GQLError: Error, Sendable, Hashable {
         public static let invalidResponse = Code("invalidResponse")
         /// A server's answer was larger than the configured maximum.
         public static let responseTooLarge = Code("responseTooLarge")
+        /// A server answered with a redirect, which the toolkit never follows (the request carried credentials that
+        /// must not reach another origin); the message names the target without its query or user info.
+        public static let redirect = Code("redirect")
         /// A server refused the credentials of a connection (WebSocket close 4401/4403, `connection_error`).
         public static let unauthorized = Code("unauthorized")
         /// A connection was lost or could not be made; reconnecting may help.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GQLCore
+import GQLHTTP
 import GQLTestSupport
 import Testing
 
@@ -112,7 +113,7 @@ import Testing
         let hostile = try HostileServer { _, _ in .redirect(302, to: elsewhere.url) }
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .follow(max: 3, allowCycles: false)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = OwnedHTTPClient(HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
         let exchange = HTTPExchange(client: client)
         var request = HTTPClientRequest(url: hostile.url)
         request.method = .GET

@@ -1,4 +1,5 @@
 import GQLCore
+import GQLHTTP
 
 extension GQLServer {
     /// Gives the `Authorization` value for a request or a WebSocket connection (`"Bearer eyJ…"`, or the bare token

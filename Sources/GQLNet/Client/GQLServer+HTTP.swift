@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GQLCore
+import GQLHTTP
 
 extension GQLServer {
     /// Posts a JSON body and returns the answer as JSON, after checking status, size and syntax.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GQLCore
+import GQLHTTP
 
 /// A GraphQL server reached over HTTP, WebSocket or both: queries, mutations, subscriptions, typed results and
 /// batches.
@@ -38,7 +39,7 @@ public final class GQLServer: Sendable {
     let authorization: AuthorizationProvider?
     /// The settings the server was made with.
     public let configuration: Configuration
-    let client: HTTPClient
+    let client: OwnedHTTPClient
     let socket: SocketConnection?
     /// The endpoint as messages name it (``GQLServer/loggable(_:)`` of the HTTP URL, or of the WebSocket URL of a
     /// WebSocket-only server), made once: every request passes it on, and parsing the URL for it cost about 3.5 µs
@@ -174,18 +175,16 @@ public final class GQLServer: Sendable {
         self.authorization = authorization
         self.configuration = configuration
         self.log = NetLog(configuration.logger)
-        self.client = HTTPClient(
-            eventLoopGroupProvider: .singleton, configuration: configuration.httpClientConfiguration)
+        self.client = OwnedHTTPClient(
+            HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration.httpClientConfiguration))
         self.socket = socket.map { SocketConnection(endpoint: $0, configuration: configuration) }
         self.target = Self.loggable(url ?? socket?.url ?? "")
     }
 
     deinit {
-        // A server dropped without `shutdown()` still releases its connections (AsyncHTTPClient requires it).
-        if !isShutDown.withLock({ $0 }) {
-            client.shutdown { _ in }
-            socket?.shutdownNow()
-        }
+        // A server dropped without `shutdown()` still closes its socket; its HTTP client's owner releases the
+        // client's connections when the last exchange using it ends.
+        if !isShutDown.withLock({ $0 }) { socket?.shutdownNow() }
     }
 
     /// Closes the server's connections: subscriptions end, the WebSocket closes, requests made afterwards fail;

@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLHTTP
 import Logging
 
 /// The socket and timer side of ``SocketConnection``: what the socket reports goes to the state machine, and the

@@ -1,6 +1,6 @@
 import Foundation
 import GQLCore
-import GQLNet
+import GQLHTTP
 
 extension GQLAuth {
     /// What `/oauth/token` answered, checked for the fields every grant returns.

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GQLCore
-import GQLNet
+import GQLHTTP
 import NIOCore
 
 /// A small client for JSON and form web services: one `invoke` per call, with the path, the query, and a JSON,
@@ -53,7 +53,6 @@ public final class GQLREST: Sendable {
     public let baseURL: String
     let headers: [String: String]
     let exchange: HTTPExchange
-    private let isShutDown = GQLLocked(false)
 
     /// A service at `baseURL`; `headers` go with every call (an API key, `Accept` …).
     ///
@@ -75,19 +74,9 @@ public final class GQLREST: Sendable {
             client: HTTPExchange.makeClient(timeout: timeout, sharing: httpClient), limits: limits)
     }
 
-    deinit {
-        if !isShutDown.withLock({ $0 }) { exchange.client.shutdown { _ in } }
-    }
-
     /// Releases the client's connections (a shared `httpClient` is left to its owner); calling it again does
-    /// nothing.
-    public func shutdown() async throws {
-        let already = isShutDown.withLock { state in
-            defer { state = true }
-            return state
-        }
-        if !already { try await exchange.client.shutdown() }
-    }
+    /// nothing. A GQLREST dropped without it releases them when it goes.
+    public func shutdown() async throws { try await exchange.owner.shutdown() }
 
     /// Calls `path` and returns the answer's JSON (``GQLCore/GQLValue/null`` for an empty body).
     ///

@@ -1,7 +1,7 @@
 import Foundation
 import GQLCore
 import GQLCrypto
-import GQLNet
+import GQLHTTP
 
 extension GQLStorage {
     /// Called as a transfer moves: bytes done so far and the total.

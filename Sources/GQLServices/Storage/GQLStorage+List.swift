@@ -1,7 +1,7 @@
 import Foundation
 import GQLCore
 import GQLCrypto
-import GQLNet
+import GQLHTTP
 
 extension GQLStorage {
     /// An object as a listing describes it.

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GQLCore
 import GQLCrypto
-import GQLNet
+import GQLHTTP
 import NIOCore
 
 extension GQLStorage {

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GQLCore
 import GQLCrypto
-import GQLNet
+import GQLHTTP
 
 /// An Amazon S3 client: objects uploaded, downloaded, listed, deleted and presigned, with multipart uploads and
 /// streamed downloads for large files. Works with AWS and with every S3-compatible store (MinIO, R2, moto …).
@@ -29,7 +29,6 @@ public final class GQLStorage: Sendable {
     let endpoint: Result<Endpoint, GQLError>
     let signer: SigV4Signer
     let exchange: HTTPExchange
-    private let isShutDown = GQLLocked(false)
 
     /// Amazon S3 in `region`, with virtual-hosted addressing (`https://bucket.s3.region.amazonaws.com/key`).
     ///
@@ -72,19 +71,9 @@ public final class GQLStorage: Sendable {
         self.exchange = HTTPExchange(client: client, limits: limits)
     }
 
-    deinit {
-        if !isShutDown.withLock({ $0 }) { exchange.client.shutdown { _ in } }
-    }
-
     /// Releases the storage's connections; requests made afterwards fail. A shared ``Configuration/httpClient``
-    /// is left to its owner. Calling it again does nothing.
-    public func shutdown() async throws {
-        let already = isShutDown.withLock { state in
-            defer { state = true }
-            return state
-        }
-        if !already { try await exchange.client.shutdown() }
-    }
+    /// is left to its owner. Calling it again does nothing; a storage dropped without it releases them when it goes.
+    public func shutdown() async throws { try await exchange.owner.shutdown() }
 }
 
 extension GQLStorage: CustomStringConvertible {

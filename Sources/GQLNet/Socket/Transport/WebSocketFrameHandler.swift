@@ -1,4 +1,5 @@
 import GQLCore
+import GQLHTTP
 import NIOCore
 import NIOWebSocket
 

@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLHTTP
 import NIOHTTP1
 
 /// What a WebSocket upgrade request carries and what its answer must say, without any I/O.

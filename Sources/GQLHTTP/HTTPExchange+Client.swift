@@ -4,12 +4,6 @@ import GQLCore
 import NIOCore
 import NIOHTTP1
 
-extension GQLError.Code {
-    /// A server answered with a redirect, which the toolkit never follows (the request carried credentials that
-    /// must not reach another origin); the message names the target without its query or user info.
-    public static let redirect = GQLError.Code("redirect")
-}
-
 extension HTTPExchange {
     /// The AsyncHTTPClient settings every exchange runs with, over `base`: redirects not followed (the exchange
     /// refuses them), `timeout` as the read timeout (the longest a body may stall), a refused connection failed
@@ -28,7 +22,7 @@ extension HTTPExchange {
     }
 
     /// A client with ``clientConfiguration(_:timeout:connectTimeout:decompression:)``, owned (and shut down) by the
-    /// caller.
+    /// caller through the ``OwnedHTTPClient`` it comes in.
     ///
     /// With `shared`, an app's own client, the new client runs on its event loops with its settings (TLS, proxy,
     /// pool), only redirects turned off and the timeout set: AsyncHTTPClient decides about redirects per client,
@@ -37,21 +31,23 @@ extension HTTPExchange {
     package static func makeClient(
         timeout: Duration, connectTimeout: Duration? = nil, decompression: HTTPClient.Decompression = .disabled,
         sharing shared: HTTPClient? = nil
-    ) -> HTTPClient {
+    ) -> OwnedHTTPClient {
         guard let shared else {
-            return HTTPClient(
-                eventLoopGroupProvider: .singleton,
-                configuration: clientConfiguration(
-                    timeout: timeout, connectTimeout: connectTimeout, decompression: decompression))
+            return OwnedHTTPClient(
+                HTTPClient(
+                    eventLoopGroupProvider: .singleton,
+                    configuration: clientConfiguration(
+                        timeout: timeout, connectTimeout: connectTimeout, decompression: decompression)))
         }
         // AsyncHTTPClient keeps a client's configuration internal; reflection reads it so the app's TLS, proxy and
         // pool settings carry over. Were it ever unreadable, the defaults are used: still on the app's event loops,
         // still without redirects.
         let base = Mirror(reflecting: shared).descendant("configuration") as? HTTPClient.Configuration ?? .init()
-        return HTTPClient(
-            eventLoopGroup: shared.eventLoopGroup,
-            configuration: clientConfiguration(
-                base, timeout: timeout, connectTimeout: connectTimeout, decompression: decompression))
+        return OwnedHTTPClient(
+            HTTPClient(
+                eventLoopGroup: shared.eventLoopGroup,
+                configuration: clientConfiguration(
+                    base, timeout: timeout, connectTimeout: connectTimeout, decompression: decompression)))
     }
 
     /// The refusal of an answer that redirects: a 3xx with a `Location` (the client did not follow it), or an

@@ -8,7 +8,7 @@ import NIOPosix
 /// ```swift
 /// describeConnectError(error)   // "connection refused"
 /// ```
-func describeConnectError(_ error: any Error) -> String {
+package func describeConnectError(_ error: any Error) -> String {
     switch error {
     case let error as NIOConnectionError:
         if error.connectionErrors.isEmpty {

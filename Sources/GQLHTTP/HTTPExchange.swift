@@ -70,11 +70,14 @@ package struct HTTPExchange: Sendable {
         }
     }
 
-    package let client: HTTPClient
+    /// The client requests go through, owned by the service the exchange serves.
+    package let owner: OwnedHTTPClient
     package var limits: Limits
 
-    package init(client: HTTPClient, limits: Limits = .init()) {
-        self.client = client
+    package var client: HTTPClient { owner.client }
+
+    package init(client owner: OwnedHTTPClient, limits: Limits = .init()) {
+        self.owner = owner
         self.limits = limits
     }
 
