@@ -62,16 +62,31 @@ extension GQLCache {
     /// Runs a mutation on the server and stores its answer (under `MUTATION_ROOT`, every keyed object in its
     /// own record), so watchers of any query holding those objects hear of the change.
     ///
+    /// With `optimistic`, the answer the app expects is laid over the cache at once (an optimistic layer, see
+    /// ``addOptimisticLayer(_:_:data:)``): watchers see it before the server answers. The server's answer then
+    /// replaces it (one change for the watchers); when the mutation fails — the server is down, refuses it with
+    /// errors, or the task is cancelled — the layer is removed and watchers see the data as it was.
+    ///
     /// ```swift
-    /// let created = try await cache.mutate(server, "UpdateUser", ["input": ["id": "1", "name": "Ada"]])
+    /// let renamed = try await cache.mutate(
+    ///     server, "UpdateUser", ["input": ["id": "1", "name": "Ada"]],
+    ///     optimistic: ["updateUser": ["__typename": "User", "id": "1", "name": "Ada"]])
     /// ```
-    /// - Throws: the server's transport errors; `.invalidArgument` for an operation that is not a mutation.
+    /// - Throws: the server's transport errors (the layer is gone by then); `.invalidArgument` for an operation
+    ///   that is not a mutation; `.invalidResponse` when `optimistic` does not fit the selection.
     public func mutate(
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
-        store: Bool = true
+        optimistic: GQLValue? = nil, store: Bool = true
     ) async throws -> Result {
-        try await network(
-            server, try request(operation, variables.mapValues(\.gqlValue), .mutation, "mutate", store: store))
+        let request = try request(operation, variables.mapValues(\.gqlValue), .mutation, "mutate", store: store)
+        guard let optimistic else { return try await network(server, request) }
+        let layer = try addLayer(request, data: optimistic)
+        do {
+            return try await network(server, request, replacing: layer)
+        } catch {
+            removeOptimisticLayer(layer)
+            throw error
+        }
     }
 
     // MARK: Internals
@@ -133,14 +148,20 @@ extension GQLCache {
     }
 
     /// The server's answer, stored when it has data and no errors (and the request stores).
-    func network(_ server: GQLServer, _ request: Request) async throws -> Result {
+    ///
+    /// With `layer`, the optimistic layer is removed once the answer is stored (or refused), and the watchers of
+    /// both hear one change.
+    func network(_ server: GQLServer, _ request: Request, replacing layer: Layer? = nil) async throws -> Result {
         let result =
             request.operation.kind == .mutation
             ? try await server.mutation(request.operation.text, request.given)
             : try await server.query(request.operation.text, request.given)
+        var changed: Set<String> = []
         if request.store, result.errors.isEmpty, let data = result.data {
-            try merge(data, request.operation, request.variables)
+            changed = try mergeQuietly(data, request.operation, request.variables)
         }
+        if let layer { changed.formUnion(store.removeLayer(layer.id)) }
+        watchers.notify(changed)
         return Result(result: result, source: .network)
     }
 }

@@ -208,10 +208,21 @@ public final class GQLCache: Sendable {
 
     /// Normalizes `data` into records, merges them in one transaction and wakes the watchers of what changed.
     func merge(_ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues) throws {
+        watchers.notify(try mergeQuietly(data, operation, variables))
+    }
+
+    /// ``merge(_:_:_:)`` without waking the watchers: returns the keys of the records that changed.
+    func mergeQuietly(_ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues) throws -> Set<String> {
+        try store.merge(normalize(data, operation, variables), receivedAt: expiry.isOn ? now : nil)
+    }
+
+    /// The records of `data`, the answer of `operation` with `variables`.
+    func normalize(_ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues) throws
+        -> [String: GQLValues]
+    {
         var normalizer = Normalizer(keys: keys, matcher: matcher, variables: variables)
         try normalizer.add(data, selections: operation.selections, rootKey: operation.rootKey)
-        let changed = try store.merge(normalizer.records, receivedAt: expiry.isOn ? now : nil)
-        watchers.notify(changed)
+        return normalizer.records
     }
 
     /// The configuration's clock, in seconds since 1970.

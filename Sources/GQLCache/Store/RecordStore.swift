@@ -10,7 +10,8 @@ import GQLStore
 /// memory layer has and loads the rest from SQLite in batched `IN` lists; what it loads joins the memory layer
 /// only if no write came in between (a generation count), so a stale row can never return over a newer write.
 ///
-/// Later layers (optimistic answers, outbox items) fit above this one: a stack of overlays read before it.
+/// Optimistic layers (``RecordStore+Layers.swift``) sit above both: records read are overlaid with every layer's
+/// fields, oldest layer first, while writes, trimming and garbage collection see the base records only.
 final class RecordStore: Sendable {
     let database: GQLDatabase
     /// Most records the memory layer keeps; past it, half of them are dropped (they stay in SQLite).
@@ -31,6 +32,9 @@ final class RecordStore: Sendable {
         var generation: UInt64 = 0
         /// Read times not yet written to `read_at` (only with a byte budget): written with the next write.
         var reads: [String: Double] = [:]
+        /// Optimistic layers, oldest first: read over the records, never written into them.
+        var layers: [Layer] = []
+        var nextLayer: UInt64 = 0
     }
 
     let memory = GQLLocked(Memory())
@@ -77,11 +81,11 @@ final class RecordStore: Sendable {
     func load(_ keys: [String]) throws -> [String: GQLValues] {
         var found: [String: GQLValues] = [:]
         var missing: [String] = []
-        let generation = memory.withLock { memory -> UInt64 in
+        let (generation, layers) = memory.withLock { memory -> (UInt64, [Layer]) in
             for key in keys {
                 if let record = memory.records[key] { found[key] = record } else { missing.append(key) }
             }
-            return memory.generation
+            return (memory.generation, memory.layers)
         }
         if !missing.isEmpty {
             let loaded = try database.read { tx in try Self.select(missing, tx) }
@@ -93,6 +97,7 @@ final class RecordStore: Sendable {
             found.merge(loaded) { _, loaded in loaded }
         }
         if maximumBytes != nil { try noteReads(found.keys) }
+        if !layers.isEmpty { Self.overlay(layers, on: &found, keys: keys) }
         return found
     }
 
@@ -219,6 +224,7 @@ final class RecordStore: Sendable {
                 memory.generation &+= 1
                 memory.records.removeAll()
                 memory.reads.removeAll()
+                memory.layers.removeAll()
             }
             if sizes != nil { sizes = [:] }
         }
