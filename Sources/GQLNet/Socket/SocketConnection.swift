@@ -33,7 +33,7 @@ final class SocketConnection: Sendable {
         var streams: [String: SocketResults] = [:]
         /// The operations whose results reached their high watermark.
         var lagging: Set<String> = []
-        var connectWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+        var connectWaiters = GQLWaiters<Void, any Error>()
         /// The writer queue of the current socket, and the socket once it is open.
         var outgoing: SocketOutbox?
         var socket: WebSocketChannel?
@@ -56,7 +56,7 @@ final class SocketConnection: Sendable {
     enum Effect {
         case yield(SocketResults, GQLValue)
         case finish(SocketResults, (any Error)?)
-        case resume([CheckedContinuation<Void, any Error>], GQLError?)
+        case resume(GQLWaiters<Void, any Error>.Resumption)
     }
 
     let endpoint: Endpoint
@@ -81,29 +81,18 @@ final class SocketConnection: Sendable {
 
     /// Returns once the server acknowledged a connection; cancelling the calling task stops the wait.
     func connect() async throws {
-        let key = shared.withLock { shared -> Int in
-            shared.nextID += 1
-            return shared.nextID
+        let (ticket, effects) = try shared.withLock { shared in
+            guard !shared.isShutDown else { throw Self.shutDownError("connect") }
+            guard !Task.isCancelled else { throw Self.connectCancelled }
+            // Added first: the machine may answer at once (already connected).
+            let ticket = shared.connectWaiters.add()
+            return (ticket, apply(shared.machine.connectRequested(at: .now), to: &shared))
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let effects = shared.withLock { shared -> [Effect] in
-                    guard !shared.isShutDown else {
-                        return [.resume([continuation], Self.shutDownError("connect"))]
-                    }
-                    guard !Task.isCancelled else {
-                        return [.resume([continuation], GQLError(.cancelled, "connect() was cancelled"))]
-                    }
-                    shared.connectWaiters[key] = continuation
-                    return apply(shared.machine.connectRequested(at: .now), to: &shared)
-                }
-                run(effects)
-            }
-        } onCancel: {
-            let waiter = shared.withLock { $0.connectWaiters.removeValue(forKey: key) }
-            waiter?.resume(throwing: GQLError(.cancelled, "connect() was cancelled"))
-        }
+        run(effects)
+        try await shared.wait(for: ticket, in: \.connectWaiters) { _ in .failure(Self.connectCancelled) }
     }
+
+    private static var connectCancelled: GQLError { GQLError(.cancelled, "connect() was cancelled") }
 
     func disconnect() {
         run(shared.withLock { apply($0.machine.disconnectRequested(), to: &$0) })
@@ -164,37 +153,18 @@ final class SocketConnection: Sendable {
         // The close handshake and the upgrade are bounded (close timeout, connect timeout); a connection payload
         // provider that never returns is not: wait a little, then abandon it. Unstructured, because awaiting a
         // task's value does not end on cancellation: a task group would wait for it anyway.
-        // `nil` inside: done before anyone waited.
-        let waiter = GQLLocked<CheckedContinuation<Void, Never>??>(.some(nil))
-        let resume: @Sendable () -> Void = {
-            let continuation = waiter.withLock { state -> CheckedContinuation<Void, Never>? in
-                defer { state = nil }
-                return state ?? nil
-            }
-            continuation?.resume()
-        }
+        let done = GQLWaiter<Void>()
         let watchers: [Task<Void, Never>] = [
             Task {
                 await socket.value
-                resume()
+                done.resume(returning: ())
             },
             Task {
                 _ = try? await Task.sleep(for: .seconds(3))
-                resume()
+                done.resume(returning: ())
             },
         ]
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let done = waiter.withLock { state -> Bool in
-                    guard state != nil else { return true }
-                    state = .some(continuation)
-                    return false
-                }
-                if done { continuation.resume() }
-            }
-        } onCancel: {
-            resume()
-        }
+        await done.wait(whenCancelled: ())
         for watcher in watchers { watcher.cancel() }
         socket.cancel()
     }
@@ -292,8 +262,8 @@ final class SocketConnection: Sendable {
                 shared.state = state
                 for observer in shared.observers.values { observer.yield(state) }
             case .resumeConnects(let error):
-                effects.append(.resume(Array(shared.connectWaiters.values), error))
-                shared.connectWaiters.removeAll()
+                let result: Result<Void, any Error> = error.map { .failure($0) } ?? .success(())
+                effects.append(.resume(shared.connectWaiters.resumeAll(with: result)))
             case .reschedule:
                 guard let next = shared.machine.nextDeadline else { continue }
                 if shared.timerTask != nil, let current = shared.timerDeadline, current <= next { continue }
@@ -316,10 +286,8 @@ final class SocketConnection: Sendable {
                 }
             case .finish(let stream, let error):
                 stream.finish(throwing: error)
-            case .resume(let waiters, let error):
-                for waiter in waiters {
-                    if let error { waiter.resume(throwing: error) } else { waiter.resume() }
-                }
+            case .resume(let resumption):
+                resumption.run()
             }
         }
     }

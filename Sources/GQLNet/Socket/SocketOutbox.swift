@@ -22,7 +22,8 @@ final class SocketOutbox: Sendable {
         /// Where the queued pong is in `items`, if one is.
         var pong: Int?
         var isFinished = false
-        var waiter: CheckedContinuation<Item?, Never>?
+        /// The writer, while it waits for a message.
+        var waiters = GQLWaiters<Item?, Never>()
         /// Pongs replaced by a later one before they were written.
         var pongsReplaced = 0
 
@@ -67,52 +68,41 @@ final class SocketOutbox: Sendable {
 
     /// Ends the queue: the writer gets what waits, then `nil`.
     func finish() {
-        let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
+        state.withLock { state in
             state.isFinished = true
-            defer { state.waiter = nil }
-            return state.count == 0 ? state.waiter : nil
-        }
-        waiter?.resume(returning: nil)
+            // A waiting writer means nothing waits in the queue.
+            return state.waiters.resumeAll(with: .success(nil))
+        }.run()
     }
 
-    /// The next message, waiting for one; `nil` once the queue finished and is empty, or the task was cancelled.
+    /// The next message, waiting for one; `nil` once the queue finished and is empty, or the task was cancelled
+    /// (which finishes the queue).
     func next() async -> Item? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
-                let ready = state.withLock { state -> (Item?, Bool) in
-                    if let item = state.pop() { return (item, true) }
-                    if state.isFinished || Task.isCancelled { return (nil, true) }
-                    state.waiter = continuation
-                    return (nil, false)
-                }
-                if ready.1 { continuation.resume(returning: ready.0) }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
+        await state.wait(
+            in: \.waiters,
+            unlessReady: { state in
+                if let item = state.pop() { return .success(item) }
+                return state.isFinished ? .success(nil) : nil
+            },
+            whenCancelled: { state in
                 state.isFinished = true
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: nil)
-        }
+                return .success(nil)
+            })
     }
 
     private func add(_ item: Item, isPong: Bool) {
-        let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
+        let resumption = state.withLock { state -> GQLWaiters<Item?, Never>.Resumption? in
             guard !state.isFinished else { return nil }
             if isPong, let index = state.pong {
                 state.items[index] = item
                 state.pongsReplaced += 1
                 return nil
             }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
+            if let resumption = state.waiters.resumeFirst(with: .success(item)) { return resumption }
             if isPong { state.pong = state.items.count }
             state.items.append(item)
             return nil
         }
-        waiter?.resume(returning: item)
+        resumption?.run()
     }
 }

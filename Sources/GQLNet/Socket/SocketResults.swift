@@ -31,7 +31,8 @@ final class SocketResults: Sendable {
         var head = 0
         /// `nil` while open; then how it ended (an error, or `nil` inside for a normal end).
         var ending: (any Error)??
-        var waiter: CheckedContinuation<GQLResult?, any Error>?
+        /// The caller, while it waits for a result.
+        var waiters = GQLWaiters<GQLResult?, any Error>()
         var isLagging = false
         /// The caller stopped listening.
         var isTerminated = false
@@ -42,6 +43,8 @@ final class SocketResults: Sendable {
 
         var count: Int { results.count - head }
     }
+
+    private typealias Resumption = GQLWaiters<GQLResult?, any Error>.Resumption
 
     private let state = GQLLocked(State())
     private let onLagChange: @Sendable (Bool) -> Void
@@ -57,12 +60,9 @@ final class SocketResults: Sendable {
 
     /// Hands a result to the caller, or queues it.
     func yield(_ result: GQLResult) {
-        let (waiter, overflowed) = state.withLock { state -> (CheckedContinuation<GQLResult?, any Error>?, Bool) in
+        let (resumption, overflowed) = state.withLock { state -> (Resumption?, Bool) in
             guard state.ending == nil, !state.isTerminated else { return (nil, false) }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return (waiter, false)
-            }
+            if let resumption = state.waiters.resumeFirst(with: .success(result)) { return (resumption, false) }
             state.results.append(result)
             state.peak = max(state.peak, state.count)
             if !state.isLagging, state.count >= Self.highWatermark {
@@ -79,68 +79,73 @@ final class SocketResults: Sendable {
             defer { state.ownerTold = true }
             return (nil, !state.ownerTold)
         }
-        waiter?.resume(returning: result)
+        resumption?.run()
         // The caller still gets what waits, then the error; the server is told to stop sending.
         if overflowed { onTermination() }
     }
 
     /// Ends the results: the caller gets those waiting, then `nil` (or `error`).
     func finish(throwing error: (any Error)? = nil) {
-        let waiter = state.withLock { state -> CheckedContinuation<GQLResult?, any Error>? in
+        let resumption = state.withLock { state -> Resumption? in
             guard state.ending == nil else { return nil }
-            state.ending = .some(error)
             // Nobody will resume reading for results that are only drained now.
             stopLagging(&state)
-            defer { state.waiter = nil }
-            return state.waiter
+            // A waiting caller means no result waits: it gets the end now, and the error only once.
+            guard let resumption = state.waiters.resumeFirst(with: error.map { .failure($0) } ?? .success(nil)) else {
+                state.ending = .some(error)
+                return nil
+            }
+            state.ending = .some(nil)
+            return resumption
         }
-        if let error { waiter?.resume(throwing: error) } else { waiter?.resume(returning: nil) }
+        resumption?.run()
     }
 
-    /// The next result, waiting for one; `nil` at the end or when the task was cancelled.
+    /// The next result, waiting for one; `nil` at the end or when the task was cancelled (the caller stopped
+    /// listening, see ``terminate()``).
     func next() async throws -> GQLResult? {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<GQLResult?, any Error>) in
-                let outcome = state.withLock { state -> Result<GQLResult?, any Error>? in
-                    if state.head < state.results.count {
-                        let result = state.results[state.head]
-                        state.head += 1
-                        if state.head > 64, state.head * 2 > state.results.count {
-                            state.results.removeFirst(state.head)
-                            state.head = 0
-                        }
-                        if state.isLagging, state.count <= Self.lowWatermark { stopLagging(&state) }
-                        return .success(result)
-                    }
-                    if state.isTerminated || Task.isCancelled { return .success(nil) }
-                    if let ending = state.ending {
-                        // The error is thrown once; after it, the sequence just ends.
-                        state.ending = .some(nil)
-                        return ending.map { .failure($0) } ?? .success(nil)
-                    }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let outcome { continuation.resume(with: outcome) }
-            }
-        } onCancel: {
+        guard !Task.isCancelled else {
             terminate()
+            return nil
         }
+        let result = try await state.wait(in: \.waiters, unlessReady: take, whenCancelled: { _ in .success(nil) })
+        if result == nil, Task.isCancelled { terminate() }
+        return result
+    }
+
+    /// The next result or the end, if there is one to take now.
+    private func take(_ state: inout State) -> Result<GQLResult?, any Error>? {
+        if state.head < state.results.count {
+            let result = state.results[state.head]
+            state.head += 1
+            if state.head > 64, state.head * 2 > state.results.count {
+                state.results.removeFirst(state.head)
+                state.head = 0
+            }
+            if state.isLagging, state.count <= Self.lowWatermark { stopLagging(&state) }
+            return .success(result)
+        }
+        if state.isTerminated { return .success(nil) }
+        if let ending = state.ending {
+            // The error is thrown once; after it, the sequence just ends.
+            state.ending = .some(nil)
+            return ending.map { .failure($0) } ?? .success(nil)
+        }
+        return nil
     }
 
     /// The caller stopped listening: drop what waits, end a waiting `next()`, and tell the owner (once).
     func terminate() {
-        let (waiter, first) = state.withLock { state -> (CheckedContinuation<GQLResult?, any Error>?, Bool) in
+        let (resumption, first) = state.withLock { state -> (Resumption, Bool) in
             let first = !state.ownerTold
             state.ownerTold = true
             state.isTerminated = true
             state.results.removeAll()
             state.head = 0
             stopLagging(&state)
-            defer { state.waiter = nil }
-            return (state.waiter, first)
+            return (state.waiters.resumeAll(with: .success(nil)), first)
         }
-        waiter?.resume(returning: nil)
+        resumption.run()
         if first { onTermination() }
     }
 

@@ -95,31 +95,18 @@ struct ConflictHandler: Sendable {
         within timeout: Duration? = nil
     ) async -> Decision {
         let decision = Task { try await strategy(conflict) }
-        let waiter = GQLLocked(Waiter())
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                guard waiter.withLock({ $0.wait(continuation) }) else {
-                    continuation.resume(returning: .cancelled)
-                    return
-                }
-                if let timeout {
-                    let timer = Task {
-                        guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                        decision.cancel()
-                        waiter.withLock { $0.finish() }?.resume(returning: .timedOut(Self.words(timeout)))
-                    }
-                    // A wait already over (a decision or a cancellation came first) needs no timer.
-                    if !waiter.withLock({ $0.keep(timer) }) { timer.cancel() }
-                }
-                Task {
-                    let result = await decision.result
-                    waiter.withLock { $0.finish() }?.resume(returning: .decided(result))
-                }
+        let waiter = GQLWaiter<Decision>()
+        let timer = timeout.map { timeout in
+            Task {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                if waiter.resume(returning: .timedOut(Self.words(timeout))) { decision.cancel() }
             }
-        } onCancel: {
-            decision.cancel()
-            waiter.withLock { $0.finish() }?.resume(returning: .cancelled)
         }
+        Task { waiter.resume(returning: .decided(await decision.result)) }
+        let outcome = await waiter.wait(whenCancelled: .cancelled)
+        timer?.cancel()
+        if case .cancelled = outcome { decision.cancel() }
+        return outcome
     }
 
     /// `60 seconds`, `1 second`, `0.25 seconds`.
@@ -128,39 +115,6 @@ struct ConflictHandler: Sendable {
         let value = Double(seconds) + Double(attoseconds) / 1e18
         let number = value == value.rounded() ? String(Int64(value)) : String(value)
         return value == 1 ? "1 second" : "\(number) seconds"
-    }
-
-    /// Who resumes ``decide(_:with:within:)``'s wait: the strategy's answer, the timer or the cancellation,
-    /// whichever comes first.
-    private struct Waiter: Sendable {
-        private var continuation: CheckedContinuation<Decision, Never>?
-        private var timer: Task<Void, Never>?
-        private var finished = false
-
-        /// Keeps `continuation` to be resumed later; false when the wait is over already (cancelled before it began).
-        mutating func wait(_ continuation: CheckedContinuation<Decision, Never>) -> Bool {
-            guard !finished else { return false }
-            self.continuation = continuation
-            return true
-        }
-
-        /// Keeps the timer, cancelled when the wait ends; false when it is over already.
-        mutating func keep(_ timer: Task<Void, Never>) -> Bool {
-            guard !finished else { return false }
-            self.timer = timer
-            return true
-        }
-
-        /// Ends the wait: the continuation to resume, the first time only.
-        mutating func finish() -> CheckedContinuation<Decision, Never>? {
-            defer {
-                finished = true
-                continuation = nil
-                timer = nil
-            }
-            timer?.cancel()
-            return finished ? nil : continuation
-        }
     }
 
     private func resend(_ values: GQLValues, _ conflict: GQLSync.Conflict, _ name: String) -> Settled {

@@ -10,8 +10,7 @@ final class DeliveryDriver: Sendable {
         var pending: Int
         var failed: Int
         var sent = 0
-        var drainWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
-        var nextWaiter = 0
+        var drainWaiters = GQLWaiters<Void, any Error>()
         /// Set when the loop ended: why (`nil` reason: a shutdown).
         var stopped: GQLError?
     }
@@ -87,12 +86,9 @@ final class DeliveryDriver: Sendable {
         let ids = items.map(\.id)
         let drained = update(ids.isEmpty ? nil : .sending(ids: ids)) { $0.machine.claimed(ids) }
         if drained {
-            let waiters = state.withLock { state in
-                defer { state.drainWaiters.removeAll() }
-                return Array(state.drainWaiters.values)
-            }
+            let resumption = state.withLock { $0.drainWaiters.resumeAll(with: .success(())) }
             publish(.drained)
-            for waiter in waiters { waiter.resume() }
+            resumption.run()
         }
         guard !items.isEmpty else { return }
         let results = await send(items)
@@ -246,37 +242,26 @@ final class DeliveryDriver: Sendable {
 
     /// Returns once a claim found no pending item.
     func drain() async throws {
-        let id = state.withLock { state -> Int in
-            state.nextWaiter += 1
-            return state.nextWaiter
+        try Task.checkCancellation()
+        let ticket = try state.withLock { state in
+            if let stopped = state.stopped { throw stopped }
+            let ticket = state.drainWaiters.add()
+            state.machine.wake()
+            return ticket
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let refusal = state.withLock { state -> (any Error)? in
-                    if let stopped = state.stopped { return stopped }
-                    if Task.isCancelled { return CancellationError() }
-                    state.drainWaiters[id] = continuation
-                    state.machine.wake()
-                    return nil
-                }
-                if let refusal { continuation.resume(throwing: refusal) } else { signal.signal() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { $0.drainWaiters.removeValue(forKey: id) }
-            waiter?.resume(throwing: CancellationError())
-        }
+        signal.signal()
+        try await state.wait(for: ticket, in: \.drainWaiters) { _ in .failure(CancellationError()) }
     }
 
     /// Ends the loop; drains in progress fail with `.closed`.
     func stop(_ error: GQLError = GQLError(.closed, "the sync engine was shut down", operation: "drain")) {
-        let waiters = state.withLock { state in
+        let resumption = state.withLock { state in
             state.machine.stop()
             if state.stopped == nil { state.stopped = error }
-            defer { state.drainWaiters.removeAll() }
-            return Array(state.drainWaiters.values)
+            return state.drainWaiters.resumeAll(with: .failure(error))
         }
         signal.signal()
-        for waiter in waiters { waiter.resume(throwing: error) }
+        resumption.run()
     }
 
     private func stopAfterFailure(_ error: any Error) {

@@ -5,71 +5,42 @@ import GQLCore
 final class WakeSignal: Sendable {
     private struct State {
         var signalled = false
-        var waiter: CheckedContinuation<Void, Never>?
-        /// Counts waits, so a timer of an earlier wait cannot end a later one.
-        var generation = 0
+        /// The loop's wait, while it waits; a timer ends only the wait it was started for.
+        var waiters = GQLWaiters<Void, Never>()
     }
 
     private let state = GQLLocked(State())
 
     /// Wakes the current wait, or the next one.
     func signal() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter else {
+        let resumption = state.withLock { state -> GQLWaiters<Void, Never>.Resumption? in
+            guard let resumption = state.waiters.resumeFirst(with: .success(())) else {
                 state.signalled = true
                 return nil
             }
-            state.waiter = nil
-            return waiter
+            return resumption
         }
-        waiter?.resume()
+        resumption?.run()
     }
 
     /// Returns at the next signal (at once if one came since the last wait), at `deadline`, or when the task is
     /// cancelled.
     func wait(until deadline: ContinuousClock.Instant?) async {
-        let generation = state.withLock { state -> Int? in
+        let ticket = state.withLock { state -> GQLWaiters<Void, Never>.Ticket? in
             if state.signalled {
                 state.signalled = false
                 return nil
             }
-            state.generation += 1
-            return state.generation
+            return state.waiters.add()
         }
-        guard let generation else { return }
+        guard let ticket else { return }
         let timer = deadline.map { deadline in
             Task { [weak self] in
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                self?.end(generation)
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                self?.state.withLock { $0.waiters.resume(ticket, with: .success(())) }?.run()
             }
         }
         defer { timer?.cancel() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    // A signal or the timer may have come between the check above and here.
-                    if state.signalled || state.generation != generation || Task.isCancelled {
-                        state.signalled = false
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            self.end(nil)
-        }
-    }
-
-    /// Ends the wait of `generation` (any wait when `nil`).
-    private func end(_ generation: Int?) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard generation == nil || generation == state.generation else { return nil }
-            state.generation += 1
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
+        await state.wait(for: ticket, in: \.waiters) { _ in .success(()) }
     }
 }
