@@ -34,7 +34,7 @@ extension GQLCache {
         case .cacheFirst:
             guard let (hit, staleness) = try cachedHit(request) else { return try await network(server, request) }
             guard let staleness else { return hit }
-            if staleness <= FieldExpiry.seconds(maxStale) {
+            if staleness <= maxStale.seconds {
                 Task { _ = try? await self.network(server, request) }
                 return hit
             }

@@ -37,8 +37,8 @@ public struct GQLBackoff: Sendable, Hashable {
 
     /// The ceiling for attempt `attempt` (1-based): `min(maximumDelay, initialDelay × multiplierᵃᵗᵗᵉᵐᵖᵗ⁻¹)`.
     public func ceiling(attempt: Int) -> Duration {
-        let initial = Self.seconds(initialDelay)
-        let maximum = Self.seconds(maximumDelay)
+        let initial = initialDelay.seconds
+        let maximum = maximumDelay.seconds
         guard initial > 0, maximum > 0 else { return .zero }
         // Grow step by step and stop at the cap: no overflow however large `attempt` is.
         var ceiling = initial
@@ -54,7 +54,7 @@ public struct GQLBackoff: Sendable, Hashable {
     /// The delay before attempt `attempt` (1-based), given a number drawn uniformly from `0..<1` (values outside
     /// are clamped). The same inputs always give the same delay.
     public func delay(attempt: Int, random: Double) -> Duration {
-        let ceiling = Self.seconds(ceiling(attempt: attempt))
+        let ceiling = ceiling(attempt: attempt).seconds
         let share = jitter.isFinite ? min(max(jitter, 0), 1) : 0
         let draw = random.isFinite ? min(max(random, 0), 1) : 1
         return Self.duration(ceiling * (1 - share) + ceiling * share * draw)
@@ -102,11 +102,6 @@ public struct GQLBackoff: Sendable, Hashable {
 
         /// Starts again from the first delay (after a success).
         public mutating func reset() { failures = 0 }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     private static func duration(_ seconds: Double) -> Duration {

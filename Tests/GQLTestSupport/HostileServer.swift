@@ -133,8 +133,7 @@ public final class HostileServer: Sendable {
             while !stopped(), count.map({ sent < $0 }) ?? true, !chunk.isEmpty {
                 if let interval {
                     // Waits out the interval, ending early when the client closes.
-                    let (seconds, attoseconds) = interval.components
-                    let milliseconds = Int32(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+                    let milliseconds = Int32(clamping: interval.nanoseconds / 1_000_000)
                     if readable(connection, milliseconds: milliseconds), clientClosed(connection) { return }
                 }
                 guard sendAll(connection, chunk[...], stopped: stopped) else { return }

@@ -13,8 +13,8 @@ struct FieldExpiry: Sendable {
     var defaultAge: Double?
 
     init(_ configuration: GQLCache.Configuration) {
-        byName = configuration.maxAge.mapValues(Self.seconds)
-        defaultAge = configuration.defaultMaxAge.map(Self.seconds)
+        byName = configuration.maxAge.mapValues(\.seconds)
+        defaultAge = configuration.defaultMaxAge.map(\.seconds)
     }
 
     /// Whether any field can go stale; without it the store keeps no receive times.
@@ -38,10 +38,5 @@ struct FieldExpiry: Sendable {
         let received = record[Self.receivedMember]?[storageKey]?.doubleValue ?? 0
         let past = now - (received + age)
         return past > 0 ? past : nil
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

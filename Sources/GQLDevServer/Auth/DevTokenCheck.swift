@@ -34,9 +34,7 @@ struct DevTokenCheck: Sendable {
             }
             key = .set(set)
         }
-        let leeway =
-            Double(settings.leeway.components.seconds)
-            + Double(settings.leeway.components.attoseconds) / 1e18
+        let leeway = settings.leeway.seconds
         verifier = JWTVerifier(
             issuer: settings.issuer, audience: settings.audience, leeway: max(leeway, 0), requiresExpiry: true)
         self.clock = clock

@@ -1,3 +1,4 @@
+import GQLCore
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
@@ -45,9 +46,6 @@ struct GuardedHTTPChannel: ServerChildChannel {
 }
 
 extension Duration {
-    /// The duration as NIO's `TimeAmount`.
-    var timeAmount: TimeAmount {
-        let (seconds, attoseconds) = components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
+    /// The duration as NIO's `TimeAmount` (saturating: a huge limit is "never", not a trap).
+    var timeAmount: TimeAmount { .nanoseconds(nanoseconds) }
 }

@@ -18,13 +18,7 @@ extension GQLServer {
         _ query: String, _ variables: [String: any GQLValueConvertible] = [:], headers: [String: String] = [:],
         completion: @escaping @Sendable (GQLResult?, (any Error)?) -> Void
     ) -> Task<Void, Never> {
-        Task {
-            do {
-                completion(try await self.query(query, variables, headers: headers), nil)
-            } catch {
-                completion(nil, error)
-            }
-        }
+        CompletionBridge.start(completion) { try await self.query(query, variables, headers: headers) }
     }
 
     /// Runs a mutation and calls `completion` with its result or an error.
@@ -39,13 +33,7 @@ extension GQLServer {
         _ mutation: String, _ variables: [String: any GQLValueConvertible] = [:], headers: [String: String] = [:],
         completion: @escaping @Sendable (GQLResult?, (any Error)?) -> Void
     ) -> Task<Void, Never> {
-        Task {
-            do {
-                completion(try await self.mutation(mutation, variables, headers: headers), nil)
-            } catch {
-                completion(nil, error)
-            }
-        }
+        CompletionBridge.start(completion) { try await self.mutation(mutation, variables, headers: headers) }
     }
 
     /// Sends a batch and calls `completion` with the results in order or an error.
@@ -60,12 +48,8 @@ extension GQLServer {
         completion: @escaping @Sendable ([GQLResult]?, (any Error)?) -> Void
     ) -> Task<Void, Never> {
         let operations = operations.map { Operation(query: $0.query, variables: $0.variables) }
-        return Task {
-            do {
-                completion(try await self.batch(operations.map { ($0.query, $0.variables) }, headers: headers), nil)
-            } catch {
-                completion(nil, error)
-            }
+        return CompletionBridge.start(completion) {
+            try await self.batch(operations.map { ($0.query, $0.variables) }, headers: headers)
         }
     }
 

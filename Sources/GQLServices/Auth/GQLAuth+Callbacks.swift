@@ -7,22 +7,10 @@ import GQLCore
 extension GQLAuth {
     // MARK: - On an instance
 
-    private func complete(
-        _ completion: @escaping @Sendable ((any Error)?) -> Void, _ body: @escaping @Sendable () async throws -> Void
-    ) {
-        Task {
-            do {
-                try await body()
-                completion(nil)
-            } catch {
-                completion(error)
-            }
-        }
-    }
 
     /// ``signUp(email:password:)``; `completion` gets nil or the error.
     public func signUp(email: String, password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        complete(completion) { try await self.signUp(email: email, password: password) }
+        CompletionBridge.start(completion) { try await self.signUp(email: email, password: password) }
     }
 
     /// ``signIn(email:password:)``; `completion` gets nil or the error.
@@ -31,7 +19,7 @@ extension GQLAuth {
     /// auth.signIn(email: email, password: password) { error in if let error { show(error) } }
     /// ```
     public func signIn(email: String, password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        complete(completion) { try await self.signIn(email: email, password: password) }
+        CompletionBridge.start(completion) { try await self.signIn(email: email, password: password) }
     }
 
     /// ``signOut()``: the tokens are forgotten before it returns; `completion` runs after the revocation.
@@ -45,23 +33,19 @@ extension GQLAuth {
 
     /// ``checkPassword(password:)``; `completion` gets nil when the password is right.
     public func checkPassword(password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        complete(completion) { try await self.checkPassword(password: password) }
+        CompletionBridge.start(completion) { try await self.checkPassword(password: password) }
     }
 
     /// ``updatePassword(password:)``; `completion` gets what was done, or the error.
     public func updatePassword(
         password: String, completion: @escaping @Sendable (PasswordUpdate?, (any Error)?) -> Void
     ) {
-        Task {
-            do { completion(try await updatePassword(password: password), nil) } catch { completion(nil, error) }
-        }
+        CompletionBridge.start(completion) { try await self.updatePassword(password: password) }
     }
 
     /// ``accessToken(forceRefresh:)``; `completion` gets the token or the error.
     public func accessToken(completion: @escaping @Sendable (String?, (any Error)?) -> Void) {
-        Task {
-            do { completion(try await accessToken(), nil) } catch { completion(nil, error) }
-        }
+        CompletionBridge.start(completion) { try await self.accessToken() }
     }
 
     // MARK: - The shared instance

@@ -20,12 +20,7 @@ extension GQLPush {
             completion(nil, error)
             return
         }
-        Task {
-            switch await task.result {
-            case .success(let player): completion(player, nil)
-            case .failure(let error): completion(nil, error)
-            }
-        }
+        CompletionBridge.start(completion) { try await task.value }
     }
 
     /// ``register(_:)``; `completion` gets nil or the error.
@@ -34,12 +29,12 @@ extension GQLPush {
     /// GQLPush.register(userId) { error in … }
     /// ```
     public static func register(_ userId: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        run(completion) { try await requireShared("register").register(userId) }
+        CompletionBridge.start(completion) { try await requireShared("register").register(userId) }
     }
 
     /// ``unregister()``; `completion` gets nil or the error.
     public static func unregister(completion: @escaping @Sendable ((any Error)?) -> Void) {
-        run(completion) { try await requireShared("unregister").unregister() }
+        CompletionBridge.start(completion) { try await requireShared("unregister").unregister() }
     }
 
     /// ``send(chatId:userIds:text:)``; `completion` gets the notification or the error.
@@ -51,25 +46,8 @@ extension GQLPush {
         chatId: String, userIds: [String], text: String,
         completion: @escaping @Sendable (Notification?, (any Error)?) -> Void
     ) {
-        Task {
-            do {
-                completion(try await requireShared("send").send(chatId: chatId, userIds: userIds, text: text), nil)
-            } catch {
-                completion(nil, error)
-            }
-        }
-    }
-
-    private static func run(
-        _ completion: @escaping @Sendable ((any Error)?) -> Void, _ body: @escaping @Sendable () async throws -> Void
-    ) {
-        Task {
-            do {
-                try await body()
-                completion(nil)
-            } catch {
-                completion(error)
-            }
+        CompletionBridge.start(completion) {
+            try await requireShared("send").send(chatId: chatId, userIds: userIds, text: text)
         }
     }
 }

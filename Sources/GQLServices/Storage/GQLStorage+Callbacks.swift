@@ -12,14 +12,7 @@ extension GQLStorage {
     public func upload(
         _ bucket: String, _ key: String, _ data: Data, completion: @escaping @Sendable ((any Error)?) -> Void
     ) {
-        Task {
-            do {
-                try await upload(bucket, key, data)
-                completion(nil)
-            } catch {
-                completion(error)
-            }
-        }
+        CompletionBridge.start(completion) { try await self.upload(bucket, key, data) }
     }
 
     /// Downloads an object; `completion` gets its data or the error.
@@ -30,24 +23,11 @@ extension GQLStorage {
     public func download(
         _ bucket: String, _ key: String, completion: @escaping @Sendable (Data?, (any Error)?) -> Void
     ) {
-        Task {
-            do {
-                completion(try await download(bucket, key), nil)
-            } catch {
-                completion(nil, error)
-            }
-        }
+        CompletionBridge.start(completion) { try await self.download(bucket, key) }
     }
 
     /// Deletes an object; `completion` gets nil or the error.
     public func delete(_ bucket: String, _ key: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        Task {
-            do {
-                try await delete(bucket, key)
-                completion(nil)
-            } catch {
-                completion(error)
-            }
-        }
+        CompletionBridge.start(completion) { try await self.delete(bucket, key) }
     }
 }

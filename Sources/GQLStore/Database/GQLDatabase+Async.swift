@@ -1,6 +1,8 @@
-import Dispatch
 import GQLCore
 
+/// The async forms run the synchronous ones on a Dispatch worker thread (GQLCore's `offload`): the caller's thread
+/// is not held while SQLite works or waits for the writer. Cancelling the calling task does not interrupt them: a
+/// write that has begun commits or rolls back, and its true outcome is returned.
 extension GQLDatabase {
     /// Runs `body` in one write transaction without blocking the caller's thread.
     ///
@@ -35,13 +37,5 @@ extension GQLDatabase {
     @discardableResult
     public func execute(_ sql: String, _ arguments: GQLArguments = GQLArguments()) async throws -> Int {
         try await offload { try self.execute(sql, arguments) }
-    }
-
-    private func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try work() })
-            }
-        }
     }
 }

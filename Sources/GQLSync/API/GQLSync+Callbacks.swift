@@ -21,13 +21,7 @@ extension GQLSync {
     ) {
         let key = key.gqlValue
         let values = values.mapValues(\.gqlValue)
-        callbackQueue.async {
-            do {
-                completion(try self.lazy(name, values, key), nil)
-            } catch {
-                completion(nil, error)
-            }
-        }
+        CompletionBridge.run(on: callbackQueue, completion) { try self.lazy(name, values, key) }
     }
 
     /// Queues a steady mutation (see ``steady(_:_:_:)``) and calls `completion` with the item's id once it is
@@ -42,13 +36,7 @@ extension GQLSync {
     ) {
         let key = key?.gqlValue
         let values = values.mapValues(\.gqlValue)
-        callbackQueue.async {
-            do {
-                completion(try self.steady(name, values, key), nil)
-            } catch {
-                completion(nil, error)
-            }
-        }
+        CompletionBridge.run(on: callbackQueue, completion) { try self.steady(name, values, key) }
     }
 
     /// Sends a mutation now, ahead of the queue, without storing it (see ``force(_:_:)``), and calls
@@ -65,13 +53,7 @@ extension GQLSync {
         completion: @escaping @Sendable (GQLResult?, (any Error)?) -> Void
     ) -> Task<Void, Never> {
         let values = values.mapValues(\.gqlValue)
-        return Task {
-            do {
-                completion(try await self.force(name, values), nil)
-            } catch {
-                completion(nil, error)
-            }
-        }
+        return CompletionBridge.start(completion) { try await self.force(name, values) }
     }
 
     /// Calls `completion` once every pending item was delivered or set aside (see ``drain()``), or with the
@@ -82,13 +64,6 @@ extension GQLSync {
     /// ```
     @discardableResult
     public func drain(completion: @escaping @Sendable ((any Error)?) -> Void) -> Task<Void, Never> {
-        Task {
-            do {
-                try await self.drain()
-                completion(nil)
-            } catch {
-                completion(error)
-            }
-        }
+        CompletionBridge.start(completion) { try await self.drain() }
     }
 }

@@ -111,8 +111,7 @@ struct ConflictHandler: Sendable {
 
     /// `60 seconds`, `1 second`, `0.25 seconds`.
     static func words(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let value = Double(seconds) + Double(attoseconds) / 1e18
+        let value = duration.seconds
         let number = value == value.rounded() ? String(Int64(value)) : String(value)
         return value == 1 ? "1 second" : "\(number) seconds"
     }

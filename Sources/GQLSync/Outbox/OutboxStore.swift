@@ -263,7 +263,7 @@ struct OutboxStore: Sendable {
         let database = database
         let level: GQLDatabase.Configuration.Synchronous? = database.configuration.synchronous == .full ? .normal : nil
         if ownsDatabase { return try database.write(synchronous: level, body) }
-        return try await Self.offload { try database.write(synchronous: level, body) }
+        return try await offload { try database.write(synchronous: level, body) }
     }
 
     /// The level queued items commit at: `.full` in the engine's own file (opened at `.normal`, the level of the
@@ -278,13 +278,7 @@ struct OutboxStore: Sendable {
     /// ``queueWrite(_:)`` on a Dispatch thread, without blocking the caller's.
     func queueWrite<T: Sendable>(_ body: @escaping @Sendable (GQLTransaction) throws -> T) async throws -> T {
         let (database, level) = (database, queueLevel)
-        return try await Self.offload { try database.write(synchronous: level, body) }
-    }
-
-    private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
+        return try await offload { try database.write(synchronous: level, body) }
     }
 
     /// Replaces an item's values and idempotency key (a conflict resolved by resending other values).

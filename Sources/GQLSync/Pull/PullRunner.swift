@@ -104,8 +104,7 @@ struct PullRunner: Sendable {
     /// stored date nor the interval can overflow them.
     private func expired(_ cursor: OutboxStore.Cursor, at now: Int64) -> Bool {
         guard let baseInterval else { return false }
-        let (seconds, attoseconds) = baseInterval.components
-        let limit = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        let limit = baseInterval.seconds * 1000
         return cursor.takenAt > now || Double(now) - Double(cursor.takenAt) > limit
     }
 }
