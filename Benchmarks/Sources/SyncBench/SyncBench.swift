@@ -13,8 +13,9 @@ import Logging
 /// - enqueue: N writes each with `sync.steady(…, in: tx)` vs the same writes alone (goal: ≤ 1.5× the time);
 /// - drain: N queued mutations delivered by the engine, one per request and in batches of 50, vs a plain loop of
 ///   `server.mutation` calls (goals ≥ 0.9× and ≥ 3× its rate);
-/// - pull: N server rows paged into the store by `pull` vs the same pages fetched with `server.query` and
-///   inserted by hand, by the dictionary API and by Codable objects, the faster of the two (goal ≥ 0.9×).
+/// - pull: N server rows paged into the store by `pull` vs the same pages fetched with `server.query` on the same
+///   client and inserted by hand, by the dictionary API, by Codable objects and by a prepared upsert, the fastest
+///   of the three (goal ≥ 0.9×); and the floor, the pages' rows inserted by raw SQLite statements.
 @main
 struct SyncBench {
     struct Options {
