@@ -156,7 +156,7 @@ struct ResultTable {
         var unit: String
         /// The per-round ratios (GQLSync ÷ peer).
         var ratios: [Double]
-        /// `nil`: a row that shows a floor, with no goal of the issue's.
+        /// `nil`: a row with no goal of the (a floor, a diagnostic contender, one side of the best).
         var goal: Double?
 
         var ratio: Double { Statistics.median(ratios) ?? 0 }
@@ -182,7 +182,7 @@ struct ResultTable {
             lines.append([
                 row.label, String(format: "%.0f", row.sync), String(format: "%.0f", row.peer), row.unit,
                 Statistics.spread(row.ratios),
-                row.goal.map { String(format: "≥ %.2f× ", $0) + (row.ratio >= $0 ? "✔" : "✘") } ?? "(floor)",
+                row.goal.map { String(format: "≥ %.2f× ", $0) + (row.ratio >= $0 ? "✔" : "✘") } ?? "none",
             ])
         }
         let widths = lines[0].indices.map { column in lines.map { $0[column].count }.max() ?? 0 }
