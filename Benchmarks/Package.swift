@@ -106,6 +106,7 @@ let package = Package(
             name: "SyncBench",
             dependencies: [
                 "BenchKit",
+                "BenchSQLite",
                 .product(name: "GQLSync", package: "GraphQLite"),
                 .product(name: "GQLDevServer", package: "GraphQLite"),
                 .product(name: "Logging", package: "swift-log"),
