@@ -84,7 +84,7 @@ let package = Package(
         ),
         .target(
             name: "GQLSync",
-            dependencies: ["GQLCore", "GQLStore", "GQLNet"]
+            dependencies: ["GQLCore", "GQLStore", "GQLNet", "GQLCache"]
         ),
         .target(
             name: "GQLDevServer",
@@ -146,7 +146,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GQLSyncTests",
-            dependencies: ["GQLSync", "GQLCore", "GQLStore", "GQLNet", "GQLDevServer", "GQLTestSupport"]
+            dependencies: ["GQLSync", "GQLCache", "GQLCore", "GQLStore", "GQLNet", "GQLDevServer", "GQLTestSupport"]
         ),
         .testTarget(
             name: "GQLDevServerTests",

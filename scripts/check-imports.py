@@ -21,7 +21,7 @@ LAYERS = {
     "GQLStore": {"GQLCore", "CSQLite"},
     "GQLNet": {"GQLCore"},
     "GQLCache": {"GQLCore", "GQLStore", "GQLNet"},
-    "GQLSync": {"GQLCore", "GQLStore", "GQLNet"},
+    "GQLSync": {"GQLCore", "GQLStore", "GQLNet", "GQLCache"},
     "GQLServices": {"GQLCore", "GQLCrypto", "GQLNet"},
     "GQLDevServer": {"GQLCore", "GQLStore", "GQLCrypto"},
     "GQLCLI": {"GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLCache", "GQLSync", "GQLServices", "GQLDevServer"},
