@@ -97,7 +97,7 @@ let package = Package(
         ),
         .target(
             name: "GQLSync",
-            dependencies: ["GQLCore", "GQLStore", "GQLNet"]
+            dependencies: ["GQLCore", "GQLStore", "GQLNet", "GQLCache"]
         ),
         .target(
             name: "GQLDevServer",
@@ -159,7 +159,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GQLSyncTests",
-            dependencies: ["GQLSync", "GQLCore", "GQLStore", "GQLNet", "GQLDevServer", "GQLTestSupport"]
+            dependencies: ["GQLSync", "GQLCache", "GQLCore", "GQLStore", "GQLNet", "GQLDevServer", "GQLTestSupport"]
         ),
         .testTarget(
             name: "GQLDevServerTests",

@@ -22,7 +22,7 @@ LAYERS = {
     "GQLHTTP": {"GQLCore"},
     "GQLNet": {"GQLCore", "GQLHTTP"},
     "GQLCache": {"GQLCore", "GQLStore", "GQLNet"},
-    "GQLSync": {"GQLCore", "GQLStore", "GQLNet"},
+    "GQLSync": {"GQLCore", "GQLStore", "GQLNet", "GQLCache"},
     "GQLServices": {"GQLCore", "GQLCrypto", "GQLHTTP", "GQLNet"},
     "GQLDevServer": {"GQLCore", "GQLStore", "GQLCrypto"},
     "GQLCLI": {"GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLCache", "GQLSync", "GQLServices", "GQLDevServer"},

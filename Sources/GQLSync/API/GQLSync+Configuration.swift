@@ -1,4 +1,5 @@
 import Foundation
+import GQLCache
 import GQLCore
 import GQLNet
 
@@ -59,6 +60,13 @@ extension GQLSync {
         /// fetched stay written and the cursor stays where it was, so the next pull asks for them again.
         /// Default 10,000 (a million rows at AppSync's 100 a page).
         public var pullPageLimit = 10_000
+        /// A cache that hears what the engine writes: pulled pages and live events become its records (see
+        /// ``GQLCache/write(objects:typename:keyField:)``), so its watchers emit. `nil`, the default: none.
+        ///
+        /// ```swift
+        /// configuration.cache = try GQLCache(database: db)
+        /// ```
+        public var cache: GQLCache?
         /// Whether the engine delivers its items; off for tools that only read or edit the outbox
         /// (`gql-cli sync status`, `failed`, `retry`, `drop`), so looking never sends.
         package var delivers = true

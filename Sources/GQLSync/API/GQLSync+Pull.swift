@@ -149,7 +149,7 @@ extension GQLSync {
             cursorVariables: try OutboxStore.cursorVariables(values),
             pageSize: configuration.pullPageSize, pageLimit: configuration.pullPageLimit,
             baseInterval: configuration.baseSyncInterval,
-            now: configuration.now)
+            now: configuration.now, cache: configuration.cache)
     }
 
     /// The database pulls and live events write into.

@@ -1,3 +1,4 @@
+import GQLCache
 import GQLCore
 import GQLNet
 import GQLStore
@@ -7,6 +8,8 @@ struct LiveWriter: Sendable {
     let outbox: OutboxStore
     let store: GQLDatabase
     let rows: ServerRows
+    /// Hears each event once it is written (``GQLSync/Configuration/cache``).
+    var cache: GQLCache? = nil
 
     /// Writes the item of `result` (its only data field); returns the key it touched and what it did.
     ///
@@ -28,6 +31,7 @@ struct LiveWriter: Sendable {
         let tally = try await store.write(origin: GQLSync.origin) { tx in
             try rows.apply([event], shielded: try shielded ?? outbox.unsentKeys(in: tx), in: tx, source: field)
         }
+        try cache?.write(objects: [event], typename: rows.table, keyField: rows.key)
         return (field, tally)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GQLCache
 import GQLCore
 import GQLNet
 import GQLStore
@@ -21,6 +22,8 @@ struct PullRunner: Sendable {
     let pageLimit: Int
     let baseInterval: Duration?
     let now: @Sendable () -> Date
+    /// Hears each page once it is written (``GQLSync/Configuration/cache``).
+    var cache: GQLCache? = nil
 
     /// Pulls every page; `forceBase` asks for everything even with a fresh cursor.
     ///
@@ -73,6 +76,7 @@ struct PullRunner: Sendable {
                 if let saved { try outbox.setCursor(query, variables: keyed, saved, in: tx) }
                 return tally
             }
+            try cache?.write(objects: page.items, typename: rows.table, keyField: rows.key)
             report.pages += 1
             report.written += tally.written
             report.deleted += tally.deleted
