@@ -4,7 +4,10 @@
                    directly: no client, endpoint resolution or hooks in the timed loop) and prints the
                    seconds of the loop, then the signatures, one a line
   upload URL FILE BUCKET KEY     boto3's transfer manager (upload_file, default TransferConfig), prints seconds
-  download URL BUCKET KEY FILE   boto3's transfer manager (download_file), prints seconds
+  download URL BUCKET KEY FILE [one-get]
+                   boto3's transfer manager (download_file), prints seconds; with the default TransferConfig
+                   (ranged GETs of 8 MiB, 10 threads, for an object over 8 MiB), or with `one-get` a TransferConfig
+                   whose multipart threshold is above any object, so that it fetches the object with one GET
 
 The generated requests are the same as StorageBench's (see keys()): GQLStorage signs the same ones.
 """
@@ -15,6 +18,7 @@ from unittest import mock
 
 import boto3
 import botocore.auth
+from boto3.s3.transfer import TransferConfig
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from botocore.utils import percent_encode
@@ -75,9 +79,11 @@ def main() -> None:
         print(elapsed)
     elif command == "download":
         url, bucket, key, path = sys.argv[2:6]
+        one_get = sys.argv[6:7] == ["one-get"]
+        config = TransferConfig(multipart_threshold=1 << 50) if one_get else TransferConfig()
         s3 = client(url)
         started = time.perf_counter()
-        s3.download_file(bucket, key, path)
+        s3.download_file(bucket, key, path, Config=config)
         print(time.perf_counter() - started)
     else:
         raise SystemExit(f"unknown command {command}")

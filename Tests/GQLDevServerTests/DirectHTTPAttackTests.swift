@@ -498,18 +498,25 @@ struct DirectHTTPAttackTests {
         configuration.limits.headerTimeout = .seconds(1)
         try await withDevServer(configuration) { _, endpoints in
             let wire = try AttackWire(port: try Self.port(endpoints))
-            let bytes = Array(try Self.query("{ listObjects { nextToken } }").utf8)
-            let started = Date()
-            let trickle = Task {
-                for byte in bytes.prefix(20) {
-                    await wire.send([byte])
-                    try? await Task.sleep(for: .milliseconds(200))
-                }
-            }
-            let received = await wire.receive(timeout: 5)
+            // A header block that never ends, a byte every 200 ms until the server closes: only the header timeout
+            // (1 s) can end it, and a timeout that each byte pushed back would never fire. The outcome decides (a 408
+            // and the close, with the client still sending), not the clock: the 20 s without an answer that
+            // `receive` allows only ends a failing run.
+            let trickle = Task { await Self.trickle(Array(Self.head.utf8), padding: wire) }
+            let received = await wire.receive(timeout: 20)
             trickle.cancel()
             #expect(received.responses.map(\.status) == [408])
-            #expect(received.closed && Date().timeIntervalSince(started) < 4)
+            #expect(received.closed)
+        }
+    }
+
+    /// Sends `start`, then one padding header's bytes one at a time every 200 ms, without end, until cancelled.
+    static func trickle(_ start: [UInt8], padding wire: AttackWire) async {
+        let pad = Array("X-Pad: ".utf8) + [UInt8](repeating: UInt8(ascii: "p"), count: 1 << 16)
+        for byte in start + pad {
+            if Task.isCancelled { return }
+            await wire.send([byte])
+            try? await Task.sleep(for: .milliseconds(200))
         }
     }
 
@@ -517,17 +524,28 @@ struct DirectHTTPAttackTests {
     func incompleteBody() async throws {
         var configuration = GQLDevServer.Configuration()
         configuration.limits.idleTimeout = .seconds(1)
+        configuration.limits.headerTimeout = .seconds(120)
         try await withDevServer(configuration) { _, endpoints in
             let wire = try AttackWire(port: try Self.port(endpoints))
-            let started = Date()
             await wire.send(Self.head + Self.json + "Content-Length: 100\r\n\r\n{\"query\":")
-            let received = await wire.receive(timeout: 5)
+            // The idle timer is the subject: the close at all is the outcome. `receive` waits up to 20 s (20 times
+            // the timeout, generous for a loaded machine), and the header timeout is set far beyond that, so the
+            // close can only be the idle timeout's.
+            let received = await wire.receive(timeout: 20)
             #expect(received.closed && received.bytes.isEmpty)
-            #expect(Date().timeIntervalSince(started) < 4)
         }
     }
 
     // MARK: Shutdown
+
+    /// Header and idle timeouts far longer than any test waits (120 s), so that a close within a test's `receive`
+    /// can only be the one under test (a shutdown's, a half-close's), not a timer's.
+    static var noTimers: GQLDevServer.Configuration {
+        var configuration = GQLDevServer.Configuration()
+        configuration.limits.headerTimeout = .seconds(120)
+        configuration.limits.idleTimeout = .seconds(120)
+        return configuration
+    }
 
     @Test("a graceful shutdown while a mutation is queued answers it, then closes")
     func shutdownWhileMutationQueued() async throws {
@@ -555,7 +573,7 @@ struct DirectHTTPAttackTests {
         "a half-close or a shutdown behind a queued mutation and a request for the router: both answered, in order, then closed",
         arguments: [false, true])
     func handOverAfterQueuedMutationWithCloseOrShutdown(shutdown: Bool) async throws {
-        try await withDevServer { server, endpoints in
+        try await withDevServer(Self.noTimers) { server, endpoints in
             let engine = try #require(server.devEngine)
             let wire = try AttackWire(port: try Self.port(endpoints))
             let held = Gate()
@@ -569,10 +587,11 @@ struct DirectHTTPAttackTests {
             if !shutdown { wire.shutdownWrite() }
             try await Task.sleep(for: .milliseconds(300))
             held.release()
-            let started = Date()
-            let received = await wire.receive(timeout: 5)
+            // With no timer that could close it within the 20 s `receive` allows (Self.noTimers), the close is the
+            // half-close's or the shutdown's: the outcome decides, not the clock.
+            let received = await wire.receive(timeout: 20)
             await stopping?.value
-            #expect(received.closed && Date().timeIntervalSince(started) < 4)
+            #expect(received.closed)
             #expect(
                 received.responses.map(\.body) == [
                     #"{"data":{"createObjects":{"text":"get"}}}"#, #"{"data":{"__typename":"Query"}}"#,
@@ -603,7 +622,7 @@ struct DirectHTTPAttackTests {
         "a request whose body completes during a graceful shutdown and turns out to be for the router: answered, then closed",
         arguments: ["batch", "text/plain"])
     func shutdownThenHandOverAfterBody(kind: String) async throws {
-        try await withDevServer { server, endpoints in
+        try await withDevServer(Self.noTimers) { server, endpoints in
             let wire = try AttackWire(port: try Self.port(endpoints))
             let batch = "[\(Self.listBody),\(Self.listBody)]"
             let request = Array(
@@ -615,10 +634,10 @@ struct DirectHTTPAttackTests {
             let stopping = Task { await server.shutdown() }
             try await Task.sleep(for: .milliseconds(300))
             await wire.send(Array(request.suffix(5)))
-            let started = Date()
-            let received = await wire.receive(timeout: 5)
+            // No timer can close it within the 20 s `receive` allows (Self.noTimers): the close is the shutdown's.
+            let received = await wire.receive(timeout: 20)
             await stopping.value
-            #expect(received.closed && Date().timeIntervalSince(started) < 4)
+            #expect(received.closed)
             #expect(received.responses.map(\.status) == [kind == "batch" ? 200 : 400], "\(received.responses)")
         }
     }
@@ -628,36 +647,32 @@ struct DirectHTTPAttackTests {
     func slowlorisAfterAnswer() async throws {
         var configuration = GQLDevServer.Configuration()
         configuration.limits.idleTimeout = .seconds(1)
+        // The header timeout far beyond the test's wait: a close within it can only be the idle timeout's.
+        configuration.limits.headerTimeout = .seconds(120)
         try await withDevServer(configuration) { _, endpoints in
             let wire = try AttackWire(port: try Self.port(endpoints))
             await wire.send(try Self.query("{ listObjects { nextToken } }"))
             #expect(await wire.receive(responses: 1, timeout: 5).responses.map(\.body) == [Self.listAnswer])
-            let started = Date()
-            let trickle = Task {
-                for byte in Array((Self.head + "X-Pad: " + String(repeating: "p", count: 100)).utf8) {
-                    if Task.isCancelled { return }
-                    await wire.send([byte])
-                    try? await Task.sleep(for: .milliseconds(200))
-                }
-            }
-            let received = await wire.receive(timeout: 8)
+            // A header block that never ends: only a timeout that the bytes do not push back can close it, and
+            // the close while the client is still sending is the outcome (`receive` allows 20 s, for a loaded
+            // machine).
+            let trickle = Task { await Self.trickle(Array(Self.head.utf8), padding: wire) }
+            let received = await wire.receive(timeout: 20)
             trickle.cancel()
             #expect(received.closed && received.bytes.isEmpty)
-            #expect(Date().timeIntervalSince(started) < 4)
         }
     }
 
     @Test("a graceful shutdown does not wait for an incomplete header block after an answer")
     func shutdownDropsIncompleteHeaderBlock() async throws {
-        try await withDevServer { server, endpoints in
+        try await withDevServer(Self.noTimers) { server, endpoints in
             let wire = try AttackWire(port: try Self.port(endpoints))
             await wire.send(try Self.query("{ listObjects { nextToken } }") + Self.head)
             #expect(await wire.receive(responses: 1, timeout: 5).responses.map(\.body) == [Self.listAnswer])
-            let started = Date()
             let stopping = Task { await server.shutdown() }
-            let received = await wire.receive(timeout: 6)
+            // No timer can close it within the 20 s `receive` allows (Self.noTimers): the close is the shutdown's.
+            let received = await wire.receive(timeout: 20)
             #expect(received.closed && received.bytes.isEmpty)
-            #expect(Date().timeIntervalSince(started) < 4)
             await stopping.value
         }
     }

@@ -211,11 +211,15 @@ struct DirectHTTPTests {
                     "round \(round); longest pause before a request so far: \(longestPause) s")
                 try await Task.sleep(for: .milliseconds(300))
             }
-            let started = Date()
-            let rest = await connection.readUntilClosed()
+            // The idle timer is the subject. That it does not close a connection in use is decided by the outcome
+            // above (every answer, over twice the timeout); that it closes an idle one, by the close here, within
+            // the 30 s `readUntilClosed` allows (15 times the timeout, for a loaded machine). The one bound on the
+            // clock is a lower one, which load only makes easier to meet: the server's timer starts when it sends
+            // the last answer, before `answered`, so the close comes no earlier than `answered` + 2 s minus that
+            // answer's delivery time; 1 s of slack covers the delivery.
+            let rest = await connection.readUntilClosed(timeout: 30)
             #expect(rest.closed && rest.text.isEmpty)
-            // Closed 2 s after the last answer, which came about 0.3 s before `started`: not before, nor much after.
-            #expect((1.2..<6).contains(Date().timeIntervalSince(started)))
+            #expect(Date().timeIntervalSince(answered) > 1, "closed before the idle timeout")
         }
     }
 

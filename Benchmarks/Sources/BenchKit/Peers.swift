@@ -13,16 +13,23 @@ public enum Peers {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw BenchError("\(python.path) is missing: run `make venv` first")
         }
+        let (status, output) = try capture(python, [root.appendingPathComponent(script).path] + arguments)
+        guard status == 0 else { throw BenchError("\(script) \(arguments) failed") }
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs `executable` with `arguments` to its end and returns its exit status and standard output (its standard
+    /// error goes to ours).
+    public static func capture(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = python
-        process.arguments = [root.appendingPathComponent(script).path] + arguments
+        process.executableURL = executable
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchError("\(script) \(arguments) failed") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -9,7 +9,7 @@ public enum Workload: Int, CaseIterable, Sendable {
         case .insert: "insert N (1 tx)"
         case .fetchAll: "fetchAll N (Codable)"
         case .fetchAllByRow: "fetchAll N (init(row:))"
-        case .fetchOne: "fetchOne 10k, a read each"
+        case .fetchOne: "fetchOne 10k, a call each"
         case .fetchOneInRead: "fetchOne 10k in one read"
         case .observedInsert: "insert N + 10 observers"
         }

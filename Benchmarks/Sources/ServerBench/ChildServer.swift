@@ -1,3 +1,4 @@
+import BenchKit
 import Dispatch
 import Foundation
 
@@ -84,7 +85,7 @@ final class ChildServer {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let deadline = ContinuousClock.now + timeout
-        while !NginxLimit.accepts(port: port) {
+        while !Loopback.accepts(port: port) {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 if process.isRunning { process.terminate() }
                 process.waitUntilExit()

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BenchKit
 import Foundation
 import GQLCore
 
@@ -75,11 +76,11 @@ final class ContenderSet {
 
     /// Starts nginx as the loopback limit and adds it.
     func startNginx(executable: String, client: HTTPClient) async throws {
-        let port = try NginxLimit.freePort()
+        let port = try Loopback.freePort()
         let child = try await ChildServer(
             name: "nginx", executable: URL(fileURLWithPath: executable),
             arguments: try NginxLimit.arguments(directory: directory, port: port), port: port, path: "/graphql",
-            configuration: "\(NginxLimit.version(executable)), return 200 of the same bytes, a worker per core, "
+            configuration: "\(Nginx.version(executable)), return 200 of the same bytes, a worker per core, "
                 + "access_log off, keep-alive without a request cap")
         add(child, .nginx, "n", client, mutationSuffix: NginxLimit.mutationSuffix)
     }

@@ -140,7 +140,7 @@ struct ServerBench {
                 client: client)
         }
         if options.only.contains("nginx") {
-            if let nginx = NginxLimit.find() {
+            if let nginx = Nginx.find() {
                 try await servers.startNginx(executable: nginx, client: client)
             } else if options.onlyGiven {
                 throw ChildServer.Failure(description: "nginx is not installed (apt install nginx-light)")

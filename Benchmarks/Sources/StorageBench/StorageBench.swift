@@ -4,16 +4,17 @@ import Foundation
 import GQLServices
 
 /// `swift run -c release StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--no-checksums]
-/// [--only sign,transfer]`
+/// [--no-nginx] [--only sign,transfer]`
 ///
 /// GQLStorage against the AWS SDK for Python, each at its best, in interleaved rounds with every answer checked:
 /// - SigV4 signatures per second: presigned URLs for the same generated keys, GQLStorage's public
 ///   `presignedURL` vs botocore's S3SigV4QueryAuth called directly (no client in the loop); the signatures of
 ///   both must be identical (compared by a digest of all of them).
-/// - Upload and download of one large file against the same local S3 server (moto, Tests/Interop/s3_peer.py
-///   --no-auth): GQLStorage vs boto3's transfer manager; the downloaded file must equal the source. The server's
-///   own limit sits beside them: a raw AsyncHTTPClient GET of the same object, unsigned and unchecked.
-/// - The peak resident memory GQLStorage's streamed download adds.
+/// - Upload and download of one large file (TransferLoad): GQLStorage vs boto3's transfer manager at its default and,
+///   for downloads, at its best (one GET), against moto (Tests/Interop/s3_peer.py --no-auth) and, for downloads,
+///   nginx serving the same file (ranges served natively); each server's limit (curl) beside them; every download
+///   and both clients' uploads compared with the source.
+/// - The peak resident memory GQLStorage's streamed download adds, in a fresh process (MemoryProbe).
 @main
 struct StorageBench {
     struct Options {
@@ -24,11 +25,13 @@ struct StorageBench {
         var parts: Int?
         /// Whether GQLStorage's uploads carry CRC-32 checksums (its `sendsChecksums`; `--no-checksums` turns it off).
         var checksums = true
+        /// Whether downloads are also measured from nginx serving the same file (`--no-nginx` leaves it out).
+        var nginx = true
         var only: Set<String> = ["sign", "transfer"]
 
         static let usage =
             "usage: StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--no-checksums] "
-            + "[--only sign,transfer]"
+            + "[--no-nginx] [--only sign,transfer]"
 
         init(_ arguments: ArraySlice<String>) throws {
             var arguments = Arguments(arguments)
@@ -39,6 +42,7 @@ struct StorageBench {
                 case "--rounds": rounds = try arguments.number(for: argument)
                 case "--parts": parts = try arguments.number(for: argument)
                 case "--no-checksums": checksums = false
+                case "--no-nginx": nginx = false
                 case "--only": only = try arguments.list(for: argument, allowed: ["sign", "transfer"])
                 default: throw BenchError("unknown argument \(argument); \(Self.usage)")
                 }
@@ -48,6 +52,9 @@ struct StorageBench {
 
     static func main() async {
         do {
+            if CommandLine.arguments.dropFirst().first == "--memory-child" {
+                return try await MemoryProbe.child(Array(CommandLine.arguments.dropFirst(2)))
+            }
             let options = try Options(CommandLine.arguments.dropFirst())
             print(
                 "StorageBench — GQLStorage vs botocore / boto3, \(options.rounds) interleaved rounds after a warm-up")
@@ -70,7 +77,7 @@ struct Rounds {
     /// `label  ours unit  theirs unit  1.23× (1.10–1.40)  goal ≥ N× ✔`.
     func line(_ label: String, unit: String, target: Double?) -> String {
         let ratio = Statistics.median(Statistics.ratios(ours, theirs)) ?? 0
-        var text = label.padding(toLength: 34, withPad: " ", startingAt: 0)
+        var text = label.padding(toLength: 52, withPad: " ", startingAt: 0)
         text += String(format: "%12.1f ", Statistics.median(ours) ?? 0) + unit
         text += String(format: "%12.1f ", Statistics.median(theirs) ?? 0) + unit
         text += "  " + Statistics.spread(Statistics.ratios(ours, theirs))

@@ -1,16 +1,38 @@
-import AsyncHTTPClient
 import BenchKit
 import Foundation
 import GQLServices
 
-/// Upload and download of one large file against moto's S3 server: GQLStorage vs boto3's transfer manager, with a
-/// raw unsigned GET of the same object as the server's own limit, and the memory GQLStorage's download adds.
+/// Upload and download of one large file: GQLStorage against boto3's transfer manager, each server's raw limit
+/// (curl) beside them, and the memory GQLStorage's streamed download adds (in a fresh process).
+///
+/// Uploads go to moto (Tests/Interop/s3_peer.py --no-auth): GQLStorage's `upload`, boto3's `upload_file` (default
+/// TransferConfig) and, as the limit, curl sending the file in one PUT of a presigned URL. Both clients' objects are
+/// read back and compared with the source. Downloads come from two servers: moto, which builds the whole object for
+/// every GET (so a ranged GET costs it a whole object), and nginx serving the same file from the disk, which serves
+/// ranges natively; from each, GQLStorage's `download` (one streamed GET), boto3's `download_file` with its default
+/// TransferConfig (ranged GETs of 8 MiB, 10 at a time) and with a TransferConfig whose multipart threshold is above
+/// the object (one GET, boto3 at its best on moto), and curl of the same URL (presigned on moto) into /dev/null, the
+/// limit. Every downloaded file is compared with the source. In every round each group of contenders takes turns,
+/// the first of the previous round moving to the end, and `sync(2)` runs before each timed transfer, so that
+/// writing back an earlier one's file cannot fall into it.
 struct TransferLoad {
     let options: StorageBench.Options
+    static let bucket = "bench"
 
-    /// The peer's READY line.
-    struct PeerInfo: Decodable {
-        var port: Int
+    enum Uploader: String, CaseIterable {
+        case gqlstorage, boto3, curl
+    }
+
+    enum Downloader: String, CaseIterable {
+        case gqlstorage, boto3, boto3OneGet, curl
+    }
+
+    /// A server downloads come from: its name, the GQLStorage that talks to it and the URL curl fetches.
+    struct Source {
+        var name: String
+        var endpoint: String
+        var storage: GQLStorage
+        var curlURL: String
     }
 
     func run() async throws {
@@ -24,103 +46,197 @@ struct TransferLoad {
 
         let peer = try S3Peer()
         defer { peer.stop() }
-        let url = "http://127.0.0.1:\(peer.port)"
+        let moto = "http://127.0.0.1:\(peer.port)"
         var configuration = GQLStorage.Configuration()
         if let parts = options.parts { configuration.maximumConcurrentParts = parts }
         configuration.sendsChecksums = options.checksums
         let storage = GQLStorage(
-            endpoint: url, region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key",
+            endpoint: moto, region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key",
             configuration: configuration)
-        try await storage.createBucket("bench")
+        try await storage.createBucket(Self.bucket)
+        var sources = [
+            Source(
+                name: "moto", endpoint: moto, storage: storage,
+                curlURL: try storage.presignedURL(.get, Self.bucket, "ours.bin", expires: .seconds(3600)).absoluteString)
+        ]
+        var fileServer: FileServer?
+        defer { fileServer?.stop() }
+        if options.nginx {
+            let nginxDirectory = directory.appendingPathComponent("nginx")
+            try FileManager.default.createDirectory(at: nginxDirectory, withIntermediateDirectories: true)
+            let server = try await FileServer(
+                directory: nginxDirectory, file: source, bucket: Self.bucket, key: "ours.bin")
+            fileServer = server
+            let endpoint = "http://127.0.0.1:\(server.port)"
+            sources.append(
+                Source(
+                    name: "nginx", endpoint: endpoint,
+                    storage: GQLStorage(
+                        endpoint: endpoint, region: "us-east-1", accessKey: "AKIDBENCHMARK",
+                        secretKey: "bench/secret+key"),
+                    curlURL: "\(endpoint)/\(Self.bucket)/ours.bin"))
+        }
 
-        var uploads = Rounds()
-        var downloads = Rounds()
-        var raw: [Double] = []
-        var peaks: [Double] = []
         let megabytes = Double(size) / 1_048_576
+        var uploads: [Uploader: [Double]] = [:]
+        var downloads: [String: [Downloader: [Double]]] = [:]
+        var memory: [MemoryProbe.Result] = []
         for round in 0...options.rounds {
-            // Uploads to different keys, both read back and compared; who goes first alternates by round, since the
-            // server frees the previous round's object while the first upload runs.
-            var ourUpload = 0.0
-            var theirUpload = 0.0
-            for turn in round.isMultiple(of: 2) ? [0, 1] : [1, 0] {
-                // The previous round's downloads left 512 MiB of dirty pages (and moto's part files more): written
-                // back now, not by the kernel in the middle of whichever upload comes next.
+            var uploaded: [Uploader: Double] = [:]
+            for uploader in Self.rotated(Uploader.allCases, by: round) {
                 sync()
-                if turn == 0 {
-                    let started = ContinuousClock.now
-                    let cpu = Self.cpuSeconds()
-                    try await storage.upload("bench", "ours.bin", file: source)
-                    let elapsed = (ContinuousClock.now - started).seconds
-                    ourUpload = megabytes / elapsed
-                    FileHandle.standardError.write(
-                        Data(
-                            String(
-                                format: "GQLStorage upload: %.3f s, %.3f s of CPU\n", elapsed,
-                                Self.cpuSeconds() - cpu
-                            ).utf8))
-                } else {
-                    theirUpload =
-                        try megabytes
-                        / seconds(
-                            Peers.run(
-                                "Benchmarks/Server/s3_bench_peer.py",
-                                ["upload", url, source.path, "bench", "boto3.bin"]))
+                uploaded[uploader] = megabytes / (try await upload(uploader, storage, moto, source))
+            }
+            // Both clients' uploads read back and compared (GQLStorage's through the downloads below, boto3's here,
+            // untimed); curl's, the limit, by its size.
+            let readBack = directory.appendingPathComponent("boto3-back.bin")
+            try await storage.download(Self.bucket, "boto3.bin", to: readBack)
+            guard try Self.fingerprint(readBack) == expected else { throw BenchError("boto3's upload differs") }
+            try FileManager.default.removeItem(at: readBack)
+            guard let curlObject = try await storage.info(Self.bucket, "curl.bin"), curlObject.size == size else {
+                throw BenchError("curl's upload was not stored whole")
+            }
+            var downloaded: [String: [Downloader: Double]] = [:]
+            for server in sources {
+                for downloader in Self.rotated(Downloader.allCases, by: round) {
+                    let file = directory.appendingPathComponent("\(server.name)-\(downloader.rawValue).bin")
+                    sync()
+                    downloaded[server.name, default: [:]][downloader] =
+                        megabytes / (try await download(downloader, server, to: file))
+                    if downloader != .curl {
+                        guard try Self.fingerprint(file) == expected else {
+                            throw BenchError("\(downloader.rawValue)'s download from \(server.name) differs")
+                        }
+                        try FileManager.default.removeItem(at: file)
+                    }
                 }
             }
-            for key in ["ours.bin", "boto3.bin"] {
-                guard let info = try await storage.info("bench", key), info.size == size else {
-                    throw BenchError("\(key) was not stored whole")
-                }
+            let probeFile = directory.appendingPathComponent("memory-child.bin")
+            let probe = try MemoryProbe.measure(
+                endpoint: sources[0].endpoint, bucket: Self.bucket, key: "ours.bin", to: probeFile,
+                expected: expected)
+            try FileManager.default.removeItem(at: probeFile)
+            guard round > 0 else { continue }  // warm-up
+            for (uploader, rate) in uploaded { uploads[uploader, default: []].append(rate) }
+            for (server, rates) in downloaded {
+                for (downloader, rate) in rates { downloads[server, default: [:]][downloader, default: []].append(rate) }
             }
-            // Downloads of the same object, each into its own file, checked against the source.
-            let ours = directory.appendingPathComponent("ours-back.bin")
-            let sampler = MemorySampler()
-            var started = ContinuousClock.now
-            try await storage.download("bench", "ours.bin", to: ours)
-            let ourDownload = megabytes / (ContinuousClock.now - started).seconds
-            let peak = sampler.stop()
-            let theirs = directory.appendingPathComponent("boto3-back.bin")
-            let theirDownload =
-                try megabytes
-                / seconds(
-                    Peers.run(
-                        "Benchmarks/Server/s3_bench_peer.py", ["download", url, "bench", "ours.bin", theirs.path]))
-            for file in [ours, theirs] where try Self.fingerprint(file) != expected {
-                throw BenchError("\(file.lastPathComponent) differs from the source")
-            }
-            // The server's limit: the same object, unsigned, unchecked, discarded.
-            started = ContinuousClock.now
-            let response = try await HTTPClient.shared.execute(
-                HTTPClientRequest(url: "\(url)/bench/ours.bin"), timeout: .seconds(600))
-            var received = 0
-            for try await chunk in response.body { received += chunk.readableBytes }
-            guard received == size else { throw BenchError("the raw GET received \(received) of \(size) bytes") }
-            let rawDownload = megabytes / (ContinuousClock.now - started).seconds
-            guard round > 0 else { continue }
-            uploads.ours.append(ourUpload)
-            uploads.theirs.append(theirUpload)
-            downloads.ours.append(ourDownload)
-            downloads.theirs.append(theirDownload)
-            raw.append(rawDownload)
-            peaks.append(peak)
+            memory.append(probe)
         }
         try await storage.shutdown()
+        for server in sources where server.name != "moto" { try await server.storage.shutdown() }
+        report(uploads: uploads, downloads: downloads, memory: memory, sources: sources, nginx: fileServer?.version)
+    }
+
+    /// One timed upload of `source`; its seconds.
+    private func upload(_ uploader: Uploader, _ storage: GQLStorage, _ moto: String, _ source: URL) async throws
+        -> Double
+    {
+        switch uploader {
+        case .gqlstorage:
+            let started = ContinuousClock.now
+            let cpu = Self.cpuSeconds()
+            try await storage.upload(Self.bucket, "ours.bin", file: source)
+            let elapsed = (ContinuousClock.now - started).seconds
+            Self.note(String(format: "GQLStorage upload: %.3f s, %.3f s of CPU", elapsed, Self.cpuSeconds() - cpu))
+            return elapsed
+        case .boto3:
+            return try seconds(
+                Peers.run(
+                    "Benchmarks/Server/s3_bench_peer.py", ["upload", moto, source.path, Self.bucket, "boto3.bin"]))
+        case .curl:
+            let url = try storage.presignedURL(.put, Self.bucket, "curl.bin", expires: .seconds(3600))
+            let elapsed = try Self.curl(["-T", source.path, url.absoluteString])
+            Self.note(String(format: "curl upload (one PUT): %.3f s", elapsed))
+            return elapsed
+        }
+    }
+
+    /// One timed download of the object from `server` into `file`; its seconds.
+    private func download(_ downloader: Downloader, _ server: Source, to file: URL) async throws -> Double {
+        let elapsed: Double
+        switch downloader {
+        case .gqlstorage:
+            let started = ContinuousClock.now
+            try await server.storage.download(Self.bucket, "ours.bin", to: file)
+            elapsed = (ContinuousClock.now - started).seconds
+        case .boto3, .boto3OneGet:
+            var arguments = ["download", server.endpoint, Self.bucket, "ours.bin", file.path]
+            if downloader == .boto3OneGet { arguments.append("one-get") }
+            elapsed = try seconds(Peers.run("Benchmarks/Server/s3_bench_peer.py", arguments))
+        case .curl:
+            elapsed = try Self.curl(["-o", "/dev/null", server.curlURL])
+        }
+        Self.note(String(format: "%@ download from %@: %.3f s", downloader.rawValue, server.name, elapsed))
+        return elapsed
+    }
+
+    private func report(
+        uploads: [Uploader: [Double]], downloads: [String: [Downloader: [Double]]], memory: [MemoryProbe.Result],
+        sources: [Source], nginx: String?
+    ) {
         print("")
         print(
-            "\(options.megabytes) MiB file against moto's S3 server (no auth), files compared with the source"
+            "\(options.megabytes) MiB file; uploads to moto's S3 server (no auth), downloads from "
+                + sources.map { $0.name == "nginx" ? "\(nginx ?? "nginx") serving the same file" : "moto" }
+                .joined(separator: " and ")
+                + "; every download compared with the source, both clients' uploads read back and compared"
                 + (options.checksums ? "" : "; GQLStorage without CRC-32 checksums"))
-        print("workload                               GQLStorage               boto3    ratio")
-        print(uploads.line("upload (multipart)", unit: "MiB/s", target: 1))
-        print(downloads.line("download to a file", unit: "MiB/s", target: 1))
+        print("workload" + String(repeating: " ", count: 48) + "GQLStorage               boto3    ratio")
+        let ourUploads = uploads[.gqlstorage] ?? []
         print(
-            String(format: "server limit: raw unsigned GET of the same object  %.1f MiB/s", Statistics.median(raw) ?? 0)
-        )
+            Rounds(ours: ourUploads, theirs: uploads[.boto3] ?? [])
+                .line("upload (multipart) to moto", unit: "MiB/s", target: 1))
+        print(Self.limit("upload limit: curl, one PUT of a presigned URL", uploads[.curl] ?? [], ourUploads))
+        for server in sources {
+            let rates = downloads[server.name] ?? [:]
+            let ours = rates[.gqlstorage] ?? []
+            print(
+                Rounds(ours: ours, theirs: rates[.boto3] ?? [])
+                    .line("\(server.name): download, boto3 default", unit: "MiB/s", target: 1))
+            print(
+                Rounds(ours: ours, theirs: rates[.boto3OneGet] ?? [])
+                    .line("\(server.name): download, boto3 one GET", unit: "MiB/s", target: 1))
+            let limit = server.name == "moto" ? "curl GET of a presigned URL" : "curl GET"
+            print(Self.limit("\(server.name): download limit, \(limit)", rates[.curl] ?? [], ours))
+        }
+        let added = memory.map(\.added)
         print(
             String(
                 format:
-                    "memory the streamed download added (peak RSS − RSS before)  %.1f MiB (max of rounds %.1f)  goal < 64 MiB %@",
-                Statistics.median(peaks) ?? 0, peaks.max() ?? 0, (peaks.max() ?? 0) < 64 ? "✔" : "✘"))
+                    "memory the streamed download added, a fresh process (VmHWM − VmRSS before)  %.1f MiB (max of rounds %.1f; baseline %.1f MiB)  goal < 64 MiB %@",
+                Statistics.median(added) ?? 0, added.max() ?? 0, Statistics.median(memory.map(\.baseline)) ?? 0,
+                (added.max() ?? 0) < 64 ? "✔" : "✘"))
+    }
+
+    /// `label  median MiB/s  GQLStorage's share of it`.
+    static func limit(_ label: String, _ rates: [Double], _ ours: [Double]) -> String {
+        label.padding(toLength: 52, withPad: " ", startingAt: 0)
+            + String(format: "%10.1f MiB/s", Statistics.median(rates) ?? 0) + "  GQLStorage ÷ limit "
+            + Statistics.spread(Statistics.ratios(ours, rates))
+    }
+
+    /// The contenders in this round's order: the first of the previous round moves to the end.
+    static func rotated<T>(_ all: [T], by round: Int) -> [T] {
+        let shift = round % all.count
+        return Array(all[shift...] + all[..<shift])
+    }
+
+    /// Runs curl with `arguments` (silent, failing on an HTTP error, no `Expect: 100-continue`) and returns its
+    /// `time_total` in seconds.
+    static func curl(_ arguments: [String]) throws -> Double {
+        let (status, output) = try Peers.capture(
+            URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--fail", "-H", "Expect:", "-w", "%{time_total}"] + arguments)
+        let text = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0, let value = Double(text), value > 0 else {
+            throw BenchError("curl \(arguments.first ?? "") failed: '\(text)'")
+        }
+        return value
+    }
+
+    /// One line on standard error (each transfer's time; the table goes to standard output).
+    static func note(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     private func seconds(_ text: String) throws -> Double {
@@ -165,91 +281,5 @@ struct TransferLoad {
             }
         }
         return hash
-    }
-}
-
-/// Samples this process's resident memory every 5 ms on a thread of its own; `stop()` returns the peak above the
-/// RSS at the start, in MiB.
-final class MemorySampler: @unchecked Sendable {
-    // Safety: `peak` and `running` are touched only with `lock` held.
-    private let lock = NSLock()
-    private var peak = 0
-    private var running = true
-    private let start: Int
-    private let thread: Thread?
-
-    init() {
-        start = Self.rss()
-        let box = Box()
-        thread = Thread { box.sampler?.loop() }
-        box.sampler = self
-        thread?.start()
-    }
-
-    private final class Box: @unchecked Sendable { weak var sampler: MemorySampler? }
-
-    private func loop() {
-        while true {
-            let now = Self.rss()
-            lock.lock()
-            peak = max(peak, now)
-            let go = running
-            lock.unlock()
-            if !go { return }
-            usleep(5_000)
-        }
-    }
-
-    func stop() -> Double {
-        lock.lock()
-        running = false
-        let top = max(peak, Self.rss())
-        lock.unlock()
-        return Double(max(top - start, 0)) / 1_048_576
-    }
-
-    /// VmRSS from /proc/self/status, in bytes.
-    static func rss() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-            return digits * 1024
-        }
-        return 0
-    }
-}
-
-/// moto's S3 server without authentication (Tests/Interop/s3_peer.py --no-auth), stopped by closing its input.
-final class S3Peer {
-    let port: Int
-    private let process: Process
-    private let input: Pipe
-
-    init() throws {
-        process = Process()
-        process.executableURL = Peers.python
-        process.arguments = [Peers.root.appendingPathComponent("Tests/Interop/s3_peer.py").path, "--no-auth"]
-        let output = Pipe()
-        input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte.first == UInt8(ascii: "\n") { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("READY "),
-            let info = try? JSONDecoder().decode(TransferLoad.PeerInfo.self, from: Data(text.dropFirst(6).utf8))
-        else { throw BenchError("the S3 peer did not start: \(text)") }
-        port = info.port
-    }
-
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
     }
 }
