@@ -192,4 +192,32 @@ import Testing
         #expect(m.next(now: at(0)) == .stop)
         #expect(m.sent([sent(1, 1, Self.ok)], now: at(0)) == [.keep(1)])
     }
+
+    @Test func aFailureSettlingAfterABackoffBeganKeepsThatBackoff() {
+        var m = machine()
+        _ = m.next(now: at(0))
+        _ = m.claimed([1])
+        _ = m.sent([sent(1, 1, Self.refused)], now: at(0))
+        // Writing a conflict's values for an earlier item of the batch failed: the retry stays where it was.
+        m.claimFailed(now: at(0.5))
+        #expect(m.next(now: at(0.5)) == .wait(until: at(1)))
+    }
+
+    #if DEBUG
+        /// Reports the driver cannot make trap in debug builds (each in a child process): a send's outcome while
+        /// claiming, a claim while a batch is with the server.
+        @Test func reportsInTheWrongPhaseTrapInDebugBuilds() async {
+            await #expect(processExitsWith: .failure) {
+                var m = DeliveryStateMachineTests().machine()
+                _ = m.next(now: .now)
+                _ = m.sent([DeliveryStateMachineTests().sent(1, 1, DeliveryStateMachineTests.ok)], now: .now)
+            }
+            await #expect(processExitsWith: .failure) {
+                var m = DeliveryStateMachineTests().machine()
+                _ = m.next(now: .now)
+                _ = m.claimed([1])
+                _ = m.claimed([2])
+            }
+        }
+    #endif
 }

@@ -11,6 +11,9 @@ import GQLCore
 ///
 /// Whether the operation is a subscription (AppSync serves nothing else over the socket) is the session's to
 /// tell: it needs the engine's parse of the document.
+///
+/// Every input is a client's message, so no transition here is impossible and none traps in debug builds (unlike
+/// GQLNet's socket and GQLSync's delivery machines, fed by drivers of our own): each fault gets the protocol's answer.
 struct AppSyncStateMachine {
     typealias Action = SessionAction
 

@@ -12,6 +12,9 @@ import GQLCore
 ///
 /// Unlike graphql-transport-ws, most faults keep the socket open, as in the reference server: an unreadable
 /// message gets `connection_error`, an unknown type or a bad `start` an `error`.
+///
+/// Every input is a client's message, so no transition here is impossible and none traps in debug builds (unlike
+/// GQLNet's socket and GQLSync's delivery machines, fed by drivers of our own): each fault gets the protocol's answer.
 struct LegacyWSStateMachine {
     typealias Action = SessionAction
 

@@ -11,6 +11,9 @@ import GQLCore
 /// ```
 ///
 /// Whether an id is already running (4409) is the session's to tell, since operations end in their own tasks.
+///
+/// Every input is a client's message, so no transition here is impossible and none traps in debug builds (unlike
+/// GQLNet's socket and GQLSync's delivery machines, fed by drivers of our own): each fault gets the protocol's answer.
 struct TransportWSStateMachine {
     /// What the session does with a message.
     enum Action: Equatable {

@@ -136,7 +136,14 @@ struct SocketStateMachine: Sendable {
 
     /// Socket `generation` is open and `connection_init` was sent.
     mutating func socketOpened(_ generation: Int, at now: Instant) -> [Action] {
-        guard generation == self.generation, case .opening(let attempt, let deadline) = phase else { return [] }
+        // An older socket opened late: the machine moved on (a timeout, a disconnect, a retry).
+        guard generation == self.generation else { return [] }
+        guard case .opening(let attempt, let deadline) = phase else {
+            // Only `.open` creates a socket, in `.opening` with a new generation, and every other way out of
+            // `.opening` moves the generation on: the driver reports each socket open once, so this is its bug.
+            assertionFailure("SocketStateMachine: socketOpened(\(generation)) of the current socket in phase \(phase)")
+            return []
+        }
         phase = .awaitingAck(attempt: attempt, deadline: deadline)
         lastReceived = now
         return []
@@ -241,7 +248,11 @@ struct SocketStateMachine: Sendable {
     /// While it lags, a ready socket stops reading and the keep-alive waits: the silence is ours, not the server's.
     /// When it catches up, reading resumes and the idle time starts over.
     mutating func consumerLagging(_ lagging: Bool, at now: Instant) -> [Action] {
-        guard lagging != consumerLags else { return [] }
+        guard lagging != consumerLags else {
+            // The driver reports only changes of "some operation lags", which starts false as this does.
+            assertionFailure("SocketStateMachine: consumerLagging(\(lagging)) repeats the current state")
+            return []
+        }
         let wasPaused = readingPaused
         consumerLags = lagging
         sharedPauseDeadline = nil

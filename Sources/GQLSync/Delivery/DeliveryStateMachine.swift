@@ -146,7 +146,10 @@ struct DeliveryStateMachine: Sendable {
 
     /// The claim read these items (in call order). Returns `true` when the outbox was found empty: drained.
     mutating func claimed(_ ids: [Int64]) -> Bool {
-        guard phase == .claiming else { return false }
+        guard phase == .claiming else {
+            expectStopped(after: "claimed(\(ids))")
+            return false
+        }
         if !ids.isEmpty {
             phase = .sending(ids)
             return false
@@ -159,10 +162,20 @@ struct DeliveryStateMachine: Sendable {
         return true
     }
 
-    /// The claim failed (the database could not be read): try again after a backoff.
+    /// The claim failed (the database could not be read), or settling its items did (a conflict's values could not
+    /// be written): try again after a backoff, unless one runs already.
     mutating func claimFailed(now: Instant) {
-        guard phase == .claiming else { return }
-        backOff(now: now, retryAfter: nil)
+        switch phase {
+        case .claiming:
+            backOff(now: now, retryAfter: nil)
+        case .waiting, .stopped:
+            // Settling failed after ``sent(_:now:)`` chose a backoff, or the engine stopped.
+            break
+        case .idle, .sending:
+            // Claims fail in `.claiming`, settling after `sent` left `.sending`; an empty claim (`.idle`) settles
+            // nothing.
+            assertionFailure("DeliveryStateMachine: claimFailed in phase \(phase)")
+        }
     }
 
     /// The items of the last claim came back with these outcomes, in order. Returns what to do with each.
@@ -170,7 +183,10 @@ struct DeliveryStateMachine: Sendable {
     /// A transient failure keeps its item and every item after it pending and starts a backoff; otherwise the
     /// engine claims the next items at once.
     mutating func sent(_ results: [Sent], now: Instant) -> [Decision] {
-        guard case .sending = phase else { return results.map { .keep($0.id) } }
+        guard case .sending = phase else {
+            expectStopped(after: "sent(\(results.map(\.id)))")
+            return results.map { .keep($0.id) }
+        }
         var decisions: [Decision] = []
         var retry: DeliveryOutcome.Transient?
         for result in results {
@@ -224,17 +240,21 @@ struct DeliveryStateMachine: Sendable {
         return decisions
     }
 
-    /// A conflict was settled by resending the item with other values: claim it again at once.
-    mutating func requeued() {
-        if case .idle = phase { phase = .claiming }
-    }
-
-    /// The engine shuts down.
     /// The server refused a batch as a whole (it does not take JSON arrays): one item per request from now on.
     mutating func refuseBatches() { batchLimit = 1 }
 
+    /// The engine shuts down.
     mutating func stop() {
         phase = .stopped
+    }
+
+    /// A claim's or a send's report came in a phase other than the one it was made in. The driver reports each
+    /// claim once (made in `.claiming`) and each send once (made in `.sending`), and meanwhile only ``wake()``,
+    /// ``resume(now:)`` and ``stop()`` run, of which only `stop` changes those phases: any phase but `.stopped` is
+    /// the driver's bug.
+    private func expectStopped(after event: @autoclosure () -> String) {
+        guard phase != .stopped else { return }
+        assertionFailure("DeliveryStateMachine: \(event()) in phase \(phase)")
     }
 
     private mutating func backOff(now: Instant, retryAfter: Duration?) {
