@@ -158,8 +158,8 @@ package struct HTTPExchange: Sendable {
 
     /// The whole body of a result, up to ``Limits/maximumResponseSize``, arriving before `deadline` when one is
     /// given: a chunk that arrives after it ends the read with `.timeout` (a body that stops arriving is ended by the
-    /// client's read timeout). A clock check per chunk rather than a timer task per request: racing each request
-    /// against a timer cost NetBench 14 % of its queries (Docs/Performance.md).
+    /// client's read timeout). A clock check per chunk, not a timer task racing each request (Docs/Performance.md
+    /// has what that race costs).
     private func readResult(
         _ body: Body, _ status: Int, _ headers: HTTPHeaders, _ target: String, _ operation: String,
         until deadline: ContinuousClock.Instant?

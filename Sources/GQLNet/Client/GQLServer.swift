@@ -42,8 +42,7 @@ public final class GQLServer: Sendable {
     let client: OwnedHTTPClient
     let socket: SocketConnection?
     /// The endpoint as messages name it (``GQLServer/loggable(_:)`` of the HTTP URL, or of the WebSocket URL of a
-    /// WebSocket-only server), made once: every request passes it on, and parsing the URL for it cost about 3.5 µs
-    /// a request.
+    /// WebSocket-only server), made once rather than parsed again for every request that passes it on.
     let target: String
     /// The caller's logger, or GQLDebug's (see ``Configuration/logger``).
     let log: NetLog

@@ -4,8 +4,7 @@ import GQLCore
 /// The keyed container of ``RowDecoder``: each field is read at its column index, with no intermediate values.
 struct RowDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The container is trivially copyable — the standard library's box copies it on every call — because it
-    /// holds only a ``ColumnReader``; a counted reference to the decoder here costs about 6 % more
-    /// instructions per fetched row (Docs/Performance.md).
+    /// holds only a ``ColumnReader``, not a counted reference to the decoder (Docs/Performance.md).
     private let reader: ColumnReader
     private var decoder: RowDecoder { reader.decoder }
     var codingPath: [any CodingKey] { [] }

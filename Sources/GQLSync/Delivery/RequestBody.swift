@@ -3,12 +3,11 @@ import GQLCore
 /// The JSON body of one queued item's request, `{"query":…,"variables":{"input":…}}`, made from the values' JSON
 /// text as the outbox stores it instead of from the parsed values.
 ///
-/// Sending the parsed values meant turning them back into a `GQLValue` tree and writing that as JSON again for
-/// every request; SyncBench's profile of a one-per-request drain put that at about 6 µs of the delivery loop's
-/// CPU per item. Every item sent alone goes this way (read ahead or claimed), so a request sent again after a
-/// crash has the same bytes as the first: a server that keeps answers by `Idempotency-Key` compares bodies, and
-/// one that compares their bytes would refuse the same key with a body written differently (the stored text keeps
-/// the call's member order, the parsed values were written sorted; the dev server compares the decoded requests).
+/// No `GQLValue` tree is built and written again for each request. Every item sent alone goes this way (read
+/// ahead or claimed), so a request sent again after a crash has the same bytes as the first: a server that keeps
+/// answers by `Idempotency-Key` compares bodies, and one that compares their bytes would refuse the same key with a
+/// body written differently (the stored text keeps the call's member order, where parsed values would be written
+/// sorted; the dev server compares the decoded requests).
 /// Batches still go through ``GQLServer/batch(_:headers:)``.
 ///
 /// The outbox hands out the stored text (``OutboxItem/input``) and the operation's id; the body is made here, on

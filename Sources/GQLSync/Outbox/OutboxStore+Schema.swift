@@ -34,9 +34,8 @@ extension OutboxStore {
     /// largest id leaves, a tombstone row (state `removed`, no engine, no operation) keeps it in the table; the
     /// sequence's last removed id becomes that row, and the sequence table keeps only the outbox's identity.
     ///
-    /// Step 4 moved that turning into a trigger of the insert; step 5 drops it again (SyncBench measured the trigger
-    /// at about as much as the rest of queueing a steady item), and enqueue runs the turning only while the engine
-    /// may have lazy items (``OutboxStore/LazyPresence``).
+    /// Step 4 moved that turning into a trigger of the insert; step 5 drops it again, and enqueue runs the turning
+    /// only while the engine may have lazy items (``OutboxStore/LazyPresence``).
     ///
     /// Step 8 keys a pull cursor by the pull's variables (their JSON with sorted members, `''` for none) as well as
     /// the engine and the query.
