@@ -66,44 +66,41 @@ enum InterruptSignals {
         }
     }
 
-    /// The dispatch sources and the first signal received.
-    ///
-    /// `@unchecked Sendable`: `received` and `sources` are only touched under `lock`; dispatch sources may be
+    /// The dispatch sources and the first signal received, behind one ``GQLLocked``; dispatch sources may be
     /// cancelled from any thread.
-    private final class Watch: @unchecked Sendable {
+    private final class Watch: Sendable {
+        private struct State {
+            var first: Int32?
+            var sources: [any DispatchSourceSignal] = []
+        }
+
         let ending: InterruptEnding
-        private let lock = NSLock()
-        private var first: Int32?
-        private var sources: [any DispatchSourceSignal] = []
+        private let state = GQLLocked(State())
 
         init(ending: InterruptEnding) {
             self.ending = ending
         }
 
-        var received: Int32? {
-            lock.lock()
-            defer { lock.unlock() }
-            return first
-        }
+        var received: Int32? { state.withLock { $0.first } }
 
         /// Takes SIGINT and SIGTERM over (a `serve` command's own handlers see them too).
         func start(cancel: @escaping @Sendable () -> Void) {
-            lock.lock()
-            defer { lock.unlock() }
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { [self] in self.signalled(number, cancel: cancel) }
-                source.resume()
-                sources.append(source)
+            state.withLock { state in
+                for number in [SIGINT, SIGTERM] {
+                    signal(number, SIG_IGN)
+                    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                    source.setEventHandler { [self] in self.signalled(number, cancel: cancel) }
+                    source.resume()
+                    state.sources.append(source)
+                }
             }
         }
 
         private func signalled(_ number: Int32, cancel: @Sendable () -> Void) {
-            lock.lock()
-            let isFirst = first == nil
-            if isFirst { first = number }
-            lock.unlock()
+            let isFirst = state.withLock { state in
+                defer { if state.first == nil { state.first = number } }
+                return state.first == nil
+            }
             let status: Int32 = ending == .interrupt ? 128 + number : 0
             guard isFirst else {
                 // A second signal: the user insists.

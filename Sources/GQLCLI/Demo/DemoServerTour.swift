@@ -1,4 +1,5 @@
 import Foundation
+import GQLCore
 import GQLDevServer
 import GQLNet
 import Logging
@@ -102,7 +103,7 @@ struct DemoServerTour: DemoStep {
         // run.
         var create: GQLValue?
         while create == nil {
-            create = try await heard.item("onCreateObjects", objectId: "demo-1")
+            create = try heard.item("onCreateObjects", objectId: "demo-1")
             if create == nil { try await Task.sleep(for: .milliseconds(10)) }
         }
         let updateInput: GQLValue = ["objectId": "demo-1", "text": "Hello again", "number": 2]
@@ -120,7 +121,7 @@ struct DemoServerTour: DemoStep {
 
         var update: GQLValue?
         while update == nil {
-            update = try await heard.item("onUpdateObjects", objectId: "demo-1")
+            update = try heard.item("onUpdateObjects", objectId: "demo-1")
             if update == nil { try await Task.sleep(for: .milliseconds(10)) }
         }
         say("subscription heard: onCreateObjects \(Self.summary(create))")
@@ -137,8 +138,8 @@ struct DemoServerTour: DemoStep {
             ["input": input], at: "createObjects")
         var round = 0
         while true {
-            let createLive = try await heard.item("onCreateObjects", objectId: "probe-", prefix: true) != nil
-            let updateLive = try await heard.item("onUpdateObjects", objectId: "probe-", prefix: true) != nil
+            let createLive = try heard.item("onCreateObjects", objectId: "probe-", prefix: true) != nil
+            let updateLive = try heard.item("onUpdateObjects", objectId: "probe-", prefix: true) != nil
             if createLive && updateLive { return }
             // Every 100 ms, another probe write for each subscription still silent.
             if round % 10 == 0 {
@@ -162,29 +163,36 @@ struct DemoServerTour: DemoStep {
     }
 
     /// What the subscriptions delivered, by subscription field; or why one failed.
-    private actor Heard {
-        private var items: [String: [GQLValue]] = [:]
-        private var failure: String?
+    private final class Heard: Sendable {
+        private struct State {
+            var items: [String: [GQLValue]] = [:]
+            var failure: String?
+        }
+
+        private let state = GQLLocked(State())
 
         /// Records the events of one subscription until it ends or its task is cancelled.
         func record(_ field: String, from events: GQLServer.Subscription) async {
             do {
                 for try await event in events {
-                    if let error = event.errors.first {
-                        failure = "\(field) delivered an error: \(error)"
-                    } else if let item = event.data?[field] {
-                        items[field, default: []].append(item)
+                    state.withLock { state in
+                        if let error = event.errors.first {
+                            state.failure = "\(field) delivered an error: \(error)"
+                        } else if let item = event.data?[field] {
+                            state.items[field, default: []].append(item)
+                        }
                     }
                 }
             } catch {
-                if !Task.isCancelled { failure = "\(field) failed: \(error)" }
+                if !Task.isCancelled { state.withLock { $0.failure = "\(field) failed: \(error)" } }
             }
         }
 
         /// The first item `field` delivered whose `objectId` is (or starts with) `objectId`.
         func item(_ field: String, objectId: String, prefix: Bool = false) throws -> GQLValue? {
+            let (items, failure) = state.withLock { ($0.items[field], $0.failure) }
             if let failure { throw Failure(description: "the subscription \(failure)") }
-            return items[field]?.first { item in
+            return items?.first { item in
                 guard let id = item["objectId"]?.stringValue else { return false }
                 return prefix ? id.hasPrefix(objectId) : id == objectId
             }
