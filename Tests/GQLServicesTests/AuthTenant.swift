@@ -46,10 +46,14 @@ struct AuthTenant {
     }
 
     /// A client of the tenant on the test clock.
-    func auth(secret: String? = nil, tokens: GQLAuth.Storage = .memory, refreshMargin: TimeInterval = 60) -> GQLAuth {
+    func auth(
+        secret: String? = nil, tokens: GQLAuth.Storage = .memory, refreshMargin: TimeInterval = 60,
+        scope: String? = nil
+    ) -> GQLAuth {
         var configuration = GQLAuth.Configuration()
         configuration.clock = { [clock] in clock.now() }
         configuration.refreshMargin = refreshMargin
+        if let scope { configuration.scope = scope }
         return GQLAuth(
             domain: Self.domain, clientId: Self.clientId, clientSecret: secret, tokens: tokens, baseURL: peer.ready,
             configuration: configuration)
@@ -62,6 +66,15 @@ struct AuthTenant {
     }
 
     func count(_ kind: String) async throws -> Int64 { try await stats()[kind] ?? 0 }
+
+    /// The change-password requests the tenant accepted (`{"email", "connection"}`), in order: its stand-in for the
+    /// reset e-mails Auth0 sends.
+    func resetEmails() async throws -> GQLValue { try await rest.invoke(.get, "test/reset_emails") }
+
+    /// What the tenant's API answers for a bearer access token: its `sub` and `scope`.
+    func apiAnswer(_ accessToken: String) async throws -> GQLValue {
+        try await rest.invoke(.get, "api/private", headers: ["Authorization": "Bearer " + accessToken])
+    }
 
     /// Changes what later answers look like (see auth0_peer.py).
     @discardableResult

@@ -28,6 +28,22 @@ import Testing
         }
     }
 
+    @Test func aRefreshKeepsTheScopeOfTheSignIn() async throws {
+        try await AuthTenant.with { tenant in
+            // GQLAuth asks for no scope when it refreshes, so Auth0 answers the sign-in's (not a fixed list).
+            let scope = "openid email offline_access"
+            let auth = tenant.auth(scope: scope)
+            try await auth.signUp(email: "ann@example.com", password: AuthTenant.password)
+            let first = try await auth.accessToken()
+            #expect(try await tenant.apiAnswer(first)["scope"] == .string(scope))
+            let second = try await auth.accessToken(forceRefresh: true)
+            #expect(second != first)
+            #expect(try await tenant.apiAnswer(second)["scope"] == .string(scope))
+            #expect(try await tenant.count("token_refresh") == 1)
+            try await auth.shutdown()
+        }
+    }
+
     @Test func aRefusedTokenIsRefreshedOnceForEveryoneItWasRefusedTo() async throws {
         try await AuthTenant.with { tenant in
             let auth = try await tenant.signedIn()

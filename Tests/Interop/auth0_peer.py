@@ -7,11 +7,29 @@ or JSON bodies), POST /oauth/revoke, GET /.well-known/jwks.json, PATCH /api/v2/u
 `message` / `errorCode` on /api/v2). ID tokens are RS256 under a key generated here (published in the JWKS with its
 kid) or HS256 under the client secret (`--alg HS256`); issuer https://<domain>/, audience the client id.
 
-Test hooks under /test (never part of Auth0): GET /test/stats counts the requests by kind; POST /test/config changes
+What it follows, from Auth0's documentation (read 2026-11-28):
+- Change password, https://auth0.com/docs/api/authentication/change-password/change-password: POST
+  /dbconnections/change_password with `client_id`, `email` and `connection` (all required; `organization` optional)
+  sends the reset e-mail and answers 200 with a plain-text sentence. Here a body without the client id, with another
+  one, without an e-mail or naming another connection is refused with a 400 in the /dbconnections error shape (the
+  page lists no error bodies; the codes are this stand-in's), and each accepted request is kept for
+  GET /test/reset_emails instead of an e-mail.
+- Access token profiles, https://auth0.com/docs/secure/tokens/access-tokens/access-token-profiles: an API's access
+  tokens use the Auth0 token profile by default, a JWT with `iss`, `sub`, `aud` (the API, plus
+  https://<domain>/userinfo when `openid` is asked for), `azp` (the client id), `iat`, `exp` and `scope`, and an
+  ordinary `typ: JWT` header; the RFC 9068 profile (`typ: at+jwt`, `client_id`, `jti`) is an API's opt-in, not done
+  here.
+- Refresh token, https://auth0.com/docs/api/authentication#refresh-token: `scope` is optional; without it the new
+  tokens carry the scopes of the original sign-in, with it a reduced set (a scope the sign-in did not have is
+  refused here, 403 `access_denied`).
+
+Test hooks under /test (never part of Auth0): GET /test/stats counts the requests by kind; GET /test/reset_emails
+lists the change-password requests accepted ({"email", "connection"}); POST /test/config changes
 what later answers look like (`expires_in`, `access_exp_offset` for JWT access tokens, `id_token` overrides: `aud`, `iss`, `exp_offset`, `forge`, `alg`;
 `rotate_key`, `revoke_refresh_tokens`, `reject_access_tokens`, `refresh_delay`, `block`), and GET /api/private checks
-a bearer access token as an API would (401 when unknown or rejected). Access tokens are opaque unless the sign-in
-names an `audience` (an API); then they are RS256 JWTs for it, as Auth0's are, and refreshes keep that audience.
+a bearer access token as an API would (401 when unknown or rejected; 200 with its `sub` and `scope`). Access tokens
+are opaque unless the sign-in names an `audience` (an API); then they are RS256 JWTs for it in the Auth0 token
+profile, and refreshes keep that audience.
 
 Arguments: --domain D --client-id C [--client-secret S] [--alg RS256|HS256]. Prints `READY http://127.0.0.1:PORT` and
 serves until its standard input closes. Time is the real clock; the client under test brings its own."""
@@ -46,8 +64,9 @@ class Tenant:
         self.alg = options.alg
         self.lock = threading.Lock()
         self.users = {}  # email -> {"id", "password", "blocked"}
-        self.refresh_tokens = {}  # token -> user id
-        self.access_tokens = {}  # token -> user id ("" for the Management API)
+        self.refresh_tokens = {}  # token -> (user id, audience, the sign-in's scope)
+        self.access_tokens = {}  # token -> (user id, scope); user id "" for the Management API
+        self.reset_emails = []  # the accepted change-password requests
         self.stats = {}
         self.failed_attempts = {}
         self.keys = [new_key("k1")]
@@ -82,22 +101,22 @@ class Tenant:
         return jwt.encode(claims, key["private"], algorithm="RS256", headers={"kid": key["kid"]})
 
     def access_token(self, user_id, scope, audience):
-        """Opaque without an audience (Auth0's default); with one, an RS256 JWT for that API, as Auth0 issues."""
+        """Opaque without an audience (Auth0's default); with one, an RS256 JWT for that API in the Auth0 token
+        profile (Auth0's default profile: no `typ: at+jwt`, no `client_id` or `jti`)."""
         if not audience:
             return "at-" + secrets.token_urlsafe(24)
         now = int(time.time())
         claims = {
             "iss": self.issuer,
             "sub": user_id,
-            "aud": [audience, self.issuer + "userinfo"],
+            "aud": [audience, self.issuer + "userinfo"] if "openid" in scope.split() else audience,
             "azp": self.client_id,
             "iat": now,
             "exp": now + int(self.config["expires_in"]) + int(self.config.get("access_exp_offset", 0)),
             "scope": scope,
-            "jti": secrets.token_hex(8),
         }
         key = self.keys[-1]
-        return jwt.encode(claims, key["private"], algorithm="RS256", headers={"kid": key["kid"], "typ": "at+jwt"})
+        return jwt.encode(claims, key["private"], algorithm="RS256", headers={"kid": key["kid"], "typ": "JWT"})
 
     def issue(self, email, user_id, scope, refresh_token=None, audience=None):
         access = self.access_token(user_id, scope, audience)
@@ -109,10 +128,10 @@ class Tenant:
             "scope": scope,
         }
         with self.lock:
-            self.access_tokens[access] = user_id
+            self.access_tokens[access] = (user_id, scope)
             if refresh_token is None and "offline_access" in scope.split():
                 refresh_token = "rt-" + secrets.token_urlsafe(24)
-                self.refresh_tokens[refresh_token] = (user_id, audience)
+                self.refresh_tokens[refresh_token] = (user_id, audience, scope)
                 answer["refresh_token"] = refresh_token
         return answer
 
@@ -170,15 +189,18 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/test/stats":
             with tenant.lock:
                 return self.answer(200, dict(tenant.stats))
+        if path == "/test/reset_emails":
+            with tenant.lock:
+                return self.answer(200, list(tenant.reset_emails))
         if path == "/api/private":
             tenant.count("api")
             auth = self.headers.get("Authorization", "")
             token = auth[len("Bearer "):] if auth.startswith("Bearer ") else None
             with tenant.lock:
-                user = tenant.access_tokens.get(token) if token else None
+                user, scope = tenant.access_tokens.get(token, (None, None)) if token else (None, None)
             if not user:
                 return self.answer(401, {"error": "invalid_token"})
-            return self.answer(200, {"sub": user})
+            return self.answer(200, {"sub": user, "scope": scope})
         self.answer(404, {"error": "not_found"})
 
     def do_PATCH(self):
@@ -189,7 +211,8 @@ class Handler(BaseHTTPRequestHandler):
         tenant.count("management_patch")
         auth = self.headers.get("Authorization", "")
         with tenant.lock:
-            allowed = tenant.access_tokens.get(auth[len("Bearer "):]) == "" if auth.startswith("Bearer ") else False
+            holder = tenant.access_tokens.get(auth[len("Bearer "):]) if auth.startswith("Bearer ") else None
+            allowed = holder is not None and holder[0] == ""
         if not allowed:
             return self.answer(401, {"statusCode": 401, "error": "Unauthorized", "message": "Invalid token"})
         user_id = unquote(path[len("/api/v2/users/"):])
@@ -214,7 +237,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.signup(fields)
         if path == "/dbconnections/change_password":
             tenant.count("change_password")
-            return self.answer(200, b"We've just sent you an email to reset your password.", "text/html")
+            return self.change_password(fields)
         if path == "/oauth/token":
             return self.token(fields)
         if path == "/oauth/revoke":
@@ -231,7 +254,7 @@ class Handler(BaseHTTPRequestHandler):
                 if fields.pop("revoke_refresh_tokens", False):
                     tenant.refresh_tokens.clear()
                 if fields.pop("reject_access_tokens", False):
-                    tenant.access_tokens = {k: v for k, v in tenant.access_tokens.items() if v == ""}
+                    tenant.access_tokens = {k: v for k, v in tenant.access_tokens.items() if v[0] == ""}
                 for email in fields.pop("block", []):
                     tenant.users[email]["blocked"] = True
                 tenant.config.update(fields)
@@ -259,6 +282,23 @@ class Handler(BaseHTTPRequestHandler):
             tenant.users[email] = {"id": user_id, "password": password, "blocked": False}
         self.answer(200, {"_id": user_id[len("auth0|"):], "email": email, "email_verified": False})
 
+    def change_password(self, fields):
+        """Auth0 answers the same for a known and an unknown e-mail (no user enumeration); the body must be whole."""
+        tenant = self.tenant
+        if fields.get("client_id") != tenant.client_id:
+            return self.answer(400, {"name": "BadRequestError", "code": "invalid_request",
+                                     "description": "client_id is required and must be this tenant's application",
+                                     "statusCode": 400})
+        if not fields.get("email"):
+            return self.answer(400, {"name": "BadRequestError", "code": "invalid_request",
+                                     "description": "Missing required parameter: email", "statusCode": 400})
+        if fields.get("connection") != "Username-Password-Authentication":
+            return self.answer(400, {"name": "BadRequestError", "code": "invalid_connection",
+                                     "description": "Invalid connection", "statusCode": 400})
+        with tenant.lock:
+            tenant.reset_emails.append({"email": fields["email"], "connection": fields["connection"]})
+        return self.answer(200, b"We've just sent you an email to reset your password.", "text/html")
+
     def token(self, fields):
         tenant = self.tenant
         grant = fields.get("grant_type")
@@ -285,12 +325,15 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(float(tenant.config.get("refresh_delay", 0)))
             token = fields.get("refresh_token")
             with tenant.lock:
-                user_id, audience = tenant.refresh_tokens.get(token, (None, None))
+                user_id, audience, granted = tenant.refresh_tokens.get(token, (None, None, ""))
             email = tenant.user_by_id(user_id) if user_id else None
             if email is None:
                 return self.oauth_error(403, "invalid_grant", "Unknown or invalid refresh token.")
-            return self.answer(
-                200, tenant.issue(email, user_id, "openid profile email offline_access", token, audience=audience))
+            # The scope asked for (a subset of the sign-in's), or the sign-in's own when none is asked for.
+            asked = fields.get("scope") or granted
+            if not set(asked.split()) <= set(granted.split()):
+                return self.oauth_error(403, "access_denied", "The refresh token does not grant the scope asked for.")
+            return self.answer(200, tenant.issue(email, user_id, asked, token, audience=audience))
         if grant == "client_credentials":
             tenant.count("token_client_credentials")
             if not self.client_ok(fields, secret_required=True):
@@ -299,7 +342,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.oauth_error(403, "access_denied", "Service not enabled within domain")
             access = "mgmt-" + secrets.token_urlsafe(24)
             with tenant.lock:
-                tenant.access_tokens[access] = ""
+                tenant.access_tokens[access] = ("", "update:users")
             return self.answer(200, {"access_token": access, "token_type": "Bearer", "expires_in": 86400,
                                      "scope": "update:users"})
         self.oauth_error(400, "unsupported_grant_type", "Unsupported grant type")
