@@ -99,6 +99,26 @@ struct DirectRequestParserTests {
         }
     }
 
+    @Test("every byte value, in every lane of the eight-byte words a header line is scanned in, is judged alone")
+    func everyByteInEveryLane() {
+        let head = Array("POST /graphql HTTP/1.1\r\nContent-Type: application/json\r\n".utf8)
+        let tail = Array("Content-Length: \(Self.body.utf8.count)\r\n\r\n\(Self.body)".utf8)
+        for byte in UInt8.min...UInt8.max {
+            // `X-Note: ` is eight bytes, so the 16-byte value fills two words: each offset is one lane of one.
+            for offset in 0..<16 {
+                var value = Array(repeating: UInt8(ascii: "v"), count: 16)
+                value[offset] = byte
+                let bytes = head + Array("X-Note: ".utf8) + value + Array("\r\n".utf8) + tail
+                let outcome = bytes.withUnsafeBytes { Self.parser.parse($0) }
+                let plain = byte == 0x09 || (0x20..<0x7F).contains(byte)
+                switch (outcome, plain) {
+                case (.request, true), (.other, false): continue
+                default: Issue.record("byte \(byte) at \(offset): \(outcome)")
+                }
+            }
+        }
+    }
+
     @Test("a header block that has not ended within 8 KiB is the usual parser's")
     func longHeaderBlock() {
         let text = "POST /graphql HTTP/1.1\r\nX-Pad: " + String(repeating: "p", count: 9000)

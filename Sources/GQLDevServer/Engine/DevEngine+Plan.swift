@@ -115,7 +115,7 @@ extension DevEngine {
             }
             switch result {
             case .success(let item?):
-                out.raw(object(item, field.outputs, path: { [field.key] }, errors: &errors) ?? "null")
+                object(item, field.outputs, path: { [field.key] }, errors: &errors, into: &out)
             case .success(nil):
                 out.raw("null")
             case .failure(let error):
@@ -153,13 +153,25 @@ extension DevEngine {
         return arguments
     }
 
-    /// The item's selected fields as a JSON object in selection order; `nil` (the item is null) when a non-null
-    /// field is null or cannot be serialized, its error recorded as the executor records it.
+    /// Writes the item's selected fields to `out` as a JSON object in selection order, or `null` (the item is
+    /// null) when a non-null field is null or cannot be serialized, its error recorded as the executor records it.
+    /// Nested objects are written into the same text, so an answer is one string however deep it is.
     private static func object(
         _ item: GQLValues, _ outputs: [OperationPlan.OutputField], path: () -> [any IndexPathElement],
-        errors: inout [GraphQLError]
-    ) -> String? {
-        var out = ResponseJSON(capacity: 64 + 24 * outputs.count)
+        errors: inout [GraphQLError], into out: inout ResponseJSON
+    ) {
+        let start = out.mark
+        guard writeObject(item, outputs, path: path, errors: &errors, into: &out) else {
+            out.rewind(to: start)
+            return out.raw("null")
+        }
+    }
+
+    /// ``object(_:_:path:errors:into:)``'s members; `false` when the item is null, with part of it written.
+    private static func writeObject(
+        _ item: GQLValues, _ outputs: [OperationPlan.OutputField], path: () -> [any IndexPathElement],
+        errors: inout [GraphQLError], into out: inout ResponseJSON
+    ) -> Bool {
         out.raw("{")
         for (n, output) in outputs.enumerated() {
             if n > 0 { out.raw(",") }
@@ -170,15 +182,16 @@ extension DevEngine {
             case .objects(let name, let type, let inner):
                 guard case .array(let elements)? = item[name] else {
                     errors.append(GraphQLError(message: "Cannot return null for non-nullable field \(type).\(name)."))
-                    return nil
+                    return false
                 }
                 out.raw("[")
                 for (index, element) in elements.enumerated() {
                     if index > 0 { out.raw(",") }
-                    let written = element.objectValue.flatMap {
-                        object($0, inner, path: { path() + [output.key, index] }, errors: &errors)
+                    if let member = element.objectValue {
+                        object(member, inner, path: { path() + [output.key, index] }, errors: &errors, into: &out)
+                    } else {
+                        out.raw("null")
                     }
-                    out.raw(written ?? "null")
                 }
                 out.raw("]")
             case .column(let name, let type, let scalar, let nonNull):
@@ -188,16 +201,17 @@ extension DevEngine {
                     guard !nonNull else {
                         errors.append(
                             GraphQLError(message: "Cannot return null for non-nullable field \(type).\(name)."))
-                        return nil
+                        return false
                     }
                     serialized = .null
                 } else {
+                    // The field's node is copied (a struct of the parsed document) only for an error.
                     switch serialize(raw, scalar, node: output.node, path: IndexPath(path() + [output.key])) {
                     case .success(let value):
                         serialized = value
                     case .failure(let error):
                         errors.append(error)
-                        guard !nonNull else { return nil }
+                        guard !nonNull else { return false }
                         serialized = .null
                     }
                 }
@@ -209,13 +223,14 @@ extension DevEngine {
             }
         }
         out.raw("}")
-        return out.text
+        return true
     }
 
     /// A stored value as the executor completes it: the common kinds directly, every other through the schema's
     /// own scalar (which gives the executor's value or error).
     private static func serialize(
-        _ value: GQLValue, _ scalar: OperationPlan.Scalar, node: Field, path: @autoclosure () -> IndexPath
+        _ value: GQLValue, _ scalar: OperationPlan.Scalar, node: @autoclosure () -> Field,
+        path: @autoclosure () -> IndexPath
     ) -> Result<GQLValue, GraphQLError> {
         switch (scalar.kind, value) {
         case (.string, .string), (.id, .string), (.boolean, .bool), (.awsDateTime, .string), (.awsJSON, .string),
@@ -234,7 +249,7 @@ extension DevEngine {
             } catch let error as GraphQLError {
                 return .failure(error)
             } catch {
-                return .failure(GraphQLError(message: String(describing: error), nodes: [node], path: path()))
+                return .failure(GraphQLError(message: String(describing: error), nodes: [node()], path: path()))
             }
         }
     }

@@ -57,6 +57,8 @@ extension DevEngine {
     /// A parsed document within the static limits, and valid, with what its operations need at each request.
     struct CachedDocument: Sendable {
         let document: Document
+        /// The document's operations in order, found once rather than at each request.
+        let operations: [OperationDefinition]
         let limits: DocumentLimits
         /// The plans of the operations that compile (``OperationPlan``), by operation.
         let plans: [ObjectIdentifier: OperationPlan]
@@ -80,7 +82,7 @@ extension DevEngine {
         }
         let operation: OperationDefinition
         do {
-            operation = try Self.operation(in: cached.document, named: request.operationName)
+            operation = try Self.operation(among: cached.operations, named: request.operationName)
         } catch {
             return .failure(Refusal(.unparsable, errors: [GraphQLError(message: error.message)]))
         }
@@ -145,7 +147,8 @@ extension DevEngine {
                 costs[id] = checked.cost(of: operation, variables: [:])
             }
         }
-        let cached = CachedDocument(document: document, limits: checked, plans: plans, costs: costs)
+        let cached = CachedDocument(
+            document: document, operations: Self.operations(in: document), limits: checked, plans: plans, costs: costs)
         documents.withLock { cache in
             if cache.count >= Self.documentCacheSize { cache.removeAll(keepingCapacity: true) }
             cache[query] = cached
@@ -191,7 +194,18 @@ extension DevEngine {
     ///
     /// - Throws: ``GQLError`` `.invalidArgument` when there is none, or several and no (known) name.
     static func operation(in document: Document, named name: String?) throws(GQLError) -> OperationDefinition {
-        let operations = document.definitions.compactMap { $0 as? OperationDefinition }
+        try operation(among: operations(in: document), named: name)
+    }
+
+    /// The operation definitions of `document`, in order.
+    static func operations(in document: Document) -> [OperationDefinition] {
+        document.definitions.compactMap { $0 as? OperationDefinition }
+    }
+
+    /// ``operation(in:named:)`` among a document's `operations`.
+    static func operation(among operations: [OperationDefinition], named name: String?) throws(GQLError)
+        -> OperationDefinition
+    {
         if let name, !name.isEmpty {
             guard let operation = operations.first(where: { $0.name?.value == name }) else {
                 throw GQLError(.invalidArgument, "Unknown operation named \"\(name)\".", operation: name)

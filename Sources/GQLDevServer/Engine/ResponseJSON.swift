@@ -49,6 +49,14 @@ struct ResponseJSON {
         text += fragment
     }
 
+    /// Where the text ends now, for ``rewind(to:)``.
+    var mark: String.Index { text.endIndex }
+
+    /// Drops what was written after `mark` (a value that turned out to be null).
+    mutating func rewind(to mark: String.Index) {
+        text.removeSubrange(mark...)
+    }
+
     /// `"name":`
     mutating func key(_ name: String) {
         JSONWriter.quote(name, into: &text)

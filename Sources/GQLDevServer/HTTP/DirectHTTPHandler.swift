@@ -291,7 +291,11 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let closing = quiescing && readBeforeQuiesce == 0
         let length = json.utf8.count
         var buffer = context.channel.allocator.buffer(capacity: length + 192)
-        buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
+        if status == .ok {
+            buffer.writeStaticString("HTTP/1.1 200 OK\r\n")
+        } else {
+            buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
+        }
         buffer.writeStaticString("Content-Type: application/json; charset=utf-8\r\nContent-Length: ")
         buffer.writeString(String(length))
         if let origin {
