@@ -306,8 +306,8 @@ struct OutboxStore: Sendable {
                 try? Self.operation(op, item: id, operations: operations, in: context).name
             }
             return OutboxItem(
-                id: id, operationID: nil, name: name ?? "", key: nil, query: "", input: "{}", wrap: nil, idempotencyKey: "",
-                attempts: Int(row.attempts ?? 0),
+                id: id, operationID: nil, name: name ?? "", key: nil, query: "", input: "{}", wrap: nil,
+                idempotencyKey: "", attempts: Int(row.attempts ?? 0),
                 damage: GQLSync.Failure(message: "set aside unsent: \(error.message)"))
         }
     }
