@@ -100,7 +100,7 @@ check-imports:
 tsan:
 	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test $(SWIFT_FLAGS) --sanitize=thread \
 		--scratch-path .build-tsan \
-		--filter "GQLWaitersTests|GQLWaiterTests|GQLStoreTests|GQLServerWebSocketTests|GQLServerHTTPTests|SocketStateMachineTests|WebSocketChannelTests|FlappingServerTests|GQLSyncTests|GQLServicesTests|AuthorizationTests|SocketAuthorizationRetryTests|ServerOpenIDConnectTests"
+		--filter "GQLWaitersTests|GQLWaiterTests|GQLStoreTests|GQLServerWebSocketTests|GQLServerHTTPTests|SocketStateMachineTests|WebSocketChannelTests|FlappingServerTests|GQLSyncTests|GQLCacheTests|GQLServicesTests|AuthorizationTests|SocketAuthorizationRetryTests|ServerOpenIDConnectTests"
 
 clean:
 	rm -rf .build .build-* Benchmarks/.build

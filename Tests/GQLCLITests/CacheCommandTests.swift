@@ -61,4 +61,40 @@ struct CacheCommandTests {
         #expect(refused.status == 1 && refused.stderr.contains("holds no GQLCache"), "\(refused.stderr)")
         #expect(try GQLDatabase(path: other).tableNames() == ["Thing"])
     }
+
+    @Test func queryThroughACacheFileByPolicy() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("answers.sqlite")
+        let server = try await ServeProcess.start(["--port", "0"])
+        _ = try await CLIProcess.succeed([
+            "mutate", "--url", server.http, ClientCommandTests.create, "--variables",
+            #"{"input": {"objectId": "c-1", "text": "Cached", "number": 1}}"#,
+        ])
+        func query(_ options: [String]) async throws -> CLIProcess.Output {
+            try await CLIProcess.run(
+                ["query", "--url", server.http, ClientCommandTests.get, "--var", "id=c-1", "--cache", path] + options)
+        }
+        func response(_ options: [String]) async throws -> GQLValue {
+            let output = try await query(options)
+            #expect(output.status == 0, "\(options): \(output.stderr)")
+            return try GQLValue(json: output.stdout)
+        }
+        let first = try await response(["--verbose"])
+        #expect(first["source"] == "network" && first["data"]?["getObjects"]?["text"] == "Cached")
+        let second = try await response(["-v", "--policy", "cache-first"])
+        #expect(second["source"] == "cache" && second["data"] == first["data"])
+        // Without --verbose the response is as the server's.
+        #expect(try await response([])["source"] == nil)
+        let both = try await query(["-v", "--policy", "cache-and-network"])
+        let lines = both.stdout.split(separator: "\n").map { try? GQLValue(json: String($0)) }
+        #expect(lines.map { $0?["source"] } == ["cache", "network"], "\(both.stdout)")
+
+        _ = try await server.stop()
+        #expect(try await response(["-v", "--policy", "cache-only"])["source"] == "cache")
+        #expect(try await response(["-v", "--policy", "network-first"])["source"] == "cache")
+        #expect(try await query(["--policy", "network-only"]).status != 0)
+        // --policy and --verbose need --cache.
+        let refused = try await CLIProcess.run(["query", "--url", server.http, ClientCommandTests.get, "-v"])
+        #expect(refused.status != 0 && refused.stderr.contains("--verbose needs --cache"), "\(refused.stderr)")
+    }
 }

@@ -14,7 +14,7 @@ struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "Inspect and tidy a GQLCache's records (the app's database or the cache's own file).",
-        subcommands: [Stats.self, GC.self, Clear.self]
+        subcommands: [Stats.self, GC.self, Clear.self, WriteLoop.self]
     )
 
     /// The file holding the records, and the output format.

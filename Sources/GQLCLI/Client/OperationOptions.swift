@@ -175,8 +175,13 @@ struct OperationOptions: ParsableArguments {
 
     /// Prints one response object as JSON.
     func printed(_ result: GQLResult) throws -> String {
+        try printed(json: result.jsonValue)
+    }
+
+    /// Prints a response object (with `"source"`, say) as JSON.
+    func printed(json: GQLValue) throws -> String {
         try CLIError.guarding("cannot write the response as JSON") {
-            try TerminalText.json(result.jsonValue, pretty: pretty)
+            try TerminalText.json(json, pretty: pretty)
         }
     }
 

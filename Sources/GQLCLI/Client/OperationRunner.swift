@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GQLCache
 import GQLNet
 
 /// Runs one query or mutation for `gql-cli query` and `gql-cli mutate` and prints its response object.
@@ -33,14 +34,54 @@ enum OperationRunner {
         }
     }
 
+    /// Runs a query through the cache of `--cache` by `--policy`, printing each response (two for
+    /// cache-and-network when the cache has the answer: the cached one, then the network's).
+    static func runCached(client: ClientOptions, operation: OperationOptions, cache options: CacheOptions)
+        async throws
+    {
+        let text = try ClientFailure.badOptions { try operation.operationText(for: .query) }
+        let variables = try operation.parsedVariables().mapValues { $0 as any GQLValueConvertible }
+        let secrets = client.secrets
+        let server = try client.makeServer(subscribing: false)
+        let socketOnly = client.isSocketOnly
+        let policy = options.policy?.policy ?? .cacheFirst
+        var results: [GQLCache.Result] = []
+        var opened: GQLCache?
+        do {
+            guard let cache = try options.open() else { return }
+            opened = cache
+            if policy == .cacheAndNetwork,
+                let cached = try? await cache.fetch(server, text, variables, policy: .cacheOnly)
+            {
+                results.append(cached)
+            }
+            let fetched = try await within(client.timeout ?? defaultTimeout, kind: .query, server: server) {
+                if socketOnly && policy != .cacheOnly { try await server.connect() }
+                return try await cache.fetch(
+                    server, text, variables, policy: policy == .cacheAndNetwork ? .networkOnly : policy)
+            }
+            results.append(fetched)
+        } catch {
+            try? await opened?.database.close()
+            try? await server.shutdown()
+            throw ClientFailure.error(error, "the query failed", secrets: secrets)
+        }
+        try? await opened?.database.close()
+        try? await server.shutdown()
+        for result in results { print(try operation.printed(json: options.response(result))) }
+        if let errors = results.last?.errors, !errors.isEmpty {
+            throw ClientFailure.graphQLErrors(errors, in: "query", secrets: secrets)
+        }
+    }
+
     /// Runs `body`, failing with `.timeout` after `seconds`: GQLServer bounds HTTP requests itself, this also
     /// bounds an operation over a WebSocket.
-    private static func within(
+    private static func within<Answer: Sendable>(
         _ seconds: Double, kind: GQLQuery.OperationType, server: GQLServer,
-        _ body: @escaping @Sendable () async throws -> GQLResult
-    ) async throws -> GQLResult {
+        _ body: @escaping @Sendable () async throws -> Answer
+    ) async throws -> Answer {
         let target = GQLServer.loggable(server.url ?? server.webSocketURL ?? "")
-        return try await withThrowingTaskGroup(of: GQLResult.self) { group in
+        return try await withThrowingTaskGroup(of: Answer.self) { group in
             group.addTask(operation: body)
             group.addTask {
                 // A little later than GQLServer's own deadline, whose message is more precise.

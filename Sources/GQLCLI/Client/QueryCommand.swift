@@ -15,13 +15,23 @@ struct QueryCommand: AsyncParsableCommand {
         discussion: ClientHelp.operationDiscussion(
             example: """
                 gql-cli query --url http://127.0.0.1:4000/graphql '{ listObjects { items { objectId } } }'
+
+                With --cache FILE the query goes through a GQLCache kept in that SQLite file, by --policy \
+                (cache-first by default; cache-and-network prints the cached response, then the network's), \
+                and --verbose adds "source": "cache" or "network" (and "stale": true) to each response. The \
+                query sent asks for __typename in every selection set, so the responses show it.
                 """)
     )
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var operation: OperationOptions
+    @OptionGroup var cache: CacheOptions
 
     func run() async throws {
-        try await OperationRunner.run(.query, client: client, operation: operation)
+        if cache.file != nil {
+            try await OperationRunner.runCached(client: client, operation: operation, cache: cache)
+        } else {
+            try await OperationRunner.run(.query, client: client, operation: operation)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GQLCache
 import GQLNet
 
 /// `gql-cli subscribe`: connects, starts one subscription and prints each event as a line of JSON until
@@ -26,6 +27,10 @@ struct SubscribeCommand: AsyncParsableCommand, InterruptibleCommand {
 
             \(ClientHelp.exitStatus(subscribing: true))
 
+            With --cache FILE each event is also written into a GQLCache kept in that SQLite file (its objects \
+            become records that gql-cli query --cache answers from), and --verbose adds "source": "network" to \
+            each line; the subscription sent asks for __typename in every selection set.
+
             Example: gql-cli subscribe --url http://127.0.0.1:4000/graphql \
             'subscription { onCreateObjects { objectId text } }' --count 2
             """
@@ -33,6 +38,7 @@ struct SubscribeCommand: AsyncParsableCommand, InterruptibleCommand {
 
     @OptionGroup var client: ClientOptions
     @OptionGroup var operation: OperationOptions
+    @OptionGroup var cache: CacheOptions
 
     @Option(help: ArgumentHelp("Stop after this many events.", valueName: "n"))
     var count: Int?
@@ -47,6 +53,9 @@ struct SubscribeCommand: AsyncParsableCommand, InterruptibleCommand {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let maxReconnects, maxReconnects < 0 { throw ValidationError("--max-reconnects must be 0 or more") }
         if operation.pretty { throw ValidationError("--pretty does not apply to subscribe: events are one line each") }
+        if cache.policy != nil {
+            throw ValidationError("--policy does not apply to subscribe: every event comes from the network")
+        }
     }
 
     func run() async throws {
@@ -55,6 +64,7 @@ struct SubscribeCommand: AsyncParsableCommand, InterruptibleCommand {
         let variables = try operation.parsedVariables().mapValues { $0 as any GQLValueConvertible }
         let secrets = client.secrets
         let server = try client.makeServer(subscribing: true, reconnectAttempts: maxReconnects)
+        let cached = try ClientFailure.badOptions { try cache.open() }
         do {
             do {
                 try await server.connect()
@@ -62,12 +72,21 @@ struct SubscribeCommand: AsyncParsableCommand, InterruptibleCommand {
                 throw ClientFailure.error(error, "cannot subscribe", secrets: secrets)
             }
             var received = 0
+            /// Prints one event; whether --count is reached.
+            func print(_ response: GQLValue) throws -> Bool {
+                FileHandle.standardOutput.write(Data((try TerminalText.json(response) + "\n").utf8))
+                received += 1
+                return count.map { received >= $0 } ?? false
+            }
             do {
-                for try await event in server.subscription(text, variables) {
-                    let line = try TerminalText.json(event.jsonValue) + "\n"
-                    FileHandle.standardOutput.write(Data(line.utf8))
-                    received += 1
-                    if let count, received >= count { break }
+                if let cached {
+                    for try await event in cached.subscribe(server, text, variables) {
+                        if try print(cache.response(event)) { break }
+                    }
+                } else {
+                    for try await event in server.subscription(text, variables) {
+                        if try print(event.jsonValue) { break }
+                    }
                 }
             } catch let failure as GQLResult.Failure {
                 throw ClientFailure.graphQLErrors(failure.errors, in: "subscription", secrets: secrets)

@@ -155,7 +155,7 @@ extension GQLSync {
 
     /// The call with its operation's text and its values captured now: the values as JSON text, and as values
     /// too for a lazy call, which may merge them into an earlier item.
-    private func capture(
+    func capture(
         _ mode: OutboxMode, _ name: String, _ values: [String: any GQLValueConvertible], _ key: GQLValue?
     ) throws -> OutboxStore.Call {
         let operation = OutboxStore.Operation(

@@ -1,3 +1,4 @@
+import GQLCache
 import GQLCore
 import GQLNet
 import GQLStore
@@ -20,6 +21,8 @@ final class DeliveryDriver: Sendable {
     let idempotencyHeader: String?
     let conflicts: ConflictHandler
     let answers: AnswerWriter
+    /// The optimistic answers of items, over ``GQLSync/Configuration/cache`` (`nil` without a cache).
+    let layers: OutboxLayers?
     let state: GQLLocked<State>
     let signal = WakeSignal()
     let statuses = StatusBroadcaster()
@@ -34,6 +37,7 @@ final class DeliveryDriver: Sendable {
         self.server = server
         self.conflicts = conflicts
         answers = AnswerWriter(store: conflicts.store, outbox: outbox)
+        layers = try configuration.cache.map { try OutboxLayers(cache: $0, outbox: outbox) }
         // Per-call headers cannot travel over a WebSocket-only server.
         self.idempotencyHeader = server.url == nil ? nil : configuration.idempotencyHeader
         let counts = try outbox.counts()
@@ -103,12 +107,20 @@ final class DeliveryDriver: Sendable {
                 {
                     await answers.write(items[index], result)
                 }
+                if let layers, let sent = results.first(where: { $0.id == id }) {
+                    if case .delivered(let result) = sent.outcome {
+                        await layers.delivered(id, result)
+                    } else {
+                        await layers.rolledBack(id)
+                    }
+                }
                 removals.append(id)
                 update(.sent(id: id, name: byID(id).map { items[$0].name } ?? "")) {
                     $0.pending -= 1
                     $0.sent += 1
                 }
             case .setAside(let id, let failure):
+                await layers?.rolledBack(id)
                 setAside.append((id, failure))
                 update(.failed(id: id, failure)) {
                     $0.pending -= 1
@@ -119,6 +131,7 @@ final class DeliveryDriver: Sendable {
                 let item = items[index]
                 switch await conflicts.resolve(item, server: serverItem, failure: failure) {
                 case .dropped(let resolution):
+                    await layers?.rolledBack(id)
                     removals.append(id)
                     update(.conflict(id: id, resolution: resolution)) { $0.pending -= 1 }
                 case .resend(let values, let resolution):
@@ -126,6 +139,7 @@ final class DeliveryDriver: Sendable {
                     try outbox.replaceValues(id, values)
                     update(.conflict(id: id, resolution: resolution)) { _ in }
                 case .failed(let failure):
+                    await layers?.rolledBack(id)
                     setAside.append((id, failure))
                     update(.failed(id: id, failure)) {
                         $0.pending -= 1

@@ -1,0 +1,112 @@
+import GQLCache
+import GQLCore
+import GQLNet
+import GQLStore
+
+/// The optimistic answers of outbox items (``GQLSync/steady(_:_:_:optimistic:)``), laid over the engine's
+/// ``GQLSync/Configuration/cache`` while their items are pending.
+///
+/// Each answer is a row of `_gqlsync_optimistic` in the outbox's database, written in the transaction that
+/// commits its item (so it survives a restart exactly as the item does; a table of its own, made by a migrator
+/// of namespace `gqlsync_optimistic`, so the outbox's own schema is left alone). An engine that opens shows the
+/// answers of its pending items again and deletes the rows of items that are gone or set aside. When an item is
+/// delivered, its answer's object is written into the cache and the layer removed; when it is set aside or
+/// dropped, the layer and the row go (a rollback).
+final class OutboxLayers: Sendable {
+    static let table = "_gqlsync_optimistic"
+    let cache: GQLCache
+    let database: GQLDatabase
+    let engine: String
+    /// The layer shown for each item.
+    private let shown = GQLLocked<[Int64: GQLCache.Layer]>([:])
+
+    /// One stored answer.
+    struct Answer: Sendable {
+        var item: Int64
+        var query: String
+        var variables: GQLValues
+        var data: GQLValue
+    }
+
+    init(cache: GQLCache, outbox: OutboxStore) throws {
+        self.cache = cache
+        database = outbox.database
+        engine = outbox.engine
+        var migrator = GQLMigrator(namespace: "gqlsync_optimistic")
+        migrator.step(1, "optimistic answers") { tx in
+            try tx.execute(
+                """
+                CREATE TABLE \(Self.table) (
+                    item INTEGER PRIMARY KEY, engine TEXT NOT NULL, query TEXT NOT NULL, variables TEXT NOT NULL,
+                    answer TEXT NOT NULL
+                )
+                """)
+        }
+        try migrator.migrate(database)
+        try restore()
+    }
+
+    /// Stores `answer` for the item in `tx` (the item's own transaction), replacing one it had (a lazy call
+    /// merged into it: the newest answer wins).
+    func save(_ answer: Answer, in tx: GQLTransaction) throws {
+        let variables = try GQLValue.object(answer.variables).jsonString()
+        let data = try answer.data.jsonString()
+        _ = try tx.execute(
+            "INSERT OR REPLACE INTO \(Self.table) (item, engine, query, variables, answer) VALUES (?, ?, ?, ?, ?)",
+            [answer.item, engine, answer.query, variables, data])
+    }
+
+    /// Lays the answer over the cache (replacing the item's earlier layer).
+    func show(_ answer: Answer) throws {
+        let layer = try cache.addOptimisticLayer(answer.query, answer.variables, data: answer.data)
+        if let old = shown.withLock({ $0.updateValue(layer, forKey: answer.item) }) {
+            cache.removeOptimisticLayer(old)
+        }
+    }
+
+    /// The item was delivered: its answer's object (`updateNote` → a `Note`) becomes the cache's record, then
+    /// the layer and the row go.
+    func delivered(_ id: Int64, _ result: GQLResult) async {
+        if case .object(let fields)? = result.data, fields.count == 1, let (field, answer) = fields.first,
+            case .object(var members) = answer, let typename = ConflictHandler.table(forMutationField: field)
+        {
+            if field.hasPrefix("delete") { members["_deleted"] = true }
+            _ = try? cache.write(objects: [.object(members)], typename: typename)
+        }
+        await rolledBack(id)
+    }
+
+    /// The item is gone without an answer (set aside, dropped): the layer and the row go.
+    func rolledBack(_ id: Int64) async {
+        if let layer = shown.withLock({ $0.removeValue(forKey: id) }) { cache.removeOptimisticLayer(layer) }
+        _ = try? await database.execute("DELETE FROM \(Self.table) WHERE item = ?", [id])
+    }
+
+    /// Shows the stored answers of the engine's pending items; deletes the others' rows.
+    private func restore() throws {
+        let rows = try database.fetchAll(
+            sql: """
+                SELECT o.item, o.query, o.variables, o.answer, q.state FROM \(Self.table) o
+                LEFT JOIN \(OutboxStore.table) q ON q.id = o.item WHERE o.engine = ?
+                """, [engine])
+        var stale: [Int64] = []
+        for row in rows {
+            guard let item = row["item"]?.intValue else { continue }
+            guard row["state"]?.stringValue == "pending", let query = row["query"]?.stringValue,
+                case .object(let variables)? = try? GQLValue(json: row["variables"]?.stringValue ?? ""),
+                let data = try? GQLValue(json: row["answer"]?.stringValue ?? "")
+            else {
+                stale.append(item)
+                continue
+            }
+            // An answer that no longer fits its operation is dropped rather than stopping the engine.
+            if (try? show(Answer(item: item, query: query, variables: variables, data: data))) == nil {
+                stale.append(item)
+            }
+        }
+        guard !stale.isEmpty else { return }
+        try database.write { tx in
+            for item in stale { _ = try tx.execute("DELETE FROM \(Self.table) WHERE item = ?", [item]) }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GQLCache
+import GQLCore
+import GQLNet
+import GQLStore
+import Testing
+
+@testable import GQLSync
+
+/// Outbox layers: an item's optimistic answer shows in the engine's cache while the item waits, across a restart,
+/// and is replaced by the server's answer on delivery or rolled back when the item is set aside.
+@Suite(.timeLimit(.minutes(2))) struct OutboxLayerTests {
+    static let noteQuery = CacheFeedTests.noteQuery
+
+    static func title(_ cache: GQLCache) throws -> GQLValue? {
+        try cache.read(noteQuery, ["id": "note-1"])["getNote"]?["title"]
+    }
+
+    static func optimistic(_ title: String) -> GQLValue {
+        ["updateNote": ["__typename": "Note", "id": "note-1", "title": .string(title)]]
+    }
+
+    @Test func theAnswerShowsAcrossARestartAndIsReplacedOnDelivery() async throws {
+        let fixture = try await SyncFixture.make()
+        try await fixture.createNotes(1...1)
+        await fixture.server.stop()  // items wait
+        let db = try fixture.appDatabase()
+        let (cache, _) = try CacheFeedTests.watchedCache(db, fixture.client)
+        let first = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = cache })
+        try first.steady(
+            "UpdateNote", ["id": "note-1", "title": "sent"], "note-1", optimistic: Self.optimistic("saving"))
+        #expect(try Self.title(cache) == "saving")
+        #expect(try cache.record("Note:note-1")?["title"] == "saving")
+        try await first.shutdown()
+
+        // The app starts again: a new cache has no layers until the engine opens and shows the pending item's.
+        let reopened = try GQLCache(database: db)
+        #expect(try Self.title(reopened) == "old")
+        let second = try GQLSync(
+            fixture.client, database: db, configuration: fixture.configuration { $0.cache = reopened })
+        #expect(try Self.title(reopened) == "saving")
+        var watch = reopened.watch(fixture.client, Self.noteQuery, ["id": "note-1"], policy: .cacheOnly)
+            .makeAsyncIterator()
+        #expect(try await watch.next()?.data?["getNote"]?["title"] == "saving")
+
+        try await fixture.server.start()
+        second.resume()
+        try await second.drain()
+        #expect(try await watch.next()?.data?["getNote"]?["title"] == "sent")
+        #expect(reopened.optimisticLayerCount == 0)
+        #expect(try db.fetchAll(sql: "SELECT item FROM _gqlsync_optimistic").isEmpty)
+        await fixture.finish(second)
+    }
+
+    @Test func anItemSetAsideRollsItsAnswerBack() async throws {
+        let fixture = try await SyncFixture.make()
+        let db = try fixture.appDatabase()
+        let (cache, _) = try CacheFeedTests.watchedCache(db, fixture.client)
+        let sync = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = cache })
+        // The server has no note-1: it refuses the update, and the item is set aside (or dropped as a conflict).
+        try sync.steady(
+            "UpdateNote", ["id": "note-1", "title": "refused"], "note-1", optimistic: Self.optimistic("refused"))
+        try await sync.drain()
+        #expect(try Self.title(cache) == "old")
+        #expect(cache.optimisticLayerCount == 0)
+        #expect(try db.fetchAll(sql: "SELECT item FROM _gqlsync_optimistic").isEmpty)
+        // Without a cache, an optimistic answer is refused.
+        let plain = try GQLSync(
+            fixture.client, database: db, configuration: fixture.configuration { $0.name = "plain" })
+        #expect(throws: GQLError.self) {
+            try plain.steady("UpdateNote", ["id": "note-1"], "note-1", optimistic: Self.optimistic("x"))
+        }
+        await fixture.finish(sync, plain)
+    }
+}
