@@ -1,4 +1,5 @@
 import Foundation
+import GQLCore
 import GQLDevServer
 import Testing
 
@@ -308,6 +309,36 @@ struct GQLServerWebSocketTests {
                 #expect(await running.waitForSubscriptions(0))
                 // Nothing uses the connection any more (no connect()), so it was closed.
                 #expect(server.connectionState == .disconnected)
+            }
+        }
+    }
+
+    /// A `connect()` cancelled while its socket is still being opened leaves no connection behind: the state goes
+    /// back to disconnected and the acknowledgement that follows does not make the connection persistent (only a
+    /// successful `connect()` keeps it up and reconnecting).
+    @Test func aCancelledConnectLeavesNoConnectionBehind() async throws {
+        try await withRunningDevServer { running in
+            // The connection payload holds the socket's opening until the connect() was cancelled.
+            let opening = GQLWaiter<Void>()
+            let release = GQLWaiter<Void>()
+            let client = GQLServer(
+                WebSocket: running.endpoints.webSocket,
+                connectionPayload: {
+                    opening.resume(returning: ())
+                    await release.wait(whenCancelled: ())
+                    return [:]
+                })
+            try await withClient(client) { server in
+                var states = server.connectionStates.makeAsyncIterator()
+                let connecting = Task { try await server.connect() }
+                await opening.wait(whenCancelled: ())
+                connecting.cancel()
+                await #expect(throws: GQLError.self) { try await connecting.value }
+                release.resume(returning: ())
+                // Before the fix: disconnected, connecting, connected (kept up for a connect() that gave up).
+                var seen: [GQLServer.ConnectionState] = []
+                while seen.count < 3, let state = await states.next() { seen.append(state) }
+                #expect(seen == [.disconnected, .connecting, .disconnected])
             }
         }
     }

@@ -296,6 +296,53 @@ struct SocketStateMachineTests {
                 .state(.reconnecting(attempt: 1, delay: .milliseconds(500)))))
     }
 
+    /// A `connect()` whose task is cancelled before the acknowledgement no longer holds the connection: alone, the
+    /// socket closes at once; beside an operation or another waiting `connect()`, it stays, and only a `connect()`
+    /// still waiting at the acknowledgement makes it persistent.
+    @Test func aCancelledConnectNoLongerHoldsTheConnection() {
+        var alone = Self.machine()
+        _ = alone.connectRequested(at: t0)
+        #expect(
+            alone.connectWithdrawn() == [.close(code: 1000, reason: "connect() was cancelled"), .state(.disconnected)])
+        #expect(alone.phase == .idle)
+        #expect(alone.received(.ack(keepAliveTimeout: nil), on: 1, at: t0) == [])
+        #expect(alone.connectWithdrawn() == [])
+
+        // Withdrawn after the socket opened: the acknowledgement that comes anyway is for a socket already closed.
+        var opened = Self.machine()
+        _ = opened.connectRequested(at: t0)
+        _ = opened.socketOpened(1, at: t0)
+        #expect(
+            opened.connectWithdrawn() == [.close(code: 1000, reason: "connect() was cancelled"), .state(.disconnected)])
+        #expect(opened.received(.ack(keepAliveTimeout: nil), on: 1, at: t0) == [])
+
+        // Another connect() still waits: it gets the acknowledgement, and the connection stays up.
+        var two = Self.machine()
+        _ = two.connectRequested(at: t0)
+        _ = two.connectRequested(at: t0)
+        #expect(two.connectWithdrawn() == [])
+        _ = two.socketOpened(1, at: t0)
+        _ = two.received(.ack(keepAliveTimeout: nil), on: 1, at: t0)
+        #expect(two.connectRequested(at: t0) == [.resumeConnects(nil)])
+        _ = two.start(Self.subscription("1"), at: t0)
+        #expect(two.stop(id: "1") == [.send(["type": "complete", "id": "1"])])
+        #expect(two.phase == .ready(attempt: 0, since: t0))
+
+        // A subscription uses the socket: it stays until the subscription ends, which then closes it (the
+        // cancelled connect() does not keep it up).
+        var used = Self.machine()
+        _ = used.connectRequested(at: t0)
+        _ = used.start(Self.subscription("1"), at: t0)
+        #expect(used.connectWithdrawn() == [])
+        _ = used.socketOpened(1, at: t0)
+        _ = used.received(.ack(keepAliveTimeout: nil), on: 1, at: t0)
+        #expect(
+            used.stop(id: "1") == [
+                .send(["type": "complete", "id": "1"]), .close(code: 1000, reason: "no more operations"),
+                .state(.disconnected),
+            ])
+    }
+
     @Test func disconnectCompletesSubscriptionsFailsQueriesAndClosesPolitely() {
         var machine = connected(.graphqlWS)
         _ = machine.start(Self.query("q"), at: t0)

@@ -89,7 +89,12 @@ final class SocketConnection: Sendable {
             return (ticket, apply(shared.machine.connectRequested(at: .now), to: &shared))
         }
         run(effects)
-        try await shared.wait(for: ticket, in: \.connectWaiters) { _ in .failure(Self.connectCancelled) }
+        try await shared.wait(for: ticket, in: \.connectWaiters) { shared in
+            // The machine stops counting this caller; what it answers (closing a socket opened for it alone) runs
+            // under the lock and leaves nothing to run after it.
+            _ = self.apply(shared.machine.connectWithdrawn(), to: &shared)
+            return .failure(Self.connectCancelled)
+        }
     }
 
     private static var connectCancelled: GQLError { GQLError(.cancelled, "connect() was cancelled") }

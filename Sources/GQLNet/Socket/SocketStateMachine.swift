@@ -82,6 +82,23 @@ struct SocketStateMachine: Sendable {
         }
     }
 
+    /// A caller of `connect()` stopped waiting (its task was cancelled) before the acknowledgement. It no longer
+    /// holds the connection: only the callers still waiting make it persistent at the acknowledgement, and a socket
+    /// opened for it alone (no operation, no other caller, no earlier successful `connect()`) closes now.
+    mutating func connectWithdrawn() -> [Action] {
+        guard pendingConnects > 0 else { return [] }
+        pendingConnects -= 1
+        guard pendingConnects == 0, live.isEmpty, !persistent else { return [] }
+        switch phase {
+        case .opening, .awaitingAck:
+            generation += 1
+            phase = .idle
+            return [.close(code: 1000, reason: "connect() was cancelled"), .state(.disconnected)]
+        case .idle, .ready, .waiting, .failed:
+            return []
+        }
+    }
+
     /// `disconnect()`: subscriptions finish, queries and mutations fail with `.closed`, the socket closes, and
     /// reconnecting stops. Whatever the old socket still says is ignored.
     mutating func disconnectRequested() -> [Action] {
