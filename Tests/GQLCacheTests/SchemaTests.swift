@@ -52,6 +52,24 @@ import Testing
         #expect(throws: GQLError.self) { try GQLCache.Configuration.possibleTypes(inSchema: #"{"data": 1}"#) }
     }
 
+    /// GitHub's public schema (shared/corpus, beside the repository; read there, not copied in): a real SDL of
+    /// 50,000 lines no one here wrote, with descriptions, directives, interfaces implementing interfaces and unions.
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared/corpus/github-schema.graphql").standardizedFileURL
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: SchemaTests.corpus.path)))
+    func gitHubsPublicSchemaGivesItsUnionsAndInterfaces() throws {
+        let types = try GQLCache.Configuration.possibleTypes(inSchema: String(contentsOf: Self.corpus, encoding: .utf8))
+        #expect(types["IssueOrPullRequest"] == ["Issue", "PullRequest"])
+        #expect(
+            types["SearchResultItem"]
+                == [
+                    "App", "Discussion", "Issue", "MarketplaceListing", "Organization", "PullRequest", "Repository",
+                    "User",
+                ])
+        #expect(types["Node"]?.isSuperset(of: ["Repository", "User", "Issue", "PullRequest"]) == true)
+    }
+
     @Test(arguments: [SchemaTests.sdl, SchemaTests.introspection])
     func interfaceAndUnionFragmentsMatchWithASchema(schema: String) throws {
         let cache = try memoryCache { try? $0.readSchema(schema) }
