@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-parallel test-core test-store test-cli test-devserver fuzz fuzz-client test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage bench-crypto bench-sync format lint check-imports tsan clean
+.PHONY: build venv test test-parallel test-core test-store test-cli test-devserver fuzz fuzz-client test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage bench-crypto bench-sync bench-cache format lint check-imports tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -56,7 +56,7 @@ demo:
 serve:
 	$(SWIFT) run $(SWIFT_FLAGS) gql-cli serve
 
-bench: bench-store bench-server bench-net bench-storage bench-crypto bench-sync
+bench: bench-store bench-server bench-net bench-storage bench-crypto bench-sync bench-cache
 
 bench-store:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench
@@ -84,6 +84,10 @@ bench-crypto: venv
 # GQLSync: enqueue inside a write, drain vs a mutation loop (single and batched), pull vs pages inserted by hand.
 bench-sync:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching SyncBench
+
+# GQLCache on a 1,000-post feed: write and read vs parsing and rows by hand, 1,000 watchers and one change.
+bench-cache:
+	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching CacheBench
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks/Sources Package.swift

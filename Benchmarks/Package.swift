@@ -1,13 +1,14 @@
 // swift-tools-version:6.1
 // GraphQLite benchmarks: GQLStore vs GRDB Codable records vs a raw SQLite C loop (StoreBench), GQLDevServer vs a
 // Strawberry GraphQL server (ServerBench), the GQLNet client vs raw AsyncHTTPClient / WSClient (NetBench), and
-// GQLStorage vs botocore / boto3 (StorageBench).
+// GQLStorage vs botocore / boto3 (StorageBench), GQLCache vs parsing and rows by hand (CacheBench).
 // Kept out of the root package graph, so GRDB never enters it; run with
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StoreBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching ServerBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching NetBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StorageBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching CryptoBench
+//   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching CacheBench
 // See README.md for the workloads, the flags and why the environment variable matters.
 import Foundation
 import PackageDescription
@@ -110,6 +111,16 @@ let package = Package(
                 .product(name: "GQLSync", package: "GraphQLite"),
                 .product(name: "GQLDevServer", package: "GraphQLite"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // GQLCache's write, read and watchers vs parsing the answer and inserting its rows by hand.
+        .executableTarget(
+            name: "CacheBench",
+            dependencies: [
+                "BenchKit",
+                "BenchSQLite",
+                .product(name: "GQLCache", package: "GraphQLite"),
+                .product(name: "GQLNet", package: "GraphQLite"),
             ]
         ),
     ],

@@ -1,0 +1,104 @@
+import BenchKit
+import Foundation
+import GQLCache
+import GQLCore
+
+/// The write, read and watch workloads on one feed.
+struct CacheWorkloads {
+    let feed: Feed
+    let directory: URL
+    let options: CacheBench.Options
+
+    private var variables: [String: any GQLValueConvertible] { ["first": feed.posts] }
+
+    /// A fresh file path for one contender's round.
+    func file(_ name: String) -> String {
+        directory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite").path
+    }
+
+    /// The network answer's `data`, parsed from its bytes as GQLServer parses an answer.
+    private func parse(_ bytes: Data) throws -> GQLValue {
+        guard let data = try GQLValue(json: bytes)["data"] else { throw BenchError("the answer has no data") }
+        return data
+    }
+
+    /// Throws unless `answer` is the feed's data.
+    private func check(_ answer: GQLValue, _ what: String) throws {
+        guard answer == feed.data else { throw BenchError("\(what) is not the answer that was written") }
+    }
+
+    /// Write: parse + `cache.write` on a fresh cache file vs parse + rows by hand on a fresh file, taking turns.
+    /// Read: from the written cache (warm), from a fresh GQLCache on its file (cold), and parsing the bytes.
+    func writeAndRead(into table: inout ResultTable) throws {
+        let bytes = Data(feed.bytes)
+        var cacheWrites: [Double] = []
+        var rawWrites: [Double] = []
+        var warmReads: [Double] = []
+        var coldReads: [Double] = []
+        var parses: [Double] = []
+        for round in 0...options.rounds {
+            let measured = round > 0
+            progress(measured ? "write/read: round \(round) of \(options.rounds)" : "write/read: warm-up round")
+            // Write, alternating which goes first.
+            var cachePath = ""
+            var cache: GQLCache?
+            let writeOrder = round % 2 == 0 ? ["cache", "raw"] : ["raw", "cache"]
+            for contender in writeOrder {
+                sync()
+                if contender == "cache" {
+                    cachePath = file("cache")
+                    let fresh = try GQLCache(path: cachePath)
+                    let time = try timed {
+                        try fresh.write(Feed.query, variables, data: try parse(bytes))
+                    }
+                    try check(try fresh.read(Feed.query, variables), "the cache's answer after the write")
+                    if measured { cacheWrites.append(time) }
+                    cache = fresh
+                } else {
+                    let writer = try RawFeedWriter(path: file("raw"))
+                    let time = try timed { try writer.write(try parse(bytes)) }
+                    let counts = try writer.counts()
+                    let expected = (feed.recordCount - 1 - feed.posts * (1 + Feed.commentsPerPost), feed.posts,
+                        feed.posts * Feed.commentsPerPost)
+                    guard counts == expected else {
+                        throw BenchError("the rows by hand are \(counts), not \(expected)")
+                    }
+                    try writer.close()
+                    if measured { rawWrites.append(time) }
+                }
+            }
+            guard let cache else { continue }
+            // Read, in a rotating order.
+            let readers = ["warm", "cold", "parse"]
+            for offset in 0..<readers.count {
+                let reader = readers[(round + offset) % readers.count]
+                var answer: GQLValue = .null
+                let time: Double
+                switch reader {
+                case "warm":
+                    time = try timed { answer = try cache.read(Feed.query, variables) }
+                    try check(answer, "the warm cache's answer")
+                    if measured { warmReads.append(time) }
+                case "cold":
+                    let cold = try GQLCache(path: cachePath)
+                    time = try timed { answer = try cold.read(Feed.query, variables) }
+                    try check(answer, "the cold cache's answer")
+                    if measured { coldReads.append(time) }
+                default:
+                    time = try timed { answer = try parse(bytes) }
+                    try check(answer, "the parsed answer")
+                    if measured { parses.append(time) }
+                }
+            }
+        }
+        if options.only.contains("write") {
+            table.add(
+                "write (parse + normalize + commit)", cache: cacheWrites, peer: rawWrites,
+                peerName: "parse + rows by hand", goal: 1.5)
+        }
+        if options.only.contains("read") {
+            table.add("read, warm (memory layer)", cache: warmReads, peer: parses, peerName: "parse JSON", goal: 0.5)
+            table.add("read, cold (fresh GQLCache, SQLite)", cache: coldReads, peer: parses, peerName: "parse JSON", goal: 1.5)
+        }
+    }
+}
