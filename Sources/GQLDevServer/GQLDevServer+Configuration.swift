@@ -49,6 +49,12 @@ extension GQLDevServer {
         public var clock: @Sendable () -> Date = Date.init
         /// Faults injected to test clients.
         public var faults = Faults()
+        /// The event loops the server runs on. `nil` (the default): NIO's shared loops
+        /// (`MultiThreadedEventLoopGroup.singleton`, one thread per core), which every other NIO user in the process
+        /// (HTTP clients, WebSockets, other servers) shares. A number: loops of the server's own with that many
+        /// threads, started by ``GQLDevServer/run()`` and shut down when it returns, so that no other work in the
+        /// process delays the server's timers and answers — several servers in one test process, say. At least 1.
+        public var eventLoopThreads: Int?
 
         public init() {}
     }

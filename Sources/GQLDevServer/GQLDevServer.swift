@@ -1,6 +1,7 @@
 import GQLCore
 import GQLStore
 import Logging
+import NIOPosix
 import ServiceLifecycle
 
 /// An embedded GraphQL server over a local SQLite file, following AWS AppSync's `@model` conventions, for
@@ -58,13 +59,17 @@ public final class GQLDevServer: Service, Sendable {
     ///   - logger: where the server logs; `nil` logs through swift-log's handler for `GraphQLite.GQLDevServer`
     ///     as far as ``GQLDebug`` allows (silent by default). Credentials never reach a log line.
     /// - Throws: ``GQLError`` for a schema that does not parse, a database that cannot be opened, an empty
-    ///   API key or admin secret (which would let any request carrying an empty header in), or OpenID Connect keys
-    ///   that cannot be used (an empty secret, an unreadable key set).
+    ///   API key or admin secret (which would let any request carrying an empty header in), OpenID Connect keys
+    ///   that cannot be used (an empty secret, an unreadable key set), or ``Configuration/eventLoopThreads`` under 1.
     public convenience init(
         configuration: Configuration = Configuration(),
         database: GQLDatabase? = nil,
         logger: Logger? = nil
     ) throws {
+        if let threads = configuration.eventLoopThreads, threads < 1 {
+            throw GQLError(
+                .invalidArgument, "eventLoopThreads is \(threads); a server's own loops need 1 thread or more.")
+        }
         for (name, value) in [("API key", configuration.apiKey), ("admin secret", configuration.adminSecret)]
         where value?.isEmpty == true {
             throw GQLError(.invalidArgument, "The \(name) must not be empty; leave it nil to require none.")
@@ -117,24 +122,38 @@ public final class GQLDevServer: Service, Sendable {
             engine: engine, authenticator: authenticator, faults: faults, configuration: configuration,
             registry: registry, logger: logger)
         let lifecycle = self.lifecycle
+        // A positive count (checked by init), or the shared loops.
+        let ownLoops = configuration.eventLoopThreads.map { MultiThreadedEventLoopGroup(numberOfThreads: max(1, $0)) }
         let application = DevApplication.make(
-            configuration: configuration, http: http, webSocket: webSocket, logger: logger,
+            configuration: configuration, http: http, webSocket: webSocket,
+            eventLoops: ownLoops.map { .shared($0) } ?? .singleton, logger: logger,
             onListening: { port in lifecycle.listening(on: port) })
         // Shut down in reverse order: the closer first (1001 to every socket), then the application, which
         // stops accepting and finishes the requests in flight.
         let group = ServiceGroup(services: [application, WebSocketCloser(registry: registry)], logger: logger)
-        guard lifecycle.starting(group) else { return }
+        guard lifecycle.starting(group) else {
+            try? await ownLoops?.shutdownGracefully()
+            return
+        }
+        let outcome: Result<Void, any Error>
         do {
             try await withGracefulShutdownHandler {
                 try await group.run()
             } onGracefulShutdown: {
                 Task { await group.triggerGracefulShutdown() }
             }
+            outcome = .success(())
         } catch {
+            outcome = .failure(error)
+        }
+        // The server's own loops end with it (every channel on them is closed by now).
+        try? await ownLoops?.shutdownGracefully()
+        switch outcome {
+        case .success: lifecycle.stopped(nil)
+        case .failure(let error):
             lifecycle.stopped(error)
             throw error
         }
-        lifecycle.stopped(nil)
     }
 
     /// Serves until SIGINT or SIGTERM (or ``shutdown()``), then shuts down gracefully; for command-line programs.
@@ -154,7 +173,8 @@ public final class GQLDevServer: Service, Sendable {
     /// Call it while ``run()`` runs or is about to: it waits for the server to listen, and before `run()`
     /// starts there is nothing to wait for but that.
     ///
-    /// - Throws: ``GQLError`` when the server stopped or failed to start before listening.
+    /// - Throws: ``GQLError`` when the server stopped or failed to start before listening; `CancellationError`
+    ///   at once when the waiting task is cancelled (the server is not affected).
     public func endpoints() async throws -> Endpoints {
         let port = try await lifecycle.port()
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
@@ -163,7 +183,8 @@ public final class GQLDevServer: Service, Sendable {
     }
 
     /// Stops accepting connections, closes WebSockets with 1001 "going away", finishes requests in flight,
-    /// and waits until ``run()`` returns. Before `run()`, it makes `run()` return at once.
+    /// and waits until ``run()`` returns. Before `run()`, it makes `run()` return at once. A task cancelled while
+    /// it waits stops waiting at once; the shutdown it asked for goes on.
     public func shutdown() async {
         await lifecycle.shutdown()
     }

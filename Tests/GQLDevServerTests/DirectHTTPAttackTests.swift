@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLTestSupport
 import Testing
 
 @testable import GQLDevServer
@@ -56,7 +57,7 @@ final class AttackWire: Sendable {
     /// Sends `bytes`; returns how many were sent before an error or `timeout` seconds of a full send buffer.
     @discardableResult
     func send(_ bytes: [UInt8], timeout: Int = 10) async -> Int {
-        await RawConnection.onThread { [descriptor] in RawConnection.send(descriptor, bytes, timeout: timeout) }
+        await onThread { [descriptor] in RawConnection.send(descriptor, bytes, timeout: timeout) }
     }
 
     @discardableResult
@@ -67,7 +68,7 @@ final class AttackWire: Sendable {
     /// Reads until the server closes, `count` whole responses arrived (when given), or `timeout` seconds pass
     /// without data.
     func receive(responses count: Int? = nil, timeout: Double = 10) async -> Received {
-        await RawConnection.onThread { [descriptor] in
+        await onThread { [descriptor] in
             var limit = timeval(tv_sec: Int(timeout), tv_usec: Int(timeout.truncatingRemainder(dividingBy: 1) * 1e6))
             setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             var received: [UInt8] = []
@@ -452,7 +453,7 @@ struct DirectHTTPAttackTests {
             let wire = try AttackWire(port: try Self.port(endpoints))
             let held = Gate()
             Thread { try? database.write { _ in held.enter() } }.start()
-            held.waitUntilEntered()
+            await held.waitUntilEntered()
             var text = try Self.query(#"mutation { createObjects(input: {objectId: "f", text: "flood"}) { text } }"#)
             for index in 0..<2000 {
                 if index == 1000 { text += DirectHTTPTests.get }  // the hand-over comes after the mutation's answer
@@ -554,7 +555,7 @@ struct DirectHTTPAttackTests {
             let wire = try AttackWire(port: try Self.port(endpoints))
             let held = Gate()
             Thread { try? engine.database.write { _ in held.enter() } }.start()
-            held.waitUntilEntered()
+            await held.waitUntilEntered()
             await wire.send(
                 try Self.query(#"mutation { createObjects(input: {objectId: "s", text: "stop"}) { text } }"#))
             #expect(await waitUntil(timeout: .seconds(10)) { !engine.writes.isQuiet }, "the mutation was not queued")
@@ -578,7 +579,7 @@ struct DirectHTTPAttackTests {
             let wire = try AttackWire(port: try Self.port(endpoints))
             let held = Gate()
             Thread { try? engine.database.write { _ in held.enter() } }.start()
-            held.waitUntilEntered()
+            await held.waitUntilEntered()
             await wire.send(
                 try Self.query(#"mutation { createObjects(input: {objectId: "g", text: "get"}) { text } }"#)
                     + DirectHTTPTests.get)

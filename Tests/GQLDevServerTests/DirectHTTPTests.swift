@@ -213,34 +213,78 @@ struct DirectHTTPTests {
     @Test("the idle timeout closes a connection left idle, not one in use longer than the timeout")
     func idleTimeout() async throws {
         // The timeout runs from each answer. Requests 300 ms after the last answer leave 1.7 s of the 2 s timeout
-        // for a loaded machine's delays (with 1 s, a full parallel run of the suite stalled the client past it); the
-        // longest pause between an answer and the next request is measured, so a failure says which side was late.
+        // for a loaded machine's delays. The client measures the gap between its requests; a run in which the
+        // connection closed while in use after the client itself was held back for most of the timeout (a gap of
+        // 1.5 s or more) says nothing about the server and is tried again, three runs at most. A close with every
+        // gap shorter is the server's fault and fails at once.
         var configuration = GQLDevServer.Configuration()
         configuration.limits.idleTimeout = .seconds(2)
-        try await withDevServer(configuration) { _, endpoints in
-            let connection = try RawConnection(port: try HostileHTTPTests.port(endpoints))
-            var answered = Date()
-            var longestPause = 0.0
-            for round in 0..<14 {  // about 4.2 s of use, twice the timeout
-                if round > 0 { longestPause = max(longestPause, Date().timeIntervalSince(answered)) }
-                await connection.send(try Self.post("{ r\(round): listObjects { nextToken } }"))
-                let answers = await connection.readAnswers(1)
-                answered = Date()
-                #expect(
-                    answers.map(\.body) == [#"{"data":{"r\#(round)":{"nextToken":null}}}"#],
-                    "round \(round); longest pause before a request so far: \(longestPause) s")
-                try await Task.sleep(for: .milliseconds(300))
+        for attempt in 1...3 {
+            let run = try await withDevServer(configuration) { _, endpoints in
+                try await Self.useThenIdle(try HostileHTTPTests.port(endpoints))
             }
+            if let round = run.closedInRound, run.longestGap >= 1.5, attempt < 3 {
+                print("idleTimeout: run \(attempt) closed in round \(round) after a \(run.longestGap) s client delay")
+                continue
+            }
+            #expect(run.wrongAnswer == nil)
+            #expect(
+                run.closedInRound == nil,
+                "closed in use, in round \(run.closedInRound ?? -1); longest gap between requests \(run.longestGap) s"
+            )
             // The idle timer is the subject. That it does not close a connection in use is decided by the outcome
-            // above (every answer, over twice the timeout); that it closes an idle one, by the close here, within
+            // above (every answer, over twice the timeout); that it closes an idle one, by the close, within
             // the 30 s `readUntilClosed` allows (15 times the timeout, for a loaded machine). The one bound on the
             // clock is a lower one, which load only makes easier to meet: the server's timer starts when it sends
-            // the last answer, before `answered`, so the close comes no earlier than `answered` + 2 s minus that
-            // answer's delivery time; 1 s of slack covers the delivery.
-            let rest = await connection.readUntilClosed(timeout: 30)
-            #expect(rest.closed && rest.text.isEmpty)
-            #expect(Date().timeIntervalSince(answered) > 1, "closed before the idle timeout")
+            // the last answer, before the client noted it, so the close comes no earlier than that + 2 s minus
+            // that answer's delivery time; 1 s of slack covers the delivery.
+            #expect(run.idleClosed, "the idle connection was not closed")
+            #expect(run.idleBeforeClose > 1, "closed before the idle timeout")
+            return
         }
+    }
+
+    /// What one run of ``idleTimeout()`` saw.
+    struct IdleRun {
+        /// The round whose answer did not come (the connection was closed while in use), if any.
+        var closedInRound: Int?
+        /// An answer that is not the one asked for, if any.
+        var wrongAnswer: String?
+        /// The longest time between two of the client's requests, in seconds.
+        var longestGap = 0.0
+        /// Whether the connection was closed, with nothing more sent, after the last answer.
+        var idleClosed = false
+        /// Seconds from the last answer until the close.
+        var idleBeforeClose = 0.0
+    }
+
+    /// Sends a request 300 ms after each answer for 14 rounds (about 4.2 s, twice the 2 s timeout), then waits for
+    /// the idle close.
+    static func useThenIdle(_ port: Int) async throws -> IdleRun {
+        let connection = try RawConnection(port: port)
+        var run = IdleRun()
+        var answered = Date()
+        var lastSent: Date?
+        for round in 0..<14 {
+            let sent = Date()
+            if let lastSent { run.longestGap = max(run.longestGap, sent.timeIntervalSince(lastSent)) }
+            lastSent = sent
+            await connection.send(try post("{ r\(round): listObjects { nextToken } }"))
+            let answers = await connection.readAnswers(1)
+            answered = Date()
+            if answers.isEmpty {
+                run.closedInRound = round
+                return run
+            }
+            if answers.map(\.body) != [#"{"data":{"r\#(round)":{"nextToken":null}}}"#] {
+                run.wrongAnswer = "round \(round): \(answers)"
+            }
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        let rest = await connection.readUntilClosed(timeout: 30)
+        run.idleClosed = rest.closed && rest.text.isEmpty
+        run.idleBeforeClose = Date().timeIntervalSince(answered)
+        return run
     }
 
     @Test(

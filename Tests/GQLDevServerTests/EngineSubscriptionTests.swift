@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLTestSupport
 import Testing
 
 @testable import GQLDevServer
@@ -33,7 +34,7 @@ struct EngineSubscriptionTests {
         // read after that commit would show the deleted "third".
         let writes = fixture.engine.writes
         let gate = Gate()
-        writes.hold(gate)
+        await writes.hold(gate)
         let mutations = [
             #"mutation { createObjects(input: {objectId: "e", text: "first"}) { objectId } }"#,
             #"mutation { updateObjects(input: {objectId: "e", text: "second"}) { objectId } }"#,

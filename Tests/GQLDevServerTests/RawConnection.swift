@@ -73,7 +73,7 @@ final class RawConnection: Sendable {
     /// Sends `bytes` until the server stops taking them: returns how many were sent before one send made no
     /// progress for `timeout` seconds (or failed).
     func sendUntilBlocked(_ bytes: [UInt8], timeout: Int = 1) async -> Int {
-        await Self.onThread { [descriptor] in Self.send(descriptor, bytes, timeout: timeout) }
+        await onThread { [descriptor] in Self.send(descriptor, bytes, timeout: timeout) }
     }
 
     /// Sends `bytes` on `descriptor`, blocking: how many were sent before an error or `timeout` seconds without
@@ -106,7 +106,7 @@ final class RawConnection: Sendable {
 
     /// Reads until the server closes the connection, or until `timeout` seconds pass without data.
     func readUntilClosed(timeout: Int = 10) async -> Reply {
-        await Self.onThread { [descriptor] in
+        await onThread { [descriptor] in
             var (received, chunk) = Self.startReading(descriptor, timeout: timeout)
             while true {
                 let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
@@ -123,7 +123,7 @@ final class RawConnection: Sendable {
     /// Reads until `count` whole responses (each framed by its `Content-Length`) have arrived, the server closes
     /// the connection, or `timeout` seconds pass without data; returns the responses' status codes and bodies.
     func readAnswers(_ count: Int, timeout: Int = 10) async -> [(status: Int, body: String)] {
-        await Self.onThread { [descriptor] in
+        await onThread { [descriptor] in
             var (received, chunk) = Self.startReading(descriptor, timeout: timeout)
             while true {
                 let answers = Self.answers(in: received)
@@ -159,11 +159,5 @@ final class RawConnection: Sendable {
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         return ([], [UInt8](repeating: 0, count: 65536))
-    }
-
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
-        }
     }
 }

@@ -18,6 +18,7 @@ struct ServerEndToEndTests {
     func publicInitializer() async throws {
         var configuration = GQLDevServer.Configuration()
         configuration.port = 0
+        configuration.eventLoopThreads = 2
         let server = try GQLDevServer(configuration: configuration)
         #expect(server.printedSchema.contains("createObjects"))
         try await withThrowingTaskGroup(of: Void.self) { group in

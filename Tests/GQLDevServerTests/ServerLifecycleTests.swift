@@ -146,6 +146,48 @@ struct ServerLifecycleTests {
         await #expect(throws: (any Error).self) { try await server.endpoints() }
     }
 
+    @Test("a task waiting for endpoints() that is cancelled throws CancellationError at once; the server still runs")
+    func cancelledEndpointsWait() async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.port = 0
+        configuration.eventLoopThreads = 1
+        let server = try GQLDevServer(configuration: configuration)
+        let waiting = Task { try await server.endpoints() }
+        #expect(await waitUntil { server.lifecycle.suspendedWaits.port == 1 })
+        waiting.cancel()
+        // The server never ran, so only the cancellation can end this wait.
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(server.lifecycle.suspendedWaits.port == 0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            let endpoints = try await server.endpoints()
+            #expect(endpoints.http.hasPrefix("http://127.0.0.1:") && !endpoints.http.hasPrefix("http://127.0.0.1:0/"))
+            await server.shutdown()
+            try await group.waitForAll()
+        }
+    }
+
+    @Test("a task waiting in shutdown() that is cancelled returns at once; the shutdown goes on and run() ends")
+    func cancelledShutdownWait() async throws {
+        let fixture = try EngineFixture()
+        let engine = GatedEngine(fixture.engine)
+        try await withDevServer(engine: engine) { server, endpoints in
+            async let response = post(endpoints.http, ObjectsAPI.createRequest("c", "held"))
+            var entered = engine.entered.stream.makeAsyncIterator()
+            _ = await entered.next()  // a request is held inside the server: run() cannot end before it is answered
+            let stopping = Task { await server.shutdown() }
+            #expect(await waitUntil { server.lifecycle.suspendedWaits.stop == 1 })
+            stopping.cancel()
+            await stopping.value
+            #expect(!server.lifecycle.hasStopped)  // it returned for the cancellation, not because run() ended
+            #expect(server.lifecycle.suspendedWaits.stop == 0)
+            engine.open()
+            let outcome = try await response
+            #expect(outcome.status == 200)
+            #expect(outcome.json == ObjectsAPI.created("c", "held"))
+        }  // withDevServer's own shutdown() waits for run() to end
+    }
+
     @Test("a port in use makes run throw and endpoints throw")
     func portInUse() async throws {
         try await withDevServer { _, endpoints in

@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLTestSupport
 import Logging
 import Testing
 
@@ -183,7 +184,7 @@ struct ServerPlannedHTTPTests {
         let store = ModelStore(model: model, database: fixture.db, writes: writes)
         #expect(try store.commitNow(store.mutation(.create, ["objectId": "now"], condition: nil))?["objectId"] == "now")
         let gate = Gate()
-        writes.hold(gate)
+        await writes.hold(gate)
         #expect(!writes.isQuiet)
         #expect(try store.commitNow(store.mutation(.create, ["objectId": "handed-on"], condition: nil)) == nil)
         gate.release()
@@ -197,7 +198,7 @@ struct ServerPlannedHTTPTests {
             try? fixture.db.write { _ in held.enter() }
         }
         holder.start()
-        held.waitUntilEntered()
+        await held.waitUntilEntered()
         #expect(try store.commitNow(store.mutation(.create, ["objectId": "busy"], condition: nil)) == nil)
         held.release()
     }
@@ -228,7 +229,7 @@ struct ServerPlannedHTTPTests {
             let connection = try RawConnection(port: port)
             if handedOver { await Self.handOver(connection) }
             holder.start()
-            held.waitUntilEntered()
+            await held.waitUntilEntered()
             await connection.send(
                 try request(#"mutation { createObjects(input: {objectId: "q", text: "queued"}) { objectId text } }"#)
                     + request(#"{ getObjects(objectId: "q") { text } }"#)
@@ -265,7 +266,7 @@ struct ServerPlannedHTTPTests {
             if handedOver { await Self.handOver(connection) }
             let held = Gate()
             Thread { try? database.write { _ in held.enter() } }.start()
-            held.waitUntilEntered()
+            await held.waitUntilEntered()
             await connection.send(
                 try request(#"mutation { createObjects(input: {objectId: "h", text: "half"}) { objectId } }"#)
                     + request(#"{ getObjects(objectId: "h") { text } }"#))
@@ -297,7 +298,7 @@ struct ServerPlannedHTTPTests {
             ]
             // The worker held until the batch's first four mutations are queued, so they form one group.
             let gate = Gate()
-            engine.writes.hold(gate)
+            await engine.writes.hold(gate)
             let posted = Task { try await post(endpoints.http, batch) }
             #expect(await waitUntil { engine.writes.queued == 4 })
             gate.release()

@@ -48,15 +48,19 @@ final class GatedEngine: DevExecutor {
 /// Runs `body` against a server on a free port, then shuts it down and waits for `run()` to return.
 ///
 /// The server runs the real engine over a fresh SQLite file (``EngineFixture``) with `configuration.schema`
-/// (the default `Objects` model when `nil`), unless `engine` is given.
+/// (the default `Objects` model when `nil`), unless `engine` is given. With `ownLoops` (the default) it runs on
+/// event loops of its own (two threads, as many as NIO's shared group has on CI's two cores), so that other tests
+/// running in parallel cannot hold back its timers and answers; `false` keeps `configuration.eventLoopThreads`.
 func withDevServer<T>(
     _ configuration: GQLDevServer.Configuration = .init(),
     engine: (any DevExecutor)? = nil,
     logger: Logger? = nil,
+    ownLoops: Bool = true,
     _ body: (GQLDevServer, GQLDevServer.Endpoints) async throws -> T
 ) async throws -> T {
     var configuration = configuration
     configuration.port = 0
+    if ownLoops { configuration.eventLoopThreads = 2 }
     let fixture =
         engine == nil
         ? try EngineFixture(sdl: configuration.schema, limits: configuration.limits, clock: configuration.clock) : nil

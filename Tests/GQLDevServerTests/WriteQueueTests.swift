@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GQLCore
 import GQLStore
+import GQLTestSupport
 import Testing
 
 @testable import GQLDevServer
@@ -17,12 +18,12 @@ struct WriteQueueTests {
         let store: ModelStore
         let gate = Gate()
 
-        init() throws {
+        init() async throws {
             fixture = try EngineFixture()
             writes = WriteQueue(database: fixture.db)
             let model = try #require(try ModelParser.parse(ModelParser.defaultSDL, maxNesting: 8).models.first)
             store = ModelStore(model: model, database: fixture.db, writes: writes)
-            writes.hold(gate)
+            await writes.hold(gate)
         }
 
         func create(_ id: String, _ text: String) throws -> ModelStore.Mutation {
@@ -53,7 +54,7 @@ struct WriteQueueTests {
 
     @Test("a group commits in one transaction; a failed check fails only its own mutation and sees earlier ones")
     func groupWithFailedChecks() async throws {
-        let setup = try Setup()
+        let setup = try await Setup()
         let store = setup.store
         let outcomes = await setup.run([
             try setup.create("a", "one"),
@@ -83,7 +84,7 @@ struct WriteQueueTests {
 
     @Test("a statement SQLite refuses rolls its group back, and each of the group then commits on its own")
     func groupWithFailedStatement() async throws {
-        let setup = try Setup()
+        let setup = try await Setup()
         let outcomes = await setup.run([
             try setup.create("a", "one"),
             { tx in
@@ -103,7 +104,7 @@ struct WriteQueueTests {
 
     @Test("an answer is handed out only after its group has committed: another connection already reads the row")
     func answersAfterCommit() async throws {
-        let setup = try Setup()
+        let setup = try await Setup()
         let database = setup.fixture.db
         let store = setup.store
         let seen = GQLLocked<[Bool]>([])
@@ -162,7 +163,7 @@ struct WriteQueueTests {
 }
 
 /// A rendezvous with a thread that must block: it calls ``enter()`` and waits there until ``release()``; the test
-/// learns it arrived with ``waitUntilEntered()``.
+/// learns it arrived with ``waitUntilEntered()``, which waits on a thread of its own, not on the test's.
 final class Gate: Sendable {
     private let entered = DispatchSemaphore(value: 0)
     private let released = DispatchSemaphore(value: 0)
@@ -172,7 +173,7 @@ final class Gate: Sendable {
         released.wait()
     }
 
-    func waitUntilEntered() { entered.wait() }
+    func waitUntilEntered() async { await onThread { [entered] in entered.wait() } }
 
     func release() { released.signal() }
 }
@@ -180,11 +181,11 @@ final class Gate: Sendable {
 extension WriteQueue {
     /// Holds the worker inside a first mutation until `gate` is released, so that the mutations queued meanwhile
     /// form one group.
-    func hold(_ gate: Gate) {
+    func hold(_ gate: Gate) async {
         submit({ _ in
             gate.enter()
             return [:]
         }) { _ in }
-        gate.waitUntilEntered()
+        await gate.waitUntilEntered()
     }
 }

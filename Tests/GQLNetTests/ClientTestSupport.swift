@@ -4,6 +4,10 @@ import Testing
 
 @testable import GQLDevServer
 
+/// The event loop threads of each test's server: loops of its own, so that tests running in parallel cannot hold
+/// back its timers and answers (two threads, as many as NIO's shared group has on CI's two cores).
+let testServerLoopThreads = 2
+
 /// Runs `body` with the URL of a `GQLDevServer` on a free port (in-memory database), then stops the server.
 func withDevServer<T: Sendable>(
     _ configuration: GQLDevServer.Configuration = .init(), _ body: (String) async throws -> T
@@ -11,6 +15,7 @@ func withDevServer<T: Sendable>(
     var configuration = configuration
     configuration.port = 0
     configuration.databasePath = ":memory:"
+    configuration.eventLoopThreads = testServerLoopThreads
     let server = try GQLDevServer(configuration: configuration)
     return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
         group.addTask { try await server.run() }
@@ -52,6 +57,7 @@ struct RunningDevServer {
         var configuration = configuration
         configuration.port = port
         if configuration.databasePath == nil { configuration.databasePath = ":memory:" }
+        configuration.eventLoopThreads = testServerLoopThreads
         let server = try GQLDevServer(configuration: configuration)
         let task = Task { try await server.run() }
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import GQLCore
 import GQLStore
+import GQLTestSupport
 import Testing
 
 /// `GQLDatabase.close()`: idempotent, in-flight work finishes, everything after fails with `.closed`.
@@ -55,7 +56,7 @@ import Testing
         #expect(try User.fetchAll(db).map(\.userId) == [2])  // the failed write rolled back, the next one ran
     }
 
-    @Test func aWriteInProgressFinishesBeforeCloseReturns() throws {
+    @Test func aWriteInProgressFinishesBeforeCloseReturns() async throws {
         let temp = try TempDatabase()
         let db = temp.db
         try db.register(User.self)
@@ -77,7 +78,8 @@ import Testing
             }
             writeDone.signal()
         }
-        inside.wait()
+        // The test's own waits block threads of their own, not one the tests running in parallel share.
+        await onThread { inside.wait() }
         let closeDone = DispatchSemaphore(value: 0)
         let closeResult = TestLocked<String?>(nil)
         DispatchQueue.global().async {
@@ -92,8 +94,10 @@ import Testing
             closeDone.signal()
         }
         release.signal()
-        writeDone.wait()
-        closeDone.wait()
+        await onThread {
+            writeDone.wait()
+            closeDone.wait()
+        }
         #expect(writeResult.value == "committed")
         #expect(closeResult.value == "closed, then 2 rows")
         let reopened = try GQLDatabase(path: temp.path)

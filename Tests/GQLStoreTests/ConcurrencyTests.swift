@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GQLCore
 import GQLStore
+import GQLTestSupport
 import Testing
 
 /// An account whose balance moves between accounts; the sum over all accounts never changes.
@@ -74,7 +75,7 @@ struct LedgerTransfer: GQLObject, Equatable {
     }
 
     @Test("writeIfFree commits when the writer is free, and runs nothing (nil) while another thread writes")
-    func writeIfFree() throws {
+    func writeIfFree() async throws {
         let temp = try openLedger()
         let db = temp.db
         let first = try db.writeIfFree { tx in
@@ -91,7 +92,8 @@ struct LedgerTransfer: GQLObject, Equatable {
                 release.wait()
             }
         }
-        entered.wait()
+        // The test's own waits block threads of their own, not one the tests running in parallel share.
+        await onThread { entered.wait() }
         var ran = false
         let second = try db.writeIfFree { tx in
             ran = true
@@ -99,7 +101,7 @@ struct LedgerTransfer: GQLObject, Equatable {
             return 2
         }
         release.signal()
-        holder.wait()
+        await onThread { holder.wait() }
         #expect(second == nil && !ran)
         #expect(try LedgerTransfer.fetchAll(db).map(\.transferId) == [1])
         // Inside a write on the same thread it is a nested write, refused like any other.
@@ -320,25 +322,31 @@ struct LedgerTransfer: GQLObject, Equatable {
         #expect(try first.fetchAll(sql: "PRAGMA integrity_check").first?["integrity_check"] == "ok")
     }
 
-    @Test func readsDuringAnOpenWriteSeeTheLastCommitWithoutWaiting() throws {
+    @Test func readsDuringAnOpenWriteSeeTheLastCommitWithoutWaiting() async throws {
         let temp = try TempDatabase()
         let db = temp.db
         try makeUser(1).insert(db)
         let seenDuringWrite = TestLocked<(count: Int, exists: Bool)?>(nil)
 
-        try db.write { tx in
-            try makeUser(2).insert(tx)
-            #expect(try User.count(tx) == 2)  // the transaction sees itself
-            // Another thread reads while this transaction is open; waiting for it here would deadlock if
-            // reads waited for the writer.
-            let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                let result = try? (User.count(db), User.check(db, key: 2))
-                seenDuringWrite.withLock { $0 = result.map { (count: $0.0, exists: $0.1) } }
-                done.signal()
+        // The transaction stays open while it waits for the reader: on a thread of its own, not one the tests
+        // running in parallel share.
+        let seenInside = try await onThread {
+            try db.write { tx in
+                try makeUser(2).insert(tx)
+                let inside = try User.count(tx)
+                // Another thread reads while this transaction is open; waiting for it here would deadlock if
+                // reads waited for the writer.
+                let done = DispatchSemaphore(value: 0)
+                DispatchQueue.global().async {
+                    let result = try? (User.count(db), User.check(db, key: 2))
+                    seenDuringWrite.withLock { $0 = result.map { (count: $0.0, exists: $0.1) } }
+                    done.signal()
+                }
+                done.wait()
+                return inside
             }
-            done.wait()
         }
+        #expect(seenInside == 2)  // the transaction sees itself
 
         let seen = seenDuringWrite.withLock { $0 }
         #expect(seen?.count == 1)

@@ -156,8 +156,8 @@ import Testing
         let client = GQLServer(HTTP: fixture.server.http)
         let sync = try GQLSync(client, path: path, configuration: fixture.configuration())
         try await client.shutdown()
-        let settled = Task {
-            await waitForStatus(sync) { status in
+        let settled = onStatus(sync) { statuses in
+            await waitForStatus(statuses) { status in
                 if case .failed? = status.event { return true }
                 return !status.isOnline
             }

@@ -17,9 +17,9 @@ import Testing
         try await db.execute(
             "CREATE TRIGGER no_claims BEFORE UPDATE ON _gqlsync_outbox BEGIN SELECT RAISE(ABORT, 'no claims today'); END"
         )
-        let failures = Task {
+        let failures = onStatus(sync) { statuses in
             var seen: [(Duration, GQLSync.Failure)] = []
-            for await status in sync.status {
+            for await status in statuses {
                 if case .claimFailed(let delay, let failure)? = status.event { seen.append((delay, failure)) }
                 if seen.count == 2 { break }
             }

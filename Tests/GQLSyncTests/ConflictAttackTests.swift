@@ -133,8 +133,8 @@ import Testing
             index == 0 ? Self.conflict(#"{"id":"a","title":"theirs","_version":3}"#) : .hang
         }
         let sync = world.sync
-        let conflicted = Task {
-            await waitForStatus(sync) { if case .conflict? = $0.event { true } else { false } }
+        let conflicted = onStatus(sync) { statuses in
+            await waitForStatus(statuses) { if case .conflict? = $0.event { true } else { false } }
         }
         try await world.db.write { tx in
             try sync.steady("UpdateNote", ["id": "a", "title": "mine", "_version": 1], "a", in: tx)

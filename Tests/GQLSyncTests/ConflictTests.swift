@@ -35,9 +35,9 @@ import Testing
 
         try await a.steady("UpdateNote", ["id": "c", "title": "A", "_version": 1], "c")
         try await a.drain()
-        let events = Task {
+        let events = onStatus(b) { statuses in
             var seen: [GQLSync.Event] = []
-            for await status in b.status {
+            for await status in statuses {
                 if let event = status.event { seen.append(event) }
                 if status.event == .drained, status.pendingCount == 0, seen.count > 1 { break }
             }

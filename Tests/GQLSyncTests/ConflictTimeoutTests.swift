@@ -51,8 +51,8 @@ import Testing
                 $0.conflictResolution = hesitant.resolution
                 $0.conflictTimeout = .milliseconds(300)
             })
-        let failedEvent = Task {
-            await waitForStatus(sync) { if case .failed? = $0.event { true } else { false } }.last?.event
+        let failedEvent = onStatus(sync) { statuses in
+            await waitForStatus(statuses) { if case .failed? = $0.event { true } else { false } }.last?.event
         }
         let stale = try await sync.steady("UpdateNote", ["id": "note-1", "title": "mine", "_version": 1], "note-1")
         for n in 10...12 { try await sync.steady("CreateNote", ["n": n]) }

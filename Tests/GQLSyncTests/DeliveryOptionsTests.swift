@@ -30,7 +30,7 @@ import Testing
             configuration: fixture.configuration {
                 $0.backoff = GQLBackoff(initialDelay: .seconds(3600), maximumDelay: .seconds(3600))
             })
-        let offline = Task { await waitForStatus(sync) { !$0.isOnline } }
+        let offline = watchStatus(sync, until: { !$0.isOnline })
         try await sync.steady("CreateNote", ["n": 1])
         _ = await offline.value
         try await fixture.server.start()

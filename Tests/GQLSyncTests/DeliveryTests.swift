@@ -49,7 +49,7 @@ import Testing
     @Test func offlineItemsAreDeliveredInOrderWhenTheServerStarts() async throws {
         let fixture = try await SyncFixture.make(started: false)
         let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
-        let offline = Task { await waitForStatus(sync) { $0.event == .offline } }
+        let offline = watchStatus(sync, until: { $0.event == .offline })
         var ids: [Int64] = []
         for n in 1...20 { ids.append(try await sync.steady("CreateNote", ["n": n])) }
         let seen = await offline.value
@@ -59,7 +59,7 @@ import Testing
         #expect(sync.pendingCount == 20)
         #expect(try fixture.server.appliedNumbers().isEmpty)
 
-        let online = Task { await waitForStatus(sync) { $0.event == .online } }
+        let online = watchStatus(sync, until: { $0.event == .online })
         try await fixture.server.start()
         sync.resume()
         _ = await online.value
@@ -110,9 +110,9 @@ import Testing
         let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration {
             $0.backoff = GQLBackoff(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(40))
         })
-        let retries = Task {
+        let retries = onStatus(sync) { statuses in
             var count = 0
-            for await status in sync.status {
+            for await status in statuses {
                 if case .retrying? = status.event { count += 1 }
                 if status.event == .drained, status.pendingCount == 0, count > 0 { break }
             }
@@ -206,9 +206,9 @@ import Testing
         let sync = try GQLSync(
             fixture.client, path: fixture.directory.path("outbox.sqlite"),
             configuration: fixture.configuration { $0.batchSize = 8 })
-        let requests = Task {
+        let requests = onStatus(sync) { statuses in
             var sizes: [Int] = []
-            for await status in sync.status {
+            for await status in statuses {
                 if case .sending(let ids)? = status.event { sizes.append(ids.count) }
                 if status.event == .drained, status.pendingCount == 0, !sizes.isEmpty { break }
             }
@@ -262,7 +262,7 @@ import Testing
     @Test func theStatusStreamTellsWhatHappened() async throws {
         let fixture = try await SyncFixture.make()
         let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
-        let seen = Task { await waitForStatus(sync) { $0.event == .drained && $0.sentCount == 2 } }
+        let seen = watchStatus(sync, until: { $0.event == .drained && $0.sentCount == 2 })
         let first = try await sync.steady("CreateNote", ["n": 1])
         let second = try await sync.lazy("CreateNote", ["n": 2], "k")
         try await sync.drain()

@@ -20,8 +20,9 @@ struct Note: GQLObject {
         let fixture = try await SyncFixture.make(started: false)
         let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         try await sync.steady("CreateNote", ["id": "k", "n": 0])
-        // The create is tried (and fails: offline) before the lazy calls, so they cannot merge into it.
-        _ = await waitForStatus(sync) { $0.event == .offline }
+        // The create is tried (and fails: offline) before the lazy calls, so they cannot merge into it. Decided by
+        // the state, not the `.offline` event, which may come before this subscribes.
+        _ = await waitForStatus(sync) { !$0.isOnline }
         let fields = ["title", "body"]
         let ids = try await withThrowingTaskGroup(of: Int64.self) { group in
             for i in 0..<16 {
@@ -52,7 +53,7 @@ struct Note: GQLObject {
         let fixture = try await SyncFixture.make(faults: faults)
         let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         _ = try await sync.force("CreateNote", ["id": "f", "n": 0])
-        let inFlight = Task { await waitForStatus(sync) { !$0.inFlight.isEmpty } }
+        let inFlight = watchStatus(sync, until: { !$0.inFlight.isEmpty })
         let first = try await sync.lazy("UpdateNote", ["id": "f", "title": "one"], "f")
         let seen = await inFlight.value
         #expect(seen.last?.inFlight == [first])

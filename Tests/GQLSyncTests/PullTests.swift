@@ -115,7 +115,7 @@ import Testing
 
         // The local change and its mutation commit together; the server refuses it for good (n is no Int), so
         // it stays unsent in the failed list.
-        let failed = Task { await waitForStatus(sync) { $0.failedCount == 1 } }
+        let failed = watchStatus(sync, until: { $0.failedCount == 1 })
         try await db.write { tx in
             try SyncedNote.updateOne(tx, ["title": "mine"], key: "note-2")
             try sync.steady("UpdateNote", ["id": "note-2", "title": "mine", "n": "two"], "note-2", in: tx)
@@ -193,7 +193,7 @@ import Testing
             try SyncedNote.fetchOne(db, key: "note-1") == SyncedNote(id: "note-1", title: "edited", n: 1, _version: 2))
 
         // An answer does not undo a later local change still waiting in the outbox (here a refused one, set aside).
-        let failed = Task { await waitForStatus(sync) { $0.failedCount == 1 } }
+        let failed = watchStatus(sync, until: { $0.failedCount == 1 })
         try await db.write { tx in
             try SyncedNote.updateOne(tx, ["title": "first"], key: "note-2")
             try sync.steady("UpdateNote", ["id": "note-2", "title": "first"], "note-2", in: tx)

@@ -11,7 +11,7 @@ import Testing
         let fixture = try await SyncFixture.make()
         let path = fixture.directory.path("outbox.sqlite")
         let first = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
-        let sent = Task { await waitForStatus(first) { $0.sentCount == 5 } }
+        let sent = watchStatus(first, until: { $0.sentCount == 5 })
         for n in 1...5 { try await first.steady("CreateNote", ["n": n]) }
         _ = await sent.value
         // No drain: the loop may not have claimed again since the last answer.

@@ -14,6 +14,7 @@ enum DevApplication {
         configuration: GQLDevServer.Configuration,
         http: HTTPTransport,
         webSocket: WebSocketTransport,
+        eventLoops: EventLoopGroupProvider,
         logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
@@ -71,6 +72,7 @@ enum DevApplication {
             onServerRunning: { channel in
                 await onListening(channel.localAddress?.port ?? configuration.port)
             },
+            eventLoopGroupProvider: eventLoops,
             logger: logger
         )
     }

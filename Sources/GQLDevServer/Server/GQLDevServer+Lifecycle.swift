@@ -16,8 +16,8 @@ extension GQLDevServer {
         private struct State {
             var phase = Phase.idle
             var shutdownRequested = false
-            var portWaiters: [CheckedContinuation<Int, any Error>] = []
-            var stopWaiters: [CheckedContinuation<Void, Never>] = []
+            var portWaiters = GQLWaiters<Int, any Error>()
+            var stopWaiters = GQLWaiters<Void, Never>()
         }
 
         private let state = GQLLocked(State())
@@ -25,33 +25,38 @@ extension GQLDevServer {
         /// Records that `group` runs the server; `false` when it ran already, or when a shutdown came first
         /// (the server then counts as stopped, and ``port()`` throws).
         func starting(_ group: ServiceGroup) -> Bool {
-            let (started, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Int, any Error>]) in
-                guard case .idle = state.phase else { return (false, []) }
+            let (started, resumption) = state.withLock { state -> (Bool, GQLWaiters<Int, any Error>.Resumption?) in
+                guard case .idle = state.phase else { return (false, nil) }
                 guard !state.shutdownRequested else {
                     state.phase = .stopped(nil)
-                    defer { state.portWaiters = [] }
-                    return (false, state.portWaiters)
+                    let early = GQLError(.closed, "The server was shut down before it ran.")
+                    return (false, state.portWaiters.resumeAll(with: .failure(early)))
                 }
                 state.phase = .running(group, port: nil)
-                return (true, [])
+                return (true, nil)
             }
-            for waiter in waiters {
-                waiter.resume(throwing: GQLError(.closed, "The server was shut down before it ran."))
-            }
+            resumption?.run()
             return started
         }
 
         /// Whether ``shutdown()`` was called.
         var isShutdownRequested: Bool { state.withLock { $0.shutdownRequested } }
 
+        /// Whether `run()` has ended (or will not run).
+        var hasStopped: Bool { state.withLock { if case .stopped = $0.phase { true } else { false } } }
+
+        /// How many tasks are suspended waiting for the port, and for the end of `run()` (for tests that must know
+        /// a wait began).
+        var suspendedWaits: (port: Int, stop: Int) {
+            state.withLock { ($0.portWaiters.suspendedCount, $0.stopWaiters.suspendedCount) }
+        }
+
         func listening(on port: Int) {
-            let waiters = state.withLock { state in
-                guard case .running(let group, _) = state.phase else { return [CheckedContinuation<Int, any Error>]() }
+            state.withLock { state -> GQLWaiters<Int, any Error>.Resumption? in
+                guard case .running(let group, _) = state.phase else { return nil }
                 state.phase = .running(group, port: port)
-                defer { state.portWaiters = [] }
-                return state.portWaiters
-            }
-            for waiter in waiters { waiter.resume(returning: port) }
+                return state.portWaiters.resumeAll(with: .success(port))
+            }?.run()
         }
 
         func stopped(_ error: (any Error)?) {
@@ -60,33 +65,32 @@ extension GQLDevServer {
                 ?? GQLError(.closed, "The server has stopped.")
             let (portWaiters, stopWaiters) = state.withLock { state in
                 state.phase = .stopped(error == nil ? nil : stoppedError)
-                defer {
-                    state.portWaiters = []
-                    state.stopWaiters = []
-                }
-                return (state.portWaiters, state.stopWaiters)
+                return (
+                    state.portWaiters.resumeAll(with: .failure(stoppedError)),
+                    state.stopWaiters.resumeAll(with: .success(()))
+                )
             }
-            for waiter in portWaiters { waiter.resume(throwing: stoppedError) }
-            for waiter in stopWaiters { waiter.resume() }
+            portWaiters.run()
+            stopWaiters.run()
         }
 
-        /// The port once listening; throws when the server stopped (or failed to start) first.
+        /// The port once listening; throws when the server stopped (or failed to start) first, and
+        /// `CancellationError` at once when the waiting task is cancelled.
         func port() async throws -> Int {
-            try await withCheckedThrowingContinuation { continuation in
-                let immediate: Result<Int, any Error>? = state.withLock { state in
+            try await state.wait(
+                in: \.portWaiters,
+                unlessReady: { state in
                     switch state.phase {
                     case .running(_, let port?): return .success(port)
                     case .stopped(let error): return .failure(error ?? GQLError(.closed, "The server has stopped."))
-                    case .idle, .running(_, nil):
-                        state.portWaiters.append(continuation)
-                        return nil
+                    case .idle, .running(_, nil): return nil
                     }
-                }
-                if let immediate { continuation.resume(with: immediate) }
-            }
+                },
+                whenCancelled: { _ in .failure(CancellationError()) })
         }
 
-        /// Asks the running group to shut down gracefully and waits until `run()` returns.
+        /// Asks the running group to shut down gracefully and waits until `run()` returns; a cancelled caller
+        /// stops waiting at once (the shutdown it asked for goes on).
         func shutdown() async {
             let group: ServiceGroup? = state.withLock { state in
                 state.shutdownRequested = true
@@ -95,14 +99,13 @@ extension GQLDevServer {
             }
             guard let group else { return }
             await group.triggerGracefulShutdown()
-            await withCheckedContinuation { continuation in
-                let done = state.withLock { state in
-                    if case .stopped = state.phase { return true }
-                    state.stopWaiters.append(continuation)
-                    return false
-                }
-                if done { continuation.resume() }
-            }
+            await state.wait(
+                in: \.stopWaiters,
+                unlessReady: { state in
+                    if case .stopped = state.phase { return .success(()) }
+                    return nil
+                },
+                whenCancelled: { _ in .success(()) })
         }
     }
 }

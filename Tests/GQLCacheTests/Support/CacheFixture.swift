@@ -62,6 +62,8 @@ final class CacheFixture: Sendable {
         var serverConfiguration = GQLDevServer.Configuration()
         serverConfiguration.port = 0
         serverConfiguration.schema = cacheTestSchema
+        // Loops of its own, so that tests running in parallel cannot hold back its timers and answers.
+        serverConfiguration.eventLoopThreads = 2
         let server = try GQLDevServer(
             configuration: serverConfiguration, database: GQLDatabase(path: directory.path("server.sqlite")))
         let task = Task { try await server.run() }

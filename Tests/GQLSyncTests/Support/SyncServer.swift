@@ -67,6 +67,8 @@ final class SyncServer: Sendable {
         configuration.port = port
         configuration.schema = syncTestSchema
         configuration.faults = faults
+        // Loops of its own, so that tests running in parallel cannot hold back its timers and answers.
+        configuration.eventLoopThreads = 2
         let server = try GQLDevServer(configuration: configuration, database: GQLDatabase(path: databasePath))
         let task = Task { try await server.run() }
         let endpoints = try await server.endpoints()
@@ -156,11 +158,37 @@ struct SyncFixture {
     }
 }
 
-/// Waits until `sync`'s status matches `predicate`; the statuses seen until then.
+/// Waits until `sync`'s status matches `predicate`; the statuses seen until then. It subscribes when called: to
+/// look for an event that something started next may cause, use ``watchStatus(_:until:)`` before starting it.
 @discardableResult
 func waitForStatus(_ sync: GQLSync, _ predicate: @Sendable (GQLSync.Status) -> Bool) async -> [GQLSync.Status] {
+    await waitForStatus(sync.status.driver.subscribe(), predicate)
+}
+
+/// Subscribes to `sync`'s status now, then hands the stream to `body` in a task of its own, so that no status
+/// published after this call is missed. (`Task { for await status in sync.status { … } }` subscribes only when the
+/// task starts, which on a loaded machine can be after the event it looks for: it then waits for ever.)
+func onStatus<T: Sendable>(
+    _ sync: GQLSync, _ body: @escaping @Sendable (AsyncStream<GQLSync.Status>) async -> T
+) -> Task<T, Never> {
+    let stream = sync.status.driver.subscribe()
+    return Task { await body(stream) }
+}
+
+/// Subscribes to `sync`'s status now and collects, in a task, the statuses until one matches `predicate`.
+func watchStatus(
+    _ sync: GQLSync, until predicate: @escaping @Sendable (GQLSync.Status) -> Bool
+) -> Task<[GQLSync.Status], Never> {
+    onStatus(sync) { await waitForStatus($0, predicate) }
+}
+
+/// Reads `stream` (a status subscription) until a status matches `predicate`; the statuses seen until then.
+@discardableResult
+func waitForStatus(
+    _ stream: AsyncStream<GQLSync.Status>, _ predicate: @Sendable (GQLSync.Status) -> Bool
+) async -> [GQLSync.Status] {
     var seen: [GQLSync.Status] = []
-    for await status in sync.status {
+    for await status in stream {
         seen.append(status)
         if predicate(status) { break }
     }
