@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import BenchKit
 import Foundation
 import GQLServices
@@ -44,6 +45,45 @@ enum MemoryProbe {
         try await storage.shutdown()
         guard baseline > 0, peak > 0 else { throw BenchError("/proc/self/status has no VmRSS or VmHWM") }
         print(baseline, peak)
+    }
+
+    /// `--download-child ENDPOINT BUCKET KEY FILE ROUNDS [gqlstorage|drain|write]`: downloads the object ROUNDS
+    /// times, `sync(2)` before each, and prints each download's seconds and CPU seconds, one round a line; what
+    /// Benchmarks/profile-storage.sh samples with perf. `gqlstorage` (the default): GQLStorage's
+    /// `download(_:_:to:)` into FILE. The floors under it, AsyncHTTPClient alone with one GET of the same URL (not
+    /// signed: for nginx): `drain` reads the streamed body and drops it, `write` writes each chunk to FILE.
+    static func downloads(_ arguments: [String]) async throws {
+        guard arguments.count == 5 || arguments.count == 6, let rounds = Int(arguments[4]), rounds > 0,
+            ["gqlstorage", "drain", "write"].contains(arguments.count == 6 ? arguments[5] : "gqlstorage")
+        else {
+            throw BenchError("usage: --download-child ENDPOINT BUCKET KEY FILE ROUNDS [gqlstorage|drain|write]")
+        }
+        let mode = arguments.count == 6 ? arguments[5] : "gqlstorage"
+        let storage = GQLStorage(
+            endpoint: arguments[0], region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key")
+        let file = URL(fileURLWithPath: arguments[3])
+        for _ in 0..<rounds {
+            sync()
+            let started = ContinuousClock.now
+            let cpu = TransferLoad.cpuSeconds()
+            if mode == "gqlstorage" {
+                try await storage.download(arguments[1], arguments[2], to: file)
+            } else {
+                let response = try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: "\(arguments[0])/\(arguments[1])/\(arguments[2])"), timeout: .seconds(60))
+                let output = mode == "write" ? open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644) : -1
+                defer { if output >= 0 { close(output) } }
+                for try await chunk in response.body where output >= 0 {
+                    let written = chunk.withUnsafeReadableBytes { write(output, $0.baseAddress, $0.count) }
+                    guard written == chunk.readableBytes else { throw BenchError("a short write to \(file.path)") }
+                }
+            }
+            print(
+                String(
+                    format: "%@: %.3f s, %.3f s of CPU", mode, (ContinuousClock.now - started).seconds,
+                    TransferLoad.cpuSeconds() - cpu))
+        }
+        try await storage.shutdown()
     }
 
     /// A `kB` field of /proc/self/status, in bytes.

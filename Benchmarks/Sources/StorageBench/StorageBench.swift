@@ -55,6 +55,9 @@ struct StorageBench {
             if CommandLine.arguments.dropFirst().first == "--memory-child" {
                 return try await MemoryProbe.child(Array(CommandLine.arguments.dropFirst(2)))
             }
+            if CommandLine.arguments.dropFirst().first == "--download-child" {
+                return try await MemoryProbe.downloads(Array(CommandLine.arguments.dropFirst(2)))
+            }
             let options = try Options(CommandLine.arguments.dropFirst())
             print(
                 "StorageBench — GQLStorage vs botocore / boto3, \(options.rounds) interleaved rounds after a warm-up")

@@ -54,19 +54,17 @@ extension GQLStorage {
                     let (error, _) = try await exchange.readErrorBody(body)
                     throw serviceError(.init(status: status, headers: headers, body: error), call: call)
                 }
-                guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
-                    throw GQLError(.io, "cannot create \(partial.path)", operation: call.operation)
-                }
-                let handle = try FileHandle(forWritingTo: partial)
-                defer { try? handle.close() }
+                let output = try DownloadFile(creating: partial.path, operation: call.operation)
                 let total = headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
+                // Hashed only when the ETag is the body's MD5 (a single-part object): most large objects are
+                // multipart, and their ETags are no digest of the body.
+                let expected = Self.etagMD5(headers)
                 var md5 = try Digest(.md5)
                 var received: Int64 = 0
                 for try await chunk in body {
-                    let bytes = Data(chunk.readableBytesView)
-                    try md5.update(bytes)
-                    try handle.write(contentsOf: bytes)
-                    received += Int64(bytes.count)
+                    if expected != nil { try chunk.withUnsafeReadableBytes { try md5.update($0) } }
+                    try output.write(chunk)
+                    received += Int64(chunk.readableBytes)
                     progress?(received, total)
                 }
                 // A cancelled body may end early without an error: what arrived is not the object.
@@ -79,7 +77,7 @@ extension GQLStorage {
                         .connection, "the download of \(bucket)/\(key) ended after \(received) of \(total) bytes",
                         operation: call.operation)
                 }
-                try Self.checkETag(headers, md5: try md5.finalize(), call: call)
+                if let expected { try Self.check(md5: try md5.finalize(), against: expected, call: call) }
             }
         }
         // rename(2) replaces the destination atomically.

@@ -34,7 +34,9 @@ extension GQLStorage {
     public func download(_ bucket: String, _ key: String) async throws -> Data {
         let call = Call(method: "GET", bucket: bucket, key: key, operation: "download")
         let response = try await send(call)
-        try Self.checkETag(response.headers, md5: MD5.hash(response.body), call: call)
+        if let expected = Self.etagMD5(response.headers) {
+            try Self.check(md5: MD5.hash(response.body), against: expected, call: call)
+        }
         return response.body
     }
 
@@ -96,15 +98,23 @@ extension GQLStorage {
         etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"") ? String(etag.dropFirst().dropLast()) : etag
     }
 
-    /// Checks a body against a plain ETag (the MD5 of a single-part upload). Multipart ETags (`…-N`) and those of
-    /// objects encrypted with KMS or a customer key are not digests of the body and are not checked.
-    static func checkETag(_ headers: HTTPHeaders, md5: [UInt8], call: Call) throws {
+    /// The MD5 digest an answer's ETag promises for its body, or nil when the ETag is not one: S3's ETag is the MD5
+    /// of the body only for an object stored in one part, unencrypted or encrypted with S3's own keys (SSE-S3). A
+    /// multipart object's ETag (`…-N`, a digest of its parts' digests), an object encrypted with KMS
+    /// (`x-amz-server-side-encryption: aws:kms` or `aws:kms:dsse`) or with a customer's key, and an ETag of any
+    /// other shape (a server's own, as nginx's `"6565a1b2-10000000"`) are not digests of the body: nothing to check,
+    /// and no MD5 is computed for them.
+    static func etagMD5(_ headers: HTTPHeaders) -> [UInt8]? {
         let encryption = headers.first(name: "x-amz-server-side-encryption")?.lowercased() ?? ""
         guard encryption.isEmpty || encryption == "aes256",
             headers.first(name: "x-amz-server-side-encryption-customer-algorithm") == nil,
-            let etag = headers.first(name: "ETag").map(unquoted), etag.utf8.count == 32,
-            let expected = Bytes.unhex(etag)
-        else { return }
+            let etag = headers.first(name: "ETag").map(unquoted), etag.utf8.count == 32
+        else { return nil }
+        return Bytes.unhex(etag)
+    }
+
+    /// Refuses a body whose MD5 is not the one its ETag promised (``etagMD5(_:)``).
+    static func check(md5: [UInt8], against expected: [UInt8], call: Call) throws {
         guard Bytes.constantTimeEquals(expected, md5) else {
             throw GQLError(
                 .invalidResponse,
