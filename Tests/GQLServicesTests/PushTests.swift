@@ -1,169 +1,202 @@
 import Foundation
 import GQLCore
+import GQLCrypto
 import GQLTestSupport
 import Testing
 
 @testable import GQLServices
 
-/// GQLPush against a OneSignal-shaped REST API v1 on Python's http.server (Tests/Interop/onesignal_peer.py), which
-/// checks the request shapes, the REST API key and identity-verification hashes, and records every request.
+/// GQLPush with an App API key against the stand-in of OneSignal's API of today (Tests/Interop/onesignal_peer.py):
+/// `Authorization: Key`, the Users and Subscriptions API, `include_aliases` with `target_channel`, answers without
+/// `recipients`, and identity verification by ES256 JWTs the stand-in checks with PyJWT.
 @Suite(.serialized) struct PushTests {
-    static let appId = "5eb5a37e-b458-11e3-ac11-000c2940e62c"
-    static let restKey = "NGEwMGZmMjItY2NkNy0xMWUzLTk5ZDUtMDAwYzI5NDBlNjJj"
-    static let deviceToken = Data([0xA1, 0xB2, 0x00, 0xFF, 0x10])
+    typealias StandIn = OneSignalStandIn
 
-    private static func withPeer(
-        identityVerification: Bool = false,
-        _ body: (_ baseURL: String, _ requests: () async throws -> [GQLValue]) async throws -> Void
-    ) async throws {
-        let arguments = [appId, restKey] + (identityVerification ? ["--identity-verification"] : [])
-        try await PythonPeer.with("onesignal_peer.py", arguments) { peer in
-            let inspector = GQLREST(baseURL: peer.ready)
-            do {
-                try await body(peer.ready) { try await inspector.invoke(.get, "_requests").arrayValue ?? [] }
-                try await inspector.shutdown()
-            } catch {
-                try? await inspector.shutdown()
-                throw error
-            }
-        }
+    @Test func theKeysFormDecidesItsKindUnlessTold() {
+        #expect(GQLPush.KeyKind.of(StandIn.appKey) == .app)
+        #expect(GQLPush.KeyKind.of("os_v2_org_abc") == .app)
+        #expect(GQLPush.KeyKind.of(StandIn.legacyKey) == .legacy)
+        #expect(GQLPush(appId: "a", restKey: StandIn.appKey).authorization == "Key \(StandIn.appKey)")
+        #expect(GQLPush(appId: "a", restKey: StandIn.legacyKey).authorization == "Basic \(StandIn.legacyKey)")
+        #expect(GQLPush(appId: "a", restKey: "custom", keyKind: .app).authorization == "Key custom")
     }
 
-    private static func withPush(
-        _ baseURL: String, identityVerification: Bool = false, key: String = restKey,
-        _ body: (GQLPush) async throws -> Void
-    ) async throws {
-        let push = GQLPush(appId: appId, restKey: key, baseURL: baseURL, identityVerification: identityVerification)
-        do {
-            try await body(push)
-            try await push.shutdown()
-        } catch {
-            try? await push.shutdown()
-            throw error
-        }
-    }
-
-    @Test func registersTheDeviceThenTheUserWithItsIdentityHash() async throws {
-        try await Self.withPeer(identityVerification: true) { url, requests in
-            try await Self.withPush(url, identityVerification: true) { push in
-                #expect(GQLPush.hex(Self.deviceToken) == "a1b200ff10")
-                let player = try await push.token(Self.deviceToken)
-                #expect(push.playerId == player)
+    @Test func theDeviceIsASubscriptionThatMovesToItsUserAndAwayAgain() async throws {
+        try await StandIn.withPeer(key: StandIn.appKey) { url, requests in
+            try await StandIn.withPush(url, key: StandIn.appKey) { push in
+                let subscription = try await push.token(StandIn.deviceToken)
+                #expect(push.subscriptionId == subscription && !subscription.isEmpty)
                 try await push.register("user-1001")
                 #expect(push.userId == "user-1001")
+                #expect(push.subscriptionId == subscription)  // moved, not made anew
 
-                let recorded = try await requests()
+                var recorded = try await requests()
                 #expect(recorded.count == 2)
                 let add = recorded[0]
-                #expect(add["method"] == "POST" && add["path"] == "/api/v1/players")
-                #expect(add["body"]?["app_id"] == .string(Self.appId))
-                #expect(add["body"]?["identifier"] == "a1b200ff10")
-                #expect(add["body"]?["device_type"] == 0)
-                #expect(add["headers"]?["authorization"] == nil)  // device calls carry no REST key
-                let edit = recorded[1]
-                #expect(edit["method"] == "PUT" && edit["path"] == .string("/api/v1/players/\(player)"))
-                #expect(edit["body"]?["external_user_id"] == "user-1001")
-                // The peer accepted it, so it is hex(HMAC-SHA256(REST key, user id)); it is lowercase hex.
-                #expect(edit["body"]?["external_user_id_auth_hash"]?.stringValue?.count == 64)
-            }
-        }
-    }
+                #expect(add["method"] == "POST" && add["path"] == .string("/apps/\(StandIn.appId)/users"))
+                #expect(add["headers"]?["authorization"] == .string("Key \(StandIn.appKey)"))
+                #expect(add["body"]?["subscriptions"]?[0]?["type"] == "iOSPush")
+                #expect(add["body"]?["subscriptions"]?[0]?["token"] == "a1b200ff10")
+                #expect(add["body"]?["identity"] == nil)
+                #expect(recorded[1]["body"]?["identity"] == ["external_id": "user-1001"])
 
-    @Test func aMissingIdentityHashIsRefusedWithOneSignalsError() async throws {
-        try await Self.withPeer(identityVerification: true) { url, _ in
-            try await Self.withPush(url, identityVerification: false) { push in
-                try await push.token(Self.deviceToken)
-                let error = await #expect(throws: GQLError.self) { try await push.register("user-1") }
-                #expect(error?.code == .http)
-                #expect(error?.httpStatus == 400)
-                #expect(error?.message.contains("auth hash") == true, "\(error?.message ?? "")")
-                #expect(push.userId == nil)
-            }
-        }
-    }
-
-    @Test func aUserRegisteredBeforeTheTokenGoesWithTheDevice() async throws {
-        try await Self.withPeer { url, requests in
-            try await Self.withPush(url) { push in
-                try await push.register("early-user")
-                #expect(try await requests().isEmpty)
-                try await push.token(Self.deviceToken)
-                let add = try #require(try await requests().first)
-                #expect(add["body"]?["external_user_id"] == "early-user")
-                #expect(add["body"]?["external_user_id_auth_hash"] == nil)
-                #expect(try await push.send(chatId: "c1", userIds: ["early-user"], text: "hi").recipients == 1)
-            }
-        }
-    }
-
-    @Test func sendSurfacesOneSignalsErrorsIn200Answers() async throws {
-        try await Self.withPeer { url, requests in
-            try await Self.withPush(url) { push in
-                try await push.token(Self.deviceToken)
-                try await push.register("u1")
-                let sent = try await push.send(chatId: "chat-7", userIds: ["u1", "ghost"], text: "Hello ✓")
-                #expect(sent.recipients == 1)
-                #expect(sent.invalidUserIds == ["ghost"])
+                // Today's answer has no recipients: the notification is returned, not refused.
+                let sent = try await push.send(chatId: "c42", userIds: ["user-1001", "ghost"], text: "Hello ✓")
                 #expect(!sent.id.isEmpty)
+                #expect(sent.recipients == nil)
+                #expect(sent.invalidUserIds == ["ghost"])
+                #expect(sent.warnings.isEmpty)
                 let notification = try #require(try await requests().last)
-                #expect(notification["path"] == "/api/v1/notifications")
-                #expect(notification["headers"]?["authorization"] == .string("Basic \(Self.restKey)"))
-                #expect(notification["body"]?["include_external_user_ids"] == ["u1", "ghost"])
+                #expect(notification["path"] == "/notifications" && notification["query"] == "c=push")
+                #expect(notification["headers"]?["authorization"] == .string("Key \(StandIn.appKey)"))
+                #expect(notification["body"]?["include_aliases"] == ["external_id": ["user-1001", "ghost"]])
+                #expect(notification["body"]?["target_channel"] == "push")
                 #expect(notification["body"]?["contents"] == ["en": "Hello ✓"])
-                #expect(notification["body"]?["data"] == ["chatId": "chat-7"])
-
-                let nobody = await #expect(throws: GQLError.self) {
-                    try await push.send(chatId: "chat-7", userIds: ["ghost"], text: "x")
-                }
-                #expect(nobody?.serviceCode == "no_recipients")
-                #expect(nobody?.message.contains("not subscribed") == true)
+                #expect(notification["body"]?["data"] == ["chatId": "c42"])
 
                 try await push.unregister()
-                let edit = try #require(try await requests().last)
-                #expect(edit["body"]?["external_user_id"] == "")
-                await #expect(throws: GQLError.self) { try await push.send(chatId: "c", userIds: ["u1"], text: "x") }
+                recorded = try await requests()
+                #expect(recorded.suffix(2).map { $0["method"] } == ["DELETE", "POST"])
+                #expect(recorded.last?["body"]?["identity"] == nil)  // a new anonymous user holds the device
+                #expect(push.userId == nil)
+                #expect(push.subscriptionId != nil && push.subscriptionId != subscription)
+                let nobody = await #expect(throws: GQLError.self) {
+                    try await push.send(chatId: "c42", userIds: ["user-1001"], text: "x")
+                }
+                #expect(nobody?.serviceCode == "no_recipients" && nobody?.httpStatus == 200)
             }
         }
     }
 
-    @Test func badInputAndAWrongKeyAreRefused() async throws {
-        try await Self.withPeer { url, _ in
-            try await Self.withPush(url, key: "wrong-key-value") { push in
-                let wrong = await #expect(throws: GQLError.self) {
-                    try await push.send(chatId: "c", userIds: ["u1"], text: "x")
+    @Test func usersAndSubscriptionsManagedFromAServer() async throws {
+        try await StandIn.withPeer(key: StandIn.appKey) { url, requests in
+            try await StandIn.withPush(url, key: StandIn.appKey) { push in
+                let email = GQLPush.Subscription(kind: .email, token: "ann@example.com")
+                let user = try await push.createUser(
+                    externalId: "ann", aliases: ["crm_id": "c-17"], subscriptions: [email])
+                #expect(user.externalId == "ann" && user.aliases["crm_id"] == "c-17" && user.onesignalId != nil)
+                let emailId = try #require(user.subscriptions.first?.id)
+                let sms = try await push.addSubscription(.init(kind: .sms, token: "+15550100"), toUser: "ann")
+                let smsId = try #require(sms.id)
+                #expect(try await requests().last?["headers"]?["authorization"] == .string("Key \(StandIn.appKey)"))
+
+                let text = try await push.send("Code 1234", to: .users(["ann"]), channel: .sms)
+                #expect(text.invalidUserIds.isEmpty)
+                try await push.updateSubscription(id: smsId, enabled: false)
+                let off = await #expect(throws: GQLError.self) {
+                    try await push.send("Code 5678", to: .users(["ann"]), channel: .sms)
                 }
-                #expect(wrong?.httpStatus == 403)
-                #expect(wrong?.message.contains("wrong-key-value") == false)
-                for ids in [[], [""], Array(repeating: "u", count: 2001)] {
-                    let error = await #expect(throws: GQLError.self) {
-                        try await push.send(chatId: "c", userIds: ids, text: "x")
-                    }
+                #expect(off?.serviceCode == "no_recipients")
+
+                let mail = try await push.send("Body", to: .users(["ann"]), channel: .email, title: "Subject")
+                #expect(!mail.id.isEmpty)
+                let sent = try #require(try await requests().last)
+                #expect(sent["query"] == "c=email" && sent["body"]?["target_channel"] == "email")
+                #expect(sent["body"]?["email_subject"] == "Subject" && sent["body"]?["email_body"] == "Body")
+                try await push.deleteSubscription(id: emailId)
+                await #expect(throws: GQLError.self) {
+                    try await push.send("Body", to: .users(["ann"]), channel: .email, title: "Subject")
+                }
+
+                let unknown = await #expect(throws: GQLError.self) {
+                    try await push.addSubscription(email, toUser: "nobody")
+                }
+                #expect(unknown?.httpStatus == 404)
+                let gone = await #expect(throws: GQLError.self) { try await push.deleteSubscription(id: emailId) }
+                #expect(gone?.httpStatus == 404)
+                let noTitle = await #expect(throws: GQLError.self) {
+                    try await push.send("Body", to: .users(["ann"]), channel: .email)
+                }
+                #expect(noTitle?.code == .invalidArgument)
+            }
+        }
+    }
+
+    @Test func segmentsAndFiltersTargetTheirOwnWay() async throws {
+        try await StandIn.withPeer(key: StandIn.appKey) { url, requests in
+            try await StandIn.withPush(url, key: StandIn.appKey) { push in
+                try await push.token(StandIn.deviceToken)
+                try await push.send("New version", to: .segments(["Active Users"], excluding: ["Beta"]), title: "v2")
+                var body = try #require(try await requests().last?["body"])
+                #expect(body["included_segments"] == ["Active Users"] && body["excluded_segments"] == ["Beta"])
+                #expect(body["headings"] == ["en": "v2"] && body["include_aliases"] == nil)
+                let filter: GQLValue = ["field": "tag", "key": "level", "relation": ">", "value": "10"]
+                try await push.send("Level up", to: .filters([filter, ["operator": "OR"], filter]))
+                body = try #require(try await requests().last?["body"])
+                #expect(body["filters"]?.arrayValue?.count == 3 && body["target_channel"] == "push")
+                for audience: GQLPush.Audience in [.segments([]), .filters([]), .filters(["not an object"])] {
+                    let error = await #expect(throws: GQLError.self) { try await push.send("x", to: audience) }
                     #expect(error?.code == .invalidArgument)
                 }
-                await #expect(throws: GQLError.self) { try await push.token(Data()) }
-                await #expect(throws: GQLError.self) { try await push.register("") }
             }
         }
     }
 
-    @Test func theStaticFormUsesTheSharedInstance() async throws {
-        try await Self.withPeer { url, requests in
-            GQLPush.setup(Self.appId, Self.restKey, baseURL: url)
-            #expect(GQLPush.token(Self.deviceToken) == "a1b200ff10")
-            try await GQLPush.register("static-user")  // waits for the registration started above
-            let sent = try await GQLPush.send(chatId: "c", userIds: ["static-user"], text: "hi")
-            #expect(sent.recipients == 1)
-            let done = GQLLocked<(String?, Bool)?>(nil)
-            await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
-                GQLPush.token(Self.deviceToken) { player, error in
-                    done.withLock { $0 = (player, error == nil) }
-                    resume.resume()
-                }
+    @Test func aKeyInTheWrongSchemeOrAWrongKeyIsRefused() async throws {
+        try await StandIn.withPeer(key: StandIn.appKey) { url, _ in
+            try await StandIn.withPush(url, key: "os_v2_app_wrong") { push in
+                let error = await #expect(throws: GQLError.self) { try await push.send("x", to: .segments(["All"])) }
+                #expect(error?.httpStatus == 403, "\(error.map { "\($0)" } ?? "")")
+                #expect(error.map { "\($0)".contains("os_v2_app_wrong") } == false)
             }
-            #expect(done.withLock { $0?.1 } == true)
-            #expect(done.withLock { $0?.0 } == GQLPush.shared?.playerId)  // the same device, the same player
-            #expect(try await requests().map { $0["method"] } == ["POST", "PUT", "POST", "POST"])
-            try await GQLPush.shared?.shutdown()
+            // The scheme: today's key in v1's Basic is refused; the page's lowercase `key` is the same scheme.
+            let rest = GQLREST(baseURL: url)
+            let body: GQLValue = [
+                "app_id": .string(StandIn.appId), "included_segments": ["All"], "contents": ["en": "x"],
+            ]
+            let basic = await #expect(throws: GQLError.self) {
+                try await rest.invoke(
+                    .post, "notifications?c=push", json: body, headers: ["Authorization": "Basic \(StandIn.appKey)"])
+            }
+            #expect(basic?.httpStatus == 403)
+            let lower = try await rest.invoke(
+                .post, "notifications?c=push", json: body, headers: ["Authorization": "key \(StandIn.appKey)"])
+            #expect(lower["id"] == "")  // accepted; nobody is subscribed yet
+            try await rest.shutdown()
+        }
+    }
+
+    @Test func identityVerificationWithATokenTheServerMinted() async throws {
+        let key = try P256PrivateKey.generate()
+        let publicKey = FileManager.default.temporaryDirectory.appendingPathComponent("os-iv-\(UUID().uuidString).pem")
+        try Data(try key.publicKeyPEM().utf8).write(to: publicKey)
+        defer { try? FileManager.default.removeItem(at: publicKey) }
+        let pem = try key.pem()
+        let minted = try GQLPush.identityToken(appId: StandIn.appId, externalId: "u-1", privateKeyPEM: pem)
+        let parts = minted.split(separator: ".")
+        #expect(parts.count == 3 && Base64URL.decode(parts[2])?.count == 64)
+        let claims = try GQLValue(json: Data(try #require(Base64URL.decode(parts[1]))))
+        #expect(claims["iss"] == .string(StandIn.appId) && claims["identity"] == ["external_id": "u-1"])
+        #expect(try GQLValue(json: Data(try #require(Base64URL.decode(parts[0]))))["alg"] == "ES256")
+
+        let flag = "--identity-verification=\(publicKey.path)"
+        try await StandIn.withPeer(key: StandIn.appKey, [flag]) { url, requests in
+            try await StandIn.withPush(url, key: StandIn.appKey) { push in
+                try await push.token(StandIn.deviceToken)
+                try await push.register("u-1", identityToken: minted)  // PyJWT verified it
+                #expect(try await requests().last?["headers"]?["authorization"] == .string("Bearer \(minted)"))
+
+                let other = try GQLPush.identityToken(appId: StandIn.appId, externalId: "u-2", privateKeyPEM: pem)
+                let expired = try GQLPush.identityToken(
+                    appId: StandIn.appId, externalId: "u-1", privateKeyPEM: pem,
+                    now: Date(timeIntervalSinceNow: -7200))
+                let stranger = try GQLPush.identityToken(
+                    appId: StandIn.appId, externalId: "u-1", privateKeyPEM: try P256PrivateKey.generate().pem())
+                for (user, token) in [("u-1", other), ("u-1", expired), ("u-1", stranger)] {
+                    let refused = await #expect(throws: GQLError.self) {
+                        try await push.register(user, identityToken: token)
+                    }
+                    #expect(refused?.httpStatus == 401, "\(refused.map { "\($0)" } ?? "")")
+                }
+                #expect(push.userId == "u-1")
+            }
+        }
+        #expect(throws: GQLError.self) {
+            try GQLPush.identityToken(appId: StandIn.appId, externalId: "u", privateKeyPEM: "not a key")
+        }
+        #expect(throws: GQLError.self) {
+            try GQLPush.identityToken(
+                appId: StandIn.appId, externalId: "u", privateKeyPEM: try RSAPrivateKey.generate().pem())
         }
     }
 }

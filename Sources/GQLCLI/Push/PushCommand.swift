@@ -33,7 +33,7 @@ struct PushCommand: AsyncParsableCommand {
 
     struct Register: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Register a device by its push token, and a user to it; prints the device's player id.")
+            abstract: "Register a device by its push token, and a user to it; prints its subscription (or player) id.")
         @OptionGroup var push: PushOptions
         @Option(help: ArgumentHelp("The device's push token, in hex.", valueName: "hex")) var token: DeviceToken
         @Option(help: ArgumentHelp("The user id (external_user_id) to register to the device.", valueName: "id"))
@@ -51,7 +51,7 @@ struct PushCommand: AsyncParsableCommand {
 
     struct Unregister: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove the user from a device (external_user_id set to \"\").")
+            abstract: "Take the user from a device (v1: external_user_id set to \"\"); prints its id afterwards.")
         @OptionGroup var push: PushOptions
         @Option(help: ArgumentHelp("The device's push token, in hex.", valueName: "hex")) var token: DeviceToken
 
@@ -59,7 +59,7 @@ struct PushCommand: AsyncParsableCommand {
             let player = try await PushCommand.with(push, "cannot unregister the device") { push in
                 let player = try await push.token(token.data)
                 try await push.unregister()
-                return player
+                return push.playerId ?? player
             }
             print(TerminalText.escaped(player))
         }
@@ -69,8 +69,9 @@ struct PushCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Send a notification to users by their ids; prints OneSignal's answer as JSON.",
             discussion: """
-                Exits 1 when the notification reached nobody; user ids without a device are listed in \
-                invalidUserIds (and on standard error) while the others get it.
+                Exits 1 when the notification reached nobody; user ids without a subscription are listed in \
+                invalidUserIds (and on standard error) while the others get it; recipients is null when \
+                OneSignal's answer does not give it (today's API does not).
                 """)
         @OptionGroup var push: PushOptions
         @Option(help: ArgumentHelp("The chat id, sent as data.chatId.", valueName: "id")) var chat: String
@@ -87,7 +88,7 @@ struct PushCommand: AsyncParsableCommand {
                 try await push.send(chatId: chat, userIds: users, text: text)
             }
             let answer: GQLValue = [
-                "id": .string(sent.id), "recipients": .int(Int64(sent.recipients)),
+                "id": .string(sent.id), "recipients": sent.recipients.map { .int(Int64($0)) } ?? .null,
                 "invalidUserIds": .array(sent.invalidUserIds.map { .string($0) }),
             ]
             print(try TerminalText.json(answer))

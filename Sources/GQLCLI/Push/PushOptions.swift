@@ -11,10 +11,21 @@ struct PushOptions: ParsableArguments {
     @Option(help: "The app's REST API key (default: ONESIGNAL_REST_API_KEY; prefer the variable, flags show in ps).")
     var restKey: String?
 
-    @Option(help: "OneSignal's API URL, e.g. a local stand-in (default: ONESIGNAL_API_URL or https://onesignal.com).")
+    @Option(
+        help: """
+            OneSignal's API URL, e.g. a local stand-in (default: ONESIGNAL_API_URL, else https://api.onesignal.com \
+            for an App API key, https://onesignal.com for a legacy one).
+            """)
     var apiURL: String?
 
-    @Flag(help: "Send the identity-verification hash with the user id (the app's identity verification is on).")
+    @Option(
+        help: """
+            The REST API key's kind: app (Authorization: Key, today's API) or legacy (Authorization: Basic, the v1 \
+            API). Default: by its form (os_v2_… is app).
+            """)
+    var keyKind: GQLPush.KeyKind?
+
+    @Flag(help: ArgumentHelp("Accepted for older scripts: the v1 identity hash is always sent.", visibility: .hidden))
     var identityVerification = false
 
     /// The client these options describe.
@@ -32,9 +43,7 @@ struct PushOptions: ParsableArguments {
         guard !restKey.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
             throw CLIError("the REST API key contains control characters")
         }
-        return GQLPush(
-            appId: appId, restKey: restKey, baseURL: value(apiURL, "ONESIGNAL_API_URL") ?? "https://onesignal.com",
-            identityVerification: identityVerification)
+        return GQLPush(appId: appId, restKey: restKey, keyKind: keyKind, baseURL: value(apiURL, "ONESIGNAL_API_URL"))
     }
 }
 
@@ -58,3 +67,5 @@ struct DeviceToken: ExpressibleByArgument, Sendable {
 
     static var defaultCompletionKind: CompletionKind { .default }
 }
+
+extension GQLPush.KeyKind: ExpressibleByArgument {}

@@ -18,12 +18,7 @@ package final class RSAPrivateKey: @unchecked Sendable {
     /// - Throws: ``GQLCore/GQLError`` `.crypto` when the text holds no usable RSA private key; the text is never
     ///   quoted.
     package convenience init(pem: String) throws {
-        let key = try OpenSSLBIO.reading(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
-        guard let key else {
-            OpenSSLBIO.clearErrors()
-            throw GQLError(.crypto, "the PEM text holds no unencrypted private key")
-        }
-        try self.init(owning: key)
+        try self.init(owning: EVPPrivateKey.read(pem: pem))
     }
 
     private init(owning key: OpaquePointer) throws {
@@ -45,42 +40,13 @@ package final class RSAPrivateKey: @unchecked Sendable {
         guard bits >= RSAPublicKey.minimumBits else {
             throw GQLError(.invalidArgument, "an RSA key of \(bits) bits is too short for RS256")
         }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
-            throw GQLError(.crypto, "libcrypto has no RSA")
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        var key: OpaquePointer?
-        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(context, bits) == 1,
-            EVP_PKEY_generate(context, &key) == 1, let key
-        else {
-            OpenSSLBIO.clearErrors()
-            throw GQLError(.crypto, "libcrypto could not generate an RSA key")
-        }
+        let key = try EVPPrivateKey.generate("RSA", "an RSA") { EVP_PKEY_CTX_set_rsa_keygen_bits($0, bits) }
         return try RSAPrivateKey(owning: key)
     }
 
     /// The RSASSA-PKCS1-v1_5 SHA-256 signature of `message` (deterministic: the same message gives the same bytes).
     package func sign(_ message: [UInt8]) throws -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else { throw GQLError(.crypto, "libcrypto could not allocate") }
-        defer { EVP_MD_CTX_free(context) }
-        var length = 0
-        guard EVP_DigestSignInit(context, nil, Algorithms.sha256, nil, key) == 1,
-            message.withUnsafeBufferPointer({ EVP_DigestSign(context, nil, &length, $0.baseAddress, $0.count) }) == 1
-        else {
-            OpenSSLBIO.clearErrors()
-            throw GQLError(.crypto, "libcrypto could not start an RS256 signature")
-        }
-        var signature = [UInt8](repeating: 0, count: length)
-        let ok = signature.withUnsafeMutableBufferPointer { out in
-            message.withUnsafeBufferPointer {
-                EVP_DigestSign(context, out.baseAddress, &length, $0.baseAddress, $0.count)
-            }
-        }
-        guard ok == 1 else {
-            OpenSSLBIO.clearErrors()
-            throw GQLError(.crypto, "libcrypto could not make an RS256 signature")
-        }
-        return Array(signature.prefix(length))
+        try EVPPrivateKey.sign(message, key: key, algorithm: "RS256")
     }
 
     /// The matching public key.

@@ -1,11 +1,11 @@
 import Foundation
 import GQLCore
 
-/// Completion-handler forms of ``GQLPush``, on the shared instance (``GQLPush/setup(_:_:baseURL:identityVerification:)``)
+/// Completion-handler forms of ``GQLPush``, on the shared instance (``GQLPush/setup(_:_:baseURL:keyKind:)``)
 /// as the original toolkit called them: thin adapters over the async methods. Handlers run on a task of the
 /// cooperative pool, not on the main thread.
 extension GQLPush {
-    /// Registers the device token; `completion` gets the player id or the error.
+    /// Registers the device token; `completion` gets its id (subscription or player id) or the error.
     ///
     /// ```swift
     /// GQLPush.token(deviceToken) { playerId, error in … }
@@ -23,13 +23,17 @@ extension GQLPush {
         CompletionBridge.start(completion) { try await task.value }
     }
 
-    /// ``register(_:)``; `completion` gets nil or the error.
+    /// ``register(_:identityToken:)``; `completion` gets nil or the error.
     ///
     /// ```swift
     /// GQLPush.register(userId) { error in … }
     /// ```
-    public static func register(_ userId: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        CompletionBridge.start(completion) { try await requireShared("register").register(userId) }
+    public static func register(
+        _ userId: String, identityToken: String? = nil, completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        CompletionBridge.start(completion) {
+            try await requireShared("register").register(userId, identityToken: identityToken)
+        }
     }
 
     /// ``unregister()``; `completion` gets nil or the error.

@@ -11,14 +11,19 @@ extension GQLPush {
     /// ```swift
     /// GQLPush.setup("onesignal-app-id", "rest-api-key")
     /// ```
-    public static func setup(
-        _ appId: String, _ keyAPI: String, baseURL: String = "https://onesignal.com", identityVerification: Bool = false
-    ) {
-        let push = GQLPush(appId: appId, restKey: keyAPI, baseURL: baseURL, identityVerification: identityVerification)
+    /// The key's form decides its kind and so the API (``KeyKind/of(_:)``) unless `keyKind` says it.
+    public static func setup(_ appId: String, _ keyAPI: String, baseURL: String? = nil, keyKind: KeyKind? = nil) {
+        let push = GQLPush(appId: appId, restKey: keyAPI, keyKind: keyKind, baseURL: baseURL)
         sharedInstance.withLock { $0 = push }
     }
 
-    /// The instance ``setup(_:_:baseURL:identityVerification:)`` made, if any.
+    /// The setup of earlier versions, whose flag turned the v1 identity hash on (now always sent with a legacy key).
+    @available(*, deprecated, message: "the v1 identity hash is always sent with a legacy key; drop the argument")
+    public static func setup(_ appId: String, _ keyAPI: String, baseURL: String? = nil, identityVerification: Bool) {
+        setup(appId, keyAPI, baseURL: baseURL)
+    }
+
+    /// The instance ``setup(_:_:baseURL:keyKind:)`` made, if any.
     public static var shared: GQLPush? { sharedInstance.withLock { $0 } }
 
     /// Registers the device token with the shared instance in the background and returns it as hex.
@@ -28,8 +33,9 @@ extension GQLPush {
     ///     GQLPush.token(token)
     /// }
     /// ```
-    /// A ``register(_:)`` called next waits for the registration. A failure is logged (``GQLCore/GQLDebug``
-    /// `.error`) and thrown by the next ``register(_:)``; use the instance's `token(_:)` or the completion form to
+    /// A ``register(_:identityToken:)`` called next waits for the registration. A failure is logged
+    /// (``GQLCore/GQLDebug`` `.error`) and thrown by the next ``register(_:identityToken:)``; use the instance's
+    /// `token(_:)` or the completion form to
     /// see it directly.
     @discardableResult
     public static func token(_ deviceToken: Data) -> String {
@@ -50,13 +56,13 @@ extension GQLPush {
         return hex(deviceToken)
     }
 
-    /// ``register(_:)`` on the shared instance.
+    /// ``register(_:identityToken:)`` on the shared instance.
     ///
     /// ```swift
     /// try await GQLPush.register(userId)
     /// ```
-    public static func register(_ userId: String) async throws {
-        try await requireShared("register").register(userId)
+    public static func register(_ userId: String, identityToken: String? = nil) async throws {
+        try await requireShared("register").register(userId, identityToken: identityToken)
     }
 
     /// ``unregister()`` on the shared instance.
