@@ -47,7 +47,8 @@ import Testing
             let subscription = try await CLIProcess.succeed(
                 ["push", "register"] + app + ["--token", "a1b2c3", "--user", "u-1"])
             #expect(!subscription.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
-            let sent = try await CLIProcess.succeed(["push", "send"] + app + ["--chat", "c1", "--user", "u-1", "Hello"])
+            let sent = try await CLIProcess.succeed(
+                ["push", "send"] + app + ["--chat", "c1", "--user", "u-1", "Hello"])
             let answer = try GQLValue(json: sent)
             #expect(answer["recipients"] == .null)  // today's answer does not give it
             #expect(answer["invalidUserIds"] == [])

@@ -138,9 +138,8 @@ extension GQLPush {
     static func notification(_ answer: GQLValue) throws -> Notification {
         let id = answer["id"]?.stringValue ?? ""
         let errors = answer["errors"]
-        let invalid =
-            (errors?["invalid_aliases"]?["external_id"]?.arrayValue ?? errors?["invalid_external_user_ids"]?.arrayValue
-                ?? []).compactMap(\.stringValue)
+        let listed = errors?["invalid_aliases"]?["external_id"] ?? errors?["invalid_external_user_ids"]
+        let invalid = (listed?.arrayValue ?? []).compactMap(\.stringValue)
         var warnings = messages(errors)
         if !invalid.isEmpty {
             warnings.removeAll { $0.hasPrefix("invalid_aliases") || $0.hasPrefix("invalid_external_user_ids") }
