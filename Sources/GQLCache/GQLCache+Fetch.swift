@@ -151,14 +151,25 @@ extension GQLCache {
     ///
     /// With `layer`, the optimistic layer is removed once the answer is stored (or refused), and the watchers of
     /// both hear one change.
+    ///
+    /// An HTTP answer's `Cache-Control: max-age` (read through ``GQLServer/answerHeaders``) sets how long the
+    /// fields it brings stay fresh, over the configuration's ages.
     func network(_ server: GQLServer, _ request: Request, replacing layer: Layer? = nil) async throws -> Result {
-        let result =
+        let cacheControl = GQLLocked<String?>(nil)
+        let observe: @Sendable ([(name: String, value: String)]) -> Void = { fields in
+            let value = fields.first { $0.name.lowercased() == "cache-control" }?.value
+            cacheControl.withLock { $0 = value }
+        }
+        let result = try await GQLServer.$answerHeaders.withValue(observe) {
             request.operation.kind == .mutation
-            ? try await server.mutation(request.operation.text, request.given)
-            : try await server.query(request.operation.text, request.given)
+                ? try await server.mutation(request.operation.text, request.given)
+                : try await server.query(request.operation.text, request.given)
+        }
         var changed: Set<String> = []
         if request.store, result.errors.isEmpty, let data = result.data {
-            changed = try mergeQuietly(data, request.operation, request.variables)
+            changed = try mergeQuietly(
+                data, request.operation, request.variables,
+                maxAge: CacheControl.maxAge(cacheControl.withLock { $0 }))
         }
         if let layer { changed.formUnion(store.removeLayer(layer.id)) }
         watchers.notify(changed)

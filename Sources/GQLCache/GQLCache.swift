@@ -211,9 +211,15 @@ public final class GQLCache: Sendable {
         watchers.notify(try mergeQuietly(data, operation, variables))
     }
 
-    /// ``merge(_:_:_:)`` without waking the watchers: returns the keys of the records that changed.
-    func mergeQuietly(_ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues) throws -> Set<String> {
-        try store.merge(normalize(data, operation, variables), receivedAt: expiry.isOn ? now : nil)
+    /// ``merge(_:_:_:)`` without waking the watchers: returns the keys of the records that changed. `maxAge`
+    /// (seconds, a server's `Cache-Control: max-age`) makes the fields of `data` stale that long from now.
+    func mergeQuietly(
+        _ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues, maxAge: Double? = nil
+    ) throws -> Set<String> {
+        let records = try normalize(data, operation, variables)
+        guard expiry.isOn || maxAge != nil else { return try store.merge(records) }
+        let now = self.now
+        return try store.merge(records, receivedAt: expiry.isOn ? now : nil, expiresAt: maxAge.map { now + $0 })
     }
 
     /// The records of `data`, the answer of `operation` with `variables`.
@@ -234,15 +240,14 @@ public final class GQLCache: Sendable {
         _ operation: CacheOperation, _ variables: GQLValues
     ) throws -> (data: GQLValue, keys: Set<String>, staleness: Double?) {
         var reader = AnswerReader(matcher: matcher, variables: variables, load: store.load)
-        if expiry.isOn {
-            let rootTypename =
-                switch operation.kind {
-                case .query: "Query"
-                case .mutation: "Mutation"
-                case .subscription: "Subscription"
-                }
-            reader.expiry = (expiry, now, rootTypename)
-        }
+        // Always on: a record may hold a server's deadline (`Cache-Control: max-age`) without any configured age.
+        let rootTypename =
+            switch operation.kind {
+            case .query: "Query"
+            case .mutation: "Mutation"
+            case .subscription: "Subscription"
+            }
+        reader.expiry = (expiry, now, rootTypename)
         do {
             let data = try reader.read(operation.selections, rootKey: operation.rootKey)
             return (data, reader.dependencies, reader.staleness)

@@ -62,6 +62,32 @@ struct CacheCommandTests {
         #expect(try GQLDatabase(path: other).tableNames() == ["Thing"])
     }
 
+    @Test func subscribeWritesEachEventIntoTheCacheFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("events.sqlite")
+        let server = try await ServeProcess.start(["--port", "0"])
+        let subscriber = try BackgroundCLIProcess(
+            ["subscribe", "--url", server.webSocket, ClientCommandTests.onCreate, "--count", "2", "--cache", path, "-v"])
+        let created = try await ClientCommandTests.mutate(
+            until: { !subscriber.isRunning }, url: server.http, prefix: "e")
+        let output = try await subscriber.wait()
+        #expect(output.exited && output.status == 0, "exit \(output.status): \(output.stderr)")
+        let events = try output.stdout.split(separator: "\n").map { try GQLValue(json: String($0)) }
+        #expect(events.count == 2 && events.allSatisfy { $0["source"] == "network" }, "stdout: \(output.stdout)")
+        // Each event's object is a record of its own in the file, under its type and key.
+        let ids = events.compactMap { $0["data"]?["onCreateObjects"]?["objectId"]?.stringValue }
+        #expect(ids.count == 2 && Set(ids).isSubset(of: created), "events: \(ids)")
+        let cache = try GQLCache(path: path)
+        for id in ids {
+            let record = try cache.record(GQLCache.key("Objects", id))
+            #expect(record?["text"] == "probe" && record?["__typename"] == "Objects", "\(id): \(String(describing: record))")
+        }
+        // --policy does not apply to subscribe.
+        let refused = try await CLIProcess.run(
+            ["subscribe", "--url", server.webSocket, ClientCommandTests.onCreate, "--cache", path, "--policy", "cache-first"])
+        #expect(refused.status != 0 && refused.stderr.contains("--policy does not apply to subscribe"), "\(refused.stderr)")
+    }
+
     @Test func queryThroughACacheFileByPolicy() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("answers.sqlite")

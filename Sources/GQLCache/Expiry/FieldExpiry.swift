@@ -1,3 +1,4 @@
+import Foundation
 import GQLCore
 
 /// When a field goes stale: the ages of ``GQLCache/Configuration/maxAge`` in seconds, and the receive times the
@@ -6,8 +7,13 @@ import GQLCore
 /// Each record written while expiry is on holds `"__received": {"<field key>": <seconds since 1970>}` beside its
 /// fields (GraphQL reserves names starting with `__`, so no field can collide with it). A field's time is set
 /// each time an answer brings it, whether or not its value changed, which is not a change watchers hear of.
+///
+/// A field stored from an HTTP answer that carried `Cache-Control: max-age=N` holds its deadline instead, in
+/// `"__expires": {"<field key>": <seconds since 1970>}`: the server's word wins over ``maxAge(_:_:)`` for that
+/// field until an answer without the header brings it again.
 struct FieldExpiry: Sendable {
     static let receivedMember = "__received"
+    static let expiresMember = "__expires"
 
     var byName: [String: Double]
     var defaultAge: Double?
@@ -31,12 +37,39 @@ struct FieldExpiry: Sendable {
 
     /// How many seconds past its age the field `storageKey` of `record` is at `now`; `nil` when fresh. A field
     /// without a receive time (written while expiry was off) counts as received at 1970: stale.
+    ///
+    /// `deadlines` is the record's ``expiresMember`` (read once per record by the caller): a field with a
+    /// deadline there is stale past it, whatever the configuration says.
     func staleness(
-        _ record: GQLValues, typename: String?, field: String, storageKey: String, now: Double
+        _ record: GQLValues, deadlines: GQLValues?, typename: String?, field: String, storageKey: String,
+        now: Double
     ) -> Double? {
+        if let deadline = deadlines?[storageKey]?.doubleValue {
+            return now > deadline ? now - deadline : nil
+        }
         guard let age = maxAge(typename, field) else { return nil }
         let received = record[Self.receivedMember]?[storageKey]?.doubleValue ?? 0
         let past = now - (received + age)
         return past > 0 ? past : nil
+    }
+}
+
+/// The `max-age` of a `Cache-Control` header field (RFC 9111 §5.2.2.1): seconds, `nil` when the field has none
+/// or its value is not a whole number. `no-store` and `no-cache` are not read: the answer is stored either way,
+/// and a `no-cache` answer without a `max-age` keeps the configuration's ages.
+package enum CacheControl {
+    package static func maxAge(_ value: String?) -> Double? {
+        guard let value else { return nil }
+        for directive in value.split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, parts[0].lowercased() == "max-age" else { continue }
+            var number = parts[1]
+            if number.count >= 2, number.hasPrefix("\""), number.hasSuffix("\"") {
+                number = String(number.dropFirst().dropLast())
+            }
+            guard !number.isEmpty, number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber) else { return nil }
+            return Double(number) ?? .greatestFiniteMagnitude
+        }
+        return nil
     }
 }

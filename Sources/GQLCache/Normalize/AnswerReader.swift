@@ -15,7 +15,8 @@ struct AnswerReader {
     let variables: GQLValues
     /// Loads the records of the keys it is given (the ones it has), in as few round trips as it can.
     let load: ([String]) throws -> [String: GQLValues]
-    /// The ages fields are held to, the time now, and the type name of the root record (`Query`).
+    /// The ages fields are held to, the time now, and the type name of the root record (`Query`); `nil`: no
+    /// field is checked (not even against a server's deadline).
     var expiry: (rule: FieldExpiry, now: Double, rootTypename: String)?
     private(set) var records: [String: GQLValues] = [:]
     /// The keys of every record the answer needed, whether the cache had it or not.
@@ -35,8 +36,9 @@ struct AnswerReader {
     ///   have; ``dependencies`` then holds what was looked at, so a watcher still hears when it arrives.
     mutating func read(_ selections: SelectionSetPlan, rootKey: String) throws -> GQLValue {
         staleness = nil
+        path = []
         try prefetch(selections, rootKey: rootKey)
-        return try build(key: rootKey, selections: selections, isRoot: true, path: [])
+        return try build(key: rootKey, selections: selections, isRoot: true)
     }
 
     private struct Pending {
@@ -72,46 +74,50 @@ struct AnswerReader {
         }
     }
 
-    private mutating func build(key: String, selections: SelectionSetPlan, isRoot: Bool, path: [String]) throws
-        -> GQLValue
-    {
+    /// The path of the value being built (response keys and list indices), kept as a stack rather than a new
+    /// array per field: it is only read to name a miss.
+    private var path: [String] = []
+
+    private mutating func build(key: String, selections: SelectionSetPlan, isRoot: Bool) throws -> GQLValue {
         // A missing root reads as an empty one, so the miss names the first field asked for.
         guard let record = records[key] ?? (isRoot ? [:] : nil) else {
-            throw miss(path, "its record \(key) is not in the cache")
+            throw miss("its record \(key) is not in the cache")
         }
         let typename = record["__typename"]?.stringValue
-        var object = GQLValues()
-        for collected in matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables) {
+        // The server's deadlines (`Cache-Control: max-age`), looked up once per record.
+        let deadlines = expiry == nil ? nil : record[FieldExpiry.expiresMember]?.objectValue
+        let fields = matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables)
+        var object = GQLValues(minimumCapacity: fields.count)
+        for collected in fields {
             let field = collected.field
             let storageKey = field.storageKey(variables)
-            let here = path + [collected.responseKey]
+            path.append(collected.responseKey)
             guard let stored = record[storageKey] else {
-                throw miss(here, "record \(key) has no field \(storageKey)")
+                throw miss("record \(key) has no field \(storageKey)")
             }
-            if let expiry,
+            if let expiry, deadlines != nil || expiry.rule.isOn,
                 let past = expiry.rule.staleness(
-                    record, typename: isRoot ? (typename ?? expiry.rootTypename) : typename, field: field.name,
-                    storageKey: storageKey, now: expiry.now)
+                    record, deadlines: deadlines, typename: isRoot ? (typename ?? expiry.rootTypename) : typename,
+                    field: field.name, storageKey: storageKey, now: expiry.now)
             {
                 staleness = max(staleness ?? 0, past)
             }
             if let nested = field.selections {
-                object[collected.responseKey] = try buildValue(stored, selections: nested, path: here)
+                object[collected.responseKey] = try buildValue(stored, selections: nested)
             } else {
                 guard let value = StoredValue.unwrapLeaf(stored) else {
-                    throw miss(here, "record \(key) holds a reference at \(storageKey), not a value")
+                    throw miss("record \(key) holds a reference at \(storageKey), not a value")
                 }
                 object[collected.responseKey] = value
             }
+            path.removeLast()
         }
         return .object(object)
     }
 
-    private mutating func buildValue(_ stored: GQLValue, selections: SelectionSetPlan, path: [String]) throws
-        -> GQLValue
-    {
+    private mutating func buildValue(_ stored: GQLValue, selections: SelectionSetPlan) throws -> GQLValue {
         if let key = StoredValue.referencedKey(stored) {
-            return try build(key: key, selections: selections, isRoot: false, path: path)
+            return try build(key: key, selections: selections, isRoot: false)
         }
         switch stored {
         case .null:
@@ -120,15 +126,17 @@ struct AnswerReader {
             var values: [GQLValue] = []
             values.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                values.append(try buildValue(element, selections: selections, path: path + [String(index)]))
+                path.append(String(index))
+                values.append(try buildValue(element, selections: selections))
+                path.removeLast()
             }
             return .array(values)
         default:
-            throw miss(path, "the cache holds a value there, not an object")
+            throw miss("the cache holds a value there, not an object")
         }
     }
 
-    private func miss(_ path: [String], _ reason: String) -> GQLError {
+    private func miss(_ reason: String) -> GQLError {
         let place = path.isEmpty ? "the operation's root" : "`\(path.joined(separator: "."))`"
         return GQLError(.cacheMiss, "\(place) is not in the cache: \(reason)", operation: "cache")
     }

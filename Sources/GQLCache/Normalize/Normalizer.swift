@@ -17,6 +17,10 @@ struct Normalizer {
         self.variables = variables
     }
 
+    /// The path of the value being added (response keys and list indices), kept as a stack rather than a new
+    /// array per field: it is only read to name a value that does not fit.
+    private var path: [String] = []
+
     /// Adds the records of `data`, the answer of `selections` stored at `rootKey`.
     ///
     /// - Throws: ``GQLError`` `.invalidResponse` naming the path of a value that is not what the selection
@@ -25,34 +29,38 @@ struct Normalizer {
         guard case .object(let object) = data else {
             throw GQLError(.invalidResponse, "the answer's data is \(data.kindName), not an object", operation: "cache")
         }
-        try addObject(object, key: rootKey, selections: selections, isRoot: true, path: [])
+        path = []
+        try addObject(object, key: rootKey, selections: selections, isRoot: true)
     }
 
-    private mutating func addObject(
-        _ object: GQLValues, key: String, selections: SelectionSetPlan, isRoot: Bool, path: [String]
-    ) throws {
+    private mutating func addObject(_ object: GQLValues, key: String, selections: SelectionSetPlan, isRoot: Bool)
+        throws
+    {
         let typename = object["__typename"]?.stringValue
-        var fields = records[key] ?? [:]
+        // Taken out while its fields are added, so adding to it does not copy it; a nested occurrence of the same
+        // object (one referencing itself) starts its own entry, joined below.
+        var fields = records.removeValue(forKey: key) ?? [:]
         for collected in matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables) {
             // A field missing from the answer (an error nulled its parent, a partial answer) is left as the
             // cache had it.
             guard let value = object[collected.responseKey] else { continue }
             let field = collected.field
             let storageKey = field.storageKey(variables)
-            let here = path + [collected.responseKey]
             guard let selections = field.selections else {
                 fields[storageKey] = StoredValue.leaf(value)
                 continue
             }
+            path.append(collected.responseKey)
             fields[storageKey] = try addValue(
-                value, parent: key, storageKey: storageKey, selections: selections, indices: [], path: here)
+                value, parent: key, storageKey: storageKey, selections: selections, indices: [])
+            path.removeLast()
         }
+        if let nested = records[key] { fields.merge(nested) { outer, _ in outer } }
         records[key] = fields
     }
 
     private mutating func addValue(
-        _ value: GQLValue, parent: String, storageKey: String, selections: SelectionSetPlan, indices: [Int],
-        path: [String]
+        _ value: GQLValue, parent: String, storageKey: String, selections: SelectionSetPlan, indices: [Int]
     ) throws -> GQLValue {
         switch value {
         case .null:
@@ -61,10 +69,12 @@ struct Normalizer {
             var stored: [GQLValue] = []
             stored.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
+                path.append(String(index))
                 stored.append(
                     try addValue(
                         element, parent: parent, storageKey: storageKey, selections: selections,
-                        indices: indices + [index], path: path + [String(index)]))
+                        indices: indices + [index]))
+                path.removeLast()
             }
             return .array(stored)
         case .object(let object):
@@ -73,7 +83,7 @@ struct Normalizer {
             let key =
                 keys.key(of: object, typename: typename, fields: fields)
                 ?? CacheKey.path(parent, storageKey, indices)
-            try addObject(object, key: key, selections: selections, isRoot: false, path: path)
+            try addObject(object, key: key, selections: selections, isRoot: false)
             return StoredValue.reference(key)
         default:
             throw GQLError(

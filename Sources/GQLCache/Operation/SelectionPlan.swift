@@ -4,7 +4,33 @@ import GQLCore
 /// arguments (literals or variables), `@skip` / `@include` conditions, and fragments, spreads already replaced
 /// by their fragment's selections. Sendable, unlike the AST, so one compiled operation serves every task.
 struct SelectionSetPlan: Sendable, Hashable {
-    var items: [SelectionItem]
+    var items: [SelectionItem] {
+        didSet { plainFields = Self.plainFields(of: items) }
+    }
+    /// The collected fields when the set is fields only, each under its own response key and without `@skip` /
+    /// `@include`: what ``TypeMatcher/collect(_:typename:isRoot:variables:)`` returns for every object, worked out
+    /// once here rather than for each object an answer holds. `nil` for any other set.
+    private(set) var plainFields: [CollectedField]?
+
+    init(items: [SelectionItem]) {
+        self.items = items
+        plainFields = Self.plainFields(of: items)
+    }
+
+    private static func plainFields(of items: [SelectionItem]) -> [CollectedField]? {
+        var fields: [CollectedField] = []
+        var keys: Set<String> = []
+        for item in items {
+            guard case .field(let field) = item, field.conditions.isEmpty, keys.insert(field.responseKey).inserted
+            else { return nil }
+            fields.append(CollectedField(responseKey: field.responseKey, field: field))
+        }
+        return fields
+    }
+
+    static func == (left: Self, right: Self) -> Bool { left.items == right.items }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(items) }
 }
 
 indirect enum SelectionItem: Sendable, Hashable {
@@ -80,7 +106,7 @@ struct Condition: Sendable, Hashable {
 
 /// The fields of one object under a selection set: fragments that apply flattened in, `@skip` / `@include`
 /// applied, fields of the same response key merged (their sub-selections joined), in the selection's order.
-struct CollectedField {
+struct CollectedField: Sendable {
     var responseKey: String
     var field: FieldPlan
 }
@@ -102,6 +128,7 @@ struct TypeMatcher: Sendable {
     func collect(
         _ set: SelectionSetPlan, typename: String?, isRoot: Bool, variables: GQLValues
     ) -> [CollectedField] {
+        if let plain = set.plainFields { return plain }
         var order: [String] = []
         var byKey: [String: FieldPlan] = [:]
         func walk(_ set: SelectionSetPlan) {

@@ -16,7 +16,8 @@ enum CacheKey {
 
     /// The key of an object of type `typename` whose key fields hold `values`.
     static func object(_ typename: String, _ values: [GQLValue]) -> String {
-        typename + ":" + values.map { escape(text(of: $0)) }.joined(separator: ",")
+        if values.count == 1 { return typename + ":" + escape(text(of: values[0])) }
+        return typename + ":" + values.map { escape(text(of: $0)) }.joined(separator: ",")
     }
 
     /// The key of a keyless object stored under `parent` at `fieldKey`, inside lists at `indices`.
@@ -50,7 +51,9 @@ enum CacheKey {
     }
 
     static func escape(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\\" || $0 == "." || $0 == "," }) else { return text }
+        // The three are ASCII, so no byte of another character's UTF-8 can be one of them: a byte scan is enough.
+        let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }
+        guard text.utf8.contains(where: special) else { return text }
         var out = ""
         out.reserveCapacity(text.count + 4)
         for character in text {

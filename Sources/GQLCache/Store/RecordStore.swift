@@ -121,7 +121,7 @@ final class RecordStore: Sendable {
             try tx.forEachRow(sql: sql, values, table: table) { row in
                 // A row whose JSON does not read (a damaged file) is a miss: the next answer rewrites it.
                 guard let key = row.text(0), let text = row.text(1),
-                    case .object(let fields)? = try? GQLValue(json: text)
+                    case .object(let fields)? = try? GQLValue(jsonBytes: Array(text.utf8))
                 else { return }
                 records[key] = fields
             }
@@ -147,8 +147,12 @@ final class RecordStore: Sendable {
     ///
     /// With `receivedAt` (expiry on), every field the records bring gets that receive time in the record's
     /// ``FieldExpiry/receivedMember``, and such a record is written even when no value changed; a new time
-    /// alone is not a change.
-    func merge(_ records: [String: GQLValues], receivedAt: Double? = nil) throws -> Set<String> {
+    /// alone is not a change. With `expiresAt` (the server's `Cache-Control: max-age`), every field they bring
+    /// gets that deadline in ``FieldExpiry/expiresMember``; without it, a field they bring loses any deadline it
+    /// had (the configuration's ages apply to it again).
+    func merge(_ records: [String: GQLValues], receivedAt: Double? = nil, expiresAt: Double? = nil) throws
+        -> Set<String>
+    {
         guard !records.isEmpty else { return [] }
         return try writeLock.withLock { sizes in
             let keys = Array(records.keys)
@@ -170,8 +174,15 @@ final class RecordStore: Sendable {
                         for field in fields.keys { received[field] = .double(receivedAt) }
                         merged[FieldExpiry.receivedMember] = .object(received)
                     }
+                    var timed = receivedAt != nil
+                    if expiresAt != nil || old?[FieldExpiry.expiresMember] != nil {
+                        var deadlines = old?[FieldExpiry.expiresMember]?.objectValue ?? [:]
+                        for field in fields.keys { deadlines[field] = expiresAt.map { .double($0) } }
+                        merged[FieldExpiry.expiresMember] = deadlines.isEmpty ? nil : .object(deadlines)
+                        timed = true
+                    }
                     let isChange = old == nil || fields.contains { old?[$0.key] != $0.value }
-                    guard isChange || (receivedAt != nil && merged != old) else { continue }
+                    guard isChange || (timed && merged != old) else { continue }
                     if isChange { changed.insert(key) }
                     let text = try GQLValue.object(merged).jsonString()
                     _ = try tx.change(

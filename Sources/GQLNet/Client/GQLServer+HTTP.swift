@@ -50,7 +50,7 @@ extension GQLServer {
         }
 
         let started = ContinuousClock.now
-        var (status, contentType, bytes, retryAfter) = try await exchange(request, operation: operation)
+        var (status, contentType, bytes, retryAfter, answerHeaders) = try await exchange(request, operation: operation)
         if status == 401, let provider {
             // One retry with a fresh value (AutoGraph's AuthHandler idea); a provider offering the refused value
             // again, or none, leaves the 401 to the caller.
@@ -60,7 +60,8 @@ extension GQLServer {
             {
                 log.debug("GraphQL \(operation) got 401: retrying once with a fresh authorization")
                 request.headers.replaceOrAdd(name: "Authorization", value: fresh)
-                (status, contentType, bytes, retryAfter) = try await exchange(request, operation: operation)
+                (status, contentType, bytes, retryAfter, answerHeaders) = try await exchange(
+                    request, operation: operation)
             }
         }
         log.debug(
@@ -69,6 +70,7 @@ extension GQLServer {
                 "url": "\(target)", "status": "\(status)",
                 "duration": "\(ContinuousClock.now - started)", "bytes": "\(bytes.count)",
             ])
+        if let observe = Self.answerHeaders { observe(answerHeaders) }
         return try answer(
             status: status, contentType: contentType, body: bytes, operation: operation,
             retryAfter: retryAfter.flatMap { RetryAfter.duration($0, now: Date()) })
@@ -110,14 +112,16 @@ extension GQLServer {
     /// ``Configuration/timeout`` bounds the whole exchange, head and body. The body of an answer that is not a
     /// GraphQL result (see ``isResult(status:contentType:)``) is read only for the error's excerpt, up to 64 KiB.
     private func exchange(_ request: HTTPClientRequest, operation: String) async throws
-        -> (Int, String?, Data, String?)
+        -> (Int, String?, Data, String?, [(name: String, value: String)])
     {
         let response = try await http.collect(request, target: target, operation: operation) { status, headers in
             Self.isResult(status: status, contentType: headers.first(name: "Content-Type"))
         }
+        // The header fields are copied out only for a caller that observes them (``answerHeaders``).
+        let fields = Self.answerHeaders == nil ? [] : response.headers.map { (name: $0.name, value: $0.value) }
         return (
             response.status, response.headers.first(name: "Content-Type"), response.body,
-            response.headers.first(name: "Retry-After")
+            response.headers.first(name: "Retry-After"), fields
         )
     }
 
