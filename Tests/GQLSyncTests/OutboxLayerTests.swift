@@ -63,7 +63,8 @@ import Testing
         try await sync.drain()
         #expect(try Self.title(cache) == "old")
         #expect(cache.optimisticLayerCount == 0)
-        #expect(try db.fetchAll(sql: "SELECT item FROM _gqlsync_optimistic").isEmpty)
+        // The stored answer stays while the item is failed, for a retry (see the next test).
+        #expect(try db.fetchAll(sql: "SELECT item FROM _gqlsync_optimistic").count == 1)
         // Without a cache, an optimistic answer is refused.
         let plain = try GQLSync(
             fixture.client, database: db, configuration: fixture.configuration { $0.name = "plain" })
@@ -71,5 +72,42 @@ import Testing
             try plain.steady("UpdateNote", ["id": "note-1"], "note-1", optimistic: Self.optimistic("x"))
         }
         await fixture.finish(sync, plain)
+    }
+
+    @Test func retryingASetAsideItemShowsItsAnswerAgainAcrossARestartAndDroppingForgetsIt() async throws {
+        let fixture = try await SyncFixture.make()
+        let db = try fixture.appDatabase()
+        let (cache, _) = try CacheFeedTests.watchedCache(db, fixture.client)
+        let first = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = cache })
+        // The server has no note-1 yet: both updates are refused and set aside, their answers rolled back.
+        for title in ["retried", "dropped"] {
+            try first.steady(
+                "UpdateNote", ["id": "note-1", "title": title], "note-1", optimistic: Self.optimistic(title))
+        }
+        try await first.drain()
+        let failed = try first.failedItems().sorted { $0.id < $1.id }
+        try #require(failed.count == 2, "\(failed)")
+        #expect(try Self.title(cache) == "old" && cache.optimisticLayerCount == 0)
+        // Their rows stay, for a retry, also across a restart (hidden there too).
+        #expect(try db.fetchAll(sql: "SELECT item FROM _gqlsync_optimistic").count == 2)
+        try await first.shutdown()
+        let reopened = try GQLCache(database: db)
+        let second = try GQLSync(
+            fixture.client, database: db, configuration: fixture.configuration { $0.cache = reopened })
+        #expect(try Self.title(reopened) == "old" && reopened.optimisticLayerCount == 0)
+        #expect(try db.fetchAll(sql: "SELECT item FROM _gqlsync_optimistic").count == 2)
+
+        // Dropped: its row goes.
+        try second.drop(failed[1].id)
+        #expect(try db.fetchAll(sql: "SELECT item FROM _gqlsync_optimistic") == [["item": .int(failed[0].id)]])
+        // Retried while the server is down (so the item waits): its answer shows again at once.
+        await fixture.server.stop()
+        try second.retry(failed[0].id)
+        #expect(try Self.title(reopened) == "retried" && reopened.optimisticLayerCount == 1)
+        #expect(try second.failedItems().isEmpty)
+        // Retrying an item that is not failed is refused and leaves its layer alone.
+        #expect(throws: GQLError.self) { try second.retry(failed[0].id) }
+        #expect(try Self.title(reopened) == "retried" && reopened.optimisticLayerCount == 1)
+        await fixture.finish(second)
     }
 }

@@ -37,7 +37,17 @@ extension GQLSync {
     /// ```
     /// - Throws: ``GQLError`` `.notFound` when there is no failed item `id`.
     public func retry(_ id: Int64) throws {
-        guard try outbox.retry(id) else {
+        // An optimistic answer stored with the item shows again, before the item can be sent.
+        let shown = driver.layers?.retrying(id) ?? false
+        let retried: Bool
+        do {
+            retried = try outbox.retry(id)
+        } catch {
+            if shown { driver.layers?.setAside(id) }
+            throw error
+        }
+        guard retried else {
+            if shown { driver.layers?.setAside(id) }
             throw GQLError(.notFound, "there is no failed outbox item \(id) to retry", operation: "retry")
         }
         driver.adjust(pending: 1, failed: -1)
@@ -56,6 +66,7 @@ extension GQLSync {
         guard try outbox.drop(id) else {
             throw GQLError(.notFound, "there is no failed outbox item \(id) to drop", operation: "drop")
         }
+        driver.layers?.dropped(id)
         driver.adjust(pending: 0, failed: -1)
     }
 

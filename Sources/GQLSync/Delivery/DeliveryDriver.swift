@@ -120,7 +120,7 @@ final class DeliveryDriver: Sendable {
                     $0.sent += 1
                 }
             case .setAside(let id, let failure):
-                await layers?.rolledBack(id)
+                layers?.setAside(id)
                 setAside.append((id, failure))
                 update(.failed(id: id, failure)) {
                     $0.pending -= 1
@@ -139,7 +139,7 @@ final class DeliveryDriver: Sendable {
                     try outbox.replaceValues(id, values)
                     update(.conflict(id: id, resolution: resolution)) { _ in }
                 case .failed(let failure):
-                    await layers?.rolledBack(id)
+                    layers?.setAside(id)
                     setAside.append((id, failure))
                     update(.failed(id: id, failure)) {
                         $0.pending -= 1

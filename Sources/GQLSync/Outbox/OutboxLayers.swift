@@ -9,9 +9,10 @@ import GQLStore
 /// Each answer is a row of `_gqlsync_optimistic` in the outbox's database, written in the transaction that
 /// commits its item (so it survives a restart exactly as the item does; a table of its own, made by a migrator
 /// of namespace `gqlsync_optimistic`, so the outbox's own schema is left alone). An engine that opens shows the
-/// answers of its pending items again and deletes the rows of items that are gone or set aside. When an item is
-/// delivered, its answer's object is written into the cache and the layer removed; when it is set aside or
-/// dropped, the layer and the row go (a rollback).
+/// answers of its pending items again and deletes the rows of items that are gone. When an item is delivered,
+/// its answer's object is written into the cache and the layer removed; when it is set aside, the layer goes (a
+/// rollback) but the row stays, so that ``GQLSync/retry(_:)`` shows the answer again while the item waits once
+/// more; when it is dropped (as a conflict, or by ``GQLSync/drop(_:)``), the layer and the row go.
 final class OutboxLayers: Sendable {
     static let table = "_gqlsync_optimistic"
     let cache: GQLCache
@@ -76,13 +77,48 @@ final class OutboxLayers: Sendable {
         await rolledBack(id)
     }
 
-    /// The item is gone without an answer (set aside, dropped): the layer and the row go.
+    /// The item is gone without an answer (dropped): the layer and the row go.
     func rolledBack(_ id: Int64) async {
-        if let layer = shown.withLock({ $0.removeValue(forKey: id) }) { cache.removeOptimisticLayer(layer) }
+        setAside(id)
         _ = try? await database.execute("DELETE FROM \(Self.table) WHERE item = ?", [id])
     }
 
-    /// Shows the stored answers of the engine's pending items; deletes the others' rows.
+    /// The item was set aside as failed: its layer goes (watchers see the data as it was), its row stays for a
+    /// ``retried(_:)``.
+    func setAside(_ id: Int64) {
+        if let layer = shown.withLock({ $0.removeValue(forKey: id) }) { cache.removeOptimisticLayer(layer) }
+    }
+
+    /// A failed item is about to be put back in the queue: its stored answer shows again (before the item can be
+    /// sent, so its delivery finds the layer to replace). Whether it was shown: not for an item that is not
+    /// failed, or an answer that no longer fits its operation (hidden, as at ``restore()``).
+    func retrying(_ id: Int64) -> Bool {
+        let sql = """
+            SELECT o.query, o.variables, o.answer FROM \(Self.table) o JOIN \(OutboxStore.table) q ON q.id = o.item
+            WHERE o.item = ? AND o.engine = ? AND q.state = 'failed'
+            """
+        guard let row = try? database.fetchAll(sql: sql, [id, engine]).first, let answer = Self.answer(id, row)
+        else { return false }
+        return (try? show(answer)) != nil
+    }
+
+    /// A failed item was dropped for good: its row goes (its layer went when it was set aside).
+    func dropped(_ id: Int64) {
+        setAside(id)
+        _ = try? database.execute("DELETE FROM \(Self.table) WHERE item = ?", [id])
+    }
+
+    /// The answer stored in `row` (query, variables and answer columns) for item `id`; nil when it does not read.
+    private static func answer(_ id: Int64, _ row: GQLValues) -> Answer? {
+        guard let query = row["query"]?.stringValue,
+            case .object(let variables)? = try? GQLValue(json: row["variables"]?.stringValue ?? ""),
+            let data = try? GQLValue(json: row["answer"]?.stringValue ?? "")
+        else { return nil }
+        return Answer(item: id, query: query, variables: variables, data: data)
+    }
+
+    /// Shows the stored answers of the engine's pending items; keeps the rows of failed items (hidden, for a
+    /// retry) and deletes the others'.
     private func restore() throws {
         let rows = try database.fetchAll(
             sql: """
@@ -92,15 +128,14 @@ final class OutboxLayers: Sendable {
         var stale: [Int64] = []
         for row in rows {
             guard let item = row["item"]?.intValue else { continue }
-            guard row["state"]?.stringValue == "pending", let query = row["query"]?.stringValue,
-                case .object(let variables)? = try? GQLValue(json: row["variables"]?.stringValue ?? ""),
-                let data = try? GQLValue(json: row["answer"]?.stringValue ?? "")
-            else {
+            let state = row["state"]?.stringValue
+            if state == "failed" { continue }
+            guard state == "pending", let answer = Self.answer(item, row) else {
                 stale.append(item)
                 continue
             }
             // An answer that no longer fits its operation is dropped rather than stopping the engine.
-            if (try? show(Answer(item: item, query: query, variables: variables, data: data))) == nil {
+            if (try? show(answer)) == nil {
                 stale.append(item)
             }
         }
