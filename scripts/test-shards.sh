@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# `make test`: the test targets in JOBS processes side by side, each process running one target's tests one at a
+# time (the Makefile says why). The tests must be built; BIN_PATH is `swift build --show-bin-path`. The XCTest
+# cases run first, alone; then each target's Swift Testing tests run in a process of the test bundle, started
+# directly as `swift test` starts it (two `swift test`s at once fight over .build's build database). Each target's
+# output is printed whole when it ends (never interleaved with another's), then one line per target with its time;
+# exits 1 when any target failed.
+#
+#   scripts/test-shards.sh JOBS BIN_PATH
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[ $# -eq 2 ] || { echo "usage: scripts/test-shards.sh JOBS BIN_PATH" >&2; exit 64; }
+jobs=$1
+bundle=$(find "$2" -maxdepth 1 -name '*PackageTests.xctest' | head -1)
+[ -n "$bundle" ] || { echo "test-shards: no *PackageTests.xctest in $2 (build the tests first)" >&2; exit 66; }
+
+# The longest first, so that the short ones fill in at the end (one at a time, 2026-11-28: 95, 68, 55, 39, 20, 6,
+# 4, 1 and 0.4 s of 287 s); a target not named here runs too, after them.
+longest_first=(GQLDevServerTests GQLServicesTests GQLCLITests GQLNetTests GQLSyncTests GQLStoreTests GQLCacheTests
+    GQLCryptoTests GQLCoreTests)
+targets=()
+for target in "${longest_first[@]}"; do
+    if [ -d "Tests/$target" ]; then targets+=("$target"); fi
+done
+for directory in Tests/*Tests; do
+    target=$(basename "$directory")
+    if [[ " ${targets[*]} " != *" $target "* ]]; then targets+=("$target"); fi
+done
+
+# TEST_SHARD_TARGETS="A B" runs only those targets (to try the runner itself).
+if [ -n "${TEST_SHARD_TARGETS:-}" ]; then read -r -a targets <<<"$TEST_SHARD_TARGETS"; fi
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+export TEST_SHARD_LOGS=$logs TEST_SHARD_BUNDLE=$bundle
+
+# One target: its tests one at a time, its output into its log, printed whole at the end under a lock.
+run_target() {
+    local target=$1 log=$TEST_SHARD_LOGS/$1.log started status
+    started=$(date +%s)
+    "$TEST_SHARD_BUNDLE" --no-parallel --filter "^$target\\." --testing-library swift-testing >"$log" 2>&1
+    status=$?
+    echo "$target $status $(($(date +%s) - started))" >"$TEST_SHARD_LOGS/$target.result"
+    {
+        flock 9
+        echo "==== $target (exit $status, $(($(date +%s) - started)) s) ===="
+        cat "$log"
+    } 9>"$TEST_SHARD_LOGS/print.lock"
+}
+export -f run_target
+
+started=$(date +%s)
+echo "==== XCTest cases ===="
+"$bundle" || xctest_failed=1
+printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_target "$1"' _ {}
+
+failed=${xctest_failed:-0}
+[ "$failed" = 0 ] || echo "FAILED  the XCTest cases"
+echo "==== test targets, $jobs side by side: $(($(date +%s) - started)) s in all ===="
+for target in "${targets[@]}"; do
+    if [ -f "$logs/$target.result" ]; then
+        read -r _ status seconds <"$logs/$target.result"
+    else
+        status=missing seconds=0
+    fi
+    if [ "$status" = 0 ]; then
+        echo "passed  $target ($seconds s)"
+    else
+        echo "FAILED  $target ($seconds s, exit $status)"
+        failed=1
+    fi
+done
+exit $failed
