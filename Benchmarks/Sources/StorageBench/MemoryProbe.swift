@@ -48,8 +48,8 @@ enum MemoryProbe {
     }
 
     /// `--download-child ENDPOINT BUCKET KEY FILE ROUNDS [gqlstorage|drain|write]`: downloads the object ROUNDS
-    /// times, `sync(2)` before each, and prints each download's seconds and CPU seconds, one round a line; what
-    /// Benchmarks/profile-storage.sh samples with perf. `gqlstorage` (the default): GQLStorage's
+    /// times, each into a new file with `sync(2)` before it, and prints each download's seconds and CPU seconds, one
+    /// round a line; what Benchmarks/profile-storage.sh samples with perf. `gqlstorage` (the default): GQLStorage's
     /// `download(_:_:to:)` into FILE. The floors under it, AsyncHTTPClient alone with one GET of the same URL (not
     /// signed: for nginx): `drain` reads the streamed body and drops it, `write` writes each chunk to FILE.
     static func downloads(_ arguments: [String]) async throws {
@@ -63,6 +63,8 @@ enum MemoryProbe {
             endpoint: arguments[0], region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key")
         let file = URL(fileURLWithPath: arguments[3])
         for _ in 0..<rounds {
+            // As in StorageBench: a new file each time, nothing of the last one left to write back.
+            try? FileManager.default.removeItem(at: file)
             sync()
             let started = ContinuousClock.now
             let cpu = TransferLoad.cpuSeconds()

@@ -54,30 +54,36 @@ extension GQLStorage {
                     let (error, _) = try await exchange.readErrorBody(body)
                     throw serviceError(.init(status: status, headers: headers, body: error), call: call)
                 }
-                let output = try DownloadFile(creating: partial.path, operation: call.operation)
                 let total = headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
                 // Hashed only when the ETag is the body's MD5 (a single-part object): most large objects are
                 // multipart, and their ETags are no digest of the body.
                 let expected = Self.etagMD5(headers)
-                var md5 = try Digest(.md5)
-                var received: Int64 = 0
-                for try await chunk in body {
-                    if expected != nil { try chunk.withUnsafeReadableBytes { try md5.update($0) } }
-                    try output.write(chunk)
-                    received += Int64(chunk.readableBytes)
-                    progress?(received, total)
+                let output = try DownloadFile(
+                    creating: partial.path, hashing: expected != nil, operation: call.operation)
+                let md5: [UInt8]?
+                do {
+                    var received: Int64 = 0
+                    for try await chunk in body {
+                        try await output.append(chunk)
+                        received += Int64(chunk.readableBytes)
+                        progress?(received, total)
+                    }
+                    // A cancelled body may end early without an error: what arrived is not the object.
+                    if Task.isCancelled {
+                        throw GQLError(
+                            .cancelled, "the download of \(bucket)/\(key) was cancelled", operation: call.operation)
+                    }
+                    if total >= 0, received != total {
+                        throw GQLError(
+                            .connection, "the download of \(bucket)/\(key) ended after \(received) of \(total) bytes",
+                            operation: call.operation)
+                    }
+                    md5 = try await output.finish()
+                } catch {
+                    await output.abandon()
+                    throw error
                 }
-                // A cancelled body may end early without an error: what arrived is not the object.
-                if Task.isCancelled {
-                    throw GQLError(
-                        .cancelled, "the download of \(bucket)/\(key) was cancelled", operation: call.operation)
-                }
-                if total >= 0, received != total {
-                    throw GQLError(
-                        .connection, "the download of \(bucket)/\(key) ended after \(received) of \(total) bytes",
-                        operation: call.operation)
-                }
-                if let expected { try Self.check(md5: try md5.finalize(), against: expected, call: call) }
+                if let expected, let md5 { try Self.check(md5: md5, against: expected, call: call) }
             }
         }
         // rename(2) replaces the destination atomically.
