@@ -29,9 +29,11 @@ import Testing
                 try await push.register("user-1001")
                 #expect(push.userId == "user-1001")
                 #expect(push.subscriptionId == subscription)  // moved, not made anew
+                // The next launch gives the token again: the device stays with its user.
+                #expect(try await push.token(StandIn.deviceToken) == subscription)
 
                 var recorded = try await requests()
-                #expect(recorded.count == 2)
+                #expect(recorded.count == 3)
                 let add = recorded[0]
                 #expect(add["method"] == "POST" && add["path"] == .string("/apps/\(StandIn.appId)/users"))
                 #expect(add["headers"]?["authorization"] == .string("Key \(StandIn.appKey)"))

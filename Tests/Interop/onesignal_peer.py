@@ -29,7 +29,9 @@ Written from these pages (read 2026-11-28):
 Where the pages are silent the stand-in picks and says so here: a request to a user endpoint that carries an
 Authorization header must carry a valid one (App API key or, with verification on, a valid identity JWT), and one
 without any is served as the create/update/delete pages show (no header) unless identity verification guards it;
-a transfer to an external id no user has yet makes that user; error bodies of today's API are
+a transfer to an external id no user has yet makes that user; a create-user request without aliases whose
+subscription exists names that subscription's user (the page counts a subscription as a user identifier), so it
+is answered with that user, unchanged; error bodies of today's API are
 `{"errors": [{"code", "title"}]}` with 400 (bad request), 401 (identity), 403 (key), 404 (unknown id).
 
 Arguments: APP_ID REST_KEY [--v1] [--identity-verification[=PUBLIC_KEY_PEM_FILE]]. Without --v1 it serves today's
@@ -234,6 +236,9 @@ class Handler(BaseHTTPRequestHandler):
         self.check_identity(identity.get("external_id") if identity else None, contacts)
         with LOCK:
             oid = next((self.find_user(k, v) for k, v in identity.items() if self.find_user(k, v)), None)
+            if not identity:  # the subscription is the user identifier: its owner, if it exists
+                oid = next((s["owner"] for s in SUBSCRIPTIONS.values() for sub in subs
+                            if sub.get("token") and (s["type"], s["token"]) == (sub["type"], sub["token"])), None)
             status = 200 if oid else 201
             if oid is None:
                 oid = str(uuid.uuid4())
