@@ -67,7 +67,10 @@ struct CacheCommandTests {
         let path = directory.path("events.sqlite")
         let server = try await ServeProcess.start(["--port", "0"])
         let subscriber = try BackgroundCLIProcess(
-            ["subscribe", "--url", server.webSocket, ClientCommandTests.onCreate, "--count", "2", "--cache", path, "-v"])
+            [
+                "subscribe", "--url", server.webSocket, ClientCommandTests.onCreate, "--count", "2", "--cache", path,
+                "-v",
+            ])
         let created = try await ClientCommandTests.mutate(
             until: { !subscriber.isRunning }, url: server.http, prefix: "e")
         let output = try await subscriber.wait()
@@ -80,12 +83,18 @@ struct CacheCommandTests {
         let cache = try GQLCache(path: path)
         for id in ids {
             let record = try cache.record(GQLCache.key("Objects", id))
-            #expect(record?["text"] == "probe" && record?["__typename"] == "Objects", "\(id): \(String(describing: record))")
+            #expect(
+                record?["text"] == "probe" && record?["__typename"] == "Objects",
+                "\(id): \(String(describing: record))")
         }
         // --policy does not apply to subscribe.
         let refused = try await CLIProcess.run(
-            ["subscribe", "--url", server.webSocket, ClientCommandTests.onCreate, "--cache", path, "--policy", "cache-first"])
-        #expect(refused.status != 0 && refused.stderr.contains("--policy does not apply to subscribe"), "\(refused.stderr)")
+            [
+                "subscribe", "--url", server.webSocket, ClientCommandTests.onCreate, "--cache", path, "--policy",
+                "cache-first",
+            ])
+        #expect(
+            refused.status != 0 && refused.stderr.contains("--policy does not apply to subscribe"), "\(refused.stderr)")
     }
 
     @Test func queryThroughACacheFileByPolicy() async throws {

@@ -98,7 +98,9 @@ struct CacheWorkloads {
         }
         if options.only.contains("read") {
             table.add("read, warm (memory layer)", cache: warmReads, peer: parses, peerName: "parse JSON", goal: 0.5)
-            table.add("read, cold (fresh GQLCache, SQLite)", cache: coldReads, peer: parses, peerName: "parse JSON", goal: 1.5)
+            table.add(
+                "read, cold (fresh GQLCache, SQLite)", cache: coldReads, peer: parses, peerName: "parse JSON",
+                goal: 1.5)
         }
     }
 }

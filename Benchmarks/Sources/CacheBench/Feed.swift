@@ -45,13 +45,15 @@ struct Feed: Sendable {
             (0..<count).map { _ in Self.vocabulary[pick(Self.vocabulary.count)] }.joined(separator: " ")
         }
         func user(_ id: Int) -> GQLValue {
-            [
-                "__typename": "User", "id": .string(String(id)), "name": .string("User \(id) \(Self.vocabulary[id % Self.vocabulary.count].capitalized)"),
+            let word = Self.vocabulary[id % Self.vocabulary.count].capitalized
+            return [
+                "__typename": "User", "id": .string(String(id)), "name": .string("User \(id) \(word)"),
                 "avatarUrl": .string("https://cdn.example.com/avatars/\(id).png"),
             ]
         }
         func date(_ index: Int) -> GQLValue {
-            .string(String(format: "2026-11-%02dT%02d:%02d:%02d.000Z", 1 + index % 28, index % 24, index % 60, pick(60)))
+            .string(
+                String(format: "2026-11-%02dT%02d:%02d:%02d.000Z", 1 + index % 28, index % 24, index % 60, pick(60)))
         }
         var users: Set<Int> = []
         var authors: [String] = []

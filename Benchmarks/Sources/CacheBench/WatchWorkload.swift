@@ -79,7 +79,7 @@ extension CacheWorkloads {
         for side in [all, few] { try await side.checkOnlyAffectedEmitted(affected, renames: renames) }
 
         let unaffected = Double(max(count - affected.count, 1))
-        let perWatcher = Statistics.ratios(allTimes, fewTimes).indices.map { (allTimes[$0] - fewTimes[$0]) / unaffected }
+        let perWatcher = allTimes.indices.map { (allTimes[$0] - fewTimes[$0]) / unaffected }
         let perWatcherWrite = allWrites.indices.map { (allWrites[$0] - fewWrites[$0]) / unaffected }
         let median = Statistics.median(perWatcher) ?? .infinity
         let whole = (Statistics.median(allTimes) ?? 0) / Double(count)
@@ -159,7 +159,8 @@ final class WatchedCache: Sendable {
     /// `affected` has emitted the new name: the seconds the write call took and until the last such answer.
     func rename(_ author: String, to name: String, awaiting affected: [Int]) async throws -> (Double, Double) {
         let start = ContinuousClock.now
-        try cache.write(objects: [["__typename": "User", "id": .string(author), "name": .string(name)]], typename: "User")
+        try cache.write(
+            objects: [["__typename": "User", "id": .string(author), "name": .string(name)]], typename: "User")
         let written = ContinuousClock.now
         let deadline = start + .seconds(60)
         while true {
@@ -185,7 +186,9 @@ final class WatchedCache: Sendable {
         try cache.write(objects: users, typename: "User")
         let deadline = ContinuousClock.now + .seconds(60)
         while emissions.reached(watching, last).count < watching.count {
-            guard ContinuousClock.now < deadline else { throw BenchError("watch: not every watcher saw the last write") }
+            guard ContinuousClock.now < deadline else {
+                throw BenchError("watch: not every watcher saw the last write")
+            }
             try await Task.sleep(for: .milliseconds(5))
         }
         let names = emissions.names

@@ -52,7 +52,9 @@ enum CacheKey {
 
     static func escape(_ text: String) -> String {
         // The three are ASCII, so no byte of another character's UTF-8 can be one of them: a byte scan is enough.
-        let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",") }
+        let special: (UInt8) -> Bool = {
+            $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",")
+        }
         guard text.utf8.contains(where: special) else { return text }
         var out = ""
         out.reserveCapacity(text.count + 4)
