@@ -182,4 +182,62 @@ import Testing
             }
         }
     }
+
+    /// The peer's `etag` object: 6 MiB + 123 bytes, byte i being i mod 251; `damaged` changes the byte at 3,000,000.
+    static func etagObject(damaged: Bool) -> Data {
+        var data = Data((0..<((6 << 20) + 123)).map { UInt8($0 % 251) })
+        if damaged { data[3_000_000] ^= 0xFF }
+        return data
+    }
+
+    /// A single-part object's body is checked against the MD5 its ETag is, in memory and to a file: a damaged one is
+    /// refused (`.invalidResponse`, no file left), an intact one kept. ETags that are no digest of the body (a
+    /// multipart ETag `<md5>-N`, an object encrypted with KMS or a customer's key) are not checked as one: the same
+    /// damaged body is taken as it came, as S3's documentation leaves nothing to check it against.
+    @Test func aDamagedBodyIsRefusedWhenItsETagIsItsMD5AndOnlyThen() async throws {
+        try await Self.withHostile { storage, _ in
+            let directory = try TemporaryFiles()
+            let damaged = await #expect(throws: GQLError.self) { try await storage.download("etag", "damaged") }
+            #expect(damaged?.code == .invalidResponse)
+            #expect(damaged?.message.contains("does not match its ETag") == true)
+            let target = directory.url("damaged.bin")
+            let damagedFile = await #expect(throws: GQLError.self) {
+                try await storage.download("etag", "damaged", to: target)
+            }
+            #expect(damagedFile?.code == .invalidResponse)
+            #expect(damagedFile?.message.contains("does not match its ETag") == true)
+            #expect(directory.names().isEmpty, "\(directory.names())")
+
+            let cases = [
+                ("intact", false), ("multipart", true), ("kms", true), ("customer-key", true),
+            ]
+            for (key, isDamaged) in cases {
+                let expected = Self.etagObject(damaged: isDamaged)
+                #expect(try await storage.download("etag", key) == expected, "\(key)")
+                let file = directory.url("\(key).bin")
+                try await storage.download("etag", key, to: file)
+                #expect(try Data(contentsOf: file) == expected, "\(key)")
+            }
+            #expect(directory.names().allSatisfy { !$0.hasSuffix(".part") })
+        }
+    }
+
+    /// A download whose answer stops halfway (its length announced, the connection closed) fails and leaves no
+    /// file (one attempt, so no retry can hide it); the next download of the same key starts again from its first
+    /// byte into a new temporary file and is the whole object, its MD5 checked on that answer alone.
+    @Test func aDownloadCutHalfwayLeavesNothingAndTheNextIsWhole() async throws {
+        try await Self.withHostile { storage, stat in
+            let directory = try TemporaryFiles()
+            let file = directory.url("cut.bin")
+            let before = try await stat("requests")
+            await #expect(throws: GQLError.self) { try await storage.download("cut", "to-file", to: file) }
+            #expect(directory.names().isEmpty, "\(directory.names())")
+            try await storage.download("cut", "to-file", to: file)
+            #expect(try Data(contentsOf: file) == Self.etagObject(damaged: false))
+            #expect(directory.names() == ["cut.bin"])
+            #expect(try await stat("requests") - before == 2)
+            await #expect(throws: GQLError.self) { try await storage.download("cut", "in-memory") }
+            #expect(try await storage.download("cut", "in-memory") == Self.etagObject(damaged: false))
+        }
+    }
 }

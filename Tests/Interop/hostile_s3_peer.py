@@ -15,6 +15,13 @@ no signature; the bucket (the first path segment, path-style) picks what every r
   slow          GET of an object: 64 MiB announced, 64 KiB sent every 20 ms
   slow-chunked  the same without a Content-Length (chunked) and without an ETag
   escape-error  400 with a body that is not XML, holding a terminal escape sequence and a newline
+  etag          GET of an object of 6 MiB + 123 bytes (byte i is i mod 251) whose key picks its ETag and body:
+                `intact` the body and its MD5; `damaged` the body with one byte changed and the MD5 of the intact
+                one; `multipart`, `kms` and `customer-key` the same damaged body with an ETag that is no digest of
+                it: a multipart ETag (`<MD5 of the intact body>-3`), and the intact MD5 on an object encrypted with
+                KMS (`x-amz-server-side-encryption: aws:kms`) or with a customer's key
+  cut           GET of the intact `etag` object, whose first answer to each key stops after half its announced
+                length and closes the connection; later answers are whole
 
 and `POST /graphql` (for gql-cli's GraphQL error lines) answers 7 GraphQL errors whose messages hold the same.
 
@@ -22,6 +29,7 @@ and `POST /graphql` (for gql-cli's GraphQL error lines) answers 7 GraphQL errors
 `GET /__requests` how many requests arrived. Prints `READY http://127.0.0.1:PORT` and serves until standard input
 closes (http_peer.py).
 """
+import hashlib
 import json
 import threading
 import time
@@ -36,7 +44,18 @@ DEEP = b'<?xml version="1.0" encoding="UTF-8"?>' + b"<a>" * DEPTH + b"</a>" * DE
 CONTROL_KEYS = ["line%0Aforged%202026-01-01%20%20%20%20%20%20%20%20%20%20%20%201%20%20evil", "esc%1B%5B31mred",
                 "bell%07del%7F", "rlo%E2%80%AEtxt.exe", "csi%C2%9B31m"]
 
-state = {"sent": 0, "requests": 0}
+ETAG_BODY = bytes(i % 251 for i in range((6 << 20) + 123))
+ETAG_DAMAGED = ETAG_BODY[:3_000_000] + bytes([ETAG_BODY[3_000_000] ^ 0xFF]) + ETAG_BODY[3_000_001:]
+ETAG_MD5 = hashlib.md5(ETAG_BODY).hexdigest()
+ETAG_ANSWERS = {
+    "intact": (ETAG_BODY, []),
+    "damaged": (ETAG_DAMAGED, []),
+    "multipart": (ETAG_DAMAGED, [], f"{ETAG_MD5}-3"),
+    "kms": (ETAG_DAMAGED, [("x-amz-server-side-encryption", "aws:kms")]),
+    "customer-key": (ETAG_DAMAGED, [("x-amz-server-side-encryption-customer-algorithm", "AES256")]),
+}
+
+state = {"sent": 0, "requests": 0, "cut": set()}
 lock = threading.Lock()
 
 
@@ -170,6 +189,27 @@ class Handler(BaseHTTPRequestHandler):
             return self.chunked(b"s" * 65536, 1024, pause=0.02, length=64 << 20, headers=[etag])
         if bucket == "escape-error":
             return self.answer(400, b"refused\x1b[2J\r\nInjected: line\x07", [], "text/plain")
+        if bucket == "etag":
+            key = parts.path.strip("/").split("/", 1)[-1]
+            if key not in ETAG_ANSWERS:
+                return self.answer(404, b"<Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>")
+            body, headers, *etag = ETAG_ANSWERS[key]
+            headers = headers + [("ETag", f'"{etag[0] if etag else ETAG_MD5}"')]
+            return self.answer(200, body, headers, "application/octet-stream")
+        if bucket == "cut":
+            with lock:
+                first = parts.path not in state["cut"]
+                state["cut"].add(parts.path)
+            if not first:
+                return self.answer(200, ETAG_BODY, [("ETag", f'"{ETAG_MD5}"')], "application/octet-stream")
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(ETAG_BODY)))
+            self.send_header("ETag", f'"{ETAG_MD5}"')
+            self.end_headers()
+            self.wfile.write(ETAG_BODY[: len(ETAG_BODY) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return None
         if bucket == "slow-chunked":
             return self.chunked(b"s" * 65536, 1024, pause=0.02)
         self.answer(404, b"<Error><Code>NoSuchBucket</Code><Message>no such bucket</Message></Error>")
