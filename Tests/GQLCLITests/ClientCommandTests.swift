@@ -34,6 +34,20 @@ struct ClientCommandTests {
         #expect(try GQLValue(json: pretty) == fetched)
     }
 
+    @Test func queryPrintsFieldsInTheOrderTheQuerySelectedThem() async throws {
+        let server = try await ServeProcess.start(["--port", "0"])
+        _ = try await CLIProcess.succeed([
+            "mutate", "--url", server.http, Self.create, "--variables",
+            #"{"input": {"objectId": "o-1", "text": "Hi", "number": 3}}"#,
+        ])
+        let printed = try await CLIProcess.succeed([
+            "query", "--url", server.http, #"{ getObjects(objectId: "o-1") { text number objectId } }"#,
+        ])
+        #expect(
+            printed.trimmingCharacters(in: .whitespacesAndNewlines)
+                == #"{"data":{"getObjects":{"text":"Hi","number":3,"objectId":"o-1"}}}"#)
+    }
+
     @Test func varValuesAreJSONWhenTheyParseAndLayOverVariables() async throws {
         let server = try await ServeProcess.start(["--port", "0"])
         // number=7 is JSON (an Int); text=seven is not, so it is a string, and replaces the text of --variables.
