@@ -105,7 +105,8 @@ struct ResponseJSON {
         }
     }
 
-    /// `"errors":[…]` in the formatter's style (each error's members sorted), after a comma when `afterData`.
+    /// `"errors":[…]` in the formatter's style (`message`, `locations`, `path`, `extensions`), after a comma when
+    /// `afterData`.
     mutating func errors(_ errors: [GraphQLError], _ formatter: ResponseFormatter, afterData: Bool) {
         guard !errors.isEmpty else { return }
         text += afterData ? #","errors":"# : #""errors":"#
