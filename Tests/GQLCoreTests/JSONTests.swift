@@ -356,7 +356,6 @@ import Testing
 
 // MARK: - Helpers
 
-
 extension GQLValue {
     /// A random JSON value (no `.data`, which JSON text reads back as a string).
     static func random(using rng: inout SplitMix64, depth: Int) -> GQLValue {
