@@ -27,7 +27,7 @@ extension GQLCache {
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
         policy: Policy = .cacheFirst, store: Bool = true, maxStale: Duration = .zero
     ) async throws -> Result {
-        let request = try self.request(operation, variables.mapValues(\.gqlValue), .query, "fetch", store: store)
+        let request = try self.request(operation, GQLValues(converting: variables), .query, "fetch", store: store)
         switch policy {
         case .cacheOnly:
             return try cachedResult(request)
@@ -78,7 +78,7 @@ extension GQLCache {
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
         optimistic: GQLValue? = nil, store: Bool = true
     ) async throws -> Result {
-        let request = try request(operation, variables.mapValues(\.gqlValue), .mutation, "mutate", store: store)
+        let request = try request(operation, GQLValues(converting: variables), .mutation, "mutate", store: store)
         guard let optimistic else { return try await network(server, request) }
         let layer = try addLayer(request, data: optimistic)
         do {
@@ -162,8 +162,8 @@ extension GQLCache {
         }
         let result = try await GQLServer.$answerHeaders.withValue(observe) {
             request.operation.kind == .mutation
-                ? try await server.mutation(request.operation.text, request.given)
-                : try await server.query(request.operation.text, request.given)
+                ? try await server.mutation(request.operation.text, request.given.dictionary)
+                : try await server.query(request.operation.text, request.given.dictionary)
         }
         var changed: Set<String> = []
         if request.store, result.errors.isEmpty, let data = result.data {

@@ -26,7 +26,7 @@ extension GQLCache {
         _ operation: String, _ variables: [String: any GQLValueConvertible] = [:], data: GQLValue
     ) throws -> Layer {
         let operation = try self.operation(operation)
-        let given = variables.mapValues(\.gqlValue)
+        let given = GQLValues(converting: variables)
         return try addLayer(
             Request(operation: operation, given: given, variables: operation.variables(given), store: true),
             data: data)

@@ -20,7 +20,7 @@ extension GQLCache {
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
         store: Bool = true
     ) -> Subscription {
-        let given = variables.mapValues(\.gqlValue)
+        let given = GQLValues(converting: variables)
         return Subscription(
             cache: self, server: server,
             prepared: Swift.Result { try request(operation, given, .subscription, "subscribe", store: store) })
@@ -38,7 +38,7 @@ extension GQLCache {
             case .success(let request):
                 Iterator(
                     cache: cache, request: request,
-                    base: server.subscription(request.operation.text, request.given).makeAsyncIterator())
+                    base: server.subscription(request.operation.text, request.given.dictionary).makeAsyncIterator())
             case .failure(let error):
                 Iterator(cache: cache, request: nil, base: nil, failure: error)
             }

@@ -102,7 +102,7 @@ public final class GQLCache: Sendable {
         _ operation: String, _ variables: [String: any GQLValueConvertible] = [:], data: GQLValue
     ) throws {
         let operation = try self.operation(operation)
-        try merge(data, operation, operation.variables(variables.mapValues(\.gqlValue)))
+        try merge(data, operation, operation.variables(GQLValues(converting: variables)))
     }
 
     /// The answer to an operation built from the cache alone, with the selection's fields in its order.
@@ -115,7 +115,7 @@ public final class GQLCache: Sendable {
     public func read(_ operation: String, _ variables: [String: any GQLValueConvertible] = [:]) throws -> GQLValue {
         let operation = try self.operation(operation)
         do {
-            return try cachedAnswer(operation, operation.variables(variables.mapValues(\.gqlValue))).data
+            return try cachedAnswer(operation, operation.variables(GQLValues(converting: variables))).data
         } catch let miss as ReadMiss {
             throw miss.error
         }
@@ -133,7 +133,7 @@ public final class GQLCache: Sendable {
         _ operation: String, _ variables: [String: any GQLValueConvertible] = [:]
     ) throws -> Result {
         let operation = try self.operation(operation)
-        let given = variables.mapValues(\.gqlValue)
+        let given = GQLValues(converting: variables)
         return try cachedResult(
             Request(operation: operation, given: given, variables: operation.variables(given), store: false))
     }

@@ -3,6 +3,9 @@ import Foundation
 extension GQLValue {
     /// The JSON value of any `Encodable`, through its JSON form. Dates use the current ``GQLDate`` format.
     ///
+    /// Objects come with their members in key order: Foundation's `JSONEncoder` keeps no order of its own, and
+    /// sorting makes the same value give the same text every time.
+    ///
     /// ```swift
     /// let value = try GQLValue(encoding: Address(city: "Oslo"))   // ["city": "Oslo"]
     /// ```
@@ -13,6 +16,7 @@ extension GQLValue {
             try container.encode(GQLDate.string(from: date))
         }
         encoder.nonConformingFloatEncodingStrategy = .throw
+        encoder.outputFormatting = .sortedKeys
         do {
             self = try GQLValue(json: encoder.encode(value))
         } catch EncodingError.invalidValue(let bad, let context) {

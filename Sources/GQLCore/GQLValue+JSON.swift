@@ -15,7 +15,7 @@ extension GQLValue: Codable {
             self = .string(s)
         } else if let a = try? container.decode([GQLValue].self) {
             self = .array(a)
-        } else if let o = try? container.decode([String: GQLValue].self) {
+        } else if let o = try? container.decode(GQLValues.self) {
             self = .object(o)
         } else {
             throw DecodingError.dataCorruptedError(
@@ -54,7 +54,8 @@ extension GQLValue {
         try self.init(json: Data(text.utf8))
     }
 
-    /// Parses JSON bytes. Numbers without a fraction or exponent that fit in `Int64` become `.int`.
+    /// Parses JSON bytes. Numbers without a fraction or exponent that fit in `Int64` become `.int`. Objects keep
+    /// the document's member order; a name given twice keeps its first position and its last value.
     public init(json data: Data) throws {
         try self.init(jsonBytes: [UInt8](data))
     }
@@ -70,25 +71,32 @@ extension GQLValue {
     /// needs the values (GQLSync's outbox).
     package static func isJSONObject(_ text: String) -> Bool { JSONSyntax.isObject(text) }
 
-    /// The value as JSON text.
+    /// The value as JSON text, object members in their order.
     ///
-    /// - Parameter pretty: indent and put each member on its own line.
+    /// ```swift
+    /// let text = try GQLValue(json: #"{"b": 1, "a": 2}"#).jsonString()   // {"b":1,"a":2}
+    /// ```
+    /// - Parameters:
+    ///   - pretty: indent and put each member on its own line.
+    ///   - sortedKeys: write every object's members in key order instead (the same text for the same members,
+    ///     whatever their order: for a key built from variables, or output compared as text).
     /// - Throws: ``GQLError`` `.invalidValue` for a NaN or infinite double, which JSON cannot hold.
-    public func jsonString(pretty: Bool = false) throws -> String {
+    public func jsonString(pretty: Bool = false, sortedKeys: Bool = false) throws -> String {
         var out = ""
-        try JSONWriter(pretty: pretty).write(self, into: &out, indent: 0)
+        try JSONWriter(pretty: pretty, sortedKeys: sortedKeys).write(self, into: &out, indent: 0)
         return out
     }
 
-    /// The value as UTF-8 JSON bytes.
-    public func jsonData(pretty: Bool = false) throws -> Data {
-        Data(try jsonString(pretty: pretty).utf8)
+    /// The value as UTF-8 JSON bytes (see ``jsonString(pretty:sortedKeys:)``).
+    public func jsonData(pretty: Bool = false, sortedKeys: Bool = false) throws -> Data {
+        Data(try jsonString(pretty: pretty, sortedKeys: sortedKeys).utf8)
     }
 }
 
-/// Writes ``GQLValue`` as JSON text; object keys sorted so output is stable.
+/// Writes ``GQLValue`` as JSON text, object members in their order (or sorted by key when asked).
 package struct JSONWriter {
     var pretty: Bool
+    var sortedKeys = false
 
     func write(_ value: GQLValue, into out: inout String, indent: Int) throws {
         switch value {
@@ -119,16 +127,26 @@ package struct JSONWriter {
         case .object(let o):
             if o.isEmpty { out += "{}"; return }
             out += "{"
-            for (n, key) in o.keys.sorted().enumerated() {
-                if n > 0 { out += "," }
-                newline(&out, indent + 1)
-                Self.quote(key, into: &out)
-                out += pretty ? ": " : ":"
-                try write(o[key] ?? .null, into: &out, indent: indent + 1)
+            if sortedKeys {
+                for (n, member) in o.sorted(by: { $0.key < $1.key }).enumerated() {
+                    try write(member: member, first: n == 0, into: &out, indent: indent + 1)
+                }
+            } else {
+                for (n, member) in o.enumerated() {
+                    try write(member: member, first: n == 0, into: &out, indent: indent + 1)
+                }
             }
             newline(&out, indent)
             out += "}"
         }
+    }
+
+    private func write(member: GQLValues.Element, first: Bool, into out: inout String, indent: Int) throws {
+        if !first { out += "," }
+        newline(&out, indent)
+        Self.quote(member.key, into: &out)
+        out += pretty ? ": " : ":"
+        try write(member.value, into: &out, indent: indent)
     }
 
     private func newline(_ out: inout String, _ indent: Int) {

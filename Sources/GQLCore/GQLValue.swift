@@ -10,6 +10,10 @@ import Foundation
 ///
 /// Besides the six JSON kinds it has a `data` case so that SQLite BLOBs round-trip through the
 /// dictionary API unchanged. In JSON text a `data` value is written as a base64 string.
+///
+/// An object keeps its members in order (``GQLValues``): a literal's written order, a JSON document's, a GraphQL
+/// answer's (the order the query selected its fields in). Two objects with the same members in another order are
+/// equal, as JSON objects are.
 public enum GQLValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -18,11 +22,18 @@ public enum GQLValue: Sendable, Hashable {
     case string(String)
     case data(Data)
     case array([GQLValue])
-    case object([String: GQLValue])
-}
+    /// An object, its members in order (see ``GQLValues``).
+    case object(GQLValues)
 
-/// A JSON object: named ``GQLValue``s, as fetched rows and GraphQL results use them.
-public typealias GQLValues = [String: GQLValue]
+    /// An object of a dictionary's members, in key order (a dictionary has no order of its own). Disfavored, so
+    /// that `.object(["b": 2, "a": 1])` is the case itself, its members in written order.
+    ///
+    /// ```swift
+    /// let value = GQLValue.object(["b": 2, "a": 1] as [String: GQLValue])   // {"a":1,"b":2}
+    /// ```
+    @_disfavoredOverload
+    public static func object(_ dictionary: [String: GQLValue]) -> GQLValue { .object(GQLValues(dictionary)) }
+}
 
 extension GQLValue {
     /// Whether this value is `null`.
@@ -119,6 +130,7 @@ extension GQLValue: ExpressibleByArrayLiteral {
 }
 
 extension GQLValue: ExpressibleByDictionaryLiteral {
+    /// An object, its members in written order.
     public init(dictionaryLiteral elements: (String, GQLValue)...) {
         var object = GQLValues(minimumCapacity: elements.count)
         for (key, value) in elements { object[key] = value }
@@ -127,6 +139,6 @@ extension GQLValue: ExpressibleByDictionaryLiteral {
 }
 
 extension GQLValue: CustomStringConvertible {
-    /// The value as compact JSON text (object keys sorted).
+    /// The value as compact JSON text, object members in order.
     public var description: String { (try? jsonString()) ?? "<invalid JSON value>" }
 }

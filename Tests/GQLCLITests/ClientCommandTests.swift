@@ -1,5 +1,6 @@
 import Foundation
 import GQLStore
+import GQLTestSupport
 import Testing
 
 /// `gql-cli query|mutate|subscribe` against a `gql-cli serve` child process: HTTP and WebSocket transports,
@@ -32,6 +33,32 @@ struct ClientCommandTests {
         ])
         #expect(pretty.split(separator: "\n").count > 3, "--pretty printed one line: \(pretty)")
         #expect(try GQLValue(json: pretty) == fetched)
+    }
+
+    @Test func queryPrintsFieldsInTheOrderTheQuerySelectedThem() async throws {
+        let server = try await ServeProcess.start(["--port", "0"])
+        _ = try await CLIProcess.succeed([
+            "mutate", "--url", server.http, Self.create, "--variables",
+            #"{"input": {"objectId": "o-1", "text": "Hi", "number": 3}}"#,
+        ])
+        let printed = try await CLIProcess.succeed([
+            "query", "--url", server.http, #"{ getObjects(objectId: "o-1") { text number objectId } }"#,
+        ])
+        #expect(
+            printed.trimmingCharacters(in: .whitespacesAndNewlines)
+                == #"{"data":{"getObjects":{"text":"Hi","number":3,"objectId":"o-1"}}}"#)
+    }
+
+    @Test func queryPrintsStrawberrysAnswerInTheOrderTheQuerySelectedIt() async throws {
+        try await PythonPeer.with("strawberry_peer.py") { peer in
+            let printed = try await CLIProcess.succeed([
+                "query", "--url", peer.ready, #"{ person(id: "1") { tags name id age } hello }"#,
+            ])
+            #expect(
+                printed.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == #"{"data":{"person":{"tags":["math","engines"],"name":"Ada","id":"1","age":36},"hello":"Hello, world!"}}"#
+            )
+        }
     }
 
     @Test func varValuesAreJSONWhenTheyParseAndLayOverVariables() async throws {

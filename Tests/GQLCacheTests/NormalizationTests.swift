@@ -28,6 +28,18 @@ import Testing
         #expect(data["me"]?["__typename"] == "User")
     }
 
+    @Test func answersReadFromTheCacheKeepTheSelectionsOrder() throws {
+        let cache = try memoryCache()
+        try cache.write(
+            "query { me { id name age } }",
+            data: ["me": ["__typename": "User", "id": "1", "name": "Ada", "age": 36]])
+        // Another order, a fragment in the middle, an alias: the answer follows the query read, not the records.
+        let data = try cache.read("query { me { age ... on User { name } years: age id } }")
+        #expect(data["me"]?.objectValue?.keys == ["__typename", "age", "name", "years", "id"])
+        #expect(
+            try data.jsonString() == #"{"me":{"__typename":"User","age":36,"name":"Ada","years":36,"id":"1"}}"#)
+    }
+
     @Test func aliasesReadTheFieldTheyNameAndArgumentsMakeFieldsOfTheirOwn() throws {
         let cache = try memoryCache()
         let both = """

@@ -22,6 +22,9 @@ import Testing
         #expect(first.source == .network && first.errors.isEmpty, "\(first.errors)")
         #expect(first.data?["person"]?["name"] == "Ada" && first.data?["person"]?["__typename"] == "Person")
         #expect(first.data?["person"]?["tags"] == ["math", "engines"])
+        // Fields in the selection's order (the cache adds `__typename` first), from the network and from the cache.
+        let order = ["__typename", "id", "name", "age", "tags"]
+        #expect(first.data?["person"]?.objectValue?.keys == order)
         #expect(try await fetch(.cacheFirst).source == .cache)
         #expect(try await fetch(.cacheOnly).source == .cache)
         #expect(try await fetch(.networkFirst).source == .network)
@@ -35,6 +38,7 @@ import Testing
         for policy in [GQLCache.Policy.cacheFirst, .cacheOnly, .networkFirst, .cacheAndNetwork] {
             let offline = try await fetch(policy)
             #expect(offline.source == .cache && offline.data == first.data, "\(policy)")
+            #expect(offline.data?["person"]?.objectValue?.keys == order, "\(policy)")
         }
         await #expect(throws: (any Error).self) { try await fetch(.networkOnly) }
         // Nothing cached for person 3: the network's failure, not a cached answer.

@@ -98,7 +98,7 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let foundation = try String(decoding: encoder.encode(value), as: UTF8.self)
-        #expect(foundation == (try value.jsonString()))
+        #expect(foundation == (try value.jsonString(sortedKeys: true)))
     }
 
     // MARK: - Through GQLValue(json:) / jsonString()

@@ -6,7 +6,9 @@ import Testing
 @Suite struct GQLValueConvertibleTests {
     /// Stands in for the store's and the network's input parameters.
     private func value(_ input: some GQLValueConvertible) -> GQLValue { input.gqlValue }
-    private func values(_ input: [String: any GQLValueConvertible]) -> GQLValues { input.mapValues(\.gqlValue) }
+    private func values(_ input: [String: any GQLValueConvertible]) -> GQLValues {
+        GQLValues(input.mapValues(\.gqlValue))
+    }
 
     @Test func gqlValueIsItself() {
         let v: GQLValue = ["a": [1, nil]]

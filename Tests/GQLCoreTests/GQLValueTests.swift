@@ -184,9 +184,9 @@ import Testing
 
     // MARK: - Value semantics
 
-    @Test func descriptionIsCompactJSONWithSortedKeys() {
+    @Test func descriptionIsCompactJSONInTheMembersOrder() {
         let value: GQLValue = ["b": 1, "a": [true, nil], "c": "x\"y"]
-        #expect(value.description == #"{"a":[true,null],"b":1,"c":"x\"y"}"#)
+        #expect(value.description == #"{"b":1,"a":[true,null],"c":"x\"y"}"#)
         #expect("\(GQLValue.double(0.5))" == "0.5")
     }
 

@@ -184,9 +184,10 @@ import Testing
 
     // MARK: - Writing
 
-    @Test func compactOutputSortsKeys() throws {
+    @Test func compactOutputKeepsTheOrderAndSortsKeysWhenAsked() throws {
         let value: GQLValue = ["zeta": 1, "alpha": ["b": true, "a": nil], "mid": [1.5, "s"]]
-        #expect(try value.jsonString() == #"{"alpha":{"a":null,"b":true},"mid":[1.5,"s"],"zeta":1}"#)
+        #expect(try value.jsonString() == #"{"zeta":1,"alpha":{"b":true,"a":null},"mid":[1.5,"s"]}"#)
+        #expect(try value.jsonString(sortedKeys: true) == #"{"alpha":{"a":null,"b":true},"mid":[1.5,"s"],"zeta":1}"#)
         #expect(try value.jsonString(pretty: false) == value.jsonString())
     }
 
@@ -194,13 +195,13 @@ import Testing
         let value: GQLValue = ["b": [1, 2], "a": ["x": nil], "c": [], "d": [:]]
         let expected = """
             {
-              "a": {
-                "x": null
-              },
               "b": [
                 1,
                 2
               ],
+              "a": {
+                "x": null
+              },
               "c": [],
               "d": {}
             }
@@ -354,7 +355,6 @@ import Testing
 }
 
 // MARK: - Helpers
-
 
 extension GQLValue {
     /// A random JSON value (no `.data`, which JSON text reads back as a string).

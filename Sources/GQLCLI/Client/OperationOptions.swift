@@ -56,7 +56,7 @@ struct OperationOptions: ParsableArguments {
             guard case .object(let members) = value else {
                 throw ValidationError("--variables must be a JSON object, not \(value.kindName)")
             }
-            result = members
+            result = members.dictionary
         }
         for (index, pair) in variablePairs.enumerated() {
             let option = "--var #\(index + 1)"

@@ -26,8 +26,13 @@ extension DatabaseCommand {
                 try db.fetchRows(sql: sql, sqlArguments.arguments)
             }
             if database.json {
+                // Columns in the query's order; a name given twice keeps its first value.
                 let objects = result.rows.map { row in
-                    GQLValue.object(GQLValues(zip(result.columns, row), uniquingKeysWith: { first, _ in first }))
+                    var object = GQLValues(minimumCapacity: row.count)
+                    for (column, value) in zip(result.columns, row) where object[column] == nil {
+                        object[column] = value
+                    }
+                    return GQLValue.object(object)
                 }
                 try database.printJSON(.array(objects))
                 return

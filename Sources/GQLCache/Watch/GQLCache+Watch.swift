@@ -19,7 +19,7 @@ extension GQLCache {
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
         policy: Policy = .cacheFirst, store: Bool = true
     ) -> Watch {
-        let given = variables.mapValues(\.gqlValue)
+        let given = GQLValues(converting: variables)
         return Watch { [self] in
             let prepared = Swift.Result { try self.request(operation, given, .query, "watch", store: store) }
             return Watcher(cache: self, server: server, prepared: prepared, policy: policy).start()

@@ -218,7 +218,8 @@ package final class DevEngine: Sendable {
         let request = prepared.request
         // Subscribers of the same request share one execution per event (see SubscriptionGroups).
         let key = SubscriptionGroups.Key(
-            query: request.query, variables: (try? GQLValue.object(request.variables).jsonString()) ?? "",
+            query: request.query,
+            variables: (try? GQLValue.object(request.variables).jsonString(sortedKeys: true)) ?? "",
             operationName: request.operationName, appSync: style == .appSync)
         return await groups.join(key) { await openSubscription(prepared, style: style) }
     }

@@ -131,7 +131,7 @@ enum InputCoercion {
         case list([Source])
 
         /// The value with `variables` (coerced; absent ones are `undefined`) filled in; `nil` when absent.
-        func resolve(_ variables: [String: GQLValue]) -> GQLValue? {
+        func resolve(_ variables: GQLValues) -> GQLValue? {
             switch self {
             case .constant(let value): return value
             case .variable(let name): return variables[name]

@@ -59,8 +59,9 @@ struct ResponseFormatter: Sendable {
                 })
         }
         var extensions = GQLValues()
-        for (key, value) in error.extensions {
-            extensions[key] = MapConversion.value(value) ?? .null
+        // In name order: a dictionary has none, and the text of an error must not change from run to run.
+        for key in error.extensions.keys.sorted() {
+            extensions[key] = error.extensions[key].flatMap { MapConversion.value($0) } ?? .null
         }
         switch style {
         case .standard:

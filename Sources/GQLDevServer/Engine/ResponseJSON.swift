@@ -9,7 +9,7 @@ extension DevEngine {
     /// ```swift
     /// let response = await engine.execute(.init(query: "{ getObjects(objectId: \"a\") { text objectId } }"))
     /// print(response.json)        // {"data":{"getObjects":{"text":"…","objectId":"a"}}}
-    /// response.value["data"]      // the same as a GQLValue (objects unordered)
+    /// response.value["data"]      // the same as a GQLValue, in the same order
     /// ```
     package struct Response: Sendable, Equatable, CustomStringConvertible {
         /// The response as JSON text.
@@ -19,7 +19,7 @@ extension DevEngine {
             self.json = json
         }
 
-        /// A response built as a ``GQLValue`` (a refusal's errors), written with sorted keys.
+        /// A response built as a ``GQLValue`` (a refusal's errors), written in its order.
         package init(_ value: GQLValue) {
             self.json = ResponseJSON.text(value)
         }
@@ -31,7 +31,7 @@ extension DevEngine {
     }
 }
 
-/// Writes response JSON in order: GraphQLSwift's ordered `Map` as it is, ``GQLValue`` objects with sorted keys.
+/// Writes response JSON in order: GraphQLSwift's ordered `Map` and ``GQLValue`` objects, each in its own order.
 /// Scalars are written as ``GQLValue`` writes them, so both paths give the same bytes for the same value.
 struct ResponseJSON {
     private(set) var text = ""
@@ -105,7 +105,8 @@ struct ResponseJSON {
         }
     }
 
-    /// `"errors":[…]` in the formatter's style (each error's members sorted), after a comma when `afterData`.
+    /// `"errors":[…]` in the formatter's style (`message`, `locations`, `path`, `extensions`), after a comma when
+    /// `afterData`.
     mutating func errors(_ errors: [GraphQLError], _ formatter: ResponseFormatter, afterData: Bool) {
         guard !errors.isEmpty else { return }
         text += afterData ? #","errors":"# : #""errors":"#

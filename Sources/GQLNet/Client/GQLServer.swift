@@ -111,7 +111,7 @@ public final class GQLServer: Sendable {
             url: webSocketURL, codec: SocketCodec(kind: `protocol`), handshakeHeaders: isAppSync ? [:] : headers,
             connectionPayload: connectionPayload, authorization: authorization,
             appSyncHost: isAppSync ? URLComponents(string: url ?? webSocketURL)?.host : nil,
-            appSyncAuthorization: isAppSync ? headers.mapValues { .string($0) } : [:])
+            appSyncAuthorization: isAppSync ? GQLValues(headers.mapValues { .string($0) }) : [:])
         self.init(
             url: url, headers: headers, socket: endpoint, configuration: configuration, authorization: authorization)
     }

@@ -121,7 +121,7 @@ extension SocketConnection {
         let socket: WebSocketChannel
         let initText: String
         do {
-            var extra = try await endpoint.connectionPayload?() ?? [:]
+            var extra = GQLValues(try await endpoint.connectionPayload?() ?? [:])
             if let value = try await authorization(for: generation) { extra["Authorization"] = .string(value) }
             let (url, initPayload) = try prepare(extra, for: generation)
             let handshake = try WebSocketHandshake(

@@ -76,8 +76,9 @@ extension GQLDatabaseContext {
             let columns = schema.columns
             while try statement.step() {
                 var row = GQLValues(minimumCapacity: columns.count)
+                // A table's column names are unique: no lookup before each append.
                 for (i, column) in columns.enumerated() {
-                    row[column.name] = column.output(statement.value(at: Int32(i)))
+                    row.appendUnique(column.name, column.output(statement.value(at: Int32(i))))
                 }
                 rows.append(row)
             }

@@ -99,7 +99,7 @@ extension GQLSync {
     ///   GraphQL errors are in the result.
     public func force(_ name: String, _ values: [String: any GQLValueConvertible]) async throws -> GQLResult {
         let (query, variables) = try request(name, values)
-        return try await server.mutation(query, variables)
+        return try await server.mutation(query, variables.dictionary)
     }
 
     // MARK: Shared
@@ -160,7 +160,7 @@ extension GQLSync {
     ) throws -> OutboxStore.Call {
         let operation = OutboxStore.Operation(
             name: name, query: try document(name).text, wrap: configuration.inputArgument)
-        let captured = mode == .lazy ? values.mapValues(\.gqlValue) : nil
+        let captured = mode == .lazy ? GQLValues(converting: values) : nil
         do {
             let input = try captured.map(OutboxJSON.object) ?? OutboxJSON.object(values)
             return OutboxStore.Call(mode: mode, operation: operation, input: input, values: captured, key: key)
@@ -173,7 +173,7 @@ extension GQLSync {
 
     /// The text and variables of a request, shaped by ``Configuration/inputArgument``.
     private func request(_ name: String, _ values: [String: any GQLValueConvertible]) throws -> (String, GQLValues) {
-        let (query, captured) = (try document(name).text, values.mapValues(\.gqlValue))
+        let (query, captured) = (try document(name).text, GQLValues(converting: values))
         guard let wrap = configuration.inputArgument else { return (query, captured) }
         return (query, [wrap: .object(captured)])
     }

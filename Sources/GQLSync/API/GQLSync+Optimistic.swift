@@ -48,8 +48,8 @@ extension GQLSync {
                 operation: name)
         }
         let call = try capture(mode, name, values, key)
-        let captured = values.mapValues(\.gqlValue)
-        let variables = configuration.inputArgument.map { [$0: GQLValue.object(captured)] } ?? captured
+        let captured = GQLValues(converting: values)
+        let variables = configuration.inputArgument.map { [$0: GQLValue.object(captured)] as GQLValues } ?? captured
         let outbox = outbox
         let (enqueued, answer) = try outbox.queueWrite { tx in
             let enqueued = try outbox.enqueue(call, in: tx)

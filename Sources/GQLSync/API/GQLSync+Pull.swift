@@ -99,7 +99,7 @@ extension GQLSync {
     /// ```
     public func resetCursor(_ query: String, variables: [String: any GQLValueConvertible]? = nil) throws {
         try outbox.removeCursor(
-            query, variables: variables.map { try OutboxStore.cursorVariables($0.mapValues(\.gqlValue)) })
+            query, variables: variables.map { try OutboxStore.cursorVariables(GQLValues(converting: $0)) })
     }
 
     /// A stored pull cursor: where the last complete pull of `query` with `variables` left off.
@@ -142,7 +142,7 @@ extension GQLSync {
                 .invalidArgument, "pullPageLimit must be at least 1, not \(configuration.pullPageLimit)",
                 operation: query)
         }
-        let values = variables.mapValues(\.gqlValue)
+        let values = GQLValues(converting: variables)
         return PullRunner(
             server: server, outbox: outbox, store: store, rows: try ServerRows(table: table, in: store),
             query: query, text: document.text, variables: values,

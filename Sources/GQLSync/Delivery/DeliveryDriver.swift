@@ -172,7 +172,7 @@ final class DeliveryDriver: Sendable {
                     if server.url != nil {
                         try await server.mutation(jsonBody: bodies.body(of: item), headers: headers)
                     } else {
-                        try await server.mutation(item.query, try item.variables(), headers: headers)
+                        try await server.mutation(item.query, try item.variables().dictionary, headers: headers)
                     }
                 outcome = DeliveryOutcome.classify(result)
             } catch {
@@ -188,7 +188,9 @@ final class DeliveryDriver: Sendable {
             headers[idempotencyHeader] = "\(first.idempotencyKey)..\(last.idempotencyKey)/\(items.count)"
         }
         do {
-            let requests = try items.map { (query: $0.query, variables: try $0.variables()) }
+            let requests = try items.map { item in
+                (query: item.query, variables: try item.variables().dictionary as [String: any GQLValueConvertible])
+            }
             let results = try await server.batch(requests, headers: headers)
             return zip(items, results).map { item, result in
                 DeliveryStateMachine.Sent(id: item.id, attempts: item.attempts, outcome: .classify(result))

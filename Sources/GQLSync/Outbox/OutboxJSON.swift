@@ -8,15 +8,17 @@ import GQLCore
 enum OutboxJSON {
     /// The values as a JSON object, each converted with `gqlValue` as it is written (no dictionary in between).
     static func object(_ values: [String: any GQLValueConvertible]) throws -> String {
-        try object(values) { $0.gqlValue }
+        try object(values, count: values.count) { $0.gqlValue }
     }
 
-    /// The values as a JSON object.
-    static func object(_ values: GQLValues) throws -> String { try object(values) { $0 } }
+    /// The values as a JSON object, members in their order.
+    static func object(_ values: GQLValues) throws -> String { try object(values, count: values.count) { $0 } }
 
-    private static func object<Value>(_ values: [String: Value], _ convert: (Value) -> GQLValue) throws -> String {
+    private static func object<Value>(
+        _ values: some Sequence<(key: String, value: Value)>, count: Int, _ convert: (Value) -> GQLValue
+    ) throws -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(16 + values.count * 32)
+        out.reserveCapacity(16 + count * 32)
         out.append(UInt8(ascii: "{"))
         var first = true
         for (name, value) in values {

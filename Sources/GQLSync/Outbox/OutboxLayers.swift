@@ -59,7 +59,7 @@ final class OutboxLayers: Sendable {
 
     /// Lays the answer over the cache (replacing the item's earlier layer).
     func show(_ answer: Answer) throws {
-        let layer = try cache.addOptimisticLayer(answer.query, answer.variables, data: answer.data)
+        let layer = try cache.addOptimisticLayer(answer.query, answer.variables.dictionary, data: answer.data)
         if let old = shown.withLock({ $0.updateValue(layer, forKey: answer.item) }) {
             cache.removeOptimisticLayer(old)
         }

@@ -13,7 +13,7 @@ extension OutboxStore {
     /// The text a pull's variables key its cursor by: their JSON with members sorted (the same variables give the
     /// same text whatever their order), `""` for none (the key of every cursor kept before step 8).
     static func cursorVariables(_ variables: GQLValues) throws -> String {
-        variables.isEmpty ? "" : try GQLValue.object(variables).jsonString()
+        variables.isEmpty ? "" : try GQLValue.object(variables).jsonString(sortedKeys: true)
     }
 
     /// The cursor of `query` pulled with `variables` (``cursorVariables(_:)``), or `nil` before its first complete

@@ -49,7 +49,7 @@ struct PullRunner: Sendable {
             if let nextToken { variables["nextToken"] = .string(nextToken) }
             if !isBase, let cursor { variables["lastSync"] = .int(cursor.startedAt) }
             let page = try PullPage(
-                await server.query(text, variables), query: query, number: report.pages + 1)
+                await server.query(text, variables.dictionary), query: query, number: report.pages + 1)
             if report.pages == 0 { startedAt = page.startedAt }
             if let next = page.nextToken {
                 if next == nextToken {
