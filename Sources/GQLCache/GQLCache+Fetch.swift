@@ -157,7 +157,7 @@ extension GQLCache {
     func network(_ server: GQLServer, _ request: Request, replacing layer: Layer? = nil) async throws -> Result {
         let cacheControl = GQLLocked<String?>(nil)
         let observe: @Sendable ([(name: String, value: String)]) -> Void = { fields in
-            let value = fields.first { $0.name.lowercased() == "cache-control" }?.value
+            let value = CacheControl.value(of: fields)
             cacheControl.withLock { $0 = value }
         }
         let result = try await GQLServer.$answerHeaders.withValue(observe) {

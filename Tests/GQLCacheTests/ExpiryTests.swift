@@ -180,9 +180,65 @@ import Testing
         #expect(CacheControl.maxAge("private, MAX-AGE = 0") == 0)
         #expect(CacheControl.maxAge(#"max-age="30", must-revalidate"#) == 30)
         #expect(CacheControl.maxAge("s-maxage=10") == nil)
-        #expect(CacheControl.maxAge("max-age=-1") == nil)
-        #expect(CacheControl.maxAge("max-age=1.5") == nil)
+        #expect(CacheControl.maxAge("max-age=60, max-age=5") == 60)
+        #expect(CacheControl.maxAge("s-maxage=10") == nil)
         #expect(CacheControl.maxAge("no-store") == nil)
+        #expect(CacheControl.maxAge("=, ,") == nil)
         #expect(CacheControl.maxAge(nil) == nil)
+        // Invalid values read as 0: stale at once (RFC 9111 §4.2.1).
+        #expect(CacheControl.maxAge("max-age=-1") == 0)
+        #expect(CacheControl.maxAge("max-age=1.5") == 0)
+        #expect(CacheControl.maxAge("max-age=") == 0)
+        #expect(CacheControl.maxAge("max-age") == 0)
+        // Great values count as 2^31 (RFC 9111 §1.2.2), and 309 digits and more (+inf as a Double) too.
+        #expect(CacheControl.maxAge("max-age=2147483649") == 2_147_483_648)
+        #expect(CacheControl.maxAge("max-age=" + String(repeating: "9", count: 400)) == 2_147_483_648)
+        #expect(CacheControl.maxAge("max-age=" + String(repeating: "0", count: 400) + "7") == 7)
+    }
+
+    @Test func aMaxAgeOf400DigitsIsStoredAsTwoToThe31Seconds() async throws {
+        let clock = TestClock()
+        let digits = String(repeating: "9", count: 400)
+        let server = try Self.server { _ in ["Cache-Control: max-age=\(digits)"] }
+        defer { server.stop() }
+        let client = GQLServer(HTTP: server.url)
+        let cache = try memoryCache { $0.clock = clock.clock }
+        let answer = try await cache.fetch(client, Self.query, policy: .networkOnly)
+        #expect(answer.data?["note"]?["title"] == "answer 0")
+        clock.advance(seconds: 2_147_483_647)
+        #expect(try cache.readResult(Self.query).isStale == false)
+        clock.advance(seconds: 2)
+        #expect(try cache.readResult(Self.query).isStale)
+        try await client.shutdown()
+    }
+
+    @Test func maxAgeIsReadFromEveryCacheControlLine() async throws {
+        let clock = TestClock()
+        let server = try Self.server { _ in ["Cache-Control: private", "Cache-Control: max-age=30"] }
+        defer { server.stop() }
+        let client = GQLServer(HTTP: server.url)
+        let cache = try memoryCache { $0.clock = clock.clock }
+        _ = try await cache.fetch(client, Self.query, policy: .networkOnly)
+        #expect(try cache.record("Note:1")?["__expires"] != nil)
+        clock.advance(seconds: 29)
+        #expect(try cache.readResult(Self.query).isStale == false)
+        clock.advance(seconds: 2)
+        #expect(try cache.readResult(Self.query).isStale)
+        try await client.shutdown()
+    }
+
+    @Test func anInvalidMaxAgeIsStaleAtOnce() async throws {
+        let clock = TestClock()
+        let server = try Self.server { _ in ["Cache-Control: max-age=-1"] }
+        defer { server.stop() }
+        let client = GQLServer(HTTP: server.url)
+        let cache = try memoryCache {
+            $0.clock = clock.clock
+            $0.maxAge = ["Note": .seconds(3_600)]
+        }
+        let answer = try await cache.fetch(client, Self.query, policy: .networkOnly)
+        #expect(answer.data?["note"]?["title"] == "answer 0")
+        #expect(try cache.readResult(Self.query).isStale)
+        try await client.shutdown()
     }
 }

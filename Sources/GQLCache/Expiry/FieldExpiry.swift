@@ -45,7 +45,8 @@ struct FieldExpiry: Sendable {
         now: Double
     ) -> Double? {
         if let deadline = deadlines?[storageKey]?.doubleValue {
-            return now > deadline ? now - deadline : nil
+            // Fresh while the age is below the lifetime (RFC 9111 §4.2): `max-age=0` is stale at once.
+            return now >= deadline ? now - deadline : nil
         }
         guard let age = maxAge(typename, field) else { return nil }
         let received = record[Self.receivedMember]?[storageKey]?.doubleValue ?? 0
@@ -54,22 +55,38 @@ struct FieldExpiry: Sendable {
     }
 }
 
-/// The `max-age` of a `Cache-Control` header field (RFC 9111 §5.2.2.1): seconds, `nil` when the field has none
-/// or its value is not a whole number. `no-store` and `no-cache` are not read: the answer is stored either way,
-/// and a `no-cache` answer without a `max-age` keeps the configuration's ages.
+/// The `max-age` of a `Cache-Control` header field (RFC 9111 §5.2.2.1): seconds, `nil` when the field has none.
+/// The first `max-age` counts (RFC 9111 §4.2.1). A value above 2^31 counts as 2^31 (RFC 9111 §1.2.2), so a
+/// deadline stays finite whatever the server sends. An invalid value (negative, fractional, empty, missing) is
+/// read as 0, which makes the answer stale at once, as RFC 9111 §4.2.1 encourages. `no-store` and `no-cache`
+/// are not read: the answer is stored either way, and a `no-cache` answer without a `max-age` keeps the
+/// configuration's ages.
 package enum CacheControl {
+    /// The greatest delta-seconds a cache must honour (RFC 9111 §1.2.2).
+    static let greatestDeltaSeconds: Double = 2_147_483_648
+
     package static func maxAge(_ value: String?) -> Double? {
         guard let value else { return nil }
         for directive in value.split(separator: ",") {
             let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, parts[0].lowercased() == "max-age" else { continue }
+            guard parts.first?.lowercased() == "max-age" else { continue }
+            guard parts.count == 2 else { return 0 }
             var number = parts[1]
             if number.count >= 2, number.hasPrefix("\""), number.hasSuffix("\"") {
                 number = String(number.dropFirst().dropLast())
             }
-            guard !number.isEmpty, number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber) else { return nil }
-            return Double(number) ?? .greatestFiniteMagnitude
+            guard !number.isEmpty, number.allSatisfy({ $0.isASCII && $0.isNumber }) else { return 0 }
+            // 309 digits and more parse to +inf: past 2^31 like any other great value.
+            guard let seconds = Double(number), seconds.isFinite else { return greatestDeltaSeconds }
+            return min(seconds, greatestDeltaSeconds)
         }
         return nil
+    }
+
+    /// The value of every `Cache-Control` field of `fields`, in order, joined with ", " (RFC 9110 §5.3), or
+    /// `nil` when there is none.
+    package static func value(of fields: [(name: String, value: String)]) -> String? {
+        let values = fields.filter { $0.name.lowercased() == "cache-control" }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 }
