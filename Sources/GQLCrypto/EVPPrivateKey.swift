@@ -5,11 +5,28 @@ import GQLCore
 /// EVP_DigestSign.
 enum EVPPrivateKey {
     /// The unencrypted private key in PEM text (PKCS#8, or the algorithm's own form). The caller owns the key.
-    /// - Throws: ``GQLCore/GQLError`` `.crypto` when there is none; the text is never quoted.
+    ///
+    /// An encrypted key is refused at once: the passphrase callback answers "no passphrase" (without one,
+    /// libcrypto's default callback would ask for it on the terminal and block the thread).
+    /// - Throws: ``GQLCore/GQLError`` `.crypto` when there is none or it is encrypted; the text is never quoted.
     static func read(pem: String) throws -> OpaquePointer {
-        let key = try OpenSSLBIO.reading(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
+        var askedForPassphrase = false
+        let key = try withUnsafeMutablePointer(to: &askedForPassphrase) { asked in
+            try OpenSSLBIO.reading(pem) { bio in
+                PEM_read_bio_PrivateKey(
+                    bio, nil,
+                    { _, _, _, asked in
+                        asked?.assumingMemoryBound(to: Bool.self).pointee = true
+                        return -1
+                    }, asked)
+            }
+        }
         guard let key else {
             OpenSSLBIO.clearErrors()
+            if askedForPassphrase {
+                throw GQLError(
+                    .crypto, "the private key is encrypted; give it unencrypted (PKCS#8 without a passphrase)")
+            }
             throw GQLError(.crypto, "the PEM text holds no unencrypted private key")
         }
         return key

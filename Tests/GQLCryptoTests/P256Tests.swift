@@ -30,6 +30,39 @@ import Testing
         }
     }
 
+    /// Encrypted P-256 keys (passphrase "x"), PKCS#8 and the traditional Proc-Type form, made by `openssl genpkey
+    /// -aes256` and `openssl ec -aes256`. Without a passphrase callback libcrypto would ask on the terminal.
+    static let encryptedKeys = [
+        """
+        -----BEGIN ENCRYPTED PRIVATE KEY-----
+        MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAh0muX1uW6y5gICCAAw
+        DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEL7sUGpbiMgwpO38iYsh7TwEgZDD
+        8OvIYO/DwgUb+dJRC7bHAzlJuxzJrUOZrxdq9lRCLou4rT8+f4lgrZbe6JrFcCMk
+        RYtu9ULVGbftmnwgaxPqtFSitundty//arOiOsBgUTLJhlQZD7SaY3j7yOvV9ehB
+        yJQI8Mk2da7n8WK8zyyDNXv70nSVfQd/Dvo5/B21MtLdIdg8slLdWFGKMmcl5ZQ=
+        -----END ENCRYPTED PRIVATE KEY-----
+        """,
+        """
+        -----BEGIN EC PRIVATE KEY-----
+        Proc-Type: 4,ENCRYPTED
+        DEK-Info: AES-256-CBC,D6010EBED1B06B8DEA926212591D292C
+
+        9lApZ232Nvhc37M3iAp5LZf4wqSu+LfGWRQKGmOBAabPVPROLSh5ougdc1aZUipK
+        2XVswk1La5en78xxsVUARoLVq4DctEpxJ8NMwtzUAb2HawxyhDeE8tr0UrLdcolp
+        4v2N3KZBkoHvCR9YYtLfPWsPe2YQbNBW6rw/KBzVgT8=
+        -----END EC PRIVATE KEY-----
+        """,
+    ]
+
+    @Test func anEncryptedKeyIsRefusedAtOnceAndSaysSo() throws {
+        for pem in Self.encryptedKeys {
+            let error = #expect(throws: GQLError.self) { try P256PrivateKey(pem: pem) }
+            #expect(error?.code == .crypto)
+            #expect(error?.message.contains("encrypted") == true, "\(error.map { "\($0)" } ?? "")")
+            #expect(error.map { !$0.message.contains("MIHs") && !$0.message.contains("9lAp") } == true)
+        }
+    }
+
     @Test func aShortDERHalfIsPaddedToItsWidth() throws {
         // SEQUENCE { INTEGER 1, INTEGER 0x00FF } : R and S far shorter than 32 bytes.
         let raw = try P256PrivateKey.raw(fromDER: [0x30, 0x07, 0x02, 0x01, 0x01, 0x02, 0x02, 0x00, 0xFF])

@@ -201,4 +201,56 @@ import Testing
                 appId: StandIn.appId, externalId: "u", privateKeyPEM: try RSAPrivateKey.generate().pem())
         }
     }
+
+    @Test func anIdentityTokensLifetimeAndClockAreBoundedInsteadOfOverflowing() throws {
+        let pem = try P256PrivateKey.generate().pem()
+        let cases: [(Duration, Date)] = [
+            (.seconds(Int64.max), Date()), (GQLPush.maxIdentityTokenLifetime + .seconds(1), Date()),
+            (.seconds(60), Date(timeIntervalSince1970: .infinity)), (.seconds(60), Date(timeIntervalSince1970: .nan)),
+            (.seconds(60), Date(timeIntervalSince1970: 1e300)), (.seconds(60), Date(timeIntervalSince1970: -1)),
+        ]
+        for (lifetime, now) in cases {
+            let error = #expect(throws: GQLError.self) {
+                try GQLPush.identityToken(
+                    appId: StandIn.appId, externalId: "u", privateKeyPEM: pem, lifetime: lifetime, now: now)
+            }
+            #expect(error?.code == .invalidArgument)
+        }
+        let year = try GQLPush.identityToken(
+            appId: StandIn.appId, externalId: "u", privateKeyPEM: pem, lifetime: GQLPush.maxIdentityTokenLifetime,
+            now: Date(timeIntervalSince1970: 1_000_000_000))
+        let claims = try GQLValue(json: Data(try #require(Base64URL.decode(year.split(separator: ".")[1]))))
+        #expect(claims["exp"] == .int(1_000_000_000 + 365 * 24 * 3600))
+    }
+
+    @Test func unregisterForgetsTheDeletedSubscriptionWhenRegisteringAgainFails() async throws {
+        try await StandIn.withPeer(key: StandIn.appKey) { url, requests in
+            let control = GQLREST(baseURL: url)
+            defer { Task { try? await control.shutdown() } }
+            try await StandIn.withPush(url, key: StandIn.appKey) { push in
+                let first = try await push.token(StandIn.deviceToken)
+                try await push.register("user-7")
+                // The delete succeeds, the new anonymous user is refused.
+                try await control.invoke(.post, "_refuse_next", json: ["method": "POST", "status": 503])
+                let failed = await #expect(throws: GQLError.self) { try await push.unregister() }
+                #expect(failed?.httpStatus == 503)
+                #expect(push.subscriptionId == nil && push.userId == nil)
+                // Nothing deleted is deleted again: this unregister has nothing to take.
+                let before = try await requests().count
+                try await push.unregister()
+                #expect(try await requests().count == before)
+                // The next launch's token registers the device anew, with no user.
+                let second = try await push.token(StandIn.deviceToken)
+                #expect(second != first && push.subscriptionId == second && push.userId == nil)
+
+                // A subscription deleted elsewhere (404 on the delete) counts as deleted.
+                try await push.register("user-8")
+                try await push.deleteSubscription(id: second)
+                try await push.unregister()
+                let recorded = try await requests()
+                #expect(recorded.suffix(2).map { $0["method"] } == ["DELETE", "POST"])
+                #expect(push.userId == nil && push.subscriptionId != nil && push.subscriptionId != second)
+            }
+        }
+    }
 }

@@ -36,7 +36,8 @@ is answered with that user, unchanged; error bodies of today's API are
 
 Arguments: APP_ID REST_KEY [--v1] [--identity-verification[=PUBLIC_KEY_PEM_FILE]]. Without --v1 it serves today's
 API only, with it v1 only. Identity verification is the v1 hash with --v1, else the ES256 JWT checked against the
-public key in the file. GET /_requests answers the requests so far. Prints `READY http://127.0.0.1:PORT` and serves
+public key in the file. GET /_requests answers the requests so far; POST /_refuse_next with `{"method", "status"}`
+makes the next request with that method fail with that status (a test's switch for a failing OneSignal). Prints `READY http://127.0.0.1:PORT` and serves
 until its standard input closes."""
 import hashlib
 import hmac
@@ -59,6 +60,7 @@ if VERIFY and "=" in VERIFY:
         PUBLIC_KEY = file.read()
 LOCK = threading.Lock()
 REQUESTS = []
+REFUSE_NEXT = []  # [(method, status)], set by POST /_refuse_next
 PLAYERS = {}  # v1: player id -> {"identifier", "external_user_id", "device_type"}
 USERS = {}  # onesignal_id -> {"aliases": {label: id}, "properties": {}}
 SUBSCRIPTIONS = {}  # subscription id -> {"type", "token", "enabled", "owner", …}
@@ -108,9 +110,18 @@ class Handler(BaseHTTPRequestHandler):
                 body = json.loads(raw)
             except ValueError:
                 return self.refuse(Refusal("Body is not valid JSON"))
+        if path == "/_refuse_next" and isinstance(body, dict):
+            with LOCK:
+                REFUSE_NEXT.append((body.get("method"), int(body.get("status", 503))))
+            return self.answer(200, {})
         with LOCK:
             REQUESTS.append({"method": self.command, "path": path, "query": url.query,
                              "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+            refused = next((r for r in REFUSE_NEXT if r[0] == self.command), None)
+            if refused:
+                REFUSE_NEXT.remove(refused)
+        if refused:
+            return self.refuse(Refusal("Service unavailable (the test asked for it)", refused[1], "unavailable"))
         try:
             status, payload = self.route_v1(path, body) if V1 else self.route(path, query, body)
         except Refusal as refusal:

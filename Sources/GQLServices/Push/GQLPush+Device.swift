@@ -84,8 +84,10 @@ extension GQLPush {
     ///
     /// With an App API key, a subscription always belongs to some user (OneSignal's SDK moves it to a new anonymous
     /// one on logout), so GQLPush deletes the subscription (`DELETE /apps/{app_id}/subscriptions/{id}`) and
-    /// registers the token again to a new anonymous user, which gives the device a new ``subscriptionId``. With a
-    /// legacy key: `PUT /api/v1/players/{id}` with `external_user_id: ""`.
+    /// registers the token again to a new anonymous user, which gives the device a new ``subscriptionId``. A
+    /// subscription OneSignal no longer has (404) counts as deleted. Once it is deleted the device has no
+    /// ``subscriptionId`` and no ``userId``; if registering it again fails, `unregister()` throws and the next
+    /// ``token(_:)`` registers it anew. With a legacy key: `PUT /api/v1/players/{id}` with `external_user_id: ""`.
     ///
     /// ```swift
     /// try await push.unregister()
@@ -142,8 +144,22 @@ extension GQLPush {
             try await editPlayer(device, externalUserId: "", operation: "unregister")
             return device
         }
-        try await deleteSubscription(id: device)
-        guard let token = state.withLock({ $0.pushToken }) else { return nil }
+        do {
+            try await deleteSubscription(id: device)
+        } catch let error as GQLError where error.httpStatus == 404 {
+            // Already gone (deleted before, from a server or an earlier try): what the delete was for.
+        }
+        // The subscription is gone: forget it and its user before making the new one, so a failure below leaves
+        // no deleted id behind for the next call to delete again.
+        let token = state.withLock { state in
+            if state.deviceId == device {
+                state.deviceId = nil
+                state.userId = nil
+                state.identityToken = nil
+            }
+            return state.pushToken
+        }
+        guard let token else { return nil }
         return try await upsertDevice(identifier: token, userId: nil, identityToken: nil)
     }
 
