@@ -3,7 +3,7 @@ import GQLNet
 
 extension GQLCache {
     /// Answers a query from the cache, the network or both, by `policy`; answers from the network are stored
-    /// (unless `store` is `false`, or the answer has errors).
+    /// (unless `store` is `false`, the answer has errors, or its HTTP answer says `Cache-Control: no-store`).
     ///
     /// ```swift
     /// let result = try await cache.fetch(server, "UserQuery", ["id": 1], policy: .cacheFirst)
@@ -19,7 +19,8 @@ extension GQLCache {
     ///   - operation: a query's name in ``Configuration/queries``, or its text.
     ///   - variables: plain Swift values, as ``GQLServer/query(_:_:headers:)`` takes them.
     ///   - maxStale: how far past its age a cached answer may be and still be returned first under
-    ///     ``Policy/cacheFirst`` (zero: a stale answer waits for the network).
+    ///     ``Policy/cacheFirst`` (zero: every stale answer waits for the network). A field is fresh only while
+    ///     its age is below its max age, so an answer with `Cache-Control: max-age=0` is stale at once.
     /// - Throws: ``GQLError`` `.cacheMiss` under ``Policy/cacheOnly`` naming the first missing field; the
     ///   server's transport errors when the network was needed (and, under ``Policy/networkFirst``, the cache
     ///   could not answer either); `.invalidArgument` for an operation that is not a query.
@@ -34,7 +35,9 @@ extension GQLCache {
         case .cacheFirst:
             guard let (hit, staleness) = try cachedHit(request) else { return try await network(server, request) }
             guard let staleness else { return hit }
-            if staleness <= maxStale.seconds {
+            // A stale answer comes first only within a positive maxStale: with zero, even one stale by 0 s (a
+            // `max-age=0` answer read at once) waits for the network.
+            if maxStale > .zero, staleness <= maxStale.seconds {
                 Task { _ = try? await self.network(server, request) }
                 return hit
             }
@@ -152,13 +155,14 @@ extension GQLCache {
     /// With `layer`, the optimistic layer is removed once the answer is stored (or refused), and the watchers of
     /// both hear one change.
     ///
-    /// An HTTP answer's `Cache-Control: max-age` (read through ``GQLServer/answerHeaders``) sets how long the
-    /// fields it brings stay fresh, over the configuration's ages.
+    /// An HTTP answer's `Cache-Control: max-age` less its `Age` (read through ``GQLServer/answerHeaders``) sets
+    /// how long the fields it brings stay fresh, over the configuration's ages; `Cache-Control: no-store` keeps
+    /// it out of the cache (returned, not written: watchers hear nothing but the layer's removal).
     func network(_ server: GQLServer, _ request: Request, replacing layer: Layer? = nil) async throws -> Result {
-        let cacheControl = GQLLocked<String?>(nil)
+        let directives = GQLLocked(CacheControl.Directives())
         let observe: @Sendable ([(name: String, value: String)]) -> Void = { fields in
-            let value = CacheControl.value(of: fields)
-            cacheControl.withLock { $0 = value }
+            let read = CacheControl.directives(of: fields)
+            directives.withLock { $0 = read }
         }
         let result = try await GQLServer.$answerHeaders.withValue(observe) {
             request.operation.kind == .mutation
@@ -166,10 +170,9 @@ extension GQLCache {
                 : try await server.query(request.operation.text, request.given.dictionary)
         }
         var changed: Set<String> = []
-        if request.store, result.errors.isEmpty, let data = result.data {
-            changed = try mergeQuietly(
-                data, request.operation, request.variables,
-                maxAge: CacheControl.maxAge(cacheControl.withLock { $0 }))
+        let said = directives.withLock { $0 }
+        if request.store, !said.noStore, result.errors.isEmpty, let data = result.data {
+            changed = try mergeQuietly(data, request.operation, request.variables, maxAge: said.freshFor)
         }
         if let layer { changed.formUnion(store.removeLayer(layer.id)) }
         watchers.notify(changed)

@@ -116,129 +116,20 @@ import Testing
         clock.advance(seconds: 31)
         #expect(try GQLCache(path: path, configuration: configuration).readResult("GetNote", ["id": "1"]).isStale)
     }
-}
 
-/// The server's `Cache-Control: max-age`, from a stand-in server on 127.0.0.1 that sends it; time from an injected
-/// clock.
-@Suite struct CacheControlTests {
-    static let query = "query { note(id: 1) { id title } }"
-
-    /// A server whose answer `index` (from 0) carries `headers(index)`, its title naming the answer.
-    static func server(_ headers: @escaping @Sendable (Int) -> [String]) throws -> HostileServer {
-        try HostileServer { index, _ in
-            .http(
-                200, #"{"data": {"note": {"__typename": "Note", "id": "1", "title": "answer \#(index)"}}}"#,
-                headers: headers(index))
-        }
-    }
-
-    @Test func maxAgeMakesTheAnswerStaleThenRefetchedWithoutAConfiguredAge() async throws {
+    @Test func aFieldIsStaleFromTheMomentItsAgeReachesItsMaxAge() throws {
         let clock = TestClock()
-        let server = try Self.server { index in index == 0 ? ["Cache-Control: public, max-age=60"] : [] }
-        defer { server.stop() }
-        let client = GQLServer(HTTP: server.url)
-        let cache = try memoryCache { $0.clock = clock.clock }
-        _ = try await cache.fetch(client, Self.query, policy: .networkOnly)
-        clock.advance(seconds: 59)
-        let fresh = try await cache.fetch(client, Self.query)
-        #expect(fresh.source == .cache && !fresh.isStale && server.requestCount == 1)
-        clock.advance(seconds: 2)
-        #expect(try cache.readResult(Self.query).isStale)
-        // cacheFirst with no maxStale goes to the network for a stale answer; that answer has no header, so
-        // the fields have no deadline any more and (no age configured) never go stale.
-        let refetched = try await cache.fetch(client, Self.query)
-        #expect(refetched.source == .network && refetched.data?["note"]?["title"] == "answer 1")
-        #expect(server.requestCount == 2)
-        clock.advance(seconds: 86_400)
-        #expect(try cache.readResult(Self.query).isStale == false)
-        #expect(try cache.record("Note:1")?["__expires"] == nil)
-        try await client.shutdown()
-    }
-
-    @Test func theServersMaxAgeWinsOverTheConfiguredAge() async throws {
-        let clock = TestClock()
-        let server = try Self.server { _ in [#"Cache-Control: no-cache, max-age="5""#] }
-        defer { server.stop() }
-        let client = GQLServer(HTTP: server.url)
         let cache = try memoryCache {
             $0.clock = clock.clock
-            $0.maxAge = ["Note": .seconds(3_600)]
+            $0.maxAge = ["Note": .seconds(60), "Note.n": .zero]
         }
-        _ = try await cache.fetch(client, Self.query, policy: .networkOnly)
-        #expect(try cache.readResult(Self.query).isStale == false)
-        clock.advance(seconds: 6)
-        #expect(try cache.readResult(Self.query).isStale)
-        // A manual write (no header) gives the fields back to the configured hour.
-        try cache.write(Self.query, data: ["note": ["__typename": "Note", "id": "1", "title": "by hand"]])
-        clock.advance(seconds: 600)
-        #expect(try cache.readResult(Self.query).isStale == false)
-        try await client.shutdown()
-    }
-
-    @Test func maxAgeIsReadAsRFC9111SaysOrIgnored() {
-        #expect(CacheControl.maxAge("max-age=60") == 60)
-        #expect(CacheControl.maxAge("private, MAX-AGE = 0") == 0)
-        #expect(CacheControl.maxAge(#"max-age="30", must-revalidate"#) == 30)
-        #expect(CacheControl.maxAge("s-maxage=10") == nil)
-        #expect(CacheControl.maxAge("max-age=60, max-age=5") == 60)
-        #expect(CacheControl.maxAge("s-maxage=10") == nil)
-        #expect(CacheControl.maxAge("no-store") == nil)
-        #expect(CacheControl.maxAge("=, ,") == nil)
-        #expect(CacheControl.maxAge(nil) == nil)
-        // Invalid values read as 0: stale at once (RFC 9111 §4.2.1).
-        #expect(CacheControl.maxAge("max-age=-1") == 0)
-        #expect(CacheControl.maxAge("max-age=1.5") == 0)
-        #expect(CacheControl.maxAge("max-age=") == 0)
-        #expect(CacheControl.maxAge("max-age") == 0)
-        // Great values count as 2^31 (RFC 9111 §1.2.2), and 309 digits and more (+inf as a Double) too.
-        #expect(CacheControl.maxAge("max-age=2147483649") == 2_147_483_648)
-        #expect(CacheControl.maxAge("max-age=" + String(repeating: "9", count: 400)) == 2_147_483_648)
-        #expect(CacheControl.maxAge("max-age=" + String(repeating: "0", count: 400) + "7") == 7)
-    }
-
-    @Test func aMaxAgeOf400DigitsIsStoredAsTwoToThe31Seconds() async throws {
-        let clock = TestClock()
-        let digits = String(repeating: "9", count: 400)
-        let server = try Self.server { _ in ["Cache-Control: max-age=\(digits)"] }
-        defer { server.stop() }
-        let client = GQLServer(HTTP: server.url)
-        let cache = try memoryCache { $0.clock = clock.clock }
-        let answer = try await cache.fetch(client, Self.query, policy: .networkOnly)
-        #expect(answer.data?["note"]?["title"] == "answer 0")
-        clock.advance(seconds: 2_147_483_647)
-        #expect(try cache.readResult(Self.query).isStale == false)
-        clock.advance(seconds: 2)
-        #expect(try cache.readResult(Self.query).isStale)
-        try await client.shutdown()
-    }
-
-    @Test func maxAgeIsReadFromEveryCacheControlLine() async throws {
-        let clock = TestClock()
-        let server = try Self.server { _ in ["Cache-Control: private", "Cache-Control: max-age=30"] }
-        defer { server.stop() }
-        let client = GQLServer(HTTP: server.url)
-        let cache = try memoryCache { $0.clock = clock.clock }
-        _ = try await cache.fetch(client, Self.query, policy: .networkOnly)
-        #expect(try cache.record("Note:1")?["__expires"] != nil)
-        clock.advance(seconds: 29)
-        #expect(try cache.readResult(Self.query).isStale == false)
-        clock.advance(seconds: 2)
-        #expect(try cache.readResult(Self.query).isStale)
-        try await client.shutdown()
-    }
-
-    @Test func anInvalidMaxAgeIsStaleAtOnce() async throws {
-        let clock = TestClock()
-        let server = try Self.server { _ in ["Cache-Control: max-age=-1"] }
-        defer { server.stop() }
-        let client = GQLServer(HTTP: server.url)
-        let cache = try memoryCache {
-            $0.clock = clock.clock
-            $0.maxAge = ["Note": .seconds(3_600)]
-        }
-        let answer = try await cache.fetch(client, Self.query, policy: .networkOnly)
-        #expect(answer.data?["note"]?["title"] == "answer 0")
-        #expect(try cache.readResult(Self.query).isStale)
-        try await client.shutdown()
+        try cache.write("GetNote", ["id": "1"], data: Self.note)
+        let request = "query($id: ID!) { getNote(id: $id) { id title } }"
+        // A max age of zero is stale at once; 60 s is fresh at 59.5 s and stale at exactly 60 s (RFC 9111 §4.2).
+        #expect(try cache.readResult("GetNote", ["id": "1"]).isStale)
+        clock.advance(seconds: 59.5)
+        #expect(try cache.readResult(request, ["id": "1"]).isStale == false)
+        clock.advance(seconds: 0.5)
+        #expect(try cache.readResult(request, ["id": "1"]).isStale)
     }
 }

@@ -3,6 +3,7 @@ import GQLCache
 import GQLCore
 import GQLNet
 import GQLStore
+import GQLTestSupport
 import Testing
 
 @testable import GQLSync
@@ -109,5 +110,56 @@ import Testing
         #expect(throws: GQLError.self) { try second.retry(failed[0].id) }
         #expect(try Self.title(reopened) == "retried" && reopened.optimisticLayerCount == 1)
         await fixture.finish(second)
+    }
+
+    /// Two retries of one set-aside item race, scripted: the first has shown the item's answer and waits before the
+    /// outbox's retry while the second is started. Whichever wins, the item is pending again and its answer must
+    /// stay shown (the refused retry once took the surviving layer away).
+    @Test func twoRacingRetriesOfOneItemLeaveItsAnswerShown() async throws {
+        let fixture = try await SyncFixture.make()
+        let db = try fixture.appDatabase()
+        let (cache, _) = try CacheFeedTests.watchedCache(db, fixture.client)
+        let sync = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = cache })
+        try sync.steady(
+            "UpdateNote", ["id": "note-1", "title": "raced"], "note-1", optimistic: Self.optimistic("raced"))
+        try await sync.drain()
+        let id = try #require(try sync.failedItems().first?.id)
+        await fixture.server.stop()  // the retried item waits
+        let layers = try #require(sync.driver.layers)
+        let shown = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let paused = GQLLocked(false)
+        layers.afterShowing.withLock {
+            $0 = { _ in
+                // Only the first retry to show the answer pauses.
+                guard paused.withLock({ was in defer { was = true }; return !was }) else { return }
+                shown.signal()
+                proceed.wait()
+            }
+        }
+        let first = Task { await onThread { Result { try sync.retry(id) } } }
+        await onThread { shown.wait() }
+        let secondDone = GQLLocked(false)
+        let second = Task {
+            await onThread {
+                defer { secondDone.withLock { $0 = true } }
+                return Result { try sync.retry(id) }
+            }
+        }
+        // Let the first go on once the second is done or queued behind it.
+        while layers.retriesWaiting.withLock({ $0 }) == 0, !secondDone.withLock({ $0 }) {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        proceed.signal()
+        let outcomes = [await first.value, await second.value]
+        let refusals = outcomes.compactMap { outcome -> GQLError? in
+            guard case .failure(let error) = outcome else { return nil }
+            return error as? GQLError
+        }
+        #expect(outcomes.count { if case .success = $0 { true } else { false } } == 1, "\(outcomes)")
+        #expect(refusals.map(\.code) == [.notFound], "\(outcomes)")
+        #expect(try Self.title(cache) == "raced" && cache.optimisticLayerCount == 1)
+        #expect(try sync.failedItems().isEmpty && sync.pendingCount == 1)
+        await fixture.finish(sync)
     }
 }

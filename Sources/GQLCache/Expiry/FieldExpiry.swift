@@ -50,20 +50,46 @@ struct FieldExpiry: Sendable {
         }
         guard let age = maxAge(typename, field) else { return nil }
         let received = record[Self.receivedMember]?[storageKey]?.doubleValue ?? 0
+        // Fresh only while the age is below the lifetime, as for a server's deadline: `maxAge` 0 is stale at once.
         let past = now - (received + age)
-        return past > 0 ? past : nil
+        return past >= 0 ? past : nil
     }
 }
 
-/// The `max-age` of a `Cache-Control` header field (RFC 9111 §5.2.2.1): seconds, `nil` when the field has none.
-/// The first `max-age` counts (RFC 9111 §4.2.1). A value above 2^31 counts as 2^31 (RFC 9111 §1.2.2), so a
-/// deadline stays finite whatever the server sends. An invalid value (negative, fractional, empty, missing) is
-/// read as 0, which makes the answer stale at once, as RFC 9111 §4.2.1 encourages. `no-store` and `no-cache`
-/// are not read: the answer is stored either way, and a `no-cache` answer without a `max-age` keeps the
-/// configuration's ages.
+/// What an HTTP answer's header fields say about caching it (RFC 9111): how long its fields stay fresh
+/// (`Cache-Control: max-age` less the `Age` the answer already has, §4.2.3) and whether it may be stored at all
+/// (`no-store`, §5.2.2.5; `private` answers are stored: this is a private cache, §5.2.2.7).
+///
+/// `max-age`: the first counts (§4.2.1); a value above 2^31 counts as 2^31 (§1.2.2), so a deadline stays finite
+/// whatever the server sends; an invalid value (negative, fractional, empty, missing) is read as 0, which makes
+/// the answer stale at once, as §4.2.1 encourages. `Age`: its first field line counts; a value above 2^31 counts
+/// as 2^31, and an invalid one (not a plain non-negative integer) makes the answer stale at once too. `no-cache`
+/// is not read: the answer is stored, and one without a `max-age` keeps the configuration's ages.
 package enum CacheControl {
     /// The greatest delta-seconds a cache must honour (RFC 9111 §1.2.2).
     static let greatestDeltaSeconds: Double = 2_147_483_648
+
+    /// What the header fields of one answer say.
+    package struct Directives: Sendable, Equatable {
+        /// Seconds the answer's fields stay fresh from its arrival (`max-age` less `Age`, at least 0); `nil`
+        /// without a `max-age`.
+        package var freshFor: Double?
+        /// `no-store`: the answer is returned but not written to the cache.
+        package var noStore = false
+
+        package init(freshFor: Double? = nil, noStore: Bool = false) {
+            self.freshFor = freshFor
+            self.noStore = noStore
+        }
+    }
+
+    /// The directives of an answer's header fields (any case of the field names).
+    package static func directives(of fields: [(name: String, value: String)]) -> Directives {
+        let value = value(of: fields)
+        guard let maxAge = maxAge(value) else { return Directives(noStore: noStore(value)) }
+        let age = fields.first { $0.name.lowercased() == "age" }.map { Self.age($0.value) } ?? 0
+        return Directives(freshFor: max(maxAge - age, 0), noStore: noStore(value))
+    }
 
     package static func maxAge(_ value: String?) -> Double? {
         guard let value else { return nil }
@@ -75,12 +101,31 @@ package enum CacheControl {
             if number.count >= 2, number.hasPrefix("\""), number.hasSuffix("\"") {
                 number = String(number.dropFirst().dropLast())
             }
-            guard !number.isEmpty, number.allSatisfy({ $0.isASCII && $0.isNumber }) else { return 0 }
-            // 309 digits and more parse to +inf: past 2^31 like any other great value.
-            guard let seconds = Double(number), seconds.isFinite else { return greatestDeltaSeconds }
-            return min(seconds, greatestDeltaSeconds)
+            return deltaSeconds(number) ?? 0
         }
         return nil
+    }
+
+    /// The seconds of an `Age` field value (RFC 9111 §5.1); an invalid one counts as 2^31 (stale at once).
+    package static func age(_ value: String) -> Double {
+        deltaSeconds(value.trimmingCharacters(in: .whitespaces)) ?? greatestDeltaSeconds
+    }
+
+    /// Whether a `Cache-Control` value holds `no-store`.
+    package static func noStore(_ value: String?) -> Bool {
+        guard let value else { return false }
+        return value.split(separator: ",").contains { directive in
+            directive.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces)
+                .lowercased() == "no-store"
+        }
+    }
+
+    /// Delta-seconds (RFC 9111 §1.2.2): digits only, at most 2^31; `nil` when `text` is not that.
+    private static func deltaSeconds(_ text: String) -> Double? {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        // 309 digits and more parse to +inf: past 2^31 like any other great value.
+        guard let seconds = Double(text), seconds.isFinite else { return greatestDeltaSeconds }
+        return min(seconds, greatestDeltaSeconds)
     }
 
     /// The value of every `Cache-Control` field of `fields`, in order, joined with ", " (RFC 9110 §5.3), or

@@ -38,16 +38,9 @@ extension GQLSync {
     /// - Throws: ``GQLError`` `.notFound` when there is no failed item `id`.
     public func retry(_ id: Int64) throws {
         // An optimistic answer stored with the item shows again, before the item can be sent.
-        let shown = driver.layers?.retrying(id) ?? false
-        let retried: Bool
-        do {
-            retried = try outbox.retry(id)
-        } catch {
-            if shown { driver.layers?.setAside(id) }
-            throw error
-        }
+        let outbox = outbox
+        let retried = try driver.layers?.retry(id) { try outbox.retry(id) } ?? outbox.retry(id)
         guard retried else {
-            if shown { driver.layers?.setAside(id) }
             throw GQLError(.notFound, "there is no failed outbox item \(id) to retry", operation: "retry")
         }
         driver.adjust(pending: 1, failed: -1)

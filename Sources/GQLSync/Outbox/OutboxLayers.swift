@@ -20,6 +20,12 @@ final class OutboxLayers: Sendable {
     let engine: String
     /// The layer shown for each item.
     private let shown = GQLLocked<[Int64: GQLCache.Layer]>([:])
+    /// Held across each ``retry(_:_:)``, so retries run one at a time (see there).
+    private let retrying = GQLLocked(())
+    /// How many retries wait for the one in progress (for tests that script two racing retries).
+    let retriesWaiting = GQLLocked(0)
+    /// Called by ``retry(_:_:)`` once the item's answer is shown, before the outbox's retry (for tests).
+    let afterShowing = GQLLocked<(@Sendable (Int64) -> Void)?>(nil)
 
     /// One stored answer.
     struct Answer: Sendable {
@@ -84,15 +90,38 @@ final class OutboxLayers: Sendable {
     }
 
     /// The item was set aside as failed: its layer goes (watchers see the data as it was), its row stays for a
-    /// ``retried(_:)``.
+    /// ``retry(_:_:)``.
     func setAside(_ id: Int64) {
         if let layer = shown.withLock({ $0.removeValue(forKey: id) }) { cache.removeOptimisticLayer(layer) }
     }
 
-    /// A failed item is about to be put back in the queue: its stored answer shows again (before the item can be
-    /// sent, so its delivery finds the layer to replace). Whether it was shown: not for an item that is not
+    /// Puts failed item `id` back in the queue through `retry` (the outbox's, which says whether the item was
+    /// failed) with its stored answer shown first (before the item can be sent, so its delivery finds the layer to
+    /// replace); when `retry` refuses or throws, the answer is hidden again.
+    ///
+    /// Retries run one at a time: two racing retries of one item would otherwise both show its answer (the second
+    /// replacing the first's layer), and the refused one, hiding "its" answer, would take away the only layer of
+    /// an item that is pending again. In turn, the second sees the item pending, shows nothing and touches nothing.
+    func retry(_ id: Int64, _ retry: () throws -> Bool) throws -> Bool {
+        retriesWaiting.withLock { $0 += 1 }
+        return try retrying.withLock { _ in
+            retriesWaiting.withLock { $0 -= 1 }
+            let shown = show(failed: id)
+            if shown, let hook = afterShowing.withLock({ $0 }) { hook(id) }
+            do {
+                let retried = try retry()
+                if !retried, shown { setAside(id) }
+                return retried
+            } catch {
+                if shown { setAside(id) }
+                throw error
+            }
+        }
+    }
+
+    /// Shows the stored answer of failed item `id` again. Whether it was shown: not for an item that is not
     /// failed, or an answer that no longer fits its operation (hidden, as at ``restore()``).
-    func retrying(_ id: Int64) -> Bool {
+    private func show(failed id: Int64) -> Bool {
         let sql = """
             SELECT o.query, o.variables, o.answer FROM \(Self.table) o JOIN \(OutboxStore.table) q ON q.id = o.item
             WHERE o.item = ? AND o.engine = ? AND q.state = 'failed'
