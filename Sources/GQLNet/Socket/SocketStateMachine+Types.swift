@@ -1,8 +1,27 @@
 import GQLCore
 
-/// The values ``SocketStateMachine`` decides with: its settings, its phases, how operations end, and the actions
-/// it hands its driver.
+/// The values ``SocketStateMachine`` decides with: its operations, settings and phases (and the public state they
+/// show), how operations end, and the actions it hands its driver.
 extension SocketStateMachine {
+    struct Operation: Sendable {
+        let id: String
+        /// The protocol's start message (`subscribe` or `start`), sent again after every reconnect.
+        let startMessage: GQLValue
+        /// Subscriptions survive reconnects; queries and mutations fail when their connection is lost.
+        let isSubscription: Bool
+    }
+
+    /// The phase as the public connection state.
+    var publicState: GQLServer.ConnectionState {
+        switch phase {
+        case .idle: .disconnected
+        case .opening, .awaitingAck: .connecting
+        case .ready: .connected
+        case .waiting(let attempt, _): .reconnecting(attempt: attempt, delay: .zero)
+        case .failed(let error): .failed(error)
+        }
+    }
+
     struct Settings: Sendable {
         var codec: SocketCodec
         /// How long the server may take to answer `connection_init`.

@@ -9,14 +9,6 @@ import GQLCore
 struct SocketStateMachine: Sendable {
     typealias Instant = ContinuousClock.Instant
 
-    struct Operation: Sendable {
-        let id: String
-        /// The protocol's start message (`subscribe` or `start`), sent again after every reconnect.
-        let startMessage: GQLValue
-        /// Subscriptions survive reconnects; queries and mutations fail when their connection is lost.
-        let isSubscription: Bool
-    }
-
     let settings: Settings
     private(set) var phase: Phase = .idle
     /// The reconnect delays: grow with every loss, start over after a stable connection or a fresh start.
@@ -28,19 +20,10 @@ struct SocketStateMachine: Sendable {
     private var pendingConnects = 0
     /// Whether the connection is kept up without subscriptions (a `connect()` succeeded and no `disconnect()` since).
     private var persistent = false
-    /// When the server last showed the protocol is alive (see ``ServerMessage/isActivity``).
-    private var lastReceived: Instant?
-    private var pingSentAt: Instant?
+    /// The keep-alive and the pause for a lagging caller (see ``Liveness``).
+    private var liveness: Liveness
     /// Whether the caller lags behind the results: reading is paused, and silence is not the server's.
-    private(set) var consumerLags = false
-    /// While reading is paused for a lagging caller and other operations share the socket: when the pause ends.
-    private var sharedPauseDeadline: Instant?
-    /// The pause for the current lag ended while the caller still lagged: reading goes on until it catches up.
-    private var sharedPauseEnded = false
-    /// Whether reading is paused for a lagging caller now.
-    private var readingPaused: Bool { consumerLags && !sharedPauseEnded }
-    private var sawKeepAlive = false
-    private var keepAliveTimeout: Duration
+    var consumerLags: Bool { liveness.consumerLags }
     /// When the last retry after a refused authorization started (a refusal within a ping interval of it is final).
     private var lastAuthorizationRetry: Instant?
     /// The socket opened to retry a refused authorization (its provider call has `isRetry` set).
@@ -49,17 +32,7 @@ struct SocketStateMachine: Sendable {
     init(settings: Settings, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.settings = settings
         self.backoff = settings.reconnect.backoff.schedule(random: random)
-        self.keepAliveTimeout = settings.keepAliveTimeout
-    }
-
-    var publicState: GQLServer.ConnectionState {
-        switch phase {
-        case .idle: .disconnected
-        case .opening, .awaitingAck: .connecting
-        case .ready: .connected
-        case .waiting(let attempt, _): .reconnecting(attempt: attempt, delay: .zero)
-        case .failed(let error): .failed(error)
-        }
+        self.liveness = Liveness(settings: settings)
     }
 
     // MARK: - Client intents
@@ -162,7 +135,7 @@ struct SocketStateMachine: Sendable {
             return []
         }
         phase = .awaitingAck(attempt: attempt, deadline: deadline)
-        lastReceived = now
+        liveness.heard(at: now)
         return []
     }
 
@@ -170,29 +143,22 @@ struct SocketStateMachine: Sendable {
     /// the keep-alive: a server that floods pings (or messages of no known type) is not answering ours.
     mutating func received(_ message: ServerMessage, on generation: Int, at now: Instant) -> [Action] {
         guard generation == self.generation else { return [] }
-        if message.isActivity {
-            lastReceived = now
-            pingSentAt = nil
-        }
+        if message.isActivity { liveness.heard(at: now) }
         switch message {
         case .ack(let timeout):
             guard case .awaitingAck(let attempt, _) = phase else { return [] }
             phase = .ready(attempt: attempt, since: now)
-            // A server asking for less than a second would have every connection dropped at once.
-            keepAliveTimeout = timeout.map { max($0, .seconds(1)) } ?? settings.keepAliveTimeout
-            // A timeout announced in the ack (AppSync) runs from the ack; otherwise from the first `ka`.
-            sawKeepAlive = timeout != nil
+            liveness.acknowledged(keepAliveTimeout: timeout)
             if pendingConnects > 0 { persistent = true }
             pendingConnects = 0
             authorizationRetryGeneration = nil
-            let pause: [Action] = readingPaused ? [.reading(paused: true)] + boundSharedPause(at: now) : []
+            let pause: [Action] =
+                liveness.readingPaused ? [.reading(paused: true)] + boundSharedPause(at: now) : []
             return [.state(.connected), .resumeConnects(nil), .reschedule] + pause + operations.map(sendStart)
         case .ping(let payload):
             return [.pong(settings.codec.pong(payload))]
         case .keepAlive:
-            let first = !sawKeepAlive
-            sawKeepAlive = true
-            return first ? [.reschedule] : []
+            return liveness.keepAliveReceived() ? [.reschedule] : []
         case .pong, .startAck, .unknown:
             return []
         case .next(let id, let payload):
@@ -265,60 +231,36 @@ struct SocketStateMachine: Sendable {
     /// While it lags, a ready socket stops reading and the keep-alive waits: the silence is ours, not the server's.
     /// When it catches up, reading resumes and the idle time starts over.
     mutating func consumerLagging(_ lagging: Bool, at now: Instant) -> [Action] {
-        guard lagging != consumerLags else {
+        guard lagging != liveness.consumerLags else {
             // The driver reports only changes of "some operation lags", which starts false as this does.
             assertionFailure("SocketStateMachine: consumerLagging(\(lagging)) repeats the current state")
             return []
         }
-        let wasPaused = readingPaused
-        consumerLags = lagging
-        sharedPauseDeadline = nil
-        sharedPauseEnded = false
-        guard case .ready = phase else { return [] }
-        if lagging { return [.reading(paused: true)] + boundSharedPause(at: now) }
-        guard wasPaused else { return [] }
-        lastReceived = now
-        pingSentAt = nil
-        return [.reading(paused: false), .reschedule]
+        let ready = if case .ready = phase { true } else { false }
+        return liveness.consumerLagging(lagging, ready: ready, operations: live.count, at: now)
     }
 
     /// While reading is paused and other operations share the socket, the pause ends by
     /// ``Settings/maximumSharedPause`` (see there).
     private mutating func boundSharedPause(at now: Instant) -> [Action] {
-        guard readingPaused, sharedPauseDeadline == nil, live.count > 1, case .ready = phase else { return [] }
-        sharedPauseDeadline = now + settings.maximumSharedPause
-        return [.reschedule]
+        guard case .ready = phase else { return [] }
+        return liveness.boundSharedPause(operations: live.count, at: now)
     }
 
     /// The time passed `now`: acknowledgement and keep-alive deadlines, pings, reconnect delays.
     mutating func tick(at now: Instant) -> [Action] {
         switch phase {
-        case .ready where readingPaused:
-            guard let deadline = sharedPauseDeadline, now >= deadline else { return [] }
-            // Other operations waited long enough behind the lagging one: reading resumes for them, and the idle
-            // time starts over.
-            sharedPauseEnded = true
-            sharedPauseDeadline = nil
-            lastReceived = now
-            pingSentAt = nil
-            return [.reading(paused: false), .reschedule]
         case .opening(_, let deadline) where now >= deadline, .awaitingAck(_, let deadline) where now >= deadline:
             return lose(
                 GQLError(.timeout, "the server did not acknowledge the connection within \(settings.ackTimeout)"),
                 at: now, close: 4504)
         case .ready:
-            if let deadline = keepAliveDeadline, now >= deadline {
+            if liveness.serverIsSilent(at: now) {
+                let timeout = liveness.keepAliveTimeout
                 return lose(
-                    GQLError(.timeout, "the server was silent for longer than \(keepAliveTimeout)"), at: now,
-                    close: 4499)
+                    GQLError(.timeout, "the server was silent for longer than \(timeout)"), at: now, close: 4499)
             }
-            if let ping = settings.codec.ping, pingSentAt == nil, let last = lastReceived,
-                now >= last + settings.pingInterval
-            {
-                pingSentAt = now
-                return [.send(ping), .reschedule]
-            }
-            return []
+            return liveness.tick(at: now)
         case .waiting(let attempt, let until) where now >= until:
             return startAttempt(attempt, at: now)
         default:
@@ -331,29 +273,12 @@ struct SocketStateMachine: Sendable {
         switch phase {
         case .opening(_, let deadline), .awaitingAck(_, let deadline): return deadline
         case .waiting(_, let until): return until
-        case .ready where readingPaused: return sharedPauseDeadline
-        case .ready:
-            var deadlines: [Instant] = []
-            if let deadline = keepAliveDeadline { deadlines.append(deadline) }
-            if settings.codec.ping != nil, pingSentAt == nil, let last = lastReceived {
-                deadlines.append(last + settings.pingInterval)
-            }
-            return deadlines.min()
+        case .ready: return liveness.nextDeadline
         default: return nil
         }
     }
 
     // MARK: - Helpers
-
-    /// When a silent server counts as gone: a ping unanswered for the keep-alive timeout (graphql-transport-ws),
-    /// or no `ka` for that long once the first arrived (legacy, AppSync).
-    private var keepAliveDeadline: Instant? {
-        if settings.codec.ping != nil {
-            return pingSentAt.map { $0 + keepAliveTimeout }
-        }
-        guard sawKeepAlive, let last = lastReceived else { return nil }
-        return last + keepAliveTimeout
-    }
 
     /// Live operations in the order they started (resent in that order).
     var operations: [Operation] {
@@ -368,9 +293,7 @@ struct SocketStateMachine: Sendable {
         if attempt == 0 { backoff.reset() }
         generation += 1
         phase = .opening(attempt: attempt, deadline: now + settings.ackTimeout)
-        lastReceived = nil
-        pingSentAt = nil
-        sawKeepAlive = false
+        liveness.socketOpening()
         return [.state(.connecting), .open(generation: generation), .reschedule]
     }
 
