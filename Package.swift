@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "GQLSync", targets: ["GQLSync"]),
         .library(name: "GQLServices", targets: ["GQLServices"]),
         .library(name: "GQLDevServer", targets: ["GQLDevServer"]),
+        .library(name: "GQLEmulators", targets: ["GQLEmulators"]),
         .executable(name: "gql-cli", targets: ["GQLCLI"]),
     ],
     dependencies: [
@@ -116,10 +117,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Local emulators of the services GQLServices talks to (S3, Auth0, OneSignal), one folder each, on the dev
+        // server's connection plumbing; `gql-cli serve` composes them with the GraphQL API.
+        .target(
+            name: "GQLEmulators",
+            dependencies: [
+                "GQLCore", "GQLCrypto", "GQLStore", "GQLDevServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "GQLCLI",
             dependencies: [
                 "GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLCache", "GQLServices", "GQLSync", "GQLDevServer",
+                "GQLEmulators",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -170,6 +188,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "GQLEmulatorsTests",
+            dependencies: [
+                "GQLEmulators", "GQLDevServer", "GQLServices", "GQLCore", "GQLCrypto", "GQLTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ],

@@ -25,7 +25,11 @@ LAYERS = {
     "GQLSync": {"GQLCore", "GQLStore", "GQLNet", "GQLCache"},
     "GQLServices": {"GQLCore", "GQLCrypto", "GQLHTTP", "GQLNet"},
     "GQLDevServer": {"GQLCore", "GQLStore", "GQLCrypto"},
-    "GQLCLI": {"GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLCache", "GQLSync", "GQLServices", "GQLDevServer"},
+    "GQLEmulators": {"GQLCore", "GQLCrypto", "GQLStore", "GQLDevServer"},
+    "GQLCLI": {
+        "GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLCache", "GQLSync", "GQLServices", "GQLDevServer",
+        "GQLEmulators",
+    },
 }
 
 # Modules of the toolchain and the platform: never declared.

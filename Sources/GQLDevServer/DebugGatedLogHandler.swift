@@ -9,15 +9,15 @@ import Logging
 /// GQLDebug.level(.all)
 /// let server = try GQLDevServer(configuration: configuration)   // logs connections and requests
 /// ```
-struct DebugGatedLogHandler: LogHandler {
+package struct DebugGatedLogHandler: LogHandler {
     private var inner: any LogHandler
 
-    init(label: String) {
+    package init(label: String) {
         inner = Logger(label: label).handler
     }
 
     /// The lowest level ``GQLDebug``'s current verbosity lets through; setting it has no effect.
-    var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get {
             switch GQLDebug.currentLevel {
             case .all: .debug
@@ -28,23 +28,23 @@ struct DebugGatedLogHandler: LogHandler {
         set {}
     }
 
-    var metadata: Logger.Metadata {
+    package var metadata: Logger.Metadata {
         get { inner.metadata }
         set { inner.metadata = newValue }
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { inner[metadataKey: key] }
         set { inner[metadataKey: key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         guard GQLDebug.currentLevel != .none, event.level >= logLevel else { return }
         inner.log(event: event)
     }
 
     /// A logger for `label` that ``GQLDebug`` governs.
-    static func logger(_ label: String = "GraphQLite.GQLDevServer") -> Logger {
+    package static func logger(_ label: String = "GraphQLite.GQLDevServer") -> Logger {
         Logger(label: label) { label in DebugGatedLogHandler(label: label) }
     }
 }

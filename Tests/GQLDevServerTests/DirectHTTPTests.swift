@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLTestSupport
 import Testing
 
 @testable import GQLDevServer

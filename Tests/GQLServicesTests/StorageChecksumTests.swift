@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLCrypto
 import GQLTestSupport
 import Testing
 

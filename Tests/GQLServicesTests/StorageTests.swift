@@ -43,22 +43,7 @@ import Testing
         }
     }
 
-    static func bytes(_ count: Int, seed: UInt64) -> Data {
-        var rng = SplitMix64(seed: seed)
-        var data = Data(count: count)
-        data.withUnsafeMutableBytes { buffer in
-            var index = 0
-            while index < buffer.count {
-                var word = rng.next()
-                for _ in 0..<8 where index < buffer.count {
-                    buffer[index] = UInt8(truncatingIfNeeded: word)
-                    word >>= 8
-                    index += 1
-                }
-            }
-        }
-        return data
-    }
+    static func bytes(_ count: Int, seed: UInt64) -> Data { TestSeed.bytes(count, seed: seed) }
 
     @Test func roundTripsOfSmallObjectsWithGeneratedKeys() async throws {
         try await Self.withStorage { storage, _ in

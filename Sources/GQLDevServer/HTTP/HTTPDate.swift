@@ -1,7 +1,7 @@
 import Foundation
 
 /// The `Date` header's value (RFC 9110's IMF-fixdate), formatted once per second.
-struct HTTPDate {
+package struct HTTPDate {
     private var second = -1
     private var text = ""
 
@@ -17,7 +17,7 @@ struct HTTPDate {
         return text
     }
 
-    static func format(_ seconds: Int) -> String {
+    package static func format(_ seconds: Int) -> String {
         var clock = time_t(seconds)
         var parts = tm()
         gmtime_r(&clock, &parts)

@@ -14,11 +14,17 @@ import NIOHTTPTypes
 /// `Connection: close`) holds the descriptor as long as the client likes.
 ///
 /// It is bytes in, bytes out, so it stays correct after a WebSocket upgrade, where it only passes data along.
-final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = IOData
-    typealias OutboundOut = IOData
+package final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundIn = IOData
+    package typealias OutboundOut = IOData
+
+    /// The content type and body of a refusal for a status and a message: a GraphQL-shaped JSON error for the dev
+    /// server (the default), an XML or JSON error of the emulated service's own shape for GQLEmulators.
+    package typealias RefusalBody = @Sendable (_ status: HTTPResponseStatus, _ message: String) -> (
+        contentType: String, body: String
+    )
 
     /// How long a closing connection is drained before it is closed regardless.
     static let lingerTime = TimeAmount.seconds(2)
@@ -30,7 +36,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether the first request's header block ended (`\r\n\r\n` seen).
     private var headersEnded = false
     /// Whether the first request's header block has arrived (from then on an idle timeout applies instead).
-    var firstHeadersEnded: Bool { headersEnded }
+    package var firstHeadersEnded: Bool { headersEnded }
     /// The last bytes seen while looking for the end of the header block.
     private var tail: UInt32 = 0
     /// Whether anything was written to the client.
@@ -43,33 +49,43 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestsAnswered = 0
     private var waitingRefusal: (status: HTTPResponseStatus, message: String)?
 
-    init(headerTimeout: TimeAmount) {
+    private let refusalBody: RefusalBody
+
+    package init(headerTimeout: TimeAmount, refusalBody: @escaping RefusalBody = ConnectionGuard.graphQLRefusal) {
         self.headerTimeout = headerTimeout
+        self.refusalBody = refusalBody
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    /// The dev server's refusal: `{"errors":[{"message":…,"extensions":{"code":"BAD_REQUEST","status":…}}]}`.
+    package static let graphQLRefusal: RefusalBody = { status, message in
+        let body =
+            #"{"errors":[{"message":"\#(message)","extensions":{"code":"BAD_REQUEST","status":\#(status.code)}}]}"#
+        return ("application/json; charset=utf-8", body)
+    }
+
+    package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         if context.channel.isActive { startHeaderTimer(context) }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         headerTimer?.cancel()
         lingerTimer?.cancel()
         self.context = nil
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         startHeaderTimer(context)
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         headerTimer?.cancel()
         lingerTimer?.cancel()
         context.fireChannelInactive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !lingering else { return }  // a closing connection's input is dropped
         if !headersEnded {
             let buffer = unwrapInboundIn(data)
@@ -86,14 +102,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
+    package func channelReadComplete(context: ChannelHandlerContext) {
         // A closing connection reads on, whatever the handlers above hold: input left unread when the socket is
         // closed makes the kernel reset the connection and discard the answers it has not sent yet.
         if lingering { context.read() }
         context.fireChannelReadComplete()
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case ChannelEvent.inputClosed = event {
             inputClosed = true
             if lingering {
@@ -104,12 +120,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         wroteAnything = true
         context.write(data, promise: promise)
     }
 
-    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if mode == .output { linger(context) }
         // A full close from above (a graceful shutdown, an idle timeout, the end of a WebSocket) closes lingering
         // too. It comes once the last answer is written, not sent: NIO would drop what it still holds, and a
@@ -130,17 +146,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Says that every answer written so far is complete (``DirectHTTPHandler`` hands the connection to the HTTP
     /// parser only between requests), so a refusal of the parser's may be written after them.
-    func answersWritten() {
+    package func answersWritten() {
         wroteAnything = false
     }
 
     /// The HTTP parser read a request's head.
-    func requestRead() {
+    package func requestRead() {
         requestsRead += 1
     }
 
     /// An answer to a request the HTTP parser read has ended; a refusal that waited for it goes out after it.
-    func requestAnswered() {
+    package func requestAnswered() {
         requestsAnswered += 1
         if requestsAnswered >= requestsRead, let refusal = waitingRefusal {
             waitingRefusal = nil
@@ -150,7 +166,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Refuses what the HTTP parser could not read, after the answers to the requests it read before (they are
     /// still being answered: the refusal would otherwise overtake them and be taken for their answer).
-    func refuseAfterAnswers(_ status: HTTPResponseStatus, _ message: String) {
+    package func refuseAfterAnswers(_ status: HTTPResponseStatus, _ message: String) {
         guard requestsAnswered >= requestsRead else {
             if waitingRefusal == nil { waitingRefusal = (status, message) }
             return
@@ -161,7 +177,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Answers with `status` and a GraphQL-shaped JSON error, then closes lingering. Nothing happens when an answer
     /// was already written on this connection (the parser's own error then just closes it).
-    func refuse(_ status: HTTPResponseStatus, _ message: String) {
+    package func refuse(_ status: HTTPResponseStatus, _ message: String) {
         guard let context, !lingering else { return }
         // This handler is the first, so its own close would not pass its `close(context:mode:promise:)`: the
         // lingering close starts here, and from now on the client's input is dropped (a request completed after
@@ -171,11 +187,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(mode: .output, promise: nil)
             return
         }
-        let body =
-            #"{"errors":[{"message":"\#(message)","extensions":{"code":"BAD_REQUEST","status":\#(status.code)}}]}"#
+        let (contentType, body) = refusalBody(status, message)
         var buffer = context.channel.allocator.buffer(capacity: body.utf8.count + 160)
         buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
-        buffer.writeString("Content-Type: application/json; charset=utf-8\r\n")
+        buffer.writeString("Content-Type: \(contentType)\r\n")
         buffer.writeString("Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n")
         buffer.writeString(body)
         headerTimer?.cancel()
@@ -224,18 +239,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 /// instead of an error no one answers; the answer goes out after those of the requests read before. It counts the
 /// request heads the decoder reads while the decoder is there, and passes everything else along unread, so it is
 /// harmless after a WebSocket upgrade.
-final class ParseErrorGuard: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
+package final class ParseErrorGuard: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPServerRequestPart
 
     private let connection: ConnectionGuard
     /// Whether the decoder has left the pipeline (a WebSocket upgrade): what arrives is no longer HTTP.
     private var decoderGone = false
 
-    init(connection: ConnectionGuard) {
+    package init(connection: ConnectionGuard) {
         self.connection = connection
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if !decoderGone {
             let decoder = try? context.pipeline.syncOperations.context(
                 handlerType: ByteToMessageHandler<NIOHTTP1.HTTPRequestDecoder>.self)
@@ -248,7 +263,7 @@ final class ParseErrorGuard: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parseError = error as? HTTPParserError else {
             context.fireErrorCaught(error)
             return
@@ -265,13 +280,15 @@ final class ParseErrorGuard: ChannelInboundHandler, RemovableChannelHandler {
 /// Ends a connection after a response that says `Connection: close` (a 413, say): the output is shut once the
 /// response is flushed, and ``ConnectionGuard`` closes the socket after a bounded drain. Hummingbird by itself
 /// only closes when the *request* asked for it, and then waits for the client without a bound.
-final class CloseAfterResponse: ChannelOutboundHandler, RemovableChannelHandler {
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+package final class CloseAfterResponse: ChannelOutboundHandler, RemovableChannelHandler {
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
+
+    package init() {}
 
     private var closing = false
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head):
             closing = head.headerFields[.connection].map(Self.isClose) ?? false

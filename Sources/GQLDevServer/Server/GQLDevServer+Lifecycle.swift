@@ -6,7 +6,7 @@ extension GQLDevServer {
     ///
     /// ``GQLDevServer/endpoints()`` waits for the port, ``GQLDevServer/shutdown()`` for the end of
     /// ``GQLDevServer/run()``. A shutdown before `run()` makes `run()` return at once.
-    final class Lifecycle: Sendable {
+    package final class Lifecycle: Sendable {
         private enum Phase {
             case idle
             case running(ServiceGroup, port: Int?)
@@ -22,9 +22,11 @@ extension GQLDevServer {
 
         private let state = GQLLocked(State())
 
+        package init() {}
+
         /// Records that `group` runs the server; `false` when it ran already, or when a shutdown came first
         /// (the server then counts as stopped, and ``port()`` throws).
-        func starting(_ group: ServiceGroup) -> Bool {
+        package func starting(_ group: ServiceGroup) -> Bool {
             let (started, resumption) = state.withLock { state -> (Bool, GQLWaiters<Int, any Error>.Resumption?) in
                 guard case .idle = state.phase else { return (false, nil) }
                 guard !state.shutdownRequested else {
@@ -40,18 +42,18 @@ extension GQLDevServer {
         }
 
         /// Whether ``shutdown()`` was called.
-        var isShutdownRequested: Bool { state.withLock { $0.shutdownRequested } }
+        package var isShutdownRequested: Bool { state.withLock { $0.shutdownRequested } }
 
         /// Whether `run()` has ended (or will not run).
-        var hasStopped: Bool { state.withLock { if case .stopped = $0.phase { true } else { false } } }
+        package var hasStopped: Bool { state.withLock { if case .stopped = $0.phase { true } else { false } } }
 
         /// How many tasks are suspended waiting for the port, and for the end of `run()` (for tests that must know
         /// a wait began).
-        var suspendedWaits: (port: Int, stop: Int) {
+        package var suspendedWaits: (port: Int, stop: Int) {
             state.withLock { ($0.portWaiters.suspendedCount, $0.stopWaiters.suspendedCount) }
         }
 
-        func listening(on port: Int) {
+        package func listening(on port: Int) {
             state.withLock { state -> GQLWaiters<Int, any Error>.Resumption? in
                 guard case .running(let group, _) = state.phase else { return nil }
                 state.phase = .running(group, port: port)
@@ -59,7 +61,7 @@ extension GQLDevServer {
             }?.run()
         }
 
-        func stopped(_ error: (any Error)?) {
+        package func stopped(_ error: (any Error)?) {
             let stoppedError =
                 error.map { GQLError(.io, "The server stopped: \($0)") }
                 ?? GQLError(.closed, "The server has stopped.")
@@ -76,7 +78,7 @@ extension GQLDevServer {
 
         /// The port once listening; throws when the server stopped (or failed to start) first, and
         /// `CancellationError` at once when the waiting task is cancelled.
-        func port() async throws -> Int {
+        package func port() async throws -> Int {
             try await state.wait(
                 in: \.portWaiters,
                 unlessReady: { state in
@@ -91,7 +93,7 @@ extension GQLDevServer {
 
         /// Asks the running group to shut down gracefully and waits until `run()` returns; a cancelled caller
         /// stops waiting at once (the shutdown it asked for goes on).
-        func shutdown() async {
+        package func shutdown() async {
             let group: ServiceGroup? = state.withLock { state in
                 state.shutdownRequested = true
                 if case .running(let group, _) = state.phase { return group }

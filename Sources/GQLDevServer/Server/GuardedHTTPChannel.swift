@@ -47,5 +47,5 @@ struct GuardedHTTPChannel: ServerChildChannel {
 
 extension Duration {
     /// The duration as NIO's `TimeAmount` (saturating: a huge limit is "never", not a trap).
-    var timeAmount: TimeAmount { .nanoseconds(nanoseconds) }
+    package var timeAmount: TimeAmount { .nanoseconds(nanoseconds) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLCrypto
 
 /// One multipart upload of a file: create, parts in parallel (bounded), complete — or abort on any failure, so
 /// S3 keeps no orphaned parts.

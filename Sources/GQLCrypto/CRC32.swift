@@ -2,7 +2,7 @@ import Foundation
 
 /// CRC-32 as S3's `x-amz-checksum-crc32` carries it (ISO-HDLC: polynomial 0x04C11DB7, reflected, initial and final
 /// value all ones; the CRC of zlib, `binascii.crc32` and Ethernet). A checksum against accidental damage, not a
-/// cryptographic digest: S3 checks each uploaded body against it.
+/// cryptographic digest: S3 checks each uploaded body against it (GQLStorage sends it, GQLStorageEmulator checks it).
 ///
 /// Slicing-by-16 (sixteen bytes a step through sixteen 256-entry tables), on three thirds of a large buffer at once
 /// so that the processor works on three independent chains of lookups, the thirds' CRCs then combined as zlib's
@@ -13,14 +13,14 @@ import Foundation
 /// crc.update(chunk1); crc.update(chunk2)
 /// request.headers.append(("x-amz-checksum-crc32", crc.base64))
 /// ```
-struct CRC32: Sendable {
+package struct CRC32: Sendable {
     /// The CRC of the bytes added so far.
-    private(set) var value: UInt32 = 0
+    package private(set) var value: UInt32 = 0
 
-    init() {}
+    package init() {}
 
     /// The CRC of `bytes`.
-    init(_ bytes: some ContiguousBytes) {
+    package init(_ bytes: some ContiguousBytes) {
         update(bytes)
     }
 
@@ -43,7 +43,7 @@ struct CRC32: Sendable {
     }()
 
     /// Adds `bytes` to the CRC.
-    mutating func update(_ bytes: some ContiguousBytes) {
+    package mutating func update(_ bytes: some ContiguousBytes) {
         bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             let third = buffer.count / 3 / 16 * 16
@@ -143,7 +143,7 @@ struct CRC32: Sendable {
 
     /// The CRC of `A` followed by `B` from the CRC of `A`, the CRC of `B` and `B`'s length (zlib's
     /// `crc32_combine`): `crcA × x^(8 × lengthB) + crcB`.
-    static func combine(_ crcA: UInt32, _ crcB: UInt32, _ lengthB: Int) -> UInt32 {
+    package static func combine(_ crcA: UInt32, _ crcB: UInt32, _ lengthB: Int) -> UInt32 {
         var shift: UInt32 = 1 << 31  // x⁰
         var bits = lengthB
         var k = 3  // a byte is 2³ bits
@@ -156,14 +156,14 @@ struct CRC32: Sendable {
     }
 
     /// The CRC's four bytes, most significant first.
-    var bytes: [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+    package var bytes: [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
 
     /// The CRC as S3 writes it: its four bytes, most significant first, in base64 (`y/Q5Jg==` for `123456789`).
-    var base64: String { Data(bytes).base64EncodedString() }
+    package var base64: String { Data(bytes).base64EncodedString() }
 
     /// The checksum S3 gives an object uploaded in parts with CRC-32 (a "composite" checksum): the CRC-32 of the
     /// parts' CRCs (four bytes each, in part order), in base64, then `-` and the number of parts.
-    static func composite(_ parts: [CRC32]) -> String {
+    package static func composite(_ parts: [CRC32]) -> String {
         var whole = CRC32()
         for part in parts { whole.update(part.bytes) }
         return "\(whole.base64)-\(parts.count)"
@@ -171,7 +171,7 @@ struct CRC32: Sendable {
 
     /// Whether `answer`, a composite checksum as S3 writes it, is the one of `parts`: the same CRC, and the same
     /// number of parts when the answer names it (`…-3`; some answers leave the count out).
-    static func isComposite(_ answer: String, of parts: [CRC32]) -> Bool {
+    package static func isComposite(_ answer: String, of parts: [CRC32]) -> Bool {
         let expected = composite(parts)
         guard answer.contains("-") else { return expected.hasPrefix(answer + "-") }
         return answer == expected

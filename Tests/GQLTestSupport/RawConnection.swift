@@ -1,6 +1,5 @@
 import Foundation
 import GQLCore
-import GQLTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -11,35 +10,35 @@ import GQLTestSupport
 /// A plain TCP connection to 127.0.0.1, for the requests no HTTP client would send: garbage request lines,
 /// contradictory `Content-Length`s, headers that never end. Blocking socket calls run on a thread of their own,
 /// never on the concurrency pool the server's handlers use.
-final class RawConnection: Sendable {
+public final class RawConnection: Sendable {
     private let descriptor: Int32
 
     /// What the server sent, and whether it closed the connection (end of stream or reset) before `timeout`.
-    struct Reply: Sendable {
-        var text: String
-        var closed: Bool
+    public struct Reply: Sendable {
+        public var text: String
+        public var closed: Bool
 
         /// The status code of the first response line, e.g. 400.
-        var status: Int? {
+        public var status: Int? {
             let parts = text.split(separator: " ", maxSplits: 2)
             guard parts.count >= 2, parts[0].hasPrefix("HTTP/1.") else { return nil }
             return Int(parts[1])
         }
 
         /// The JSON body after the header block.
-        var json: GQLValue? {
+        public var json: GQLValue? {
             guard let range = text.range(of: "\r\n\r\n") else { return nil }
             return try? GQLValue(json: String(text[range.upperBound...]))
         }
     }
 
-    init(port: Int) throws {
+    public init(port: Int) throws {
         descriptor = try Self.connect(port: port)
     }
 
     /// A connected socket to 127.0.0.1:`port`, with `receiveBuffer` bytes of receive buffer when given, and Nagle's
     /// delay off when `noDelay`.
-    static func connect(port: Int, receiveBuffer: Int32? = nil, noDelay: Bool = false) throws -> Int32 {
+    public static func connect(port: Int, receiveBuffer: Int32? = nil, noDelay: Bool = false) throws -> Int32 {
         do {
             return try LoopbackListener.connect(port: port) { descriptor in
                 if noDelay {
@@ -58,7 +57,7 @@ final class RawConnection: Sendable {
     /// Connects and sends `text` in one call on the caller's thread: no thread start or task switch comes between
     /// the two (a server's header timeout counts from when it accepted the connection). A request this size goes
     /// into the socket's buffer at once.
-    init(port: Int, sending text: String) throws {
+    public init(port: Int, sending text: String) throws {
         descriptor = try Self.connect(port: port)
         _ = Self.send(descriptor, Array(text.utf8), timeout: 10)
     }
@@ -66,19 +65,19 @@ final class RawConnection: Sendable {
     deinit { close(descriptor) }
 
     /// Sends `text` (as UTF-8); a connection the server already closed is not an error here.
-    func send(_ text: String) async {
+    public func send(_ text: String) async {
         _ = await sendUntilBlocked(Array(text.utf8), timeout: 10)
     }
 
     /// Sends `bytes` until the server stops taking them: returns how many were sent before one send made no
     /// progress for `timeout` seconds (or failed).
-    func sendUntilBlocked(_ bytes: [UInt8], timeout: Int = 1) async -> Int {
+    public func sendUntilBlocked(_ bytes: [UInt8], timeout: Int = 1) async -> Int {
         await onThread { [descriptor] in Self.send(descriptor, bytes, timeout: timeout) }
     }
 
     /// Sends `bytes` on `descriptor`, blocking: how many were sent before an error or `timeout` seconds without
     /// progress.
-    static func send(_ descriptor: Int32, _ bytes: [UInt8], timeout: Int) -> Int {
+    public static func send(_ descriptor: Int32, _ bytes: [UInt8], timeout: Int) -> Int {
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var offset = 0
@@ -93,10 +92,10 @@ final class RawConnection: Sendable {
     }
 
     /// Closes the sending side (a half-close): the server reads the end of its input after what was sent.
-    func shutdownWrite() { Self.shutdownWrite(descriptor) }
+    public func shutdownWrite() { Self.shutdownWrite(descriptor) }
 
     /// Closes the sending side of `descriptor`.
-    static func shutdownWrite(_ descriptor: Int32) {
+    public static func shutdownWrite(_ descriptor: Int32) {
         #if canImport(Glibc)
             _ = shutdown(descriptor, Int32(SHUT_WR))
         #else
@@ -105,7 +104,7 @@ final class RawConnection: Sendable {
     }
 
     /// Reads until the server closes the connection, or until `timeout` seconds pass without data.
-    func readUntilClosed(timeout: Int = 10) async -> Reply {
+    public func readUntilClosed(timeout: Int = 10) async -> Reply {
         await onThread { [descriptor] in
             var (received, chunk) = Self.startReading(descriptor, timeout: timeout)
             while true {
@@ -122,7 +121,7 @@ final class RawConnection: Sendable {
 
     /// Reads until `count` whole responses (each framed by its `Content-Length`) have arrived, the server closes
     /// the connection, or `timeout` seconds pass without data; returns the responses' status codes and bodies.
-    func readAnswers(_ count: Int, timeout: Int = 10) async -> [(status: Int, body: String)] {
+    public func readAnswers(_ count: Int, timeout: Int = 10) async -> [(status: Int, body: String)] {
         await onThread { [descriptor] in
             var (received, chunk) = Self.startReading(descriptor, timeout: timeout)
             while true {

@@ -1,0 +1,177 @@
+import Foundation
+import GQLCore
+import GQLCrypto
+import Hummingbird
+import NIOCore
+
+/// What an upload's body came to: a temporary file in the data folder and its digests.
+struct ReceivedBody: Sendable {
+    var temporary: URL
+    var size: Int64
+    var md5: [UInt8]
+    var crc32: CRC32
+    /// `aws-chunked` trailing headers (a checksum), names lowercased.
+    var trailers: [(name: String, value: String)]
+}
+
+/// Streams a request body to a temporary file in the data folder — decoding `aws-chunked` and checking its
+/// signatures on the way — while computing its MD5, its CRC-32 and, when the signature covers it, its SHA-256;
+/// memory stays at one write buffer whatever the size. A body that stalls longer than the body timeout, runs past
+/// its limit or its declared length, or does not match its signed hash leaves nothing behind.
+struct BodyReceiver: Sendable {
+    let folder: GQLDataFolder
+    let bodyTimeout: Duration
+    let maxBytes: Int64
+
+    /// How much is gathered before one write to the file.
+    static let writeSize = 1 << 20
+
+    func receive(
+        _ body: RequestBody, payload: SigV4Verifier.Payload, declaredLength: Int64?
+    ) async throws(S3Error) -> ReceivedBody {
+        let temporary: URL
+        do {
+            temporary = try folder.temporaryFileURL()
+        } catch {
+            throw S3Error(.internalError, "The upload could not be stored: \(error)")
+        }
+        let progress = GQLLocked(ContinuousClock.now)
+        let timeout = bodyTimeout
+        do {
+            return try await withThrowingTaskGroup(of: ReceivedBody?.self) { group in
+                group.addTask {
+                    try await write(body, to: temporary, payload: payload, declaredLength: declaredLength, progress: progress)
+                }
+                group.addTask {
+                    // The watchdog: ends the upload when no byte came for `timeout` (checked four times a timeout).
+                    while true {
+                        try await Task.sleep(for: timeout / 4)
+                        let idle = progress.withLock { ContinuousClock.now - $0 }
+                        if idle >= timeout {
+                            throw S3Error(
+                                .requestTimeout,
+                                "Your socket connection to the server was not read from or written to within the "
+                                    + "timeout period. Idle connections will be closed.")
+                        }
+                    }
+                }
+                defer { group.cancelAll() }
+                while let finished = try await group.next() {
+                    if let finished { return finished }
+                }
+                throw S3Error(.internalError, "The upload ended without a result.")
+            }
+        } catch let error as S3Error {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            if error is CancellationError { throw S3Error(.incompleteBody, "The upload was cancelled.") }
+            throw S3Error(.incompleteBody, "You did not provide the number of bytes specified by the Content-Length HTTP header.")
+        }
+    }
+
+    private func write(
+        _ body: RequestBody, to temporary: URL, payload: SigV4Verifier.Payload, declaredLength: Int64?,
+        progress: GQLLocked<ContinuousClock.Instant>
+    ) async throws -> ReceivedBody {
+        let file = try OpenFile.creating(temporary)
+        let sink = try BodySink(hashesSHA256: { if case .sha256 = payload { true } else { false } }())
+        let decoder: AWSChunkedDecoder? =
+            switch payload {
+            case .signedChunks(let signer, let trailer): AWSChunkedDecoder(signer: signer, signsTrailer: trailer)
+            case .unsignedChunks: AWSChunkedDecoder(signer: nil, signsTrailer: false)
+            case .unsigned, .sha256: nil
+            }
+        let (limit, maxBytes) = (min(maxBytes, declaredLength ?? maxBytes), maxBytes)
+        let take: (ByteBuffer) throws(S3Error) -> Void = { (piece: ByteBuffer) throws(S3Error) in
+            try sink.take(piece)
+            guard sink.size <= limit else {
+                if let declaredLength, sink.size > declaredLength {
+                    throw S3Error(.invalidRequest, "The body is longer than its declared length.")
+                }
+                throw S3Error(
+                    .entityTooLarge, "Your proposed upload exceeds the maximum allowed size",
+                    details: [("MaxSizeAllowed", String(maxBytes))])
+            }
+        }
+        for try await buffer in body {
+            progress.withLock { $0 = .now }
+            if let decoder {
+                try decoder.feed(buffer, emit: take)
+            } else {
+                try take(buffer)
+            }
+            if sink.pending.readableBytes >= Self.writeSize {
+                let chunk = sink.drain()
+                try await offload { try chunk.withUnsafeReadableBytes { try file.writeAll($0) } }
+            }
+        }
+        if let decoder, !decoder.isDone {
+            throw S3Error(.incompleteBody, "The aws-chunked body ended before its last chunk.")
+        }
+        let rest = sink.drain()
+        try await offload {
+            try rest.withUnsafeReadableBytes { try file.writeAll($0) }
+            try file.synchronize()
+        }
+        if let declaredLength, sink.size != declaredLength {
+            throw S3Error(
+                .incompleteBody, "You did not provide the number of bytes specified by the Content-Length HTTP header.")
+        }
+        let (md5, sha256) = try sink.finish()
+        if case .sha256(let expected) = payload, let sha256 {
+            let computed = Bytes.hex(sha256)
+            guard computed == expected else {
+                throw S3Error(
+                    .xAmzContentSHA256Mismatch,
+                    "The provided 'x-amz-content-sha256' header does not match what was computed.",
+                    details: [("ClientComputedContentSHA256", expected), ("S3ComputedContentSHA256", computed)])
+            }
+        }
+        return ReceivedBody(
+            temporary: temporary, size: sink.size, md5: md5, crc32: sink.crc, trailers: decoder?.trailers ?? [])
+    }
+}
+
+/// An upload's running digests and its write buffer; used by the one task that reads the body.
+private final class BodySink {
+    private var md5: Digest?
+    private var sha256: Digest?
+    private(set) var crc = CRC32()
+    private(set) var size: Int64 = 0
+    private(set) var pending = ByteBuffer()
+
+    init(hashesSHA256: Bool) throws {
+        md5 = try Digest(.md5)
+        sha256 = hashesSHA256 ? try Digest(.sha256) : nil
+    }
+
+    func take(_ piece: ByteBuffer) throws(S3Error) {
+        size += Int64(piece.readableBytes)
+        do {
+            try piece.withUnsafeReadableBytes { bytes in
+                try md5?.update(bytes)
+                try sha256?.update(bytes)
+                crc.update(bytes)
+            }
+        } catch {
+            throw S3Error(.internalError, "The body could not be hashed.")
+        }
+        var piece = piece
+        pending.writeBuffer(&piece)
+    }
+
+    /// The bytes gathered so far, handed over for writing.
+    func drain() -> ByteBuffer {
+        defer { pending = ByteBuffer() }
+        return pending
+    }
+
+    /// The MD5 and (when asked for) the SHA-256 of everything taken.
+    func finish() throws -> (md5: [UInt8], sha256: [UInt8]?) {
+        let md5 = try self.md5.take()?.finalize() ?? []
+        let sha256 = try self.sha256.take()?.finalize()
+        return (md5, sha256)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import GQLCore
+import GQLCrypto
+
+/// A multipart upload in progress: what its object will carry, and the parts uploaded so far.
+struct StoredUpload: Codable, Sendable {
+    struct Part: Codable, Sendable {
+        var number: Int
+        var size: Int64
+        /// The part's MD5 in hex (its ETag without quotes).
+        var etag: String
+        /// The part's CRC-32 in base64, when the upload declared CRC32 or the part sent one.
+        var checksumCRC32: String?
+        var lastModified: Date
+        /// The part's file in the upload's folder.
+        var file: String
+    }
+
+    var id: String
+    var bucket: String
+    var key: String
+    var initiated: Date
+    var headers: [String: String]
+    var metadata: [String: String]
+    /// `CRC32` when the upload was started with `x-amz-checksum-algorithm: CRC32`.
+    var checksumAlgorithm: String?
+    var parts: [Int: Part] = [:]
+}
+
+/// The multipart uploads of a storage emulator: `uploads/ID/upload.json` for each, with a file and a record per
+/// part; kept in memory too. A part replaced by a later upload of the same number is removed once the new one is
+/// in place.
+final class MultipartStore: Sendable {
+    let folder: GQLDataFolder
+    private let state: GQLLocked<[String: StoredUpload]>
+
+    init(folder: GQLDataFolder) throws {
+        self.folder = folder
+        var uploads: [String: StoredUpload] = [:]
+        let root = try folder.subfolder("uploads")
+        let decoder = JSONDecoder()
+        for id in (try? FileManager.default.contentsOfDirectory(atPath: root.url.path)) ?? [] where Self.isUploadId(id) {
+            guard let data = try? folder.read("uploads/\(id)/upload.json"),
+                var upload = try? decoder.decode(StoredUpload.self, from: data)
+            else { continue }
+            let partsFolder = root.url.appendingPathComponent(id)
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: partsFolder.path)) ?? []
+            where file.hasPrefix("part-") && file.hasSuffix(".json") {
+                guard let data = try? Data(contentsOf: partsFolder.appendingPathComponent(file)),
+                    let part = try? decoder.decode(StoredUpload.Part.self, from: data)
+                else { continue }
+                upload.parts[part.number] = part
+            }
+            uploads[id] = upload
+        }
+        state = GQLLocked(uploads)
+    }
+
+    /// Upload ids are 32 lowercase hex digits, so one is always a safe folder name.
+    static func isUploadId(_ id: String) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    static func noSuchUpload(_ id: String) -> S3Error {
+        S3Error(
+            .noSuchUpload,
+            "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted "
+                + "or completed.", details: [("UploadId", id)])
+    }
+
+    func create(_ upload: StoredUpload) throws(S3Error) -> StoredUpload {
+        var upload = upload
+        upload.id = Bytes.hex((0..<16).map { _ in UInt8.random(in: 0...255) })
+        do {
+            try folder.write(JSONEncoder().encode(upload), to: "uploads/\(upload.id)/upload.json")
+        } catch {
+            throw S3Error(.internalError, "The upload could not be started: \(error)")
+        }
+        state.withLock { $0[upload.id] = upload }
+        return upload
+    }
+
+    /// The upload `id` of `bucket`/`key`.
+    func upload(_ id: String, bucket: String, key: String) throws(S3Error) -> StoredUpload {
+        guard let upload = state.withLock({ $0[id] }), upload.bucket == bucket, upload.key == key else {
+            throw Self.noSuchUpload(id)
+        }
+        return upload
+    }
+
+    /// Every upload of `bucket`, oldest first.
+    func uploads(in bucket: String) -> [StoredUpload] {
+        state.withLock { $0.values.filter { $0.bucket == bucket } }.sorted {
+            ($0.key, $0.initiated) < ($1.key, $1.initiated)
+        }
+    }
+
+    /// Makes the bytes in `temporary` part `part.number` of upload `id`, replacing an earlier part of that number.
+    func addPart(_ id: String, temporary: URL, _ part: StoredUpload.Part) throws(S3Error) {
+        var part = part
+        part.file = "part-\(part.number)-\(UUID().uuidString)"
+        let replaced: StoredUpload.Part?
+        do {
+            let record = try folder.temporaryFileURL()
+            try JSONEncoder().encode(part).write(to: record)
+            let fileURL = try folder.resolve("uploads/\(id)/\(part.file)")
+            let recordURL = try folder.resolve("uploads/\(id)/part-\(part.number).json")
+            replaced = try state.withLock { uploads -> StoredUpload.Part? in
+                guard uploads[id] != nil else {
+                    try? FileManager.default.removeItem(at: record)
+                    throw Self.noSuchUpload(id)
+                }
+                try folder.moveIntoPlace(temporary, fileURL)
+                try folder.moveIntoPlace(record, recordURL)
+                return uploads[id]?.parts.updateValue(part, forKey: part.number)
+            }
+        } catch let error as S3Error {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw S3Error(.internalError, "The part could not be stored: \(error)")
+        }
+        if let replaced, let url = try? folder.resolve("uploads/\(id)/\(replaced.file)") {
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+
+    /// Takes upload `id` out of the uploads (for its completion) once `check` accepts it; a refused upload stays.
+    func take(
+        _ id: String, bucket: String, key: String, check: (StoredUpload) throws(S3Error) -> Void
+    ) throws(S3Error) -> StoredUpload {
+        let outcome = state.withLock { uploads -> Result<StoredUpload, S3Error> in
+            guard let upload = uploads[id], upload.bucket == bucket, upload.key == key else {
+                return .failure(Self.noSuchUpload(id))
+            }
+            do throws(S3Error) {
+                try check(upload)
+            } catch {
+                return .failure(error)
+            }
+            uploads[id] = nil
+            return .success(upload)
+        }
+        return try outcome.get()
+    }
+
+    /// The URL of a part's file.
+    func partURL(_ id: String, _ part: StoredUpload.Part) throws -> URL {
+        try folder.resolve("uploads/\(id)/\(part.file)")
+    }
+
+    /// Removes upload `id`'s folder (after its completion or abort).
+    func removeFiles(_ id: String) {
+        if let url = try? folder.resolve("uploads/\(id)") { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// Aborts upload `id`: its parts are removed.
+    func abort(_ id: String, bucket: String, key: String) throws(S3Error) {
+        _ = try take(id, bucket: bucket, key: key) { _ throws(S3Error) in }
+        removeFiles(id)
+    }
+}

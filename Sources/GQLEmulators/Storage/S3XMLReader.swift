@@ -1,0 +1,73 @@
+import Foundation
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// An element of an XML request body (`<Delete>`, `<CompleteMultipartUpload>`): its local name, its text, its
+/// children.
+struct S3XMLNode: Sendable, Equatable {
+    var name: String
+    var text = ""
+    var children: [S3XMLNode] = []
+
+    /// The children named `name`.
+    func all(_ name: String) -> [S3XMLNode] { children.filter { $0.name == name } }
+
+    /// The text of the first child named `name`.
+    func child(_ name: String) -> String? { children.first { $0.name == name }?.text }
+
+    /// Reads `data` as XML with Foundation's parser (no external entities, no DTD loading); anything it cannot
+    /// read, or nesting deeper than 8 levels, is S3's `MalformedXML`.
+    static func parse(_ data: Data) throws(S3Error) -> S3XMLNode {
+        let builder = TreeBuilder()
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
+        parser.shouldProcessNamespaces = true
+        parser.delegate = builder
+        guard parser.parse(), !builder.failed, let root = builder.root else {
+            throw S3Error(
+                .malformedXML,
+                "The XML you provided was not well-formed or did not validate against our published schema")
+        }
+        return root
+    }
+
+    /// Builds the tree as the parser reports it.
+    private final class TreeBuilder: NSObject, XMLParserDelegate {
+        var stack: [S3XMLNode] = []
+        var root: S3XMLNode?
+        var failed = false
+
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
+            guard stack.count < 8, root == nil else {
+                failed = true
+                parser.abortParsing()
+                return
+            }
+            stack.append(S3XMLNode(name: elementName))
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            guard !stack.isEmpty else { return }
+            stack[stack.count - 1].text += string
+        }
+
+        func parser(
+            _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
+        ) {
+            guard var node = stack.popLast() else { return }
+            node.text = node.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if stack.isEmpty {
+                root = node
+            } else {
+                stack[stack.count - 1].children.append(node)
+            }
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) { failed = true }
+    }
+}

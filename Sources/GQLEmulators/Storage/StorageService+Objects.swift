@@ -1,0 +1,300 @@
+import Foundation
+import GQLCore
+import GQLCrypto
+import GQLDevServer
+import HTTPTypes
+import Hummingbird
+
+/// PutObject, GetObject and HeadObject, CopyObject, DeleteObjects.
+extension StorageService {
+    /// The most bytes of user metadata (`x-amz-meta-` names and values) an object may carry, as S3.
+    static let maxMetadataBytes = 2048
+
+    func putObject(
+        _ bucket: String, _ key: String, _ request: S3Request, _ body: RequestBody, _ payload: SigV4Verifier.Payload
+    ) async throws(S3Error) -> Response {
+        guard store.bucketExists(bucket) else { throw ObjectStore.noSuchBucket(bucket) }
+        let (headers, metadata) = try Self.objectHeaders(request)
+        let received = try await receive(body, request, payload, maxBytes: configuration.maxObjectBytes)
+        let crc: String?
+        do {
+            crc = try Self.checkDigests(received, request)
+        } catch {
+            try? FileManager.default.removeItem(at: received.temporary)
+            throw error
+        }
+        let object = StoredObject(
+            key: key, size: received.size, etag: Bytes.hex(received.md5), lastModified: configuration.clock(),
+            dataFile: "", headers: headers, metadata: metadata, checksumCRC32: crc)
+        try store.commit(bucket, temporary: received.temporary, object)
+        var answer = HTTPFields()
+        answer[.eTag] = Self.quoted(object.etag)
+        if let crc { answer[.checksumCRC32] = crc }
+        return Response(status: .ok, headers: answer)
+    }
+
+    /// Reads a body for an upload: its declared length (`x-amz-decoded-content-length` for `aws-chunked`) and
+    /// the payload mode the signature set.
+    func receive(
+        _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload, maxBytes: Int64
+    ) async throws(S3Error) -> ReceivedBody {
+        let declared: Int64?
+        switch payload {
+        case .signedChunks, .unsignedChunks:
+            guard let text = request.header("x-amz-decoded-content-length"), let length = Int64(text), length >= 0 else {
+                throw S3Error(.missingContentLength, "You must provide the x-amz-decoded-content-length HTTP header.")
+            }
+            declared = length
+        case .unsigned, .sha256:
+            declared = request.header("content-length").flatMap { Int64($0) }
+            if declared == nil, request.header("transfer-encoding") == nil {
+                throw S3Error(.missingContentLength, "You must provide the Content-Length HTTP header.")
+            }
+        }
+        if let declared, declared > maxBytes {
+            throw S3Error(
+                .entityTooLarge, "Your proposed upload exceeds the maximum allowed size",
+                details: [("ProposedSize", String(declared)), ("MaxSizeAllowed", String(maxBytes))])
+        }
+        let receiver = BodyReceiver(folder: store.folder, bodyTimeout: configuration.limits.bodyTimeout, maxBytes: maxBytes)
+        return try await receiver.receive(body, payload: payload, declaredLength: declared)
+    }
+
+    /// Checks `Content-MD5` and a CRC-32 sent as a header or a trailer; the CRC in base64 when one was sent.
+    static func checkDigests(_ received: ReceivedBody, _ request: S3Request) throws(S3Error) -> String? {
+        if let md5 = request.header("content-md5") {
+            guard let sent = Data(base64Encoded: md5), sent.count == 16 else {
+                throw S3Error(.invalidDigest, "The Content-MD5 you specified was invalid.", details: [("Content-MD5", md5)])
+            }
+            guard Array(sent) == received.md5 else {
+                throw S3Error(
+                    .badDigest, "The Content-MD5 you specified did not match what we received.",
+                    details: [("ExpectedDigest", md5), ("CalculatedDigest", Data(received.md5).base64EncodedString())])
+            }
+        }
+        let sent = request.header("x-amz-checksum-crc32") ?? received.trailers.first { $0.name == "x-amz-checksum-crc32" }?.value
+        guard let sent else { return nil }
+        guard sent == received.crc32.base64 else {
+            throw S3Error(.badDigest, "The CRC32 you specified did not match the calculated checksum.")
+        }
+        return sent
+    }
+
+    /// The headers an upload keeps (`Content-Type` …) and its user metadata.
+    static func objectHeaders(_ request: S3Request) throws(S3Error) -> ([String: String], [String: String]) {
+        var headers: [String: String] = [:]
+        var metadata: [String: String] = [:]
+        var metadataBytes = 0
+        for (name, value) in request.headers {
+            if StoredObject.keptHeaders.contains(name) {
+                headers[name] = name == "content-encoding" ? Self.withoutAWSChunked(value) : value
+            } else if name.hasPrefix("x-amz-meta-") {
+                let short = String(name.dropFirst("x-amz-meta-".count))
+                metadata[short] = metadata[short].map { $0 + "," + value } ?? value
+                metadataBytes += short.utf8.count + value.utf8.count
+            }
+        }
+        if headers["content-encoding"]?.isEmpty == true { headers["content-encoding"] = nil }
+        guard metadataBytes <= maxMetadataBytes else {
+            throw S3Error(
+                .metadataTooLarge, "Your metadata headers exceed the maximum allowed metadata size.",
+                details: [("Size", String(metadataBytes)), ("MaxSizeAllowed", String(maxMetadataBytes))])
+        }
+        return (headers, metadata)
+    }
+
+    /// A `Content-Encoding` without the `aws-chunked` that only describes the upload's framing.
+    private static func withoutAWSChunked(_ value: String) -> String {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0 != "aws-chunked" }
+            .joined(separator: ",")
+    }
+
+    func getObject(_ bucket: String, _ key: String, _ request: S3Request, head: Bool) throws(S3Error) -> Response {
+        let (object, file) = try store.open(bucket, key)
+        var headers = HTTPFields()
+        headers[.eTag] = Self.quoted(object.etag)
+        headers[.lastModified] = HTTPDate.format(Int(object.lastModified.timeIntervalSince1970))
+        if let ifMatch = request.header("if-match"),
+            !ifMatch.split(separator: ",").contains(where: { Self.unquoted(String($0)) == object.etag || $0.trimmingCharacters(in: .whitespaces) == "*" })
+        {
+            throw S3Error(.preconditionFailed, "At least one of the pre-conditions you specified did not hold", details: [("Condition", "If-Match")])
+        }
+        if let ifNoneMatch = request.header("if-none-match"),
+            ifNoneMatch.split(separator: ",").contains(where: { Self.unquoted(String($0)) == object.etag || $0.trimmingCharacters(in: .whitespaces) == "*" })
+        {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.acceptRanges] = "bytes"
+        headers[.contentType] = object.headers["content-type"] ?? "binary/octet-stream"
+        for (name, value) in object.headers where name != "content-type" {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        for (name, value) in object.metadata {
+            if let field = HTTPField.Name("x-amz-meta-" + name) { headers[field] = value }
+        }
+        // Presigned GETs may override the answer's headers.
+        for (parameter, field) in Self.overrides {
+            if let value = request.parameter(parameter) { headers[field] = value }
+        }
+        let range = try ByteRange.resolve(request.header("range"), size: object.size)
+        if range == nil, let crc = object.checksumCRC32, request.header("x-amz-checksum-mode")?.uppercased() == "ENABLED" {
+            headers[.checksumCRC32] = crc
+            if crc.contains("-") { headers[HTTPField.Name("x-amz-checksum-type")!] = "COMPOSITE" }
+        }
+        var status = HTTPResponse.Status.ok
+        if let range {
+            status = .partialContent
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(object.size)"
+        }
+        guard let bytes = range ?? (object.size > 0 ? 0...(object.size - 1) : nil) else {
+            headers[.contentLength] = "0"
+            return Response(status: status, headers: headers)
+        }
+        let length = bytes.count
+        headers[.contentLength] = String(length)
+        if head { return Response(status: status, headers: headers) }
+        let body = ResponseBody(contentLength: length) { writer in
+            var offset = bytes.lowerBound
+            while offset <= bytes.upperBound {
+                let count = Int(min(Int64(256 << 10), bytes.upperBound - offset + 1))
+                let chunk = try await file.read(at: offset, count: count)
+                guard chunk.readableBytes > 0 else {
+                    throw GQLError(.io, "The object's file ended before its recorded size.")
+                }
+                try await writer.write(chunk)
+                offset += Int64(chunk.readableBytes)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// The query parameters of a GET that override its answer's headers.
+    private static let overrides: [(String, HTTPField.Name)] = [
+        ("response-content-type", .contentType), ("response-content-disposition", .contentDisposition),
+        ("response-content-encoding", .contentEncoding), ("response-content-language", .contentLanguage),
+        ("response-cache-control", .cacheControl), ("response-expires", .expires),
+    ]
+
+    func copyObject(_ bucket: String, _ key: String, _ request: S3Request) async throws(S3Error) -> Response {
+        guard store.bucketExists(bucket) else { throw ObjectStore.noSuchBucket(bucket) }
+        let (sourceBucket, sourceKey) = try Self.copySource(request.header("x-amz-copy-source") ?? "")
+        let (source, file) = try store.open(sourceBucket, sourceKey)
+        let directive = request.header("x-amz-metadata-directive")?.uppercased() ?? "COPY"
+        guard directive == "COPY" || directive == "REPLACE" else {
+            throw S3Error(.invalidArgument, "Unknown metadata directive.", details: [("ArgumentName", "x-amz-metadata-directive")])
+        }
+        if sourceBucket == bucket, sourceKey == key, directive == "COPY" {
+            throw S3Error(
+                .invalidRequest,
+                "This copy request is illegal because it is trying to copy an object to itself without changing the "
+                    + "object's metadata, storage class, website redirect location or encryption attributes.")
+        }
+        var object = source
+        object.key = key
+        object.lastModified = configuration.clock()
+        if directive == "REPLACE" {
+            (object.headers, object.metadata) = try Self.objectHeaders(request)
+        }
+        let temporary: URL
+        do {
+            temporary = try store.folder.temporaryFileURL()
+            let target = try OpenFile.creating(temporary)
+            var offset: Int64 = 0
+            while offset < source.size {
+                let chunk = try await file.read(at: offset, count: Int(min(Int64(1 << 20), source.size - offset)))
+                guard chunk.readableBytes > 0 else { throw GQLError(.io, "The source's file ended early.") }
+                try await offload { try chunk.withUnsafeReadableBytes { try target.writeAll($0) } }
+                offset += Int64(chunk.readableBytes)
+            }
+            try await offload { try target.synchronize() }
+        } catch {
+            throw S3Error(.internalError, "The object could not be copied: \(error)")
+        }
+        try store.commit(bucket, temporary: temporary, object)
+        var xml = XMLWriter()
+        xml.open("CopyObjectResult", namespace: true)
+        xml.element("LastModified", Self.timestamp(object.lastModified))
+        xml.element("ETag", Self.quoted(object.etag))
+        if let crc = object.checksumCRC32 { xml.element("ChecksumCRC32", crc) }
+        xml.close("CopyObjectResult")
+        return Self.xml(xml)
+    }
+
+    /// The bucket and key of `x-amz-copy-source` (`bucket/key` or `/bucket/key`, percent-encoded).
+    static func copySource(_ header: String) throws(S3Error) -> (String, String) {
+        var text = header
+        if let question = text.firstIndex(of: "?") {
+            guard text[question...].hasPrefix("?versionId=null") || text[question...] == "?" else {
+                throw S3Error(.notImplemented, "The storage emulator keeps no versions.")
+            }
+            text = String(text[..<question])
+        }
+        guard let decoded = text.removingPercentEncoding else {
+            throw S3Error(.invalidArgument, "Invalid copy source encoding.", details: [("ArgumentName", "x-amz-copy-source")])
+        }
+        let trimmed = decoded.hasPrefix("/") ? String(decoded.dropFirst()) : decoded
+        guard let slash = trimmed.firstIndex(of: "/"), slash != trimmed.startIndex,
+            trimmed.index(after: slash) != trimmed.endIndex
+        else {
+            throw S3Error(
+                .invalidArgument, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
+                details: [("ArgumentName", "x-amz-copy-source")])
+        }
+        return (String(trimmed[..<slash]), String(trimmed[trimmed.index(after: slash)...]))
+    }
+
+    func deleteObjects(
+        _ bucket: String, _ request: S3Request, _ body: RequestBody, _ payload: SigV4Verifier.Payload
+    ) async throws(S3Error) -> Response {
+        guard store.bucketExists(bucket) else { throw ObjectStore.noSuchBucket(bucket) }
+        let document = try await xmlBody(body, request, payload)
+        guard document.name == "Delete" else { throw Self.malformedXML }
+        let keys = document.all("Object").compactMap { $0.child("Key") }
+        guard !keys.isEmpty, keys.count <= 1000, keys.count == document.all("Object").count else { throw Self.malformedXML }
+        let quiet = document.child("Quiet") == "true"
+        var xml = XMLWriter()
+        xml.open("DeleteResult", namespace: true)
+        for key in keys {
+            do {
+                try store.delete(bucket, key)
+                if !quiet {
+                    xml.open("Deleted")
+                    xml.element("Key", key)
+                    xml.close("Deleted")
+                }
+            } catch {
+                xml.open("Error")
+                xml.element("Key", key)
+                xml.element("Code", error.code.name)
+                xml.element("Message", error.message)
+                xml.close("Error")
+            }
+        }
+        xml.close("DeleteResult")
+        return Self.xml(xml)
+    }
+
+    static let malformedXML = S3Error(
+        .malformedXML, "The XML you provided was not well-formed or did not validate against our published schema")
+
+    /// A small XML request body, read (and checked against its signature and digests) then parsed.
+    func xmlBody(
+        _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload
+    ) async throws(S3Error) -> S3XMLNode {
+        let received = try await receive(body, request, payload, maxBytes: Self.maxXMLBytes)
+        defer { try? FileManager.default.removeItem(at: received.temporary) }
+        _ = try Self.checkDigests(received, request)
+        let data: Data
+        do {
+            data = try Data(contentsOf: received.temporary)
+        } catch {
+            throw S3Error(.internalError, "The request body could not be read back.")
+        }
+        return try S3XMLNode.parse(data)
+    }
+}
+
+extension HTTPField.Name {
+    static let checksumCRC32 = HTTPField.Name("x-amz-checksum-crc32")!
+}
