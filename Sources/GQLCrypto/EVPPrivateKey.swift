@@ -1,8 +1,8 @@
 import CCrypto
 import GQLCore
 
-/// What the RSA and P-256 private keys share: a new key from libcrypto's generator, and SHA-256 signatures by
-/// EVP_DigestSign.
+/// What the RSA and P-256 keys share: a new key from libcrypto's generator, SHA-256 signatures by EVP_DigestSign,
+/// and their checks by EVP_DigestVerify.
 enum EVPPrivateKey {
     /// The unencrypted private key in PEM text (PKCS#8, or the algorithm's own form). The caller owns the key.
     ///
@@ -72,5 +72,23 @@ enum EVPPrivateKey {
             throw GQLError(.crypto, "libcrypto could not make an \(algorithm) signature")
         }
         return Array(signature.prefix(length))
+    }
+
+    /// Whether `signature` is `key`'s SHA-256 signature of `message` as libcrypto checks it (PKCS#1 v1.5 bytes for
+    /// RSA, a DER `ECDSA-Sig-Value` for an elliptic-curve key).
+    static func verify(_ signature: [UInt8], of message: [UInt8], key: OpaquePointer) -> Bool {
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, Algorithms.sha256, nil, key) == 1 else {
+            OpenSSLBIO.clearErrors()
+            return false
+        }
+        let ok = signature.withUnsafeBufferPointer { sig in
+            message.withUnsafeBufferPointer { text in
+                EVP_DigestVerify(context, sig.baseAddress, sig.count, text.baseAddress ?? sig.baseAddress, text.count)
+            }
+        }
+        if ok != 1 { OpenSSLBIO.clearErrors() }
+        return ok == 1
     }
 }

@@ -90,7 +90,8 @@ struct ServerSessionStateMachineTests {
         var machine = LegacyWSStateMachine(
             authenticator: try Self.tokens(clock: clock), handshake: .init(authorization: "Bearer \(token)"))
         #expect(machine.receive(("connection_init", [:])) == .acknowledge)
-        #expect(machine.receive(Self.start) == .run(id: "1", request: Self.request))
+        // The request runs on behalf of the token's `sub`, for owner-scoped models.
+        #expect(machine.receive(Self.start) == .run(id: "1", request: Self.request.owned(by: "user-1")))
         clock.withLock { $0 = Date(timeIntervalSince1970: 1_800_000_061) }
         #expect(machine.receive(Self.start) == .close(nil, code: 4401, reason: "Unauthorized: the token expired"))
     }

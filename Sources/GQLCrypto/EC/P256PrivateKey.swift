@@ -79,7 +79,7 @@ package final class P256PrivateKey: @unchecked Sendable {
     }
 
     /// The curve's OpenSSL short name, or nil.
-    private static func curve(of key: OpaquePointer) -> String? {
+    static func curve(of key: OpaquePointer) -> String? {
         var name = [CChar](repeating: 0, count: 64)
         var length = 0
         guard EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, &name, name.count, &length) == 1 else {

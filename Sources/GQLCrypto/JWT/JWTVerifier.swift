@@ -1,14 +1,16 @@
 import Foundation
 import GQLCore
 
-/// A key that checks JWT signatures, pinned to one algorithm: an HMAC secret checks HS256 only and an RSA key
-/// RS256 only, whatever a token's header asks for (so an HS256 token "signed" with an RSA public key as the
+/// A key that checks JWT signatures, pinned to one algorithm: an HMAC secret checks HS256 only, an RSA key
+/// RS256 only and a P-256 key ES256 only, whatever a token's header asks for (so an HS256 token "signed" with an RSA public key as the
 /// secret, or `alg: none`, is refused).
 package enum JWTKey: Sendable {
     /// HS256 with a shared secret (Auth0: the client secret's UTF-8 bytes).
     case hmac(HMACSHA256.Key)
     /// RS256 with an RSA public key (from a JWKS or PEM).
     case rsa(RSAPublicKey)
+    /// ES256 with a P-256 public key (OneSignal's identity-verification tokens).
+    case p256(P256PublicKey)
 
     /// An HS256 key from a secret's UTF-8 bytes.
     package static func secret(_ secret: String) throws -> JWTKey { .hmac(try HMACSHA256.Key(Array(secret.utf8))) }
@@ -18,6 +20,7 @@ package enum JWTKey: Sendable {
         switch self {
         case .hmac: "HS256"
         case .rsa: "RS256"
+        case .p256: "ES256"
         }
     }
 }
@@ -89,6 +92,8 @@ package struct JWTVerifier: Sendable {
         case .hmac(let secret):
             valid = try Bytes.constantTimeEquals(secret.authenticate(jwt.signingInput), jwt.signature)
         case .rsa(let publicKey):
+            valid = publicKey.verify(jwt.signature, of: jwt.signingInput)
+        case .p256(let publicKey):
             valid = publicKey.verify(jwt.signature, of: jwt.signingInput)
         }
         guard valid else { throw JWT.invalid("the signature does not match") }

@@ -61,19 +61,7 @@ package final class RSAPublicKey: @unchecked Sendable {
 
     /// Whether `signature` is this key's RSASSA-PKCS1-v1_5 SHA-256 signature of `message`.
     package func verify(_ signature: [UInt8], of message: [UInt8]) -> Bool {
-        guard signature.count == byteCount, let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, Algorithms.sha256, nil, key) == 1 else {
-            OpenSSLBIO.clearErrors()
-            return false
-        }
-        let ok = signature.withUnsafeBufferPointer { sig in
-            message.withUnsafeBufferPointer { text in
-                EVP_DigestVerify(context, sig.baseAddress, sig.count, text.baseAddress ?? sig.baseAddress, text.count)
-            }
-        }
-        if ok != 1 { OpenSSLBIO.clearErrors() }
-        return ok == 1
+        signature.count == byteCount && EVPPrivateKey.verify(signature, of: message, key: key)
     }
 
     /// The modulus and exponent, big-endian without leading zeros (a JWK's `n` and `e` before encoding).

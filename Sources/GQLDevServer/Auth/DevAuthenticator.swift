@@ -107,6 +107,13 @@ struct DevAuthenticator: Sendable {
         return .failure(Refusal("missing or invalid x-api-key or x-hasura-admin-secret."))
     }
 
+    /// The caller's identity in `credentials`: the `sub` of a token that passes the checks, nil without one (keys
+    /// carry no identity). Owner-scoped models (`@auth(rules: [{ allow: owner }])`) scope their items to it.
+    func owner(_ credentials: Credentials) -> String? {
+        guard let tokens, let authorization = credentials.authorization else { return nil }
+        return tokens.subject(authorization)
+    }
+
     /// Whether `credentials` satisfy the configuration now.
     func authorizes(_ credentials: Credentials) -> Bool {
         if case .success = check(credentials) { return true }

@@ -43,14 +43,9 @@ struct DevTokenCheck: Sendable {
     /// Until when the token in an `Authorization` value (`Bearer <jwt>` or the bare JWT) is good (its `exp` plus
     /// the leeway), or why it is refused. The reason never quotes the token.
     func check(_ authorization: String) -> Result<Date, DevAuthenticator.Refusal> {
-        var token = Substring(authorization).drop { $0 == " " }
-        if token.lowercased().hasPrefix("bearer ") { token = token.dropFirst("bearer ".count).drop { $0 == " " } }
         let jwt: JWT
         do {
-            switch key {
-            case .single(let key): jwt = try verifier.verify(String(token), key: key, now: clock())
-            case .set(let set): jwt = try verifier.verify(String(token), keys: set, now: clock())
-            }
+            jwt = try verified(authorization)
         } catch let error as GQLError {
             return .failure(DevAuthenticator.Refusal(error.message))
         } catch {
@@ -59,6 +54,21 @@ struct DevTokenCheck: Sendable {
         // `requiresExpiry` guarantees a numeric `exp`.
         let expiry = jwt.claims["exp"]?.doubleValue ?? 0
         return .success(Date(timeIntervalSince1970: expiry + verifier.leeway))
+    }
+
+    /// The `sub` of the token in an `Authorization` value when the token passes ``check(_:)``; nil otherwise.
+    func subject(_ authorization: String) -> String? {
+        (try? verified(authorization))?.claims["sub"]?.stringValue
+    }
+
+    /// The token of an `Authorization` value (`Bearer <jwt>` or the bare JWT), checked.
+    private func verified(_ authorization: String) throws -> JWT {
+        var token = Substring(authorization).drop { $0 == " " }
+        if token.lowercased().hasPrefix("bearer ") { token = token.dropFirst("bearer ".count).drop { $0 == " " } }
+        switch key {
+        case .single(let key): return try verifier.verify(String(token), key: key, now: clock())
+        case .set(let set): return try verifier.verify(String(token), keys: set, now: clock())
+        }
     }
 
     /// Whether a token good until `deadline` has expired by now.

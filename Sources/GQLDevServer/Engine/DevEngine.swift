@@ -28,11 +28,22 @@ package final class DevEngine: Sendable {
         package var query: String
         package var variables: GQLValues
         package var operationName: String?
+        /// The caller's identity (the `sub` of the OpenID Connect token the transport accepted), which
+        /// owner-scoped models (`@auth(rules: [{ allow: owner }])`) need; nil for a caller without one.
+        package var owner: String?
 
-        package init(query: String, variables: GQLValues = [:], operationName: String? = nil) {
+        package init(query: String, variables: GQLValues = [:], operationName: String? = nil, owner: String? = nil) {
             self.query = query
             self.variables = variables
             self.operationName = operationName
+            self.owner = owner
+        }
+
+        /// This request on behalf of `owner`.
+        package func owned(by owner: String?) -> Request {
+            var request = self
+            request.owner = owner
+            return request
         }
     }
 
@@ -140,7 +151,8 @@ package final class DevEngine: Sendable {
             _ = try root.fields()
         }
         var planActions: [String: OperationPlan.Action] = [:]
-        for model in parsed.models {
+        // Owner-scoped models run on the executor, whose resolvers know the caller.
+        for model in parsed.models where model.ownerField == nil {
             guard let store = stores[model.name] else { continue }
             planActions["get\(model.name)"] = .get(store)
             planActions["list\(model.plural)"] = .page(store, sync: false)
@@ -188,7 +200,8 @@ package final class DevEngine: Sendable {
     {
         do {
             let result = try await GraphQL.execute(
-                schema: schema, documentAST: prepared.document, rootValue: (), context: budget,
+                schema: schema, documentAST: prepared.document, rootValue: (),
+                context: ResolverContext(budget: budget, owner: prepared.request.owner),
                 variableValues: MapConversion.variables(prepared.request.variables),
                 operationName: prepared.request.operationName)
             return formatter.json(result)
@@ -220,7 +233,7 @@ package final class DevEngine: Sendable {
         let key = SubscriptionGroups.Key(
             query: request.query,
             variables: (try? GQLValue.object(request.variables).jsonString(sortedKeys: true)) ?? "",
-            operationName: request.operationName, appSync: style == .appSync)
+            operationName: request.operationName, appSync: style == .appSync, owner: request.owner)
         return await groups.join(key) { await openSubscription(prepared, style: style) }
     }
 
@@ -247,7 +260,8 @@ package final class DevEngine: Sendable {
             // subscribe over a parsed document), not validated again.
             let outcome = try await graphqlSubscribe(
                 schema: schema, request: prepared.request.query,
-                context: ResponseBudget(limit: limits.maxResponseBytes),
+                context: ResolverContext(
+                    budget: ResponseBudget(limit: limits.maxResponseBytes), owner: prepared.request.owner),
                 variableValues: MapConversion.variables(prepared.request.variables),
                 operationName: prepared.request.operationName, validationRules: [])
             switch outcome {

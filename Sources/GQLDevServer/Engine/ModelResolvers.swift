@@ -12,39 +12,81 @@ struct ModelResolvers: Sendable {
     /// Resolvers of `Query` fields by name.
     var queries: [String: GraphQLFieldResolve] {
         let store = store
+        let scope = OwnerScope(model)
+        let get = "get\(model.name)"
+        let list = "list\(model.plural)"
+        let sync = "sync\(model.plural)"
         return [
-            "get\(model.name)": { _, args, context, info in
+            get: { _, args, context, info in
                 try await ResolverError.guarding(info) {
-                    try Self.get(store, key: Self.argument(args, store.model.key), budget: context as? ResponseBudget)
-                        .map(MapConversion.nativeObject)
+                    let item = try Self.get(
+                        store, key: Self.argument(args, store.model.key), budget: ResolverContext.budget(context))
+                    if let scope, let item {
+                        guard scope.owns(item, try scope.caller(ResolverContext.owner(context), get)) else {
+                            throw OwnerScope.unauthorized(get, store.model.name)
+                        }
+                    }
+                    return item.map(MapConversion.nativeObject)
                 }
             },
-            "list\(model.plural)": { _, args, context, info in
+            list: { _, args, context, info in
                 try await ResolverError.guarding(info) {
                     MapConversion.nativeObject(
-                        try Self.page(store, Self.arguments(args), sync: false, budget: context as? ResponseBudget))
+                        try Self.page(
+                            store, try Self.scoped(scope, Self.arguments(args), context, list), sync: false,
+                            budget: ResolverContext.budget(context)))
                 }
             },
-            "sync\(model.plural)": { _, args, context, info in
+            sync: { _, args, context, info in
                 try await ResolverError.guarding(info) {
                     MapConversion.nativeObject(
-                        try Self.page(store, Self.arguments(args), sync: true, budget: context as? ResponseBudget))
+                        try Self.page(
+                            store, try Self.scoped(scope, Self.arguments(args), context, sync), sync: true,
+                            budget: ResolverContext.budget(context)))
                 }
             },
         ]
     }
 
+    /// A list or sync's arguments with the filter narrowed to the caller's items on an owner-scoped model.
+    private static func scoped(_ scope: OwnerScope?, _ args: GQLValues, _ context: Any, _ operation: String) throws
+        -> GQLValues
+    {
+        guard let scope else { return args }
+        var args = args
+        args["filter"] = scope.narrowed(args["filter"], to: try scope.caller(ResolverContext.owner(context), operation))
+        return args
+    }
+
     /// Resolvers of `Mutation` fields by name.
     var mutations: [String: GraphQLFieldResolve] {
         let store = store
+        let scope = OwnerScope(model)
         var resolvers: [String: GraphQLFieldResolve] = [:]
         for verb in Verb.allCases {
-            resolvers["\(verb)\(model.name)"] = { _, args, _, info in
+            let operation = "\(verb)\(model.name)"
+            resolvers[operation] = { _, args, context, info in
                 try await ResolverError.guarding(info) {
-                    MapConversion.nativeObject(
-                        try await Self.mutate(
-                            verb, store, input: Self.argument(args, "input"),
-                            condition: Self.argument(args, "condition")))
+                    var input = Self.argument(args, "input")
+                    var condition = Self.argument(args, "condition")
+                    if let scope {
+                        let owner = try scope.caller(ResolverContext.owner(context), operation)
+                        if verb != .create {
+                            // Another's item is refused as AppSync refuses it; the condition keeps it so at commit.
+                            let key = input?[store.model.key]
+                            if let key, let current = try store.get(store.codec.key(key)),
+                                !scope.owns(current, owner)
+                            {
+                                throw OwnerScope.unauthorized(operation, store.model.name)
+                            }
+                            condition = scope.narrowed(condition, to: owner)
+                        }
+                        if verb != .delete {
+                            input = try scope.input(input, owner: owner, stamp: verb == .create, operation: operation)
+                        }
+                    }
+                    return MapConversion.nativeObject(
+                        try await Self.mutate(verb, store, input: input, condition: condition))
                 }
             }
         }
@@ -89,10 +131,14 @@ struct ModelResolvers: Sendable {
         let events: [(String, SubscriptionHub.Event)] = [("Create", .create), ("Update", .update), ("Delete", .delete)]
         var resolvers: [String: GraphQLFieldResolve] = [:]
         for (name, event) in events {
-            resolvers["on\(name)\(model.name)"] = { _, args, _, info in
+            let operation = "on\(name)\(model.name)"
+            resolvers[operation] = { _, args, context, info in
                 try await ResolverError.guarding(info) {
-                    let filter = try store.filter(Self.argument(args, "filter"))
-                    return try hub.subscribe(table: store.model.name, event: event, filter: filter)
+                    var filter = Self.argument(args, "filter")
+                    if let scope = OwnerScope(store.model) {
+                        filter = scope.narrowed(filter, to: try scope.caller(ResolverContext.owner(context), operation))
+                    }
+                    return try hub.subscribe(table: store.model.name, event: event, filter: store.filter(filter))
                 }
             }
         }

@@ -13,6 +13,8 @@ final class SubscriptionGroups: Sendable {
         var variables: String
         var operationName: String?
         var appSync: Bool
+        /// The caller: an owner-scoped subscription sees that caller's items only, so callers never share one.
+        var owner: String? = nil
     }
 
     typealias Continuation = DevEngine.Events.Continuation

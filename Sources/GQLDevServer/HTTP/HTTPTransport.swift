@@ -51,7 +51,8 @@ struct HTTPTransport: Sendable {
         case .failure(let failure):
             return Self.error(.badRequest, failure.message)
         case .success(.single(let graphQLRequest)):
-            return await run([graphQLRequest], batch: false, overGET: false, idempotent: key)
+            let owner = authenticator.owner(credentials)
+            return await run([graphQLRequest.owned(by: owner)], batch: false, overGET: false, idempotent: key)
         case .success(.batch(let requests)):
             guard requests.count <= limits.maxBatchOperations else {
                 let limit = limits.maxBatchOperations
@@ -59,13 +60,15 @@ struct HTTPTransport: Sendable {
                     LimitExceeded(
                         .batch, "The batch holds \(requests.count) operations; the limit is \(limit).", limit: limit))
             }
-            return await run(requests, batch: true, overGET: false, idempotent: key)
+            let owner = authenticator.owner(credentials)
+            return await run(requests.map { $0.owned(by: owner) }, batch: true, overGET: false, idempotent: key)
         }
     }
 
     func get(_ request: Request) async -> Response {
         await faults.delay()
-        if case .failure(let refusal) = authenticator.check(DevAuthenticator.Credentials(headers: request.headers)) {
+        let credentials = DevAuthenticator.Credentials(headers: request.headers)
+        if case .failure(let refusal) = authenticator.check(credentials) {
             return unauthorized(refusal)
         }
         let parameters = HTTPRequestDecoder.formParameters(request.uri.query)
@@ -73,7 +76,8 @@ struct HTTPTransport: Sendable {
             query: parameters["query"], variables: parameters["variables"], operationName: parameters["operationName"])
         switch decoded {
         case .failure(let failure): return Self.error(.badRequest, failure.message)
-        case .success(let graphQLRequest): return await run([graphQLRequest], batch: false, overGET: true)
+        case .success(let graphQLRequest):
+            return await run([graphQLRequest.owned(by: authenticator.owner(credentials))], batch: false, overGET: true)
         }
     }
 

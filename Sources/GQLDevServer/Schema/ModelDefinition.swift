@@ -112,13 +112,17 @@ struct ModelDefinition: Sendable {
     var line: Int
     /// Field index by name.
     let fieldIndex: [String: Int]
+    /// The field holding each item's owner when the type has `@auth(rules: [{ allow: owner }])` (`owner`, or the
+    /// rule's `ownerField`): its items are then the caller's alone (see ``OwnerScope``). `nil`: no owner rule.
+    var ownerField: String?
 
-    init(name: String, key: String, fields: [Field], line: Int) {
+    init(name: String, key: String, fields: [Field], line: Int, ownerField: String? = nil) {
         self.name = name
         self.plural = Pluralizer.plural(of: name)
         self.key = key
         self.fields = fields
         self.line = line
+        self.ownerField = ownerField
         var index: [String: Int] = [:]
         for (i, field) in fields.enumerated() { index[field.name] = i }
         self.fieldIndex = index

@@ -176,6 +176,25 @@ struct ModelParser {
             }
             fields[i].isServerKept = true
         }
+        let ownerField = try ownerRule(object, place: "type \(name) (line \(typeLine))")
+        if let ownerField {
+            if let declaredOwner = fields.first(where: { $0.name == ownerField }) {
+                guard !declaredOwner.isList, declaredOwner.scalar == .string || declaredOwner.scalar == .id,
+                    declaredOwner.name != key
+                else {
+                    throw GQLError(
+                        .invalidArgument,
+                        "\(name).\(ownerField) (line \(declaredOwner.line)) holds the owner (@auth): it must be a "
+                            + "String or ID that is not the key")
+                }
+            } else {
+                // AppSync adds the owner field to the type when the SDL does not declare it.
+                fields.append(
+                    ModelDefinition.Field(
+                        name: ownerField, scalar: .string, isList: false, nonNull: false, elementNonNull: false,
+                        isServerKept: false, line: 0))
+            }
+        }
         fields += ModelDefinition.serverFields(declared: declared)
         // SQLite's column names ignore case: title and Title would be one column.
         var byFoldedName: [String: ModelDefinition.Field] = [:]
@@ -191,7 +210,38 @@ struct ModelParser {
             }
             byFoldedName[field.name.lowercased()] = field
         }
-        return ModelDefinition(name: name, key: key, fields: fields, line: typeLine)
+        return ModelDefinition(name: name, key: key, fields: fields, line: typeLine, ownerField: ownerField)
+    }
+
+    /// The owner field of a type's `@auth(rules: [{ allow: owner, ownerField: "…" }])`: `owner` unless the rule
+    /// names another; `nil` without an owner rule. Other rules (public, private, groups) are not evaluated: a type
+    /// with an owner rule is its owners' alone.
+    private static func ownerRule(_ object: ObjectTypeDefinition, place: String) throws -> String? {
+        for directive in object.directives where directive.name.value == "auth" {
+            for argument in directive.arguments where argument.name.value == "rules" {
+                let rules: [any Value] =
+                    (argument.value as? ListValue)?.values ?? [argument.value]
+                for case let rule as ObjectValue in rules {
+                    var allow: String?
+                    var field: String?
+                    for entry in rule.fields {
+                        let text = (entry.value as? EnumValue)?.value ?? (entry.value as? StringValue)?.value
+                        switch entry.name.value {
+                        case "allow": allow = text
+                        case "ownerField": field = text
+                        default: continue
+                        }
+                    }
+                    guard allow == "owner" else { continue }
+                    let owner = field ?? "owner"
+                    guard !owner.isEmpty, !ModelDefinition.reservedNames.contains(owner) else {
+                        throw GQLError(.invalidArgument, "\(place): @auth's ownerField \(owner) cannot hold the owner")
+                    }
+                    return owner
+                }
+            }
+        }
+        return nil
     }
 
     /// The type of a field: a scalar or enum, non-null or not, or a list of them.

@@ -71,10 +71,11 @@ struct AppSyncStateMachine {
         case .failure(let failure): return .send(Self.error(id, "BadRequestException", failure.message))
         }
         let offered = DevAuthenticator.Credentials(json: payload?["extensions"]?["authorization"])
-        guard authenticator.authorizes(offered.isEmpty ? handshake : offered) else {
+        let credentials = offered.isEmpty ? handshake : offered
+        guard authenticator.authorizes(credentials) else {
             return .send(Self.error(id, "UnauthorizedException", "Permission denied"))
         }
-        return .run(id: id, request: request)
+        return .run(id: id, request: request.owned(by: authenticator.owner(credentials)))
     }
 
     /// An AppSync error message, for the operation `id` when there is one.

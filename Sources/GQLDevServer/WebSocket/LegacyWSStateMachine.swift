@@ -25,6 +25,8 @@ struct LegacyWSStateMachine {
     private(set) var isAcknowledged = false
     /// Until when the connection's token is good (`nil`: its credentials do not expire).
     private var authorizedUntil: Date?
+    /// The identity of the connection's token (its `sub`), for owner-scoped models.
+    private var owner: String?
 
     init(authenticator: DevAuthenticator, handshake: DevAuthenticator.Credentials) {
         self.authenticator = authenticator
@@ -47,7 +49,7 @@ struct LegacyWSStateMachine {
             }
             guard isAcknowledged else { return .send(Self.error(id, "Send connection_init before start.")) }
             switch WebSocketTransport.graphQLRequest(object["payload"]) {
-            case .success(let request): return .run(id: id, request: request)
+            case .success(let request): return .run(id: id, request: request.owned(by: owner))
             case .failure(let failure): return .send(Self.error(id, failure.message))
             }
         case "stop":
@@ -77,6 +79,7 @@ struct LegacyWSStateMachine {
             guard !isAcknowledged else { return .none }
             isAcknowledged = true
             authorizedUntil = until
+            owner = authenticator.owner(credentials)
             return .acknowledge
         }
     }

@@ -37,6 +37,8 @@ struct TransportWSStateMachine {
     private(set) var isAcknowledged = false
     /// Until when the connection's token is good (`nil`: its credentials do not expire).
     private var authorizedUntil: Date?
+    /// The identity of the connection's token (its `sub`), for owner-scoped models.
+    private var owner: String?
 
     init(authenticator: DevAuthenticator, handshake: DevAuthenticator.Credentials) {
         self.authenticator = authenticator
@@ -64,7 +66,7 @@ struct TransportWSStateMachine {
                 return .close(code: 4400, reason: "Invalid message: subscribe needs an id")
             }
             switch WebSocketTransport.graphQLRequest(message["payload"]) {
-            case .success(let request): return .run(id: id, request: request)
+            case .success(let request): return .run(id: id, request: request.owned(by: owner))
             case .failure(let failure): return .close(code: 4400, reason: "Invalid message: \(failure.message)")
             }
         case "complete":
@@ -104,6 +106,7 @@ struct TransportWSStateMachine {
         switch authenticator.check(credentials) {
         case .success(let until):
             authorizedUntil = until
+            owner = authenticator.owner(credentials)
         case .failure(let refusal):
             let code = authenticator.refusalCloseCode
             return .close(code: code, reason: code == 4401 ? Self.closeReason(refusal) : "Forbidden")
