@@ -33,7 +33,7 @@ extension GQLCache {
         public var maxAge: [String: Duration] = [:]
         /// The age of fields no ``maxAge`` entry names; `nil` (the default): they never go stale.
         public var defaultMaxAge: Duration? = nil
-        /// Most bytes the record table may hold (each record's key and fields' JSON); past it the least recently
+        /// Most bytes the record table may hold (each record's key and its stored fields); past it the least recently
         /// read records are removed until 90% of it is left. `nil` (the default): no budget, and no read times
         /// are kept.
         ///

@@ -3,7 +3,7 @@ import GQLCore
 extension GQLCache {
     /// What ``gc()`` removed.
     public struct GarbageCollection: Sendable, Hashable {
-        /// Records no chain of references from the query root reached (and rows whose JSON did not read).
+        /// Records no chain of references from the query root reached (and rows whose fields did not read).
         public var removedRecords: Int
         /// Fields removed because they referred to a record that no longer exists.
         public var removedReferences: Int
@@ -35,7 +35,7 @@ extension GQLCache {
     public struct Statistics: Sendable, Hashable {
         /// How many records the table holds.
         public var records: Int
-        /// Their keys' and fields' JSON in UTF-8 bytes (what ``Configuration/maximumBytes`` counts).
+        /// Their keys' UTF-8 bytes and stored fields' bytes (what ``Configuration/maximumBytes`` counts).
         public var bytes: Int
         /// Records by type: the type name of keyed records (`User`), `QUERY_ROOT` and the other roots, and
         /// `(nested)` for objects stored under their parent's path.

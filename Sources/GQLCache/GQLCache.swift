@@ -236,10 +236,8 @@ public final class GQLCache: Sendable {
 
     /// The answer from records, the keys it read (also when it misses: thrown with them), and how many seconds
     /// past its age its stalest field is (`nil`: fresh).
-    func cachedAnswer(
-        _ operation: CacheOperation, _ variables: GQLValues
-    ) throws -> (data: GQLValue, keys: Set<String>, staleness: Double?) {
-        var reader = AnswerReader(matcher: matcher, variables: variables, load: store.load)
+    func cachedAnswer(_ operation: CacheOperation, _ variables: GQLValues) throws -> CachedAnswer {
+        var reader = AnswerReader(matcher: matcher, variables: variables, store: store)
         // Always on: a record may hold a server's deadline (`Cache-Control: max-age`) without any configured age.
         let rootTypename =
             switch operation.kind {
@@ -250,11 +248,23 @@ public final class GQLCache: Sendable {
         reader.expiry = (expiry, now, rootTypename)
         do {
             let data = try reader.read(operation.selections, rootKey: operation.rootKey)
-            return (data, reader.dependencies, reader.staleness)
+            return CachedAnswer(data: data, visited: reader.visited, staleness: reader.staleness)
         } catch let error as GQLError where error.code == .cacheMiss {
             throw ReadMiss(error: error, keys: reader.dependencies)
         }
     }
+}
+
+/// An answer read from the cache: its data, the keys of the records it read, and how many seconds past its age its
+/// stalest field is (`nil`: fresh).
+struct CachedAnswer {
+    var data: GQLValue
+    /// The keys read, in order, repeats included.
+    var visited: [String]
+    var staleness: Double?
+
+    /// The keys read, for a watcher to wait on (made only when asked for: a plain read has no use for them).
+    var keys: Set<String> { Set(visited) }
 }
 
 /// A miss with the keys the read looked at, so a watcher can wait for them.

@@ -46,7 +46,7 @@ import Testing
         let cache = try GQLCache(database: db)
         try cache.write(Self.query, data: Self.data)
         #expect(try GQLMigrator.version(of: db) == 1)
-        #expect(try GQLMigrator(namespace: "gqlcache").appliedVersion(db) == 2)
+        #expect(try GQLMigrator(namespace: "gqlcache").appliedVersion(db) == 3)
         // A second cache on the same database (another launch) finds the table made.
         let again = try GQLCache(database: db)
         #expect(try again.read(Self.query) == Self.data)
@@ -92,5 +92,30 @@ import Testing
         for id in 0..<5 {
             #expect(try cache.read(query, ["id": "n\(id)"]) == reopened.read(query, ["id": "n\(id)"]))
         }
+    }
+
+    /// A write merges its fields into the stored record whether the memory layer holds it or not: after the
+    /// memory layer dropped records (a small limit), and on a reopened file (whose records are only in SQLite).
+    @Test func writesMergeWithRecordsTheMemoryLayerDoesNotHold() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        var configuration = GQLCache.Configuration()
+        configuration.memoryLimit = 4
+        let small = try GQLCache(path: path, configuration: configuration)
+        let titled = "query($id: ID!) { note(id: $id) { id title } }"
+        let bodied = "query($id: ID!) { note(id: $id) { id body } }"
+        let both = "query($id: ID!) { note(id: $id) { title body } }"
+        for id in 1...20 {
+            let note: GQLValue = ["__typename": "Note", "id": .string("\(id)"), "title": .string("t\(id)")]
+            try small.write(titled, ["id": "\(id)"], data: ["note": note])
+        }
+        try small.write(bodied, ["id": "1"], data: ["note": ["__typename": "Note", "id": "1", "body": "b1"]])
+        #expect(try small.read(both, ["id": "1"]) == ["note": ["__typename": "Note", "title": "t1", "body": "b1"]])
+        try small.database.close()
+        let reopened = try GQLCache(path: path)
+        try reopened.write(bodied, ["id": "2"], data: ["note": ["__typename": "Note", "id": "2", "body": "b2"]])
+        #expect(try reopened.read(both, ["id": "2"]) == ["note": ["__typename": "Note", "title": "t2", "body": "b2"]])
+        #expect(try GQLCache(path: path).read(both, ["id": "1"])["note"]?["body"] == "b1")
     }
 }

@@ -7,38 +7,87 @@ extension GQLError.Code {
 
 /// Builds an answer from records, following the selection in its order, as the server would have answered.
 ///
-/// Records are loaded level by level — every record the next level of the selection reaches, in one batched
-/// load — and the answer is then built depth first from them. Every key looked at, found or not, is a
-/// dependency: a watcher reads again when one of them changes.
+/// A read first tries to build the answer in one pass from the memory layer (a snapshot of it: no record is
+/// copied). When a record it needs is not there (a cold cache), it loads instead level by level — every record
+/// the next level of the selection reaches, in one batched load from SQLite — and then builds the answer from
+/// them. Every key looked at, found or not, is a dependency: a watcher reads again when one of them changes.
 struct AnswerReader {
     let matcher: TypeMatcher
     let variables: GQLValues
-    /// Loads the records of the keys it is given (the ones it has), in as few round trips as it can.
-    let load: ([String]) throws -> [String: GQLValues]
+    let store: RecordStore
     /// The ages fields are held to, the time now, and the type name of the root record (`Query`); `nil`: no
     /// field is checked (not even against a server's deadline).
     var expiry: (rule: FieldExpiry, now: Double, rootTypename: String)?
-    private(set) var records: [String: GQLValues] = [:]
-    /// The keys of every record the answer needed, whether the cache had it or not.
-    private(set) var dependencies: Set<String> = []
+    /// The memory layer as the read began, and the records loaded from SQLite (or overlaid by layers) since.
+    private var snapshot: RecordStore.Snapshot
+    private var loaded: [String: GQLValues] = [:]
+    /// Whether a record the build needed was missing from memory (the build then stops, to load and build again).
+    private var lacking = false
+    /// Whether every level was loaded from SQLite: a record missing now is missing.
+    private var isLoaded = false
+    /// The keys of every record the answer needed, whether the cache had it or not, in the order looked at.
+    private(set) var visited: [String] = []
     /// How many seconds past its age the stalest field the answer read is; `nil` when every field is fresh.
     private(set) var staleness: Double?
 
-    init(matcher: TypeMatcher, variables: GQLValues, load: @escaping ([String]) throws -> [String: GQLValues]) {
+    init(matcher: TypeMatcher, variables: GQLValues, store: RecordStore) {
         self.matcher = matcher
         self.variables = variables
-        self.load = load
+        self.store = store
+        snapshot = store.snapshot()
     }
+
+    /// The keys of every record the answer needed, whether the cache had it or not.
+    var dependencies: Set<String> { Set(visited) }
 
     /// The answer to `selections` from the record `rootKey`.
     ///
     /// - Throws: ``GQLError`` `.cacheMiss` naming the first field (by its path in the answer) the cache does not
     ///   have; ``dependencies`` then holds what was looked at, so a watcher still hears when it arrives.
     mutating func read(_ selections: SelectionSetPlan, rootKey: String) throws -> GQLValue {
-        staleness = nil
-        path = []
-        try prefetch(selections, rootKey: rootKey)
-        return try build(key: rootKey, selections: selections, isRoot: true)
+        let answer: GQLValue
+        do {
+            answer = try assemble(selections, rootKey: rootKey)
+        } catch let miss as Miss {
+            try store.noteReadsUnderBudget(visited)
+            let path = miss.path.reversed()
+            let place = path.isEmpty ? "the operation's root" : "`\(path.joined(separator: "."))`"
+            throw GQLError(.cacheMiss, "\(place) is not in the cache: \(miss.reason)", operation: "cache")
+        }
+        try store.noteReadsUnderBudget(visited)
+        return answer
+    }
+
+    private mutating func assemble(_ selections: SelectionSetPlan, rootKey: String) throws -> GQLValue {
+        do {
+            return try build(key: rootKey, selections: selections, isRoot: true)
+        } catch is Miss where lacking {
+            // A record was not in memory: load every level from SQLite, then build again.
+            staleness = nil
+            try prefetch(selections, rootKey: rootKey)
+            isLoaded = true
+            visited = []
+            return try build(key: rootKey, selections: selections, isRoot: true)
+        }
+    }
+
+    /// A field the cache lacks, with the path to it gathered innermost first as the build unwinds.
+    private struct Miss: Error {
+        var reason: String
+        var path: [String] = []
+    }
+
+    /// The record of `key`: from the snapshot (with any layer over it), or loaded; `nil` when it is neither.
+    private mutating func record(_ key: String) -> GQLValues? {
+        if !loaded.isEmpty, let record = loaded[key] { return record }
+        guard snapshot.layers.isEmpty else {
+            var found: [String: GQLValues] = [:]
+            found[key] = snapshot.records[key]
+            RecordStore.overlay(snapshot.layers, on: &found, keys: [key])
+            if let record = found[key] { loaded[key] = record }
+            return found[key]
+        }
+        return snapshot.records[key]
     }
 
     private struct Pending {
@@ -49,15 +98,28 @@ struct AnswerReader {
 
     private mutating func prefetch(_ selections: SelectionSetPlan, rootKey: String) throws {
         var level = [Pending(key: rootKey, selections: selections, isRoot: true)]
+        var seen: Set<String> = []
         while !level.isEmpty {
-            let wanted = Set(level.map(\.key)).subtracting(records.keys)
-            dependencies.formUnion(wanted)
-            if !wanted.isEmpty { records.merge(try load(Array(wanted))) { old, _ in old } }
+            let wanted = level.map(\.key).filter { seen.insert($0).inserted && record($0) == nil }
+            if !wanted.isEmpty {
+                // The snapshot's records are let go while the load joins the memory layer, which would otherwise
+                // copy them all for this reader; a fresh snapshot has them and what joined.
+                let generation = snapshot.generation
+                snapshot.records = [:]
+                var found = try store.loadFromTable(wanted, generation: generation)
+                snapshot = store.snapshot()
+                if !snapshot.layers.isEmpty { RecordStore.overlay(snapshot.layers, on: &found, keys: wanted) }
+                if loaded.isEmpty {
+                    loaded = found
+                } else {
+                    loaded.merge(found) { _, found in found }
+                }
+            }
             var next: [Pending] = []
             for pending in level {
                 // No visited set is needed: each level is one step deeper in the selection, which is finite, so
                 // an object referencing itself ends where the selection does.
-                guard let record = records[pending.key] else { continue }
+                guard let record = record(pending.key) else { continue }
                 let typename = record["__typename"]?.stringValue
                 for collected in matcher.collect(
                     pending.selections, typename: typename, isRoot: pending.isRoot, variables: variables)
@@ -74,43 +136,58 @@ struct AnswerReader {
         }
     }
 
-    /// The path of the value being built (response keys and list indices), kept as a stack rather than a new
-    /// array per field: it is only read to name a miss.
-    private var path: [String] = []
-
     private mutating func build(key: String, selections: SelectionSetPlan, isRoot: Bool) throws -> GQLValue {
+        visited.append(key)
         // A missing root reads as an empty one, so the miss names the first field asked for.
-        guard let record = records[key] ?? (isRoot ? [:] : nil) else {
-            throw miss("its record \(key) is not in the cache")
+        guard let record = record(key) ?? (isRoot && isLoaded ? [:] : nil) else {
+            lacking = !isLoaded
+            throw Miss(reason: "its record \(key) is not in the cache")
         }
         let typename = record["__typename"]?.stringValue
-        // The server's deadlines (`Cache-Control: max-age`), looked up once per record.
-        let deadlines = expiry == nil ? nil : record[FieldExpiry.expiresMember]?.objectValue
+        // The server's deadlines (`Cache-Control: max-age`), looked up once per record, and only when a record
+        // may hold them.
+        let deadlines =
+            expiry == nil || !snapshot.mayHoldDeadlines ? nil : record[FieldExpiry.expiresMember]?.objectValue
+        let checksAge = expiry != nil && (deadlines != nil || expiry?.rule.isOn == true)
         let fields = matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables)
         var object = GQLValues(minimumCapacity: fields.count)
-        for collected in fields {
+        for (position, collected) in fields.enumerated() {
             let field = collected.field
             let storageKey = field.storageKey(variables)
-            path.append(collected.responseKey)
-            guard let stored = record[storageKey] else {
-                throw miss("record \(key) has no field \(storageKey)")
+            // Records written by the same selection hold its fields in its order: try that place first.
+            let stored: GQLValue
+            if position < record.count, record[position].key == storageKey {
+                stored = record[position].value
+            } else if let found = record[storageKey] {
+                stored = found
+            } else {
+                throw Miss(reason: "record \(key) has no field \(storageKey)", path: [collected.responseKey])
             }
-            if let expiry, deadlines != nil || expiry.rule.isOn,
+            if checksAge, let expiry,
                 let past = expiry.rule.staleness(
                     record, deadlines: deadlines, typename: isRoot ? (typename ?? expiry.rootTypename) : typename,
                     field: field.name, storageKey: storageKey, now: expiry.now)
             {
                 staleness = max(staleness ?? 0, past)
             }
+            let value: GQLValue
             if let nested = field.selections {
-                object[collected.responseKey] = try buildValue(stored, selections: nested)
-            } else {
-                guard let value = StoredValue.unwrapLeaf(stored) else {
-                    throw miss("record \(key) holds a reference at \(storageKey), not a value")
+                do {
+                    value = try buildValue(stored, selections: nested)
+                } catch var miss as Miss {
+                    miss.path.append(collected.responseKey)
+                    throw miss
                 }
-                object[collected.responseKey] = value
+            } else {
+                guard let leaf = StoredValue.unwrapLeaf(stored) else {
+                    throw Miss(
+                        reason: "record \(key) holds a reference at \(storageKey), not a value",
+                        path: [collected.responseKey])
+                }
+                value = leaf
             }
-            path.removeLast()
+            // Response keys are unique among the collected fields.
+            object.appendUnique(collected.responseKey, value)
         }
         return .object(object)
     }
@@ -126,18 +203,16 @@ struct AnswerReader {
             var values: [GQLValue] = []
             values.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                path.append(String(index))
-                values.append(try buildValue(element, selections: selections))
-                path.removeLast()
+                do {
+                    values.append(try buildValue(element, selections: selections))
+                } catch var miss as Miss {
+                    miss.path.append(String(index))
+                    throw miss
+                }
             }
             return .array(values)
         default:
-            throw miss("the cache holds a value there, not an object")
+            throw Miss(reason: "the cache holds a value there, not an object")
         }
-    }
-
-    private func miss(_ reason: String) -> GQLError {
-        let place = path.isEmpty ? "the operation's root" : "`\(path.joined(separator: "."))`"
-        return GQLError(.cacheMiss, "\(place) is not in the cache: \(reason)", operation: "cache")
     }
 }

@@ -40,20 +40,32 @@ struct Normalizer {
         // Taken out while its fields are added, so adding to it does not copy it; a nested occurrence of the same
         // object (one referencing itself) starts its own entry, joined below.
         var fields = records.removeValue(forKey: key) ?? [:]
-        for collected in matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables) {
+        // A new record of a set whose fields have distinct storage keys takes each without a lookup.
+        let appends = fields.isEmpty && selections.hasDistinctStorageKeys
+        let collectedFields = matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables)
+        if appends { fields.reserveCapacity(collectedFields.count) }
+        for (position, collected) in collectedFields.enumerated() {
             // A field missing from the answer (an error nulled its parent, a partial answer) is left as the
-            // cache had it.
-            guard let value = object[collected.responseKey] else { continue }
-            let field = collected.field
-            let storageKey = field.storageKey(variables)
-            guard let selections = field.selections else {
-                fields[storageKey] = StoredValue.leaf(value)
+            // cache had it. Answers hold their fields in the selection's order: that place is tried first.
+            let value: GQLValue
+            if position < object.count, object[position].key == collected.responseKey {
+                value = object[position].value
+            } else if let found = object[collected.responseKey] {
+                value = found
+            } else {
                 continue
             }
-            path.append(collected.responseKey)
-            fields[storageKey] = try addValue(
-                value, parent: key, storageKey: storageKey, selections: selections, indices: [])
-            path.removeLast()
+            let field = collected.field
+            let storageKey = field.storageKey(variables)
+            let stored: GQLValue
+            if let selections = field.selections {
+                path.append(collected.responseKey)
+                stored = try addValue(value, parent: key, storageKey: storageKey, selections: selections, indices: [])
+                path.removeLast()
+            } else {
+                stored = StoredValue.leaf(value)
+            }
+            if appends { fields.appendUnique(storageKey, stored) } else { fields[storageKey] = stored }
         }
         if let nested = records[key] { fields.merge(nested) { outer, _ in outer } }
         records[key] = fields

@@ -5,16 +5,29 @@ import GQLCore
 /// by their fragment's selections. Sendable, unlike the AST, so one compiled operation serves every task.
 struct SelectionSetPlan: Sendable, Hashable {
     var items: [SelectionItem] {
-        didSet { plainFields = Self.plainFields(of: items) }
+        didSet {
+            plainFields = Self.plainFields(of: items)
+            hasDistinctStorageKeys = Self.hasDistinctStorageKeys(plainFields)
+        }
     }
     /// The collected fields when the set is fields only, each under its own response key and without `@skip` /
     /// `@include`: what ``TypeMatcher/collect(_:typename:isRoot:variables:)`` returns for every object, worked out
     /// once here rather than for each object an answer holds. `nil` for any other set.
     private(set) var plainFields: [CollectedField]?
+    /// Whether the set is ``plainFields`` without arguments, each field named once: every object's fields then
+    /// have distinct storage keys (their names), which a new record can take without looking each one up.
+    private(set) var hasDistinctStorageKeys: Bool
 
     init(items: [SelectionItem]) {
         self.items = items
         plainFields = Self.plainFields(of: items)
+        hasDistinctStorageKeys = Self.hasDistinctStorageKeys(plainFields)
+    }
+
+    private static func hasDistinctStorageKeys(_ plainFields: [CollectedField]?) -> Bool {
+        guard let plainFields else { return false }
+        var names: Set<String> = []
+        return plainFields.allSatisfy { $0.field.arguments.isEmpty && names.insert($0.field.name).inserted }
     }
 
     private static func plainFields(of items: [SelectionItem]) -> [CollectedField]? {
@@ -39,15 +52,49 @@ indirect enum SelectionItem: Sendable, Hashable {
     case fragment(typeCondition: String?, conditions: [Condition], selections: SelectionSetPlan)
 }
 
-struct FieldPlan: Sendable, Hashable {
+/// One field of a selection set. A class of constants rather than a struct: the normalizer and the reader pass
+/// each field of each object they walk, and a reference costs one retain where the struct's five members cost
+/// one each.
+final class FieldPlan: Sendable, Hashable {
     /// The name the answer uses: the alias, or the field's name.
-    var responseKey: String
-    var name: String
+    let responseKey: String
+    let name: String
     /// The arguments in name order.
-    var arguments: [ArgumentPlan]
-    var conditions: [Condition]
+    let arguments: [ArgumentPlan]
+    let conditions: [Condition]
     /// `nil` for a leaf (a scalar or a list of scalars).
-    var selections: SelectionSetPlan?
+    let selections: SelectionSetPlan?
+
+    init(
+        responseKey: String, name: String, arguments: [ArgumentPlan], conditions: [Condition],
+        selections: SelectionSetPlan?
+    ) {
+        self.responseKey = responseKey
+        self.name = name
+        self.arguments = arguments
+        self.conditions = conditions
+        self.selections = selections
+    }
+
+    /// The same field with other selections.
+    func with(selections: SelectionSetPlan?) -> FieldPlan {
+        FieldPlan(
+            responseKey: responseKey, name: name, arguments: arguments, conditions: conditions, selections: selections)
+    }
+
+    static func == (left: FieldPlan, right: FieldPlan) -> Bool {
+        left === right
+            || (left.responseKey == right.responseKey && left.name == right.name && left.arguments == right.arguments
+                && left.conditions == right.conditions && left.selections == right.selections)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(responseKey)
+        hasher.combine(name)
+        hasher.combine(arguments)
+        hasher.combine(conditions)
+        hasher.combine(selections)
+    }
 
     /// The key the field's value has in its record: the name, then the arguments given (variables resolved,
     /// names in order) as JSON in parentheses — `user({"id":"1"})`. Arguments whose variable was not given are
@@ -136,12 +183,11 @@ struct TypeMatcher: Sendable {
                 switch item {
                 case .field(let field):
                     guard Condition.allow(field.conditions, variables) else { continue }
-                    if var existing = byKey[field.responseKey] {
+                    if let existing = byKey[field.responseKey] {
                         if let more = field.selections {
-                            existing.selections = SelectionSetPlan(
-                                items: (existing.selections?.items ?? []) + more.items)
+                            byKey[field.responseKey] = existing.with(
+                                selections: SelectionSetPlan(items: (existing.selections?.items ?? []) + more.items))
                         }
-                        byKey[field.responseKey] = existing
                     } else {
                         order.append(field.responseKey)
                         byKey[field.responseKey] = field

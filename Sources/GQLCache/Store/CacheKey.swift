@@ -66,8 +66,8 @@ enum CacheKey {
     }
 }
 
-/// A record's field values as stored: JSON, where every object is one of two wrappers, so a reference can never
-/// be confused with a value.
+/// A record's field values as stored: JSON values (``RecordCodec`` writes them), where every object is one of two
+/// wrappers, so a reference can never be confused with a value.
 ///
 /// - `{"__ref": "User:1"}`: a reference to another record;
 /// - `{"__value": {…}}`: an object-valued scalar (a JSON scalar such as AWSJSON), kept as it came.

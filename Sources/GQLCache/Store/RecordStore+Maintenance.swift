@@ -1,3 +1,4 @@
+import Foundation
 import GQLCore
 import GQLStore
 
@@ -36,7 +37,7 @@ extension RecordStore {
 
     // MARK: Byte budget
 
-    /// The size of each record: its key's and its fields' UTF-8 bytes.
+    /// The size of each record: its key's UTF-8 bytes and its fields' bytes.
     static func sizes(_ tx: GQLTransaction) throws -> [String: Int] {
         var sizes: [String: Int] = [:]
         try tx.forEachRow(
@@ -114,7 +115,7 @@ extension RecordStore {
                 var unreadable: [String] = []
                 try tx.forEachRow(sql: "SELECT key, fields FROM \(Self.table)", [], table: Self.table) { row in
                     guard let key = row.text(0) else { return }
-                    guard let text = row.text(1), case .object(let fields)? = try? GQLValue(json: text) else {
+                    guard let fields = Self.decode(row, 1) else {
                         unreadable.append(key)
                         return
                     }
@@ -152,16 +153,18 @@ extension RecordStore {
                         sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key)], table: Self.table)
                 }
                 for (key, fields) in written {
-                    let text = try GQLValue.object(fields).jsonString()
+                    let bytes = RecordCodec.encode(fields)
                     _ = try tx.change(
-                        sql: "UPDATE \(Self.table) SET fields = ? WHERE key = ?", [.string(text), .string(key)],
+                        sql: "UPDATE \(Self.table) SET fields = ? WHERE key = ?", [.data(Data(bytes)), .string(key)],
                         table: Self.table)
-                    sizes?[key] = key.utf8.count + text.utf8.count
+                    sizes?[key] = key.utf8.count + bytes.count
                 }
             }
             collected.changed = Set(written.keys)
             forget(collected.removed)
+            let deadlines = written.values.contains { $0[FieldExpiry.expiresMember] != nil }
             memory.withLock { memory in
+                if deadlines { memory.mayHoldDeadlines = true }
                 for (key, fields) in written { memory.records[key] = fields }
             }
             for key in collected.removed { sizes?[key] = nil }

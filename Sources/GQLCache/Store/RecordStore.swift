@@ -2,8 +2,8 @@ import Foundation
 import GQLCore
 import GQLStore
 
-/// The cache's records: one row per record in `_gqlcache_records` (its fields as JSON), and an in-memory layer in
-/// front of the table.
+/// The cache's records: one row per record in `_gqlcache_records` (its fields in ``RecordCodec``'s binary form),
+/// and an in-memory layer in front of the table.
 ///
 /// Writes go through ``merge(_:)``, ``remove(_:)`` and ``removeAll()``, one at a time (a lock held across the
 /// transaction and the memory update), so the memory layer and the table always agree. A read takes what the
@@ -22,7 +22,7 @@ final class RecordStore: Sendable {
     /// Keys per `IN` list: well under SQLite's parameter limit (32,766 since 3.32; 999 before).
     static let batchSize = 500
 
-    /// Most bytes (keys and fields' JSON) the table may hold; past it the least recently read records go.
+    /// Most bytes (keys and stored fields) the table may hold; past it the least recently read records go.
     let maximumBytes: Int?
     /// The time now in seconds since 1970 (the configuration's clock).
     let clock: @Sendable () -> Double
@@ -30,6 +30,13 @@ final class RecordStore: Sendable {
     struct Memory {
         var records: [String: GQLValues] = [:]
         var generation: UInt64 = 0
+        /// Whether the memory layer holds every row of the table (the table was empty when the cache opened or
+        /// was cleared, and nothing was trimmed from memory since): a key it lacks is then in no row either, and
+        /// a write need not look for it in the table. (This store is the file's only writer of records.)
+        var isComplete = false
+        /// Whether any record in memory may hold a server's deadlines (``FieldExpiry/expiresMember``); set once
+        /// one is written or loaded, never cleared. A read looks for deadlines only then.
+        var mayHoldDeadlines = false
         /// Read times not yet written to `read_at` (only with a byte budget): written with the next write.
         var reads: [String: Double] = [:]
         /// Optimistic layers, oldest first: read over the records, never written into them.
@@ -53,6 +60,12 @@ final class RecordStore: Sendable {
         self.maximumBytes = maximumBytes.map { max($0, 0) }
         self.clock = clock
         try Self.migrator.migrate(database)
+        let isEmpty = try database.read { tx in
+            var rows = 0
+            try tx.forEachRow(sql: "SELECT 1 FROM \(Self.table) LIMIT 1", [], table: Self.table) { _ in rows += 1 }
+            return rows == 0
+        }
+        memory.withLock { $0.isComplete = isEmpty }
     }
 
     static var migrator: GQLMigrator {
@@ -72,7 +85,32 @@ final class RecordStore: Sendable {
             // When each record was last read (written in batches), for trimming to a byte budget.
             try tx.execute("ALTER TABLE \(table) ADD COLUMN read_at REAL")
         }
+        migrator.step(3, "binary records") { tx in
+            // Fields as RecordCodec bytes (a BLOB) instead of JSON text: a cold read decodes rather than parses.
+            // Rows that do not parse stay as they are (read as misses, like before).
+            var converted: [(key: String, bytes: [UInt8])] = []
+            try tx.forEachRow(
+                sql: "SELECT key, fields FROM \(table) WHERE typeof(fields) = 'text'", [], table: table
+            ) { row in
+                guard let key = row.text(0), let fields = decode(row, 1) else { return }
+                converted.append((key, RecordCodec.encode(fields)))
+            }
+            for (key, bytes) in converted {
+                _ = try tx.change(
+                    sql: "UPDATE \(table) SET fields = ? WHERE key = ?", [.data(Data(bytes)), .string(key)],
+                    table: table)
+            }
+        }
         return migrator
+    }
+
+    /// The fields in column `index` of `row`: RecordCodec bytes, or JSON text (a row written before format 1);
+    /// `nil` when they do not read (a damaged file: a miss, which the next answer rewrites).
+    static func decode(_ row: GQLColumns, _ index: Int32) -> GQLValues? {
+        if let fields = row.withBlob(index, { RecordCodec.decode($0) }) { return fields }
+        guard let text = row.text(index), case .object(let fields)? = try? GQLValue(jsonBytes: Array(text.utf8))
+        else { return nil }
+        return fields
     }
 
     // MARK: Reading
@@ -88,17 +126,48 @@ final class RecordStore: Sendable {
             return (memory.generation, memory.layers)
         }
         if !missing.isEmpty {
-            let loaded = try database.read { tx in try Self.select(missing, tx) }
-            memory.withLock { memory in
-                guard memory.generation == generation else { return }
-                for (key, record) in loaded where memory.records[key] == nil { memory.records[key] = record }
-                trim(&memory)
-            }
-            found.merge(loaded) { _, loaded in loaded }
+            found.merge(try loadFromTable(missing, generation: generation)) { _, loaded in loaded }
         }
-        if maximumBytes != nil { try noteReads(found.keys) }
+        try noteReadsUnderBudget(found.keys)
         if !layers.isEmpty { Self.overlay(layers, on: &found, keys: keys) }
         return found
+    }
+
+    /// The memory layer as it is now: its records (shared, not copied: a write made while a snapshot lives copies
+    /// the memory layer's table once, so readers hold one only for the length of a read), its generation and the
+    /// layers over it.
+    struct Snapshot {
+        var records: [String: GQLValues]
+        var generation: UInt64
+        var layers: [Layer]
+        var mayHoldDeadlines: Bool
+    }
+
+    func snapshot() -> Snapshot {
+        memory.withLock {
+            Snapshot(
+                records: $0.records, generation: $0.generation, layers: $0.layers,
+                mayHoldDeadlines: $0.mayHoldDeadlines)
+        }
+    }
+
+    /// Reads `keys` from the table; they join the memory layer when no write came in since the snapshot of
+    /// `generation` was taken (so a row read before a write can never return over it).
+    func loadFromTable(_ keys: [String], generation: UInt64) throws -> [String: GQLValues] {
+        let loaded = try database.read { tx in try Self.select(keys, tx) }
+        let deadlines = loaded.values.contains { $0[FieldExpiry.expiresMember] != nil }
+        memory.withLock { memory in
+            if deadlines { memory.mayHoldDeadlines = true }
+            guard memory.generation == generation else { return }
+            for (key, record) in loaded where memory.records[key] == nil { memory.records[key] = record }
+            trim(&memory)
+        }
+        return loaded
+    }
+
+    /// Notes that `keys` were read, when there is a byte budget (otherwise no read times are kept).
+    func noteReadsUnderBudget(_ keys: some Sequence<String>) throws {
+        if maximumBytes != nil { try noteReads(keys) }
     }
 
     /// Reads `keys` from the table in `IN` lists of at most ``batchSize``; each list is padded to a power of two
@@ -119,10 +188,7 @@ final class RecordStore: Sendable {
                 + Array(repeating: "?", count: values.count)
                 .joined(separator: ",") + ")"
             try tx.forEachRow(sql: sql, values, table: table) { row in
-                // A row whose JSON does not read (a damaged file) is a miss: the next answer rewrites it.
-                guard let key = row.text(0), let text = row.text(1),
-                    case .object(let fields)? = try? GQLValue(jsonBytes: Array(text.utf8))
-                else { return }
+                guard let key = row.text(0), let fields = decode(row, 1) else { return }
                 records[key] = fields
             }
         }
@@ -156,15 +222,18 @@ final class RecordStore: Sendable {
         guard !records.isEmpty else { return [] }
         return try writeLock.withLock { sizes in
             let keys = Array(records.keys)
-            let cached = memory.withLock { memory in keys.compactMap { key in memory.records[key].map { (key, $0) } } }
+            let (cached, isComplete) = memory.withLock { memory in
+                (keys.compactMap { key in memory.records[key].map { (key, $0) } }, memory.isComplete)
+            }
             var current = Dictionary(uniqueKeysWithValues: cached)
             let now = clock()
             var written: [String: GQLValues] = [:]
             var changed: Set<String> = []
+            var hasDeadlines = false
             let reads = takeReads()
             try database.write { tx in
                 try Self.writeReads(reads, tx)
-                let unknown = keys.filter { current[$0] == nil }
+                let unknown = isComplete ? [] : keys.filter { current[$0] == nil }
                 if !unknown.isEmpty { current.merge(try Self.select(unknown, tx)) { kept, _ in kept } }
                 for (key, fields) in records {
                     let old = current[key]
@@ -180,22 +249,24 @@ final class RecordStore: Sendable {
                         for field in fields.keys { deadlines[field] = expiresAt.map { .double($0) } }
                         merged[FieldExpiry.expiresMember] = deadlines.isEmpty ? nil : .object(deadlines)
                         timed = true
+                        hasDeadlines = hasDeadlines || !deadlines.isEmpty
                     }
                     let isChange = old == nil || fields.contains { old?[$0.key] != $0.value }
                     guard isChange || (timed && merged != old) else { continue }
                     if isChange { changed.insert(key) }
-                    let text = try GQLValue.object(merged).jsonString()
+                    let bytes = RecordCodec.encode(merged)
                     _ = try tx.change(
                         sql: """
                             INSERT INTO \(Self.table) (key, fields, updated_at) VALUES (?, ?, ?)
                             ON CONFLICT(key) DO UPDATE SET fields = excluded.fields, updated_at = excluded.updated_at
-                            """, [.string(key), .string(text), .double(now)], table: Self.table)
+                            """, [.string(key), .data(Data(bytes)), .double(now)], table: Self.table)
                     written[key] = merged
-                    if sizes != nil { sizes?[key] = key.utf8.count + text.utf8.count }
+                    if sizes != nil { sizes?[key] = key.utf8.count + bytes.count }
                 }
             }
             memory.withLock { memory in
                 memory.generation &+= 1
+                if hasDeadlines { memory.mayHoldDeadlines = true }
                 for (key, record) in written { memory.records[key] = record }
                 trim(&memory)
             }
@@ -234,6 +305,7 @@ final class RecordStore: Sendable {
             memory.withLock { memory in
                 memory.generation &+= 1
                 memory.records.removeAll()
+                memory.isComplete = true
                 memory.reads.removeAll()
                 memory.layers.removeAll()
             }
@@ -245,6 +317,7 @@ final class RecordStore: Sendable {
     func trim(_ memory: inout Memory) {
         guard memory.records.count > memoryLimit else { return }
         let drop = memory.records.count - memoryLimit / 2
+        memory.isComplete = false
         for key in Array(memory.records.keys.prefix(drop)) { memory.records[key] = nil }
     }
 }

@@ -106,6 +106,17 @@ package struct GQLColumns {
         statement.type(at: index) == SQLITE_TEXT ? statement.text(at: index) : nil
     }
 
+    /// Calls `body` with the bytes of a BLOB column, valid only inside `body` (no copy is made); `nil` when the
+    /// column holds anything else.
+    package func withBlob<R>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        guard statement.type(at: index) == SQLITE_BLOB else { return nil }
+        let count = Int(sqlite3_column_bytes(statement.stmt, index))
+        guard count > 0, let bytes = sqlite3_column_blob(statement.stmt, index) else {
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        return try body(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
     /// The column as a value, whatever it holds.
     package func value(_ index: Int32) -> GQLValue { statement.value(at: index) }
 }
