@@ -62,6 +62,24 @@ extension GQLCache {
         }
     }
 
+    /// ``fetch(_:_:_:policy:store:maxStale:)``, decoding the value at a dotted key path of the answer's data as
+    /// ``GQLServer/query(_:_:_:at:headers:)`` does.
+    ///
+    /// ```swift
+    /// struct Note: Decodable { var title: String }
+    /// let note = try await cache.fetch(Note.self, server, "GetNote", ["id": "1"], at: "getNote", policy: .cacheFirst)
+    /// ```
+    /// - Throws: what ``fetch(_:_:_:policy:store:maxStale:)`` throws; ``GQLResult/Failure`` (the GraphQL errors,
+    ///   with the partial data) when the answer has errors; ``GQLError`` `.notFound` when the path leads nowhere,
+    ///   `.decoding` when the value does not fit `T`.
+    public func fetch<T: Decodable>(
+        _ type: T.Type, _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
+        at path: String, policy: Policy = .cacheFirst, store: Bool = true, maxStale: Duration = .zero
+    ) async throws -> T {
+        let answer = try await fetch(server, operation, variables, policy: policy, store: store, maxStale: maxStale)
+        return try GQLServer.decode(type, at: path, from: answer.result)
+    }
+
     /// Runs a mutation on the server and stores its answer (under `MUTATION_ROOT`, every keyed object in its
     /// own record), so watchers of any query holding those objects hear of the change.
     ///

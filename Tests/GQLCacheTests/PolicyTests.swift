@@ -140,4 +140,24 @@ import Testing
         }
         await fixture.finish()
     }
+
+    @Test func aTypedFetchDecodesTheAnswerAtItsPathFromEitherSource() async throws {
+        struct Note: Decodable, Equatable {
+            var id: String
+            var title: String
+        }
+        let fixture = try await CacheFixture.make()
+        let fetched = try await fixture.cache.fetch(Note.self, fixture.client, "GetNote", ["id": "1"], at: "getNote")
+        #expect(fetched == Note(id: "1", title: "Note 1"))
+        await fixture.stopServer()
+        let cached = try await fixture.cache.fetch(
+            Note.self, fixture.client, "GetNote", ["id": "1"], at: "getNote", policy: .cacheOnly)
+        #expect(cached == fetched)
+        let nowhere = await #expect(throws: GQLError.self) {
+            try await fixture.cache.fetch(
+                Note.self, fixture.client, "GetNote", ["id": "1"], at: "getNote.author", policy: .cacheOnly)
+        }
+        #expect(nowhere?.code == .notFound)
+        await fixture.finish()
+    }
 }

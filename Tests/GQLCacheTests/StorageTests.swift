@@ -118,4 +118,29 @@ import Testing
         #expect(try reopened.read(both, ["id": "2"]) == ["note": ["__typename": "Note", "title": "t2", "body": "b2"]])
         #expect(try GQLCache(path: path).read(both, ["id": "1"])["note"]?["body"] == "b1")
     }
+
+    /// A cold read of more records than the memory layer keeps: what it loads trims the memory layer under it,
+    /// and the answer is still whole (the read keeps what it loaded and what it found in memory).
+    @Test func aReadLargerThanTheMemoryLayerReadsEveryRecord() throws {
+        var configuration = GQLCache.Configuration()
+        configuration.memoryLimit = 4
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        let feed: GQLValue = [
+            "feed": .array(
+                (1...12).map { id in
+                    [
+                        "__typename": "Post", "id": .string("\(id)"), "title": .string("T\(id)"),
+                        "author": ["__typename": "User", "id": .string("u\(id % 5)"), "name": .string("U\(id % 5)")],
+                    ]
+                })
+        ]
+        let cache = try GQLCache(path: path, configuration: configuration)
+        try cache.write(Self.query, data: feed)
+        // Warm (part of it in memory) and cold (a fresh cache on the file).
+        #expect(try cache.read(Self.query) == feed)
+        #expect(try cache.read(Self.query) == feed)
+        #expect(try GQLCache(path: path, configuration: configuration).read(Self.query) == feed)
+    }
 }

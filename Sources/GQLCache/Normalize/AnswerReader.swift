@@ -96,11 +96,22 @@ struct AnswerReader {
         var isRoot: Bool
     }
 
+    /// Loads every record the selection reaches, level by level, into ``loaded``: those in memory are copied there,
+    /// the others read from SQLite in one batched load per level. Everything the build will read is then in
+    /// ``loaded``, so a memory layer trimmed meanwhile (or a write keeping the load out of it) cannot make it miss.
     private mutating func prefetch(_ selections: SelectionSetPlan, rootKey: String) throws {
         var level = [Pending(key: rootKey, selections: selections, isRoot: true)]
-        var seen: Set<String> = []
+        var missing: Set<String> = []
         while !level.isEmpty {
-            let wanted = level.map(\.key).filter { seen.insert($0).inserted && record($0) == nil }
+            var wanted: [String] = []
+            for pending in level where loaded[pending.key] == nil && !missing.contains(pending.key) {
+                if let record = record(pending.key) {
+                    loaded[pending.key] = record
+                } else {
+                    missing.insert(pending.key)
+                    wanted.append(pending.key)
+                }
+            }
             if !wanted.isEmpty {
                 // The snapshot's records are let go while the load joins the memory layer, which would otherwise
                 // copy them all for this reader; a fresh snapshot has them and what joined.
@@ -109,17 +120,13 @@ struct AnswerReader {
                 var found = try store.loadFromTable(wanted, generation: generation)
                 snapshot = store.snapshot()
                 if !snapshot.layers.isEmpty { RecordStore.overlay(snapshot.layers, on: &found, keys: wanted) }
-                if loaded.isEmpty {
-                    loaded = found
-                } else {
-                    loaded.merge(found) { _, found in found }
-                }
+                for (key, record) in found { loaded[key] = record }
             }
             var next: [Pending] = []
             for pending in level {
                 // No visited set is needed: each level is one step deeper in the selection, which is finite, so
                 // an object referencing itself ends where the selection does.
-                guard let record = record(pending.key) else { continue }
+                guard let record = loaded[pending.key] else { continue }
                 let typename = record["__typename"]?.stringValue
                 for collected in matcher.collect(
                     pending.selections, typename: typename, isRoot: pending.isRoot, variables: variables)

@@ -17,9 +17,16 @@ struct Normalizer {
         self.variables = variables
     }
 
-    /// The path of the value being added (response keys and list indices), kept as a stack rather than a new
-    /// array per field: it is only read to name a value that does not fit.
-    private var path: [String] = []
+    /// The list indices of the value being added, as a stack shared by the whole walk (an unkeyed object's key
+    /// names the ones since its field): no array is made per list element.
+    private var indexPath: [Int] = []
+
+    /// A value that does not fit the selection, with the path to it gathered innermost first as the walk unwinds
+    /// (so no path is kept while every value fits).
+    private struct Misfit: Error {
+        var value: GQLValue
+        var path: [String] = []
+    }
 
     /// Adds the records of `data`, the answer of `selections` stored at `rootKey`.
     ///
@@ -29,8 +36,15 @@ struct Normalizer {
         guard case .object(let object) = data else {
             throw GQLError(.invalidResponse, "the answer's data is \(data.kindName), not an object", operation: "cache")
         }
-        path = []
-        try addObject(object, key: rootKey, selections: selections, isRoot: true)
+        indexPath = []
+        do {
+            try addObject(object, key: rootKey, selections: selections, isRoot: true)
+        } catch let misfit as Misfit {
+            throw GQLError(
+                .invalidResponse,
+                "`\(misfit.path.reversed().joined(separator: "."))` is \(misfit.value.kindName) where the selection "
+                    + "asks for an object", operation: "cache")
+        }
     }
 
     private mutating func addObject(_ object: GQLValues, key: String, selections: SelectionSetPlan, isRoot: Bool)
@@ -59,9 +73,13 @@ struct Normalizer {
             let storageKey = field.storageKey(variables)
             let stored: GQLValue
             if let selections = field.selections {
-                path.append(collected.responseKey)
-                stored = try addValue(value, parent: key, storageKey: storageKey, selections: selections, indices: [])
-                path.removeLast()
+                do {
+                    stored = try addValue(
+                        value, parent: key, storageKey: storageKey, selections: selections, base: indexPath.count)
+                } catch var misfit as Misfit {
+                    misfit.path.append(collected.responseKey)
+                    throw misfit
+                }
             } else {
                 stored = StoredValue.leaf(value)
             }
@@ -71,8 +89,10 @@ struct Normalizer {
         records[key] = fields
     }
 
+    /// The stored form of `value` under a field with `selections`; `base` is where the field's list indices
+    /// start in ``indexPath``.
     private mutating func addValue(
-        _ value: GQLValue, parent: String, storageKey: String, selections: SelectionSetPlan, indices: [Int]
+        _ value: GQLValue, parent: String, storageKey: String, selections: SelectionSetPlan, base: Int
     ) throws -> GQLValue {
         switch value {
         case .null:
@@ -81,12 +101,16 @@ struct Normalizer {
             var stored: [GQLValue] = []
             stored.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                path.append(String(index))
-                stored.append(
-                    try addValue(
-                        element, parent: parent, storageKey: storageKey, selections: selections,
-                        indices: indices + [index]))
-                path.removeLast()
+                indexPath.append(index)
+                do {
+                    stored.append(
+                        try addValue(
+                            element, parent: parent, storageKey: storageKey, selections: selections, base: base))
+                } catch var misfit as Misfit {
+                    misfit.path.append(String(index))
+                    throw misfit
+                }
+                indexPath.removeLast()
             }
             return .array(stored)
         case .object(let object):
@@ -94,14 +118,11 @@ struct Normalizer {
             let fields = matcher.collect(selections, typename: typename, isRoot: false, variables: variables)
             let key =
                 keys.key(of: object, typename: typename, fields: fields)
-                ?? CacheKey.path(parent, storageKey, indices)
+                ?? CacheKey.path(parent, storageKey, Array(indexPath[base...]))
             try addObject(object, key: key, selections: selections, isRoot: false)
             return StoredValue.reference(key)
         default:
-            throw GQLError(
-                .invalidResponse,
-                "`\(path.joined(separator: "."))` is \(value.kindName) where the selection asks for an object",
-                operation: "cache")
+            throw Misfit(value: value)
         }
     }
 }
@@ -135,7 +156,7 @@ struct KeyPolicy: Sendable {
             return values.isEmpty ? nil : CacheKey.object(typename, values)
         }
         for name in defaultKeyFields {
-            if let found = value(name) { return CacheKey.object(typename, [found]) }
+            if let found = value(name) { return CacheKey.object(typename, found) }
         }
         return nil
     }

@@ -14,9 +14,14 @@ enum CacheKey {
     static let mutationRoot = "MUTATION_ROOT"
     static let subscriptionRoot = "SUBSCRIPTION_ROOT"
 
+    /// The key of an object of type `typename` whose one key field holds `value`.
+    static func object(_ typename: String, _ value: GQLValue) -> String {
+        typename + ":" + escape(text(of: value))
+    }
+
     /// The key of an object of type `typename` whose key fields hold `values`.
     static func object(_ typename: String, _ values: [GQLValue]) -> String {
-        if values.count == 1 { return typename + ":" + escape(text(of: values[0])) }
+        if values.count == 1 { return object(typename, values[0]) }
         return typename + ":" + values.map { escape(text(of: $0)) }.joined(separator: ",")
     }
 

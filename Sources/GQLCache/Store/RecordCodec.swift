@@ -100,14 +100,29 @@ package enum RecordCodec {
     /// The fields in `bytes`; `nil` when they are not a record of this format (damaged, cut short, another
     /// format).
     package static func decode(_ bytes: UnsafeRawBufferPointer) -> GQLValues? {
-        var reader = Reader(bytes: bytes)
+        decode(bytes, noting: "").map(\.fields)
+    }
+
+    /// The fields in `bytes`, and whether they have a member named `name` (seen while decoding, not looked up).
+    static func decode(_ bytes: UnsafeRawBufferPointer, noting name: String)
+        -> (fields: GQLValues, hasNoted: Bool)?
+    {
+        var reader = Reader(bytes: bytes, noted: name)
         guard reader.byte() == format, let fields = reader.members(depth: 0), reader.isAtEnd else { return nil }
-        return fields
+        return (fields, reader.sawNoted)
     }
 
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
+        /// A top-level member name to watch for.
+        let noted: String
+        var sawNoted = false
         var offset = 0
+
+        init(bytes: UnsafeRawBufferPointer, noted: String) {
+            self.bytes = bytes
+            self.noted = noted
+        }
 
         var isAtEnd: Bool { offset == bytes.count }
 
@@ -151,6 +166,7 @@ package enum RecordCodec {
             var members = GQLValues(minimumCapacity: count)
             for _ in 0..<count {
                 guard let name = string(), let value = value(depth: depth + 1) else { return nil }
+                if depth == 0, !sawNoted, name == noted { sawNoted = true }
                 // Names are unique as written (from a GQLValues); not looked up again here, as a damaged row
                 // with a repeated name at worst reads that member's first value.
                 members.appendUnique(name, value)

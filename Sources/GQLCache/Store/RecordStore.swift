@@ -107,10 +107,21 @@ final class RecordStore: Sendable {
     /// The fields in column `index` of `row`: RecordCodec bytes, or JSON text (a row written before format 1);
     /// `nil` when they do not read (a damaged file: a miss, which the next answer rewrites).
     static func decode(_ row: GQLColumns, _ index: Int32) -> GQLValues? {
-        if let fields = row.withBlob(index, { RecordCodec.decode($0) }) { return fields }
+        decodeNotingDeadlines(row, index)?.fields
+    }
+
+    /// ``decode(_:_:)``, and whether the record holds a server's deadlines (``FieldExpiry/expiresMember``),
+    /// seen while decoding rather than looked up after.
+    static func decodeNotingDeadlines(_ row: GQLColumns, _ index: Int32)
+        -> (fields: GQLValues, hasDeadlines: Bool)?
+    {
+        if let decoded = row.withBlob(index, { RecordCodec.decode($0, noting: FieldExpiry.expiresMember) }) {
+            // A BLOB that does not decode is a miss (never read as text).
+            return decoded.map { (fields: $0.fields, hasDeadlines: $0.hasNoted) }
+        }
         guard let text = row.text(index), case .object(let fields)? = try? GQLValue(jsonBytes: Array(text.utf8))
         else { return nil }
-        return fields
+        return (fields, fields[FieldExpiry.expiresMember] != nil)
     }
 
     // MARK: Reading
@@ -154,11 +165,12 @@ final class RecordStore: Sendable {
     /// Reads `keys` from the table; they join the memory layer when no write came in since the snapshot of
     /// `generation` was taken (so a row read before a write can never return over it).
     func loadFromTable(_ keys: [String], generation: UInt64) throws -> [String: GQLValues] {
-        let loaded = try database.read { tx in try Self.select(keys, tx) }
-        let deadlines = loaded.values.contains { $0[FieldExpiry.expiresMember] != nil }
+        var deadlines = false
+        let loaded = try database.read { tx in try Self.select(keys, tx, hasDeadlines: &deadlines) }
         memory.withLock { memory in
             if deadlines { memory.mayHoldDeadlines = true }
             guard memory.generation == generation else { return }
+            memory.records.reserveCapacity(memory.records.count + loaded.count)
             for (key, record) in loaded where memory.records[key] == nil { memory.records[key] = record }
             trim(&memory)
         }
@@ -173,7 +185,16 @@ final class RecordStore: Sendable {
     /// Reads `keys` from the table in `IN` lists of at most ``batchSize``; each list is padded to a power of two
     /// (repeating its last key) so a handful of statements cover every size and stay prepared.
     private static func select(_ keys: [String], _ tx: GQLTransaction) throws -> [String: GQLValues] {
+        var deadlines = false
+        return try select(keys, tx, hasDeadlines: &deadlines)
+    }
+
+    /// ``select(_:_:)``, setting `hasDeadlines` when a record read holds a server's deadlines.
+    private static func select(_ keys: [String], _ tx: GQLTransaction, hasDeadlines: inout Bool) throws
+        -> [String: GQLValues]
+    {
         var records: [String: GQLValues] = [:]
+        records.reserveCapacity(keys.count)
         var start = 0
         while start < keys.count {
             let chunk = keys[start..<min(start + batchSize, keys.count)]
@@ -188,8 +209,9 @@ final class RecordStore: Sendable {
                 + Array(repeating: "?", count: values.count)
                 .joined(separator: ",") + ")"
             try tx.forEachRow(sql: sql, values, table: table) { row in
-                guard let key = row.text(0), let fields = decode(row, 1) else { return }
-                records[key] = fields
+                guard let key = row.text(0), let decoded = decodeNotingDeadlines(row, 1) else { return }
+                records[key] = decoded.fields
+                if decoded.hasDeadlines { hasDeadlines = true }
             }
         }
         return records
@@ -227,7 +249,8 @@ final class RecordStore: Sendable {
             }
             var current = Dictionary(uniqueKeysWithValues: cached)
             let now = clock()
-            var written: [String: GQLValues] = [:]
+            var written: [(key: String, record: GQLValues)] = []
+            written.reserveCapacity(records.count)
             var changed: Set<String> = []
             var hasDeadlines = false
             let reads = takeReads()
@@ -236,7 +259,7 @@ final class RecordStore: Sendable {
                 let unknown = isComplete ? [] : keys.filter { current[$0] == nil }
                 if !unknown.isEmpty { current.merge(try Self.select(unknown, tx)) { kept, _ in kept } }
                 for (key, fields) in records {
-                    let old = current[key]
+                    let old = current.isEmpty ? nil : current[key]
                     var merged = old.map { $0.merging(fields) { _, new in new } } ?? fields
                     if let receivedAt {
                         var received = old?[FieldExpiry.receivedMember]?.objectValue ?? [:]
@@ -256,17 +279,15 @@ final class RecordStore: Sendable {
                     if isChange { changed.insert(key) }
                     let bytes = RecordCodec.encode(merged)
                     _ = try tx.change(
-                        sql: """
-                            INSERT INTO \(Self.table) (key, fields, updated_at) VALUES (?, ?, ?)
-                            ON CONFLICT(key) DO UPDATE SET fields = excluded.fields, updated_at = excluded.updated_at
-                            """, [.string(key), .data(Data(bytes)), .double(now)], table: Self.table)
-                    written[key] = merged
+                        sql: Self.upsert, [.string(key), .data(Data(bytes)), .double(now)], table: Self.table)
+                    written.append((key, merged))
                     if sizes != nil { sizes?[key] = key.utf8.count + bytes.count }
                 }
             }
             memory.withLock { memory in
                 memory.generation &+= 1
                 if hasDeadlines { memory.mayHoldDeadlines = true }
+                memory.records.reserveCapacity(memory.records.count + written.count)
                 for (key, record) in written { memory.records[key] = record }
                 trim(&memory)
             }
@@ -276,6 +297,12 @@ final class RecordStore: Sendable {
             return changed
         }
     }
+
+    /// Writes one record (key, fields, updated_at), made once rather than per row.
+    private static let upsert = """
+        INSERT INTO \(table) (key, fields, updated_at) VALUES (?, ?, ?)
+        ON CONFLICT(key) DO UPDATE SET fields = excluded.fields, updated_at = excluded.updated_at
+        """
 
     /// Removes the records of `keys`; returns the keys that were there.
     func remove(_ keys: [String]) throws -> Set<String> {

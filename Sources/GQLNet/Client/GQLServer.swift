@@ -338,7 +338,8 @@ public final class GQLServer: Sendable {
         return .object(request)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, at path: String, from result: GQLResult) throws -> T {
+    /// The value at `path` of `result`'s data decoded as `T` (the typed forms' work; GQLCache's typed fetch too).
+    package static func decode<T: Decodable>(_ type: T.Type, at path: String, from result: GQLResult) throws -> T {
         guard result.errors.isEmpty else { throw GQLResult.Failure(errors: result.errors, data: result.data) }
         return try result.value(at: path).decode(type)
     }
