@@ -117,10 +117,17 @@ struct AnswerReader {
                 // copy them all for this reader; a fresh snapshot has them and what joined.
                 let generation = snapshot.generation
                 snapshot.records = [:]
-                var found = try store.loadFromTable(wanted, generation: generation)
+                let rows = try store.loadFromTable(wanted, generation: generation)
                 snapshot = store.snapshot()
-                if !snapshot.layers.isEmpty { RecordStore.overlay(snapshot.layers, on: &found, keys: wanted) }
-                for (key, record) in found { loaded[key] = record }
+                if snapshot.layers.isEmpty {
+                    loaded.reserveCapacity(loaded.count + rows.count)
+                    for (key, record) in rows { loaded[key] = record }
+                } else {
+                    var found: [String: GQLValues] = [:]
+                    for (key, record) in rows { found[key] = record }
+                    RecordStore.overlay(snapshot.layers, on: &found, keys: wanted)
+                    for (key, record) in found { loaded[key] = record }
+                }
             }
             var next: [Pending] = []
             for pending in level {
@@ -128,12 +135,20 @@ struct AnswerReader {
                 // an object referencing itself ends where the selection does.
                 guard let record = loaded[pending.key] else { continue }
                 let typename = record["__typename"]?.stringValue
-                for collected in matcher.collect(
+                let fields = matcher.collect(
                     pending.selections, typename: typename, isRoot: pending.isRoot, variables: variables)
-                {
-                    guard let nested = collected.field.selections,
-                        let stored = record[collected.field.storageKey(variables)]
-                    else { continue }
+                for (position, collected) in fields.enumerated() {
+                    guard let nested = collected.field.selections else { continue }
+                    let storageKey = collected.field.storageKey(variables)
+                    // Records written by the same selection hold its fields in its order: that place first.
+                    let stored: GQLValue
+                    if position < record.count, record[position].key == storageKey {
+                        stored = record[position].value
+                    } else if let value = record[storageKey] {
+                        stored = value
+                    } else {
+                        continue
+                    }
                     StoredValue.references(in: stored) {
                         next.append(Pending(key: $0, selections: nested, isRoot: false))
                     }

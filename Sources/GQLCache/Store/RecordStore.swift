@@ -137,7 +137,7 @@ final class RecordStore: Sendable {
             return (memory.generation, memory.layers)
         }
         if !missing.isEmpty {
-            found.merge(try loadFromTable(missing, generation: generation)) { _, loaded in loaded }
+            for (key, record) in try loadFromTable(missing, generation: generation) { found[key] = record }
         }
         try noteReadsUnderBudget(found.keys)
         if !layers.isEmpty { Self.overlay(layers, on: &found, keys: keys) }
@@ -164,14 +164,15 @@ final class RecordStore: Sendable {
 
     /// Reads `keys` from the table; they join the memory layer when no write came in since the snapshot of
     /// `generation` was taken (so a row read before a write can never return over it).
-    func loadFromTable(_ keys: [String], generation: UInt64) throws -> [String: GQLValues] {
+    func loadFromTable(_ keys: [String], generation: UInt64) throws -> [(key: String, record: GQLValues)] {
         var deadlines = false
-        let loaded = try database.read { tx in try Self.select(keys, tx, hasDeadlines: &deadlines) }
+        let loaded = try database.read { tx in try Self.selectRows(keys, tx, hasDeadlines: &deadlines) }
         memory.withLock { memory in
             if deadlines { memory.mayHoldDeadlines = true }
             guard memory.generation == generation else { return }
             memory.records.reserveCapacity(memory.records.count + loaded.count)
-            for (key, record) in loaded where memory.records[key] == nil { memory.records[key] = record }
+            // With no write since, a record memory holds is the row just read: replacing it changes nothing.
+            for (key, record) in loaded { memory.records[key] = record }
             trim(&memory)
         }
         return loaded
@@ -186,14 +187,17 @@ final class RecordStore: Sendable {
     /// (repeating its last key) so a handful of statements cover every size and stay prepared.
     private static func select(_ keys: [String], _ tx: GQLTransaction) throws -> [String: GQLValues] {
         var deadlines = false
-        return try select(keys, tx, hasDeadlines: &deadlines)
+        var records: [String: GQLValues] = [:]
+        for (key, record) in try selectRows(keys, tx, hasDeadlines: &deadlines) { records[key] = record }
+        return records
     }
 
-    /// ``select(_:_:)``, setting `hasDeadlines` when a record read holds a server's deadlines.
-    private static func select(_ keys: [String], _ tx: GQLTransaction, hasDeadlines: inout Bool) throws
-        -> [String: GQLValues]
+    /// The rows of ``select(_:_:)`` as a list (no table of them is made), setting `hasDeadlines` when a record
+    /// read holds a server's deadlines.
+    private static func selectRows(_ keys: [String], _ tx: GQLTransaction, hasDeadlines: inout Bool) throws
+        -> [(key: String, record: GQLValues)]
     {
-        var records: [String: GQLValues] = [:]
+        var records: [(key: String, record: GQLValues)] = []
         records.reserveCapacity(keys.count)
         var start = 0
         while start < keys.count {
@@ -210,7 +214,7 @@ final class RecordStore: Sendable {
                 .joined(separator: ",") + ")"
             try tx.forEachRow(sql: sql, values, table: table) { row in
                 guard let key = row.text(0), let decoded = decodeNotingDeadlines(row, 1) else { return }
-                records[key] = decoded.fields
+                records.append((key, decoded.fields))
                 if decoded.hasDeadlines { hasDeadlines = true }
             }
         }
@@ -252,6 +256,7 @@ final class RecordStore: Sendable {
             var written: [(key: String, record: GQLValues)] = []
             written.reserveCapacity(records.count)
             var changed: Set<String> = []
+            changed.reserveCapacity(records.count)
             var hasDeadlines = false
             let reads = takeReads()
             try database.write { tx in
