@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "GQLServices", targets: ["GQLServices"]),
         .library(name: "GQLDevServer", targets: ["GQLDevServer"]),
         .library(name: "GQLEmulators", targets: ["GQLEmulators"]),
+        .library(name: "GQLCodegen", targets: ["GQLCodegen"]),
         .executable(name: "gql-cli", targets: ["GQLCLI"]),
     ],
     dependencies: [
@@ -133,11 +134,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Typed Swift operations from .graphql documents and a schema (gql-cli codegen, the build plugin): parses
+        // with GraphQL; no network, no SQLite.
+        .target(
+            name: "GQLCodegen",
+            dependencies: ["GQLCore", .product(name: "GraphQL", package: "GraphQL")]
+        ),
         .executableTarget(
             name: "GQLCLI",
             dependencies: [
                 "GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLCache", "GQLServices", "GQLSync", "GQLDevServer",
-                "GQLEmulators",
+                "GQLEmulators", "GQLCodegen",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -152,6 +159,11 @@ let package = Package(
                 "GQLServices", "GQLCore", "GQLNet", "GQLCrypto", "GQLTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
+        ),
+        // Fixtures/ holds schemas and documents; Generated/ the Swift written from them, compiled here.
+        .testTarget(
+            name: "GQLCodegenTests", dependencies: ["GQLCodegen", "GQLCore", "GQLNet", "GQLTestSupport"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore", "GQLTestSupport"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.

@@ -26,9 +26,10 @@ LAYERS = {
     "GQLServices": {"GQLCore", "GQLCrypto", "GQLHTTP", "GQLNet"},
     "GQLDevServer": {"GQLCore", "GQLStore", "GQLCrypto"},
     "GQLEmulators": {"GQLCore", "GQLCrypto", "GQLStore", "GQLDevServer"},
+    "GQLCodegen": {"GQLCore"},
     "GQLCLI": {
         "GQLCore", "GQLCrypto", "GQLStore", "GQLNet", "GQLCache", "GQLSync", "GQLServices", "GQLDevServer",
-        "GQLEmulators",
+        "GQLEmulators", "GQLCodegen",
     },
 }
 

@@ -13,6 +13,7 @@ import ArgumentParser
 /// gql-cli storage upload --endpoint http://127.0.0.1:9000 photo.png uploads/photo.png
 /// gql-cli auth signin --domain example.eu.auth0.com --client-id abc --email ann@example.com --password-stdin
 /// gql-cli cache stats --db cache.sqlite
+/// gql-cli codegen --schema schema.graphql --documents GraphQL --output Sources/App/Generated
 /// ```
 @main
 struct GQLCLI: AsyncParsableCommand {
@@ -22,7 +23,7 @@ struct GQLCLI: AsyncParsableCommand {
         subcommands: [
             DatabaseCommand.self, DocumentsCommand.self, DemoCommand.self, ServeCommand.self, QueryCommand.self,
             MutateCommand.self, SubscribeCommand.self, StorageCommand.self, SyncCommand.self, AuthCommand.self,
-            PushCommand.self, CacheCommand.self,
+            PushCommand.self, CacheCommand.self, CodegenCommand.self,
         ]
     )
 

@@ -1,0 +1,225 @@
+/// The answer types: a struct per selection on an object type (or an interface or union selected without type
+/// conditions), an enum of type cases on `__typename` with an `unknown` case where a selection on an interface or
+/// union has type conditions; fragments spread are properties of their own types.
+extension SwiftEmitter {
+    /// A selection's fields merged by response key, and the fragments that apply whole.
+    struct Merged {
+        var keys: [String] = []
+        var fields: [String: (occurrences: [FieldIR], conditional: Bool)] = [:]
+        var fragments: [String] = []
+    }
+
+    /// What `selections` selects on an object of one of `possible`'s types: fields, inline fragments and
+    /// spreads whose type condition holds for every one of them.
+    func merge(_ selections: Selections, for possible: Set<String>, conditional: Bool = false, into merged: inout Merged) {
+        for item in selections.items {
+            switch item {
+            case .field(let field):
+                let optional = conditional || field.conditional
+                if var entry = merged.fields[field.key] {
+                    entry.occurrences.append(field)
+                    entry.conditional = entry.conditional && optional
+                    merged.fields[field.key] = entry
+                } else {
+                    merged.keys.append(field.key)
+                    merged.fields[field.key] = ([field], optional)
+                }
+            case .inline(let condition, let isConditional, let inner):
+                if possible.isSubset(of: schema.possible(condition)) {
+                    merge(inner, for: possible, conditional: conditional || isConditional, into: &merged)
+                }
+            case .spread(let fragment, let condition):
+                if possible.isSubset(of: schema.possible(condition)) && !merged.fragments.contains(fragment) {
+                    merged.fragments.append(fragment)
+                }
+            }
+        }
+    }
+
+    /// The type conditions of `selections` that hold for some but not all of `possible`, in document order.
+    func caseConditions(_ selections: Selections, within possible: Set<String>) -> [String] {
+        var found: [String] = []
+        for item in selections.items {
+            switch item {
+            case .field: continue
+            case .inline(let condition, _, let inner):
+                if !possible.isSubset(of: schema.possible(condition)) { found.append(condition) }
+                found += caseConditions(inner, within: possible)
+            case .spread(_, let condition):
+                if !possible.isSubset(of: schema.possible(condition)) { found.append(condition) }
+            }
+        }
+        var seen: Set<String> = []
+        return found.filter { seen.insert($0).inserted }
+    }
+
+    var selectionConformance: String { configuration.encodable ? "GQLSelectionSet, Encodable" : "GQLSelectionSet" }
+
+    /// Emits the type `name` for a selection on objects of `possible`'s types.
+    mutating func emitSelectionType(
+        _ name: String, _ selections: Selections, possible: Set<String>, taken: inout Set<String>,
+        into writer: inout SwiftWriter
+    ) {
+        let abstract = schema.types[selections.parent]?.isAbstract ?? false
+        let conditions = abstract ? caseConditions(selections, within: possible) : []
+        guard !conditions.isEmpty else {
+            var merged = Merged()
+            merge(selections, for: possible, into: &merged)
+            emitStruct(name, merged, typename: false, taken: taken, into: &writer)
+            return
+        }
+        // One case per type condition: object types first, then each interface or union for its remaining types.
+        var cases: [(condition: String, possible: Set<String>)] = []
+        var covered: Set<String> = []
+        for condition in conditions where schema.types[condition]?.kind == .object {
+            cases.append((condition, [condition]))
+            covered.insert(condition)
+        }
+        for condition in conditions where schema.types[condition]?.kind != .object {
+            let remaining = schema.possible(condition).intersection(possible).subtracting(covered)
+            guard !remaining.isEmpty else { continue }
+            cases.append((condition, remaining))
+            covered.formUnion(remaining)
+            for other in conditions where other != condition && schema.types[other]?.kind != .object {
+                let overlap = schema.possible(other).intersection(remaining)
+                if !overlap.isEmpty && !remaining.isSubset(of: schema.possible(other)) {
+                    problems.append(.init(.error, file: "", line: 1, column: 1,
+                        "\(name): the type conditions \(condition) and \(other) overlap in part within \(selections.parent), which cannot be generated as type cases; select on the object types instead"))
+                }
+            }
+        }
+        var nested = taken
+        var caseNames: Set<String> = ["unknown"]
+        let entries = cases.map { entry in
+            (entry, Naming.unique(Naming.lowerCamel(entry.condition), in: &caseNames),
+             Naming.unique(Naming.reservedTypes.contains(entry.condition) ? entry.condition + "_" : entry.condition, in: &nested))
+        }
+        let other = Naming.unique("Other", in: &nested)
+        writer.block("\(access)enum \(name): \(selectionConformance)") { writer in
+            for (_, caseName, typeName) in entries { writer.line("case \(Naming.identifier(caseName))(\(typeName))") }
+            writer.line("case unknown(\(other))")
+            writer.line()
+            writer.block("\(access)init(from decoder: any Decoder) throws") { writer in
+                writer.switchBlock("try decoder.gqlTypename()") { writer in
+                    for (entry, caseName, typeName) in entries {
+                        let labels = entry.possible.sorted().map { Naming.rawString($0) }.joined(separator: ", ")
+                        writer.line("case \(labels): self = .\(Naming.identifier(caseName))(try \(typeName)(from: decoder))")
+                    }
+                    writer.line("default: self = .unknown(try \(other)(from: decoder))")
+                }
+            }
+            if configuration.encodable {
+                writer.line()
+                writer.block("\(access)func encode(to encoder: any Encoder) throws") { writer in
+                    writer.switchBlock("self") { writer in
+                        for (_, caseName, _) in entries { writer.line("case .\(Naming.identifier(caseName))(let value): try value.encode(to: encoder)") }
+                        writer.line("case .unknown(let value): try value.encode(to: encoder)")
+                    }
+                }
+            }
+            for (entry, _, typeName) in entries {
+                writer.line()
+                var merged = Merged()
+                merge(selections, for: entry.possible, into: &merged)
+                emitStruct(typeName, merged, typename: false, taken: nested, into: &writer)
+            }
+            writer.line()
+            var merged = Merged()
+            merge(selections, for: possible, into: &merged)
+            emitStruct(other, merged, typename: true, taken: nested, into: &writer)
+        }
+    }
+
+    /// A struct of merged fields (and `__typename` when `typename`), its nested types, and its fragments as
+    /// properties decoded from the same object.
+    private mutating func emitStruct(
+        _ name: String, _ merged: Merged, typename: Bool, taken: Set<String>, into writer: inout SwiftWriter
+    ) {
+        var merged = merged
+        if typename && merged.fields["__typename"] == nil {
+            merged.keys.insert("__typename", at: 0)
+            merged.fields["__typename"] = ([FieldIR(key: "__typename", name: "__typename",
+                type: .nonNull(.named("String")), conditional: false, selections: nil)], false)
+        }
+        // Nested type names avoid the enclosing scopes' names, Swift's and this struct's properties.
+        var nested = taken.union(merged.keys)
+        var properties: [(key: String, type: String, nested: (name: String, selections: Selections)?)] = []
+        for key in merged.keys {
+            guard let entry = merged.fields[key], let first = entry.occurrences.first else { continue }
+            var type: String
+            var inner: (String, Selections)?
+            if first.selections != nil {
+                let isList: Bool = if case .list = first.type.nullable { true } else { false }
+                var base = Naming.typeName(forKey: key, isList: isList)
+                if Naming.reservedTypes.contains(base) { base += "_" }
+                let typeName = Naming.unique(base, in: &nested)
+                var items: [Selections.Item] = []
+                for occurrence in entry.occurrences { items += occurrence.selections?.items ?? [] }
+                inner = (typeName, Selections(parent: first.type.name, items: items))
+                type = swiftType(first.type) { _ in typeName }
+            } else {
+                type = swiftType(first.type, leaf: leafType)
+            }
+            if entry.conditional && !type.hasSuffix("?") { type += "?" }
+            properties.append((key, type, inner))
+        }
+        var propertyNames = Set(merged.keys)
+        let fragments = merged.fragments.map { fragment in
+            var property = Naming.lowerFirst(fragment)
+            if propertyNames.contains(property) { property += "Fragment" }
+            return (property: Naming.unique(property, in: &propertyNames), type: fragment)
+        }
+        writer.block("\(access)struct \(name): \(selectionConformance)") { writer in
+            for property in properties {
+                writer.line("\(access)var \(Naming.identifier(property.key)): \(property.type)")
+            }
+            for fragment in fragments {
+                writer.line("\(access)var \(Naming.identifier(fragment.property)): \(fragment.type)")
+            }
+            if !fragments.isEmpty { emitCoding(properties.map { ($0.key, $0.type) }, fragments, into: &writer) }
+            for property in properties {
+                guard let inner = property.nested else { continue }
+                writer.line()
+                emitSelectionType(inner.name, inner.selections, possible: schema.possible(inner.selections.parent),
+                    taken: &nested, into: &writer)
+            }
+        }
+    }
+
+    /// `init(from:)` (and `encode(to:)`) for a struct with fragments: its fields by key, each fragment from the
+    /// whole object.
+    private func emitCoding(
+        _ fields: [(key: String, type: String)], _ fragments: [(property: String, type: String)],
+        into writer: inout SwiftWriter
+    ) {
+        writer.line()
+        if !fields.isEmpty {
+            writer.line("enum CodingKeys: String, CodingKey { case \(fields.map { Naming.identifier($0.key) }.joined(separator: ", ")) }")
+        }
+        writer.line()
+        writer.block("\(access)init(from decoder: any Decoder) throws") { writer in
+            if !fields.isEmpty { writer.line("let container = try decoder.container(keyedBy: CodingKeys.self)") }
+            for field in fields {
+                let name = Naming.identifier(field.key)
+                if field.type.hasSuffix("?") {
+                    writer.line("\(name) = try container.decodeIfPresent(\(field.type.dropLast()).self, forKey: .\(name))")
+                } else {
+                    writer.line("\(name) = try container.decode(\(field.type).self, forKey: .\(name))")
+                }
+            }
+            for fragment in fragments {
+                writer.line("\(Naming.identifier(fragment.property)) = try \(fragment.type)(from: decoder)")
+            }
+        }
+        guard configuration.encodable else { return }
+        writer.line()
+        writer.block("\(access)func encode(to encoder: any Encoder) throws") { writer in
+            if !fields.isEmpty { writer.line("var container = encoder.container(keyedBy: CodingKeys.self)") }
+            for field in fields {
+                let name = Naming.identifier(field.key)
+                writer.line("try container.encode\(field.type.hasSuffix("?") ? "IfPresent" : "")(\(name), forKey: .\(name))")
+            }
+            for fragment in fragments { writer.line("try \(Naming.identifier(fragment.property)).encode(to: encoder)") }
+        }
+    }
+}

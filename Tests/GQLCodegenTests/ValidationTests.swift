@@ -1,0 +1,91 @@
+import Foundation
+import GQLCodegen
+import Testing
+
+/// Documents that cannot be generated are refused with every error named by file:line:column, and nothing else.
+@Suite struct ValidationTests {
+    static let schema = try! GQLCodegen.Schema(sdl: """
+        interface Node { id: ID! }
+        type User implements Node { id: ID! name: String posts(first: Int!): [Post!]! }
+        type Post implements Node { id: ID! title: String! status: Status }
+        type Tag { label: String }
+        union Item = User | Post
+        enum Status { DRAFT LIVE }
+        input PostInput { title: String! status: Status }
+        type Query { user(id: ID!): User node(id: ID!): Node item: Item tag: Tag }
+        type Mutation { createPost(input: PostInput!): Post }
+        """, name: "schema.graphql")
+
+    func diagnostics(_ documents: [String: String]) -> [String] {
+        do {
+            _ = try GQLCodegen().generate(
+                schema: Self.schema, documents: documents.map { GQLCodegen.Document(text: $0.value, name: $0.key) })
+            return []
+        } catch let failure as GQLCodegen.Failure {
+            return failure.diagnostics.map(\.description)
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
+    @Test func anUnknownFieldIsNamedWhereItStands() {
+        #expect(diagnostics(["a.graphql": "query A {\n  user(id: 1) {\n    nmae\n  }\n}"])
+            == ["a.graphql:3:5: error: unknown field nmae on the object User"])
+    }
+
+    @Test func wrongArguments() {
+        let found = diagnostics([
+            "b.graphql": """
+            query B { user(id: 1, first: 2) { posts { id } } }
+            mutation C { createPost(input: { title: 3, status: GONE, extra: 1 }) { id } }
+            """
+        ])
+        #expect(found.contains("b.graphql:1:23: error: unknown argument first of user (it takes: id)"))
+        #expect(found.contains("b.graphql:1:35: error: posts needs the argument first: Int!"))
+        #expect(found.contains("b.graphql:2:41: error: not a value of the scalar String"))
+        #expect(found.contains("b.graphql:2:52: error: not a value of the enum Status"))
+        #expect(found.contains("b.graphql:2:58: error: unknown field extra of the input object PostInput"))
+    }
+
+    @Test func aFragmentOnAnImpossibleType() {
+        let found = diagnostics(["c.graphql": "query D { user(id: 1) { ... on Post { id } ...TagParts } }\nfragment TagParts on Tag { label }"])
+        #expect(found == [
+            "c.graphql:1:32: error: an inline fragment on Post can never apply within User: no object type is both",
+            "c.graphql:1:47: error: the fragment TagParts on Tag can never apply within User: no object type is both",
+        ])
+    }
+
+    @Test func aNameUsedTwiceNamesBothPlaces() {
+        let found = diagnostics([
+            "d.graphql": "query E { tag { label } }\nfragment F on Tag { label }",
+            "e.graphql": "query E { tag { label } }\nfragment F on Tag { label }\nfragment Status on Tag { label }",
+        ])
+        #expect(found.contains("e.graphql:1:7: error: the name EQuery is used twice (first at d.graphql:1:7)"))
+        #expect(found.contains("e.graphql:2:10: error: the name F is used twice (first at d.graphql:2:10)"))
+        #expect(found.contains { $0.hasPrefix("e.graphql:3:10: error: the name Status is used twice") })
+    }
+
+    @Test func variablesMustBeDeclaredUsedAndOfInputTypes() {
+        let found = diagnostics([
+            "f.graphql": "query G($id: ID!, $extra: Int, $bad: User) { user(id: $nope) { id } }"
+        ])
+        #expect(found.contains("f.graphql:1:19: error: the variable $extra is never used"))
+        #expect(found.contains("f.graphql:1:38: error: the variable $bad cannot be of the output type User"))
+        #expect(found.contains("f.graphql:1:55: error: the variable $nope is not declared by the operation G"))
+        #expect(found.contains("f.graphql:1:9: error: the variable $id is never used"))
+        #expect(found.count == 5, "\(found)")
+    }
+
+    @Test func syntaxErrorsAndAnonymousOperations() {
+        #expect(diagnostics(["g.graphql": "query { tag { label } }"])
+            == ["g.graphql:1:1: error: an operation needs a name: its Swift type is named after it"])
+        let syntax = diagnostics(["h.graphql": "query H { tag { label }"])
+        #expect(syntax.count == 1 && syntax[0].hasPrefix("h.graphql:1:24: error: Syntax Error"), "\(syntax)")
+    }
+
+    @Test func leafAndCompositeSelectionsAreChecked() {
+        let found = diagnostics(["i.graphql": "query I { tag { label { x } } user(id: 1) }"])
+        #expect(found.contains("i.graphql:1:23: error: Tag.label is a String, which has no fields to select"))
+        #expect(found.contains("i.graphql:1:31: error: Query.user is a User: select its fields (`user { … }`)"))
+    }
+}
