@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GQLDevServer
+import GQLEmulators
 import Logging
 
 /// `gql-cli serve`: runs GQLDevServer, an AppSync-style GraphQL server over a local SQLite file, until
@@ -28,6 +29,12 @@ struct ServeCommand: AsyncParsableCommand, InterruptibleCommand {
 
             With --jwt-secret (HS256) or --jwks (RS256) it checks bearer tokens like AppSync's OPENID_CONNECT \
             mode: an expired, forged or misdirected token gets HTTP 401 or WebSocket close 4401.
+
+            With --all, or any of --storage, --auth and --push, local emulators of the services the toolkit \
+            talks to run beside the API, each on a port of its own: an S3-compatible store (SigV4 checked as S3 \
+            does), an Auth0-compatible tenant and a OneSignal-compatible push sink. Their state and the API's \
+            models are kept in --data DIR. Every endpoint and credential is printed once all listen, and written \
+            as one JSON object to --endpoints-file.
 
             It is a development and test server, meant for 127.0.0.1: no TLS, and the API key, admin \
             secret and tokens travel in the clear.
@@ -86,6 +93,9 @@ struct ServeCommand: AsyncParsableCommand, InterruptibleCommand {
     @OptionGroup(title: "Limits")
     var limits: ServeLimitOptions
 
+    @OptionGroup(title: "Emulators")
+    var emulators: ServeEmulatorOptions
+
     @Flag(help: "Print the generated schema (SDL) and exit.")
     var printSchema = false
 
@@ -118,6 +128,16 @@ struct ServeCommand: AsyncParsableCommand, InterruptibleCommand {
         if !Self.loopbackHosts.contains(host) {
             FileHandle.standardError.write(
                 Data("Warning: \(host) is not a loopback address; gql-cli serve is meant for 127.0.0.1.\n".utf8))
+        }
+        if emulators.isSuite {
+            let suite = try CLIError.guarding("cannot start the emulators") {
+                var configuration = serverConfiguration(sdl)
+                configuration.openIDConnect = try tokens.openIDConnect()
+                return try GQLEmulatorSuite(
+                    configuration: emulators.suiteConfiguration(graphQL: configuration, host: host), logger: logger())
+            }
+            try await Self.serve(suite, endpointsFile: emulators.endpointsFile)
+            return
         }
         let server = try CLIError.guarding("cannot start the server") {
             var configuration = serverConfiguration(sdl)

@@ -95,29 +95,17 @@ extension StorageService {
         } else if let startAfter, !startAfter.isEmpty {
             query.after = ListPage.Position(value: startAfter, isCommonPrefix: false)
         }
-        guard let page = store.list(bucket, query) else { throw ObjectStore.noSuchBucket(bucket) }
-        let encode: (String) -> String = urlEncoded ? { SigV4Verifier.encode($0, keepSlash: true) } : { $0 }
-        var xml = XMLWriter()
-        xml.open("ListBucketResult", namespace: true)
-        xml.element("Name", bucket)
-        xml.element("Prefix", encode(query.prefix))
-        if let delimiter = query.delimiter { xml.element("Delimiter", encode(delimiter)) }
-        xml.element("MaxKeys", String(query.maxKeys))
-        if urlEncoded { xml.element("EncodingType", "url") }
-        xml.element("KeyCount", String(page.count))
-        xml.element("IsTruncated", page.isTruncated ? "true" : "false")
-        if let token { xml.element("ContinuationToken", token) }
-        if page.isTruncated, let last = page.last { xml.element("NextContinuationToken", Self.encodeToken(last)) }
-        if let startAfter { xml.element("StartAfter", encode(startAfter)) }
         let fetchOwner = request.parameter("fetch-owner") == "true"
-        for object in page.objects { contents(object, into: &xml, encode: encode, owner: fetchOwner) }
-        for prefix in page.commonPrefixes {
-            xml.open("CommonPrefixes")
-            xml.element("Prefix", encode(prefix))
-            xml.close("CommonPrefixes")
+        return try listing(bucket, query, urlEncoded: urlEncoded, owner: fetchOwner) { xml, page, encode in
+            if let delimiter = query.delimiter { xml.element("Delimiter", encode(delimiter)) }
+            xml.element("MaxKeys", String(query.maxKeys))
+            if urlEncoded { xml.element("EncodingType", "url") }
+            xml.element("KeyCount", String(page.count))
+            xml.element("IsTruncated", page.isTruncated ? "true" : "false")
+            if let token { xml.element("ContinuationToken", token) }
+            if page.isTruncated, let last = page.last { xml.element("NextContinuationToken", Self.encodeToken(last)) }
+            if let startAfter { xml.element("StartAfter", encode(startAfter)) }
         }
-        xml.close("ListBucketResult")
-        return Self.xml(xml)
     }
 
     func listObjectsV1(_ bucket: String, _ request: S3Request) throws(S3Error) -> Response {
@@ -128,21 +116,32 @@ extension StorageService {
             let isPrefix = query.delimiter.map { marker.hasSuffix($0) && marker.hasPrefix(query.prefix) } ?? false
             query.after = ListPage.Position(value: marker, isCommonPrefix: isPrefix)
         }
+        return try listing(bucket, query, urlEncoded: urlEncoded, owner: true) { xml, page, encode in
+            xml.element("Marker", encode(marker))
+            if query.delimiter != nil, page.isTruncated, let last = page.last {
+                xml.element("NextMarker", encode(last.value))
+            }
+            xml.element("MaxKeys", String(query.maxKeys))
+            if let delimiter = query.delimiter { xml.element("Delimiter", encode(delimiter)) }
+            if urlEncoded { xml.element("EncodingType", "url") }
+            xml.element("IsTruncated", page.isTruncated ? "true" : "false")
+        }
+    }
+
+    /// A `ListBucketResult`: the name and prefix, what `head` writes about the page, then its objects and common
+    /// prefixes; keys and prefixes percent-encoded with `encoding-type=url`.
+    private func listing(
+        _ bucket: String, _ query: ListQuery, urlEncoded: Bool, owner: Bool,
+        head: (inout XMLWriter, ListPage, (String) -> String) -> Void
+    ) throws(S3Error) -> Response {
         guard let page = store.list(bucket, query) else { throw ObjectStore.noSuchBucket(bucket) }
         let encode: (String) -> String = urlEncoded ? { SigV4Verifier.encode($0, keepSlash: true) } : { $0 }
         var xml = XMLWriter()
         xml.open("ListBucketResult", namespace: true)
         xml.element("Name", bucket)
         xml.element("Prefix", encode(query.prefix))
-        xml.element("Marker", encode(marker))
-        if query.delimiter != nil, page.isTruncated, let last = page.last {
-            xml.element("NextMarker", encode(last.value))
-        }
-        xml.element("MaxKeys", String(query.maxKeys))
-        if let delimiter = query.delimiter { xml.element("Delimiter", encode(delimiter)) }
-        if urlEncoded { xml.element("EncodingType", "url") }
-        xml.element("IsTruncated", page.isTruncated ? "true" : "false")
-        for object in page.objects { contents(object, into: &xml, encode: encode, owner: true) }
+        head(&xml, page, encode)
+        for object in page.objects { contents(object, into: &xml, encode: encode, owner: owner) }
         for prefix in page.commonPrefixes {
             xml.open("CommonPrefixes")
             xml.element("Prefix", encode(prefix))

@@ -42,14 +42,7 @@ extension StorageService {
             throw S3Error(.notImplemented, "UploadPartCopy is not implemented by the storage emulator.")
         }
         _ = try uploads.upload(uploadId, bucket: bucket, key: key)
-        let received = try await receive(body, request, payload, maxBytes: configuration.maxObjectBytes)
-        let crc: String?
-        do {
-            crc = try Self.checkDigests(received, request)
-        } catch {
-            try? FileManager.default.removeItem(at: received.temporary)
-            throw error
-        }
+        let (received, crc) = try await receiveChecked(body, request, payload, maxBytes: configuration.maxObjectBytes)
         let part = StoredUpload.Part(
             number: number, size: received.size, etag: Bytes.hex(received.md5),
             checksumCRC32: crc ?? received.crc32.base64, lastModified: configuration.clock(), file: "")

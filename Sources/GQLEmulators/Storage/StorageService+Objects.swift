@@ -15,14 +15,7 @@ extension StorageService {
     ) async throws(S3Error) -> Response {
         guard store.bucketExists(bucket) else { throw ObjectStore.noSuchBucket(bucket) }
         let (headers, metadata) = try Self.objectHeaders(request)
-        let received = try await receive(body, request, payload, maxBytes: configuration.maxObjectBytes)
-        let crc: String?
-        do {
-            crc = try Self.checkDigests(received, request)
-        } catch {
-            try? FileManager.default.removeItem(at: received.temporary)
-            throw error
-        }
+        let (received, crc) = try await receiveChecked(body, request, payload, maxBytes: configuration.maxObjectBytes)
         let object = StoredObject(
             key: key, size: received.size, etag: Bytes.hex(received.md5), lastModified: configuration.clock(),
             dataFile: "", headers: headers, metadata: metadata, checksumCRC32: crc)
@@ -58,6 +51,20 @@ extension StorageService {
         }
         let receiver = BodyReceiver(folder: store.folder, bodyTimeout: configuration.limits.bodyTimeout, maxBytes: maxBytes)
         return try await receiver.receive(body, payload: payload, declaredLength: declared)
+    }
+
+    /// Reads an upload's body and checks its digests (nothing is left behind when they do not match); the CRC-32
+    /// in base64 when one was sent.
+    func receiveChecked(
+        _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload, maxBytes: Int64
+    ) async throws(S3Error) -> (ReceivedBody, crc: String?) {
+        let received = try await receive(body, request, payload, maxBytes: maxBytes)
+        do {
+            return (received, try Self.checkDigests(received, request))
+        } catch {
+            try? FileManager.default.removeItem(at: received.temporary)
+            throw error
+        }
     }
 
     /// Checks `Content-MD5` and a CRC-32 sent as a header or a trailer; the CRC in base64 when one was sent.
@@ -282,9 +289,8 @@ extension StorageService {
     func xmlBody(
         _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload
     ) async throws(S3Error) -> S3XMLNode {
-        let received = try await receive(body, request, payload, maxBytes: Self.maxXMLBytes)
+        let (received, _) = try await receiveChecked(body, request, payload, maxBytes: Self.maxXMLBytes)
         defer { try? FileManager.default.removeItem(at: received.temporary) }
-        _ = try Self.checkDigests(received, request)
         let data: Data
         do {
             data = try Data(contentsOf: received.temporary)
