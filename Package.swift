@@ -51,9 +51,12 @@ let package = Package(
             name: "GQLCore",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
+        // GQLStore's encrypting SQLite VFS (AES-256-GCM per page on libcrypto), in C because SQLite's VFS is a table
+        // of C callbacks over structs it allocates; not a product.
+        .target(name: "CStoreCrypt", dependencies: ["CSQLite", "CCrypto"]),
         .target(
             name: "GQLStore",
-            dependencies: ["GQLCore", "CSQLite", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["GQLCore", "CSQLite", "CStoreCrypt", .product(name: "Logging", package: "swift-log")]
         ),
         // The HTTP layer GQLNet and GQLServices share (HTTPExchange: deadlines, size limits, redirects refused,
         // header checks, the owned client's shutdown); not a product.

@@ -18,7 +18,7 @@ import sys
 LAYERS = {
     "GQLCore": set(),
     "GQLCrypto": {"GQLCore", "CCrypto"},
-    "GQLStore": {"GQLCore", "CSQLite"},
+    "GQLStore": {"GQLCore", "CSQLite", "CStoreCrypt"},
     "GQLHTTP": {"GQLCore"},
     "GQLNet": {"GQLCore", "GQLHTTP"},
     "GQLCache": {"GQLCore", "GQLStore", "GQLNet"},
@@ -86,7 +86,7 @@ def main():
                     where = f"{path}:{line}"
                     if module not in declared:
                         failures.setdefault((name, module, "which its target does not declare"), []).append(where)
-                    ours = LAYERS.keys() | {"CCrypto", "CSQLite"}
+                    ours = LAYERS.keys() | {"CCrypto", "CSQLite", "CStoreCrypt"}
                     if name in LAYERS and module in ours and module not in LAYERS[name]:
                         failures.setdefault((name, module, "which its layer may not use"), []).append(where)
     for (name, module, why), places in sorted(failures.items()):

@@ -76,10 +76,12 @@ import Testing
 
     /// Starts `gql-cli db write-loop path`, reads its output until it reported `batches` commits, then kills
     /// it with SIGKILL and waits for it to die.
-    static func writeUntilKilled(_ cli: URL, path: String, batches: Int, scratch: URL) throws -> Run {
+    static func writeUntilKilled(
+        _ cli: URL, path: String, batches: Int, scratch: URL, environment: [String: String] = [:]
+    ) throws -> Run {
         let errorURL = scratch.appendingPathComponent("stderr-\(UUID().uuidString)")
         let process = try ChildProcess(
-            cli.path, ["db", "write-loop", path, "--batch", "\(batchSize)"], stdout: .pipe,
+            cli.path, ["db", "write-loop", path, "--batch", "\(batchSize)"], environment: environment, stdout: .pipe,
             stderr: .file(errorURL.path))
         // A child that hangs must not hang the test: after two minutes it is killed, its output ends, and
         // the run reports what it printed (too few batches). This is a safety net, not a measurement.
@@ -120,8 +122,8 @@ import Testing
     }
 
     /// Opens the file as an app would after the crash and checks it against everything reported so far.
-    static func checkFile(path: String, reported: [Int], run: Int) throws {
-        let db = try GQLDatabase(path: path)
+    static func checkFile(path: String, reported: [Int], run: Int, key: GQLDatabase.Key? = nil) throws {
+        let db = try key.map { try GQLDatabase(path: path, key: $0) } ?? GQLDatabase(path: path)
         let integrity = try db.fetchAll(sql: "PRAGMA integrity_check").compactMap { $0["integrity_check"]?.stringValue }
         #expect(integrity == ["ok"], "run \(run): integrity_check")
 

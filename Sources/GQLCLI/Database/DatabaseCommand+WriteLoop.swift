@@ -29,6 +29,8 @@ extension DatabaseCommand {
         @Option(help: "Stop after this many transactions (default: never).")
         var limit: Int?
 
+        @OptionGroup var key: DatabaseKeyOptions
+
         func validate() throws {
             guard batch > 0 else { throw ValidationError("--batch must be at least 1") }
             if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
@@ -36,7 +38,7 @@ extension DatabaseCommand {
 
         func run() throws {
             let db = try CLIError.guarding("cannot open \(path)") {
-                let db = try GQLDatabase(path: path)
+                let db = try key.openDatabase(path)
                 try db.register(CrashRow.self)
                 return db
             }

@@ -10,6 +10,8 @@ struct DatabaseOptions: ParsableArguments {
     @Flag(help: "Print JSON instead of a text table.")
     var json = false
 
+    @OptionGroup var key: DatabaseKeyOptions
+
     /// Opens the file at ``path`` after checking it exists, so inspecting never creates a database.
     ///
     /// - Throws: ``CLIError`` for a missing path, a directory, or a file SQLite cannot open.
@@ -27,7 +29,7 @@ struct DatabaseOptions: ParsableArguments {
         configuration.maximumReaders = 1
         configuration.readOnly = !writable
         let db = try CLIError.guarding("cannot open \(path)") {
-            try GQLDatabase(path: path, configuration: configuration)
+            try key.openDatabase(path, configuration: configuration)
         }
         // SQLite reads the header lazily: a file that is not a database fails on its first read.
         _ = try CLIError.guarding("cannot read \(path)") { try db.tableNames() }

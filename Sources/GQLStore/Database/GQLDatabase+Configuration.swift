@@ -28,6 +28,8 @@ extension GQLDatabase {
         /// Open an existing file for reading only: nothing is created, no journal mode is changed, and every
         /// write fails with SQLite's "readonly" error. Default `false`.
         public var readOnly = false
+        /// Keep SQLite's rollback journal instead of switching the file to WAL (tests of the journal's encryption).
+        package var rollbackJournal = false
 
         public init() {}
     }

@@ -24,6 +24,8 @@ public final class GQLDatabase: Sendable {
 
     let writer: Writer
     let readers: ReaderPool?
+    /// The key of an encrypted database (`nil` for a plain one); replaced by ``rekey(_:)``.
+    let cipher: GQLLocked<CipherKey?>
     let registry = SchemaRegistry()
     let observers = ObserverCenter()
 
@@ -47,7 +49,18 @@ public final class GQLDatabase: Sendable {
     /// `":memory:"` opens a private in-memory database (reads then share the writer connection). With
     /// ``Configuration/readOnly``, `path` may also be an SQLite URI (`file:/data/app.sqlite?immutable=1`), which
     /// SQLite checks itself.
-    public init(path: String, configuration: Configuration = Configuration()) throws {
+    /// - Throws: ``GQLError`` `.keyRequired` when the file is encrypted (open it with ``init(path:key:configuration:)``).
+    public convenience init(path: String, configuration: Configuration = Configuration()) throws {
+        if path != ":memory:" && !path.hasPrefix("file:"), case .encrypted = FileHeader.read(path) {
+            throw GQLError(
+                .keyRequired, "the database at \(path) is encrypted; open it with GQLDatabase(path:key:)",
+                operation: "open")
+        }
+        try self.init(path: path, cipher: nil, configuration: configuration)
+    }
+
+    /// Opens the database at `path`, with `cipher` through the encrypting VFS (its key already checked).
+    init(path: String, cipher: CipherKey?, configuration: Configuration) throws {
         guard !path.isEmpty else { throw GQLError(.invalidArgument, "the database path is empty") }
         self.configuration = configuration
         let inMemory = path == ":memory:"
@@ -66,12 +79,15 @@ public final class GQLDatabase: Sendable {
             }
         }
         self.path = path
-        writer = try Writer(path: path, configuration: configuration, observers: observers)
+        let cipher = GQLLocked(cipher)
+        self.cipher = cipher
+        writer = try Writer(
+            path: path, configuration: configuration, observers: observers, cipher: cipher.withLock { $0 })
         if inMemory {
             readers = nil
         } else {
             readers = ReaderPool(maximum: configuration.maximumReaders) {
-                try Connection(path: path, reader: true, configuration: configuration)
+                try Connection(path: path, reader: true, configuration: configuration, cipher: cipher.withLock { $0 })
             }
         }
     }

@@ -40,6 +40,11 @@ final class ObserverCenter: Sendable {
     private let nextID = Atomic<Int>(1)
     private let queue = DispatchQueue(label: "GraphQLite.GQLStore.observers")
 
+    /// The tables that have observers (whose triggers a new writer connection needs).
+    func tables() -> Set<String> {
+        entries.withLock { Set($0.values.map(\.table)) }
+    }
+
     /// Adds an observer and creates its triggers with `connection` (the writer's, lock held).
     func add(
         table: TableSchema, types: GQLObserverType, condition: String?, connection: Connection,

@@ -1,4 +1,5 @@
 import CSQLite
+import CStoreCrypt
 import Foundation
 import GQLCore
 
@@ -22,7 +23,12 @@ final class Connection {
     let session: WriteSession?
     static let log = GQLDebug.logger("GQLStore")
 
-    init(path: String, reader: Bool, configuration: GQLDatabase.Configuration, session: WriteSession? = nil) throws {
+    /// Opens `path`; with `cipher`, through the encrypting VFS with that key, temporary files kept in memory and, on
+    /// a connection that writes, the page's reserved bytes asked for (they take effect when the file is created).
+    init(
+        path: String, reader: Bool, configuration: GQLDatabase.Configuration, session: WriteSession? = nil,
+        cipher: CipherKey? = nil
+    ) throws {
         self.path = path
         self.isReader = reader
         self.session = session
@@ -31,7 +37,7 @@ final class Connection {
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(cipher?.uri(path) ?? path, &db, flags, cipher == nil ? nil : gqlcrypt_vfs_name())
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
@@ -42,7 +48,16 @@ final class Connection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(clamping: configuration.busyTimeoutMilliseconds))
         do {
-            if !readOnly {
+            if cipher != nil {
+                try execute("PRAGMA temp_store = MEMORY")
+                if !readOnly {
+                    reserveBytes(CipherKey.reserve)
+                    // A new file gets its page 1 (file id, salt) now, in rollback mode: in WAL mode it would sit only
+                    // in the WAL, and a crash before the first checkpoint would leave a file with no salt to read.
+                    if try scalar("PRAGMA page_count") == .int(0) { try execute("PRAGMA user_version = 0") }
+                }
+            }
+            if !readOnly && !configuration.rollbackJournal {
                 try execute("PRAGMA journal_mode = WAL")
                 try execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             }
@@ -169,6 +184,13 @@ final class Connection {
         return changed
     }
 
+    /// Asks SQLite to keep `count` bytes at the end of every page: applied when the file is created, or by the next
+    /// VACUUM (INTO) of an existing one.
+    func reserveBytes(_ count: Int32) {
+        var count = count
+        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &count)
+    }
+
     var changes: Int { Int(sqlite3_changes(handle)) }
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
@@ -181,9 +203,9 @@ final class Connection {
     static func error(_ handle: OpaquePointer?, _ rc: Int32, sql: String?, table: String? = nil) -> GQLError {
         let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection"
         log.error("SQLite error \(rc): \(message)")
-        return GQLError(
-            .sqlite, "SQLite error \(rc): \(message)", sql: sql, table: table,
-            sqliteCode: handle.map { sqlite3_extended_errcode($0) } ?? rc)
+        let code = handle.map { sqlite3_extended_errcode($0) } ?? rc
+        if let failure = GQLError.pageFailure(sql: sql, table: table, sqliteCode: code) { return failure }
+        return GQLError(.sqlite, "SQLite error \(rc): \(message)", sql: sql, table: table, sqliteCode: code)
     }
 
     /// Rows of an arbitrary query with its columns in order.

@@ -12,6 +12,8 @@ final class ReaderPool: @unchecked Sendable {
     /// The reader each thread holds while inside `read`.
     private var holders: [UInt: Connection] = [:]
     private var isClosed = false
+    /// Set while ``suspend()`` holds the pool: reads wait for ``resume()``.
+    private var isSuspended = false
     private let maximum: Int
     private let makeConnection: () throws -> Connection
 
@@ -46,7 +48,7 @@ final class ReaderPool: @unchecked Sendable {
 
     private func checkOut() throws -> Connection {
         condition.lock()
-        while idle.isEmpty && open >= maximum && !isClosed { condition.wait() }
+        while (isSuspended || (idle.isEmpty && open >= maximum)) && !isClosed { condition.wait() }
         guard !isClosed else {
             condition.unlock()
             throw GQLError(.closed, "the database was closed", operation: "read")
@@ -71,8 +73,8 @@ final class ReaderPool: @unchecked Sendable {
     private func checkIn(_ connection: Connection) {
         condition.lock()
         idle.append(connection)
-        // A close() waits for every reader to come back; wake it along with any read.
-        if isClosed { condition.broadcast() } else { condition.signal() }
+        // A close() or suspend() waits for every reader to come back; wake it along with any read.
+        if isClosed || isSuspended { condition.broadcast() } else { condition.signal() }
         condition.unlock()
     }
 
@@ -91,6 +93,30 @@ final class ReaderPool: @unchecked Sendable {
         for connection in idle { connection.close() }
         open = 0
         idle.removeAll()
+    }
+
+    /// Waits for the reads in progress, closes every connection and holds new reads until ``resume()``: for a change
+    /// of the file under the pool (rekey).
+    func suspend() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if holders[Writer.currentThread] != nil {
+            throw GQLError(
+                .invalidArgument, "the database cannot be rekeyed from inside one of its own reads", operation: "rekey")
+        }
+        isSuspended = true
+        while idle.count < open { condition.wait() }
+        for connection in idle { connection.close() }
+        open = 0
+        idle.removeAll()
+    }
+
+    /// Lets reads go on after ``suspend()``; they open new connections.
+    func resume() {
+        condition.lock()
+        isSuspended = false
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Closes the idle connections (they reopen on demand), e.g. after the schema changed.

@@ -14,7 +14,7 @@ final class Writer: @unchecked Sendable {
     // `lock` (recorded in `owner`, which is atomic so that a nested write is detected without taking the lock).
     private let lock = NSLock()
     private let owner = Atomic<UInt>(0)
-    private let connection: Connection
+    private var connection: Connection
     private let session: WriteSession
     private let observers: ObserverCenter
     /// Tables whose observer triggers changed inside the current transaction.
@@ -24,10 +24,13 @@ final class Writer: @unchecked Sendable {
     /// The `synchronous` level the connection was opened with, put back after a write that asked for another.
     private let synchronous: GQLDatabase.Configuration.Synchronous
 
-    init(path: String, configuration: GQLDatabase.Configuration, observers: ObserverCenter) throws {
+    init(
+        path: String, configuration: GQLDatabase.Configuration, observers: ObserverCenter, cipher: CipherKey? = nil
+    ) throws {
         synchronous = configuration.synchronous
         let session = WriteSession(observers: observers)
-        connection = try Connection(path: path, reader: false, configuration: configuration, session: session)
+        connection = try Connection(
+            path: path, reader: false, configuration: configuration, session: session, cipher: cipher)
         self.session = session
         self.observers = observers
     }
@@ -110,6 +113,29 @@ final class Writer: @unchecked Sendable {
     /// Notes that observer triggers of `table` changed inside the current write (lock held).
     func triggersChanged(_ table: String) {
         if !connection.isAutocommit { triggerTables.insert(table) }
+    }
+
+    /// Replaces the connection, lock held: `prepare` runs on the current one (nothing changes when it throws), then
+    /// the connection closes, `swap` changes the file (an error from it still reopens), and `open` makes the new
+    /// connection with this writer's session; the observers' triggers are installed on it again. When `open`
+    /// fails the writer is closed.
+    func rebuild(
+        prepare: (Connection) throws -> Void, swap: () throws -> Void, open: (WriteSession) throws -> Connection
+    ) throws {
+        try write(transaction: false) { connection in
+            try prepare(connection)
+            connection.close()
+            var swapError: (any Error)?
+            do { try swap() } catch { swapError = error }
+            do {
+                self.connection = try open(session)
+            } catch {
+                isClosed = true
+                throw error
+            }
+            for table in observers.tables().sorted() { try observers.reinstall(table: table, connection: self.connection) }
+            if let swapError { throw swapError }
+        }
     }
 
     /// Waits for the write in progress, then closes the connection; later writes fail with `.closed`.

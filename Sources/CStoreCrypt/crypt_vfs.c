@@ -1,0 +1,654 @@
+// The "gqlcrypt" VFS: a shim over the default (unix) VFS that encrypts every database page, WAL frame page and
+// rollback-journal page with AES-256-GCM. The on-disk format and the reasoning are in GQLStore's Encryption article;
+// the short version:
+//
+//   page image (SQLite's size, 32 reserved bytes at its end):
+//     [0, usable)          ciphertext of SQLite's bytes (page 1: bytes 0..23 stay outside, see below)
+//     [usable, +12)        nonce, fresh random bytes for every write
+//     [+12, +28)           GCM tag
+//     [+28, +32)           key check: HMAC-SHA256(key, "gqlcrypt key check" || file id), first 4 bytes
+//   page 1, bytes 0..15:   the file id (random; also the passphrase salt) in place of "SQLite format 3\0"
+//   page 1, bytes 16..23:  page size, versions, reserve, payload fractions, in clear (authenticated as AAD)
+//   associated data:       file id || page number (big-endian 32 bits) [|| page 1 bytes 16..23]
+//
+// SQLite only ever sees plaintext: every read is decrypted before it returns, and the reserved bytes read back as the
+// zeros SQLite handed over (it never writes them itself), so the checksums SQLite computes over the bytes it hands
+// the VFS (WAL frames, journal records) are recomputed over the same bytes when it reads them back. Headers (the WAL header, WAL frame headers, journal headers, record page numbers and checksums) carry no
+// row data and are stored as SQLite wrote them.
+#include "CStoreCrypt.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NONCE_SIZE 12
+#define TAG_SIZE 16
+#define CHECK_SIZE 4
+#define MAX_PAGE 65536
+#define WAL_HEADER 32
+#define WAL_FRAME_HEADER 24
+#define MAX_SLOTS 256
+
+static const char kMagic[16] = "SQLite format 3";  // with its terminating zero: 16 bytes
+
+// MARK: Key slots
+
+typedef struct {
+    int used;
+    unsigned char key[GQLCRYPT_KEY_SIZE];
+    unsigned char salt[GQLCRYPT_SALT_SIZE];
+} KeySlot;
+
+static KeySlot gSlots[MAX_SLOTS];
+static pthread_mutex_t gSlotLock = PTHREAD_MUTEX_INITIALIZER;
+
+int gqlcrypt_key_add(const unsigned char *key, const unsigned char *salt) {
+    int id = 0;
+    pthread_mutex_lock(&gSlotLock);
+    for (int i = 1; i < MAX_SLOTS; i++) {
+        if (!gSlots[i].used) {
+            gSlots[i].used = 1;
+            memcpy(gSlots[i].key, key, GQLCRYPT_KEY_SIZE);
+            memcpy(gSlots[i].salt, salt, GQLCRYPT_SALT_SIZE);
+            id = i;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&gSlotLock);
+    return id;
+}
+
+void gqlcrypt_key_remove(int slot) {
+    if (slot <= 0 || slot >= MAX_SLOTS) return;
+    pthread_mutex_lock(&gSlotLock);
+    OPENSSL_cleanse(&gSlots[slot], sizeof(KeySlot));
+    pthread_mutex_unlock(&gSlotLock);
+}
+
+/// Copies slot `slot`'s key and salt out; 0 when there is no such slot.
+static int slot_copy(int slot, unsigned char *key, unsigned char *salt) {
+    int found = 0;
+    if (slot <= 0 || slot >= MAX_SLOTS) return 0;
+    pthread_mutex_lock(&gSlotLock);
+    if (gSlots[slot].used) {
+        memcpy(key, gSlots[slot].key, GQLCRYPT_KEY_SIZE);
+        memcpy(salt, gSlots[slot].salt, GQLCRYPT_SALT_SIZE);
+        found = 1;
+    }
+    pthread_mutex_unlock(&gSlotLock);
+    return found;
+}
+
+// MARK: Small helpers
+
+int gqlcrypt_derive(const char *passphrase, size_t length, const unsigned char *salt, int iterations,
+                    unsigned char *out) {
+    return PKCS5_PBKDF2_HMAC(passphrase, (int)length, salt, GQLCRYPT_SALT_SIZE, iterations, EVP_sha512(),
+                             GQLCRYPT_KEY_SIZE, out);
+}
+
+int gqlcrypt_random(unsigned char *out, int count) { return RAND_bytes(out, count) == 1; }
+
+void gqlcrypt_wipe(void *pointer, size_t count) { OPENSSL_cleanse(pointer, count); }
+
+static _Thread_local struct {
+    int kind;
+    unsigned int page;
+    int file;
+} tFailure;
+
+int gqlcrypt_take_failure(unsigned int *page, int *file) {
+    int kind = tFailure.kind;
+    *page = tFailure.page;
+    *file = tFailure.file;
+    tFailure.kind = GQLCRYPT_OK;
+    return kind;
+}
+
+static void note_failure(int kind, unsigned int page, int file) {
+    tFailure.kind = kind;
+    tFailure.page = page;
+    tFailure.file = file;
+}
+
+static uint32_t get32(const unsigned char *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+/// The page size a header's bytes 16..17 give (1 means 65536); 0 when it is not one SQLite allows.
+static int header_page_size(const unsigned char *header) {
+    int size = (header[16] << 8) | header[17];
+    if (size == 1) size = 65536;
+    if (size < 512 || size > MAX_PAGE || (size & (size - 1)) != 0) return 0;
+    return size;
+}
+
+int gqlcrypt_header_kind(const unsigned char *header, int count) {
+    if (count < 24) return GQLCRYPT_HEADER_EMPTY;
+    if (memcmp(header, kMagic, 16) == 0) return GQLCRYPT_HEADER_PLAIN;
+    if (header_page_size(header) != 0 && (header[18] == 1 || header[18] == 2) && (header[19] == 1 || header[19] == 2)
+        && header[20] == GQLCRYPT_RESERVE && header[21] == 64 && header[22] == 32 && header[23] == 32)
+        return GQLCRYPT_HEADER_ENCRYPTED;
+    return GQLCRYPT_HEADER_UNKNOWN;
+}
+
+// MARK: The page cipher
+
+/// The keys of one open database, shared by its WAL and journal files (one connection uses them from one thread).
+typedef struct {
+    unsigned char key[GQLCRYPT_KEY_SIZE];
+    unsigned char fileId[GQLCRYPT_SALT_SIZE];
+    unsigned char check[CHECK_SIZE];
+    int hasFileId;
+    EVP_CIPHER_CTX *encrypt;
+    EVP_CIPHER_CTX *decrypt;
+} PageCipher;
+
+static void cipher_set_file_id(PageCipher *cipher, const unsigned char *fileId) {
+    static const char label[] = "gqlcrypt key check";
+    unsigned char input[sizeof(label) - 1 + GQLCRYPT_SALT_SIZE];
+    unsigned char mac[32];
+    unsigned int macLength = 0;
+    memcpy(cipher->fileId, fileId, GQLCRYPT_SALT_SIZE);
+    memcpy(input, label, sizeof(label) - 1);
+    memcpy(input + sizeof(label) - 1, fileId, GQLCRYPT_SALT_SIZE);
+    HMAC(EVP_sha256(), cipher->key, GQLCRYPT_KEY_SIZE, input, sizeof(input), mac, &macLength);
+    memcpy(cipher->check, mac, CHECK_SIZE);
+    OPENSSL_cleanse(mac, sizeof(mac));
+    cipher->hasFileId = 1;
+}
+
+static int cipher_init(PageCipher *cipher, const unsigned char *key) {
+    memset(cipher, 0, sizeof(*cipher));
+    memcpy(cipher->key, key, GQLCRYPT_KEY_SIZE);
+    cipher->encrypt = EVP_CIPHER_CTX_new();
+    cipher->decrypt = EVP_CIPHER_CTX_new();
+    if (!cipher->encrypt || !cipher->decrypt) return 0;
+    if (EVP_EncryptInit_ex(cipher->encrypt, EVP_aes_256_gcm(), NULL, key, NULL) != 1) return 0;
+    if (EVP_DecryptInit_ex(cipher->decrypt, EVP_aes_256_gcm(), NULL, key, NULL) != 1) return 0;
+    return 1;
+}
+
+static void cipher_free(PageCipher *cipher) {
+    EVP_CIPHER_CTX_free(cipher->encrypt);
+    EVP_CIPHER_CTX_free(cipher->decrypt);
+    OPENSSL_cleanse(cipher, sizeof(*cipher));
+}
+
+/// The associated data of page `page` (`header`: page 1's bytes 16..23, or NULL).
+static int make_aad(const PageCipher *cipher, uint32_t page, const unsigned char *header, unsigned char *aad) {
+    memcpy(aad, cipher->fileId, GQLCRYPT_SALT_SIZE);
+    aad[16] = (unsigned char)(page >> 24);
+    aad[17] = (unsigned char)(page >> 16);
+    aad[18] = (unsigned char)(page >> 8);
+    aad[19] = (unsigned char)page;
+    if (!header) return 20;
+    memcpy(aad + 20, header, 8);
+    return 28;
+}
+
+/// Encrypts SQLite's page image `in` (page number `page`, `size` bytes) into `out`. Returns 1 on success.
+static int encrypt_page(PageCipher *cipher, uint32_t page, const unsigned char *in, int size, unsigned char *out) {
+    int usable = size - GQLCRYPT_RESERVE;
+    int start = page == 1 ? 24 : 0;
+    unsigned char aad[28];
+    unsigned char *nonce = out + usable;
+    int length = 0;
+    if (usable <= start || (page == 1 && in[20] != GQLCRYPT_RESERVE)) return 0;
+    // Reads return the reserved bytes as zeros (see decrypt_page); a page that still has something there would
+    // break SQLite's WAL checksum after the round trip, so it is refused rather than stored.
+    for (int i = usable; i < size; i++)
+        if (in[i] != 0) return 0;
+    if (page == 1) {
+        memcpy(out, cipher->fileId, GQLCRYPT_SALT_SIZE);
+        memcpy(out + 16, in + 16, 8);
+    }
+    int aadLength = make_aad(cipher, page, page == 1 ? in + 16 : NULL, aad);
+    if (RAND_bytes(nonce, NONCE_SIZE) != 1) return 0;
+    if (EVP_EncryptInit_ex(cipher->encrypt, NULL, NULL, NULL, nonce) != 1) return 0;
+    if (EVP_EncryptUpdate(cipher->encrypt, NULL, &length, aad, aadLength) != 1) return 0;
+    if (EVP_EncryptUpdate(cipher->encrypt, out + start, &length, in + start, usable - start) != 1) return 0;
+    if (EVP_EncryptFinal_ex(cipher->encrypt, out + start + length, &length) != 1) return 0;
+    if (EVP_CIPHER_CTX_ctrl(cipher->encrypt, EVP_CTRL_GCM_GET_TAG, TAG_SIZE, out + usable + NONCE_SIZE) != 1) return 0;
+    memcpy(out + usable + NONCE_SIZE + TAG_SIZE, cipher->check, CHECK_SIZE);
+    return 1;
+}
+
+/// Decrypts the on-disk page `data` (page number `page`, `size` bytes) in place. Returns GQLCRYPT_OK,
+/// GQLCRYPT_WRONG_KEY or GQLCRYPT_TAMPERED; after a failure `data` holds no usable bytes.
+static int decrypt_page(PageCipher *cipher, uint32_t page, unsigned char *data, int size) {
+    int usable = size - GQLCRYPT_RESERVE;
+    int start = page == 1 ? 24 : 0;
+    unsigned char aad[28];
+    unsigned char tag[TAG_SIZE];
+    int length = 0;
+    if (usable <= start) return GQLCRYPT_TAMPERED;
+    if (CRYPTO_memcmp(data + usable + NONCE_SIZE + TAG_SIZE, cipher->check, CHECK_SIZE) != 0)
+        return GQLCRYPT_WRONG_KEY;
+    int aadLength = make_aad(cipher, page, page == 1 ? data + 16 : NULL, aad);
+    memcpy(tag, data + usable + NONCE_SIZE, TAG_SIZE);
+    if (EVP_DecryptInit_ex(cipher->decrypt, NULL, NULL, NULL, data + usable) != 1) return GQLCRYPT_TAMPERED;
+    if (EVP_DecryptUpdate(cipher->decrypt, NULL, &length, aad, aadLength) != 1) return GQLCRYPT_TAMPERED;
+    if (EVP_DecryptUpdate(cipher->decrypt, data + start, &length, data + start, usable - start) != 1)
+        return GQLCRYPT_TAMPERED;
+    if (EVP_CIPHER_CTX_ctrl(cipher->decrypt, EVP_CTRL_GCM_SET_TAG, TAG_SIZE, tag) != 1) return GQLCRYPT_TAMPERED;
+    if (EVP_DecryptFinal_ex(cipher->decrypt, data + start + length, &length) <= 0) {
+        // Unauthenticated bytes never reach SQLite: wipe what the failed decryption produced.
+        memset(data + start, 0, (size_t)(usable - start));
+        return GQLCRYPT_TAMPERED;
+    }
+    if (page == 1) memcpy(data, kMagic, 16);
+    // SQLite never writes the reserved bytes, so the page it handed us had whatever the last read returned there,
+    // or zeros for a new page; zeros on every read keep that true. It matters: SQLite's WAL checksum covers the
+    // whole page, reserved bytes included, and must come out the same over what a read returns.
+    memset(data + usable, 0, GQLCRYPT_RESERVE);
+    return GQLCRYPT_OK;
+}
+
+// MARK: Files
+
+typedef struct CryptFile CryptFile;
+struct CryptFile {
+    sqlite3_file base;
+    sqlite3_file *real;  // the wrapped VFS's file, allocated right after this struct
+    int kind;            // GQLCRYPT_FILE_*
+    CryptFile *main;     // the database file (itself for the main file)
+    PageCipher cipher;   // main file only
+    int pageSize;        // main file only: 0 until known
+    sqlite3_int64 lastHeaderOffset;  // WAL/journal: where the last frame header or record page number was written
+    uint32_t lastHeaderPage;
+    unsigned char buffer[WAL_FRAME_HEADER + MAX_PAGE];
+};
+
+static sqlite3_vfs gVfs;
+static sqlite3_vfs *gBase;
+static const sqlite3_io_methods gMethods;
+
+#define REAL(f) (((CryptFile *)(f))->real)
+
+static int is_page_size(int size) { return size >= 512 && size <= MAX_PAGE && (size & (size - 1)) == 0; }
+
+/// Reads the main file's first 24 bytes: the file id and the page size of an existing file.
+static int main_read_header(CryptFile *file) {
+    unsigned char header[24];
+    sqlite3_int64 size = 0;
+    int rc = file->real->pMethods->xFileSize(file->real, &size);
+    if (rc != SQLITE_OK) return rc;
+    if (size < 24) return SQLITE_OK;
+    rc = file->real->pMethods->xRead(file->real, header, 24, 0);
+    if (rc != SQLITE_OK) return rc;
+    if (gqlcrypt_header_kind(header, 24) != GQLCRYPT_HEADER_ENCRYPTED) return SQLITE_NOTADB;
+    cipher_set_file_id(&file->cipher, header);
+    file->pageSize = header_page_size(header);
+    return SQLITE_OK;
+}
+
+static int crypt_close(sqlite3_file *f) {
+    CryptFile *file = (CryptFile *)f;
+    int rc = file->real->pMethods ? file->real->pMethods->xClose(file->real) : SQLITE_OK;
+    if (file->kind == GQLCRYPT_FILE_MAIN) cipher_free(&file->cipher);
+    OPENSSL_cleanse(file->buffer, sizeof(file->buffer));
+    return rc;
+}
+
+/// Reads the page that holds [offset, offset + amount) of the main file, decrypts it and copies the part asked for.
+static int main_read(CryptFile *file, void *out, int amount, sqlite3_int64 offset) {
+    int size = file->pageSize;
+    if (size == 0 && offset == 0 && is_page_size(amount)) size = amount;
+    if (size == 0) {
+        // A new, empty file: nothing to decrypt. SQLite asks for its header and gets a short read.
+        return file->real->pMethods->xRead(file->real, out, amount, offset);
+    }
+    sqlite3_int64 pageIndex = offset / size;
+    if (offset + amount > (pageIndex + 1) * size) return SQLITE_IOERR_READ;
+    uint32_t page = (uint32_t)(pageIndex + 1);
+    int whole = amount == size;
+    unsigned char *data = whole ? (unsigned char *)out : file->buffer;
+    int rc = file->real->pMethods->xRead(file->real, data, size, pageIndex * size);
+    if (rc == SQLITE_IOERR_SHORT_READ) {
+        // Past the end of the file (or a torn last page): SQLite reads missing pages as zeros.
+        memset(out, 0, (size_t)amount);
+        return SQLITE_IOERR_SHORT_READ;
+    }
+    if (rc != SQLITE_OK) return rc;
+    int outcome = decrypt_page(&file->cipher, page, data, size);
+    if (outcome != GQLCRYPT_OK) {
+        note_failure(outcome == GQLCRYPT_WRONG_KEY ? GQLCRYPT_TAMPERED : outcome, page, GQLCRYPT_FILE_MAIN);
+        return GQLCRYPT_IOERR_DATA;
+    }
+    if (!whole) memcpy(out, data + (offset - pageIndex * size), (size_t)amount);
+    return SQLITE_OK;
+}
+
+static int main_write(CryptFile *file, const void *in, int amount, sqlite3_int64 offset) {
+    if (offset == 0 && is_page_size(amount)) file->pageSize = amount;
+    if (file->pageSize == 0 || amount != file->pageSize || offset % amount != 0) return SQLITE_IOERR_WRITE;
+    uint32_t page = (uint32_t)(offset / amount + 1);
+    if (!encrypt_page(&file->cipher, page, in, amount, file->buffer)) return SQLITE_IOERR_WRITE;
+    return file->real->pMethods->xWrite(file->real, file->buffer, amount, offset);
+}
+
+/// The page number a WAL frame header or journal record at `offset` names: the last one written there, else read.
+static int header_page(CryptFile *file, sqlite3_int64 offset, int headerSize, uint32_t *page) {
+    unsigned char header[WAL_FRAME_HEADER];
+    if (offset == file->lastHeaderOffset) {
+        *page = file->lastHeaderPage;
+        return SQLITE_OK;
+    }
+    int rc = file->real->pMethods->xRead(file->real, header, headerSize, offset);
+    if (rc != SQLITE_OK) return rc;
+    *page = get32(header);
+    return SQLITE_OK;
+}
+
+static int wal_read(CryptFile *file, void *out, int amount, sqlite3_int64 offset) {
+    int size = file->main->pageSize;
+    sqlite3_int64 frameSize = WAL_FRAME_HEADER + size;
+    sqlite3_int64 within = size ? (offset - WAL_HEADER) % frameSize : -1;
+    if (offset < WAL_HEADER || size == 0 || (within == 0 && amount == WAL_FRAME_HEADER))
+        return file->real->pMethods->xRead(file->real, out, amount, offset);
+    if (within == WAL_FRAME_HEADER && amount == size) {
+        // One page of a frame (a read of the database, a checkpoint): its page number is in the frame header.
+        unsigned char *frame = file->buffer;
+        int rc = file->real->pMethods->xRead(file->real, frame, (int)frameSize, offset - WAL_FRAME_HEADER);
+        if (rc != SQLITE_OK) return rc;
+        uint32_t page = get32(frame);
+        int outcome = decrypt_page(&file->main->cipher, page, frame + WAL_FRAME_HEADER, size);
+        if (outcome != GQLCRYPT_OK) {
+            note_failure(outcome == GQLCRYPT_WRONG_KEY ? GQLCRYPT_TAMPERED : outcome, page, GQLCRYPT_FILE_WAL);
+            return GQLCRYPT_IOERR_DATA;
+        }
+        memcpy(out, frame + WAL_FRAME_HEADER, (size_t)size);
+        return SQLITE_OK;
+    }
+    if (within == 0 && amount == frameSize) {
+        // A whole frame (recovery, rewriting checksums). A frame that does not decrypt is left as read: SQLite's
+        // checksum over it then fails and the log ends there, as it does for a frame torn by a crash.
+        int rc = file->real->pMethods->xRead(file->real, out, amount, offset);
+        if (rc != SQLITE_OK) return rc;
+        unsigned char *frame = out;
+        decrypt_page(&file->main->cipher, get32(frame), frame + WAL_FRAME_HEADER, size);
+        return SQLITE_OK;
+    }
+    return SQLITE_IOERR_READ;
+}
+
+static int wal_write(CryptFile *file, const void *in, int amount, sqlite3_int64 offset) {
+    int size = file->main->pageSize;
+    sqlite3_int64 frameSize = WAL_FRAME_HEADER + size;
+    if (offset < WAL_HEADER) return file->real->pMethods->xWrite(file->real, in, amount, offset);
+    if (size == 0) return SQLITE_IOERR_WRITE;
+    sqlite3_int64 within = (offset - WAL_HEADER) % frameSize;
+    if (within == 0 && amount == WAL_FRAME_HEADER) {
+        file->lastHeaderOffset = offset;
+        file->lastHeaderPage = get32(in);
+        return file->real->pMethods->xWrite(file->real, in, amount, offset);
+    }
+    if (within == WAL_FRAME_HEADER && amount == size) {
+        uint32_t page = 0;
+        int rc = header_page(file, offset - WAL_FRAME_HEADER, WAL_FRAME_HEADER, &page);
+        if (rc != SQLITE_OK) return rc;
+        if (!encrypt_page(&file->main->cipher, page, in, size, file->buffer)) return SQLITE_IOERR_WRITE;
+        return file->real->pMethods->xWrite(file->real, file->buffer, size, offset);
+    }
+    if (within == 0 && amount == frameSize) {
+        memcpy(file->buffer, in, WAL_FRAME_HEADER);
+        if (!encrypt_page(&file->main->cipher, get32(in), (const unsigned char *)in + WAL_FRAME_HEADER, size,
+                          file->buffer + WAL_FRAME_HEADER))
+            return SQLITE_IOERR_WRITE;
+        return file->real->pMethods->xWrite(file->real, file->buffer, amount, offset);
+    }
+    return SQLITE_IOERR_WRITE;
+}
+
+/// Whether a journal access is a record's page image: page-sized at 4 bytes past an 8-byte boundary (records are
+/// page number (4) + page + checksum (4) after a header of whole sectors; headers start on sector boundaries).
+static int journal_is_page(CryptFile *file, int amount, sqlite3_int64 offset) {
+    return file->main->pageSize != 0 && amount == file->main->pageSize && offset % 8 == 4;
+}
+
+static int journal_read(CryptFile *file, void *out, int amount, sqlite3_int64 offset) {
+    int rc = file->real->pMethods->xRead(file->real, out, amount, offset);
+    if (rc != SQLITE_OK || !journal_is_page(file, amount, offset)) return rc;
+    uint32_t page = 0;
+    rc = header_page(file, offset - 4, 4, &page);
+    if (rc != SQLITE_OK) return rc;
+    // A record that does not decrypt (torn by a crash) is left as read: SQLite's record checksum then fails and the
+    // playback ends there, as it does for plain files.
+    decrypt_page(&file->main->cipher, page, out, amount);
+    return SQLITE_OK;
+}
+
+static int journal_write(CryptFile *file, const void *in, int amount, sqlite3_int64 offset) {
+    if (amount == 4 && offset % 8 == 0) {
+        file->lastHeaderOffset = offset;
+        file->lastHeaderPage = get32(in);
+    }
+    if (!journal_is_page(file, amount, offset)) return file->real->pMethods->xWrite(file->real, in, amount, offset);
+    uint32_t page = 0;
+    int rc = header_page(file, offset - 4, 4, &page);
+    if (rc != SQLITE_OK) return rc;
+    if (!encrypt_page(&file->main->cipher, page, in, amount, file->buffer)) return SQLITE_IOERR_WRITE;
+    return file->real->pMethods->xWrite(file->real, file->buffer, amount, offset);
+}
+
+static int crypt_read(sqlite3_file *f, void *out, int amount, sqlite3_int64 offset) {
+    CryptFile *file = (CryptFile *)f;
+    switch (file->kind) {
+    case GQLCRYPT_FILE_MAIN: return main_read(file, out, amount, offset);
+    case GQLCRYPT_FILE_WAL: return wal_read(file, out, amount, offset);
+    default: return journal_read(file, out, amount, offset);
+    }
+}
+
+static int crypt_write(sqlite3_file *f, const void *in, int amount, sqlite3_int64 offset) {
+    CryptFile *file = (CryptFile *)f;
+    switch (file->kind) {
+    case GQLCRYPT_FILE_MAIN: return main_write(file, in, amount, offset);
+    case GQLCRYPT_FILE_WAL: return wal_write(file, in, amount, offset);
+    default: return journal_write(file, in, amount, offset);
+    }
+}
+
+static int crypt_truncate(sqlite3_file *f, sqlite3_int64 size) { return REAL(f)->pMethods->xTruncate(REAL(f), size); }
+static int crypt_sync(sqlite3_file *f, int flags) { return REAL(f)->pMethods->xSync(REAL(f), flags); }
+static int crypt_file_size(sqlite3_file *f, sqlite3_int64 *size) {
+    return REAL(f)->pMethods->xFileSize(REAL(f), size);
+}
+static int crypt_lock(sqlite3_file *f, int level) { return REAL(f)->pMethods->xLock(REAL(f), level); }
+static int crypt_unlock(sqlite3_file *f, int level) { return REAL(f)->pMethods->xUnlock(REAL(f), level); }
+static int crypt_check_reserved(sqlite3_file *f, int *out) {
+    return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
+}
+static int crypt_file_control(sqlite3_file *f, int op, void *arg) {
+    if (op == SQLITE_FCNTL_VFSNAME) {
+        *(char **)arg = sqlite3_mprintf("gqlcrypt");
+        return SQLITE_OK;
+    }
+    return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
+}
+static int crypt_sector_size(sqlite3_file *f) { return REAL(f)->pMethods->xSectorSize(REAL(f)); }
+static int crypt_device(sqlite3_file *f) { return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f)); }
+static int crypt_shm_map(sqlite3_file *f, int region, int size, int extend, void volatile **out) {
+    return REAL(f)->pMethods->xShmMap(REAL(f), region, size, extend, out);
+}
+static int crypt_shm_lock(sqlite3_file *f, int offset, int n, int flags) {
+    return REAL(f)->pMethods->xShmLock(REAL(f), offset, n, flags);
+}
+static void crypt_shm_barrier(sqlite3_file *f) { REAL(f)->pMethods->xShmBarrier(REAL(f)); }
+static int crypt_shm_unmap(sqlite3_file *f, int deleteFlag) {
+    return REAL(f)->pMethods->xShmUnmap(REAL(f), deleteFlag);
+}
+
+// Version 2: no xFetch, so SQLite never memory-maps the file and every page goes through crypt_read.
+static const sqlite3_io_methods gMethods = {
+    2, crypt_close, crypt_read, crypt_write, crypt_truncate, crypt_sync, crypt_file_size, crypt_lock, crypt_unlock,
+    crypt_check_reserved, crypt_file_control, crypt_sector_size, crypt_device, crypt_shm_map, crypt_shm_lock,
+    crypt_shm_barrier, crypt_shm_unmap, NULL, NULL,
+};
+
+static int crypt_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *outFlags) {
+    CryptFile *file = (CryptFile *)f;
+    (void)vfs;
+    memset(file, 0, sizeof(CryptFile));
+    file->real = (sqlite3_file *)&file[1];
+    file->lastHeaderOffset = -1;
+    if (flags & SQLITE_OPEN_MAIN_DB) {
+        unsigned char key[GQLCRYPT_KEY_SIZE], salt[GQLCRYPT_SALT_SIZE];
+        int slot = (int)sqlite3_uri_int64(name, "gqlkey", 0);
+        if (!name || !slot_copy(slot, key, salt)) return SQLITE_CANTOPEN;
+        int ok = cipher_init(&file->cipher, key);
+        OPENSSL_cleanse(key, sizeof(key));
+        if (!ok) {
+            cipher_free(&file->cipher);
+            return SQLITE_NOMEM;
+        }
+        file->kind = GQLCRYPT_FILE_MAIN;
+        file->main = file;
+        int rc = gBase->xOpen(gBase, name, file->real, flags, outFlags);
+        if (rc == SQLITE_OK) rc = main_read_header(file);
+        if (rc == SQLITE_OK && !file->cipher.hasFileId) cipher_set_file_id(&file->cipher, salt);
+        if (rc != SQLITE_OK) {
+            if (file->real->pMethods) file->real->pMethods->xClose(file->real);
+            cipher_free(&file->cipher);
+            return rc;
+        }
+        file->base.pMethods = &gMethods;
+        return SQLITE_OK;
+    }
+    if (flags & (SQLITE_OPEN_WAL | SQLITE_OPEN_MAIN_JOURNAL)) {
+        sqlite3_file *main = sqlite3_database_file_object(name);
+        if (!main || main->pMethods != &gMethods) return SQLITE_CANTOPEN;
+        file->main = (CryptFile *)main;
+        file->kind = (flags & SQLITE_OPEN_WAL) ? GQLCRYPT_FILE_WAL : GQLCRYPT_FILE_JOURNAL;
+        int rc = gBase->xOpen(gBase, name, file->real, flags, outFlags);
+        if (rc != SQLITE_OK) return rc;
+        file->base.pMethods = &gMethods;
+        return SQLITE_OK;
+    }
+    // Temporary databases, statement journals and super-journals would hold plaintext on disk. Connections on this
+    // VFS set temp_store=MEMORY, which keeps them in memory; anything that still asks for one is refused.
+    return SQLITE_CANTOPEN;
+}
+
+static int crypt_delete(sqlite3_vfs *vfs, const char *name, int sync) {
+    (void)vfs;
+    return gBase->xDelete(gBase, name, sync);
+}
+static int crypt_access(sqlite3_vfs *vfs, const char *name, int flags, int *out) {
+    (void)vfs;
+    return gBase->xAccess(gBase, name, flags, out);
+}
+static int crypt_full_pathname(sqlite3_vfs *vfs, const char *name, int size, char *out) {
+    (void)vfs;
+    return gBase->xFullPathname(gBase, name, size, out);
+}
+static void *crypt_dl_open(sqlite3_vfs *vfs, const char *name) {
+    (void)vfs;
+    return gBase->xDlOpen(gBase, name);
+}
+static void crypt_dl_error(sqlite3_vfs *vfs, int size, char *out) {
+    (void)vfs;
+    gBase->xDlError(gBase, size, out);
+}
+static void (*crypt_dl_sym(sqlite3_vfs *vfs, void *handle, const char *symbol))(void) {
+    (void)vfs;
+    return gBase->xDlSym(gBase, handle, symbol);
+}
+static void crypt_dl_close(sqlite3_vfs *vfs, void *handle) {
+    (void)vfs;
+    gBase->xDlClose(gBase, handle);
+}
+static int crypt_randomness(sqlite3_vfs *vfs, int size, char *out) {
+    (void)vfs;
+    return gBase->xRandomness(gBase, size, out);
+}
+static int crypt_sleep(sqlite3_vfs *vfs, int micros) {
+    (void)vfs;
+    return gBase->xSleep(gBase, micros);
+}
+static int crypt_current_time(sqlite3_vfs *vfs, double *out) {
+    (void)vfs;
+    return gBase->xCurrentTime(gBase, out);
+}
+static int crypt_last_error(sqlite3_vfs *vfs, int size, char *out) {
+    (void)vfs;
+    return gBase->xGetLastError(gBase, size, out);
+}
+static int crypt_current_time64(sqlite3_vfs *vfs, sqlite3_int64 *out) {
+    (void)vfs;
+    return gBase->xCurrentTimeInt64(gBase, out);
+}
+
+static int gRegistered = SQLITE_ERROR;
+static pthread_once_t gOnce = PTHREAD_ONCE_INIT;
+
+static void register_once(void) {
+    gBase = sqlite3_vfs_find(NULL);
+    if (!gBase || gBase->iVersion < 2 || !gBase->xCurrentTimeInt64) return;
+    gVfs.iVersion = 2;
+    gVfs.szOsFile = (int)sizeof(CryptFile) + gBase->szOsFile;
+    gVfs.mxPathname = gBase->mxPathname;
+    gVfs.zName = "gqlcrypt";
+    gVfs.xOpen = crypt_open;
+    gVfs.xDelete = crypt_delete;
+    gVfs.xAccess = crypt_access;
+    gVfs.xFullPathname = crypt_full_pathname;
+    gVfs.xDlOpen = crypt_dl_open;
+    gVfs.xDlError = crypt_dl_error;
+    gVfs.xDlSym = crypt_dl_sym;
+    gVfs.xDlClose = crypt_dl_close;
+    gVfs.xRandomness = crypt_randomness;
+    gVfs.xSleep = crypt_sleep;
+    gVfs.xCurrentTime = crypt_current_time;
+    gVfs.xGetLastError = crypt_last_error;
+    gVfs.xCurrentTimeInt64 = crypt_current_time64;
+    gRegistered = sqlite3_vfs_register(&gVfs, 0);
+}
+
+int gqlcrypt_register(void) {
+    pthread_once(&gOnce, register_once);
+    return gRegistered;
+}
+
+const char *gqlcrypt_vfs_name(void) { return "gqlcrypt"; }
+
+const char *gqlcrypt_base_vfs_name(void) {
+    gqlcrypt_register();
+    return gBase ? gBase->zName : "unix";
+}
+
+int gqlcrypt_check_file(const char *path, int slot) {
+    unsigned char header[24];
+    unsigned char key[GQLCRYPT_KEY_SIZE], salt[GQLCRYPT_SALT_SIZE];
+    if (!slot_copy(slot, key, salt)) return GQLCRYPT_IO;
+    static _Thread_local unsigned char page[MAX_PAGE];
+    FILE *handle = fopen(path, "rb");
+    if (!handle) {
+        OPENSSL_cleanse(key, sizeof(key));
+        return GQLCRYPT_IO;
+    }
+    int result = GQLCRYPT_IO;
+    if (fread(header, 1, 24, handle) == 24 && gqlcrypt_header_kind(header, 24) == GQLCRYPT_HEADER_ENCRYPTED) {
+        int size = header_page_size(header);
+        rewind(handle);
+        if (fread(page, 1, (size_t)size, handle) == (size_t)size) {
+            PageCipher cipher;
+            if (cipher_init(&cipher, key)) {
+                cipher_set_file_id(&cipher, header);
+                result = decrypt_page(&cipher, 1, page, size);
+            }
+            cipher_free(&cipher);
+        }
+        OPENSSL_cleanse(page, (size_t)size);
+    }
+    OPENSSL_cleanse(key, sizeof(key));
+    fclose(handle);
+    return result;
+}
