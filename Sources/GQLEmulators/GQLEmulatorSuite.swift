@@ -32,8 +32,11 @@ public final class GQLEmulatorSuite: Service, Sendable {
         public var graphQL: GQLDevServer.Configuration? = GQLDevServer.Configuration()
         /// The S3 emulator; `nil`: none. Its `dataFolder`, when `nil`, becomes the suite's `storage` subfolder.
         public var storage: GQLStorageEmulator.Configuration?
-        // authemu: `public var auth: GQLAuthEmulator.Configuration?` and `public var push:
-        // GQLPushEmulator.Configuration?` go here, in the same form as `storage` (subfolders `auth` and `push`).
+        /// The Auth0 emulator; `nil`: none. Its `dataFolder`, when `nil`, becomes the suite's `auth` subfolder; the
+        /// GraphQL API's `openIDConnect`, when `nil`, is pointed at it (see ``GQLEmulatorSuite/init(configuration:logger:)``).
+        public var auth: GQLAuthEmulator.Configuration?
+        /// The OneSignal emulator; `nil`: none. Its `dataFolder`, when `nil`, becomes the suite's `push` subfolder.
+        public var push: GQLPushEmulator.Configuration?
 
         public init() {}
     }
@@ -80,7 +83,10 @@ public final class GQLEmulatorSuite: Service, Sendable {
     public let graphQL: GQLDevServer?
     /// The S3 emulator, when it runs.
     public let storage: GQLStorageEmulator?
-    // authemu: `public let auth: GQLAuthEmulator?` and `public let push: GQLPushEmulator?`.
+    /// The Auth0 emulator, when it runs.
+    public let auth: GQLAuthEmulator?
+    /// The OneSignal emulator, when it runs.
+    public let push: GQLPushEmulator?
 
     /// Makes every part; nothing listens until ``run()``.
     ///
@@ -96,11 +102,24 @@ public final class GQLEmulatorSuite: Service, Sendable {
         } else {
             storage = nil
         }
-        // authemu: make the auth emulator here, and point the GraphQL API's `openIDConnect` at its issuer and
-        // JWKS (when `graphQL.openIDConnect` is nil), so the API accepts its tokens with no extra settings.
+        if var authConfiguration = configuration.auth {
+            if authConfiguration.dataFolder == nil { authConfiguration.dataFolder = try folder.subfolder("auth") }
+            auth = try GQLAuthEmulator(configuration: authConfiguration, logger: logger)
+        } else {
+            auth = nil
+        }
+        if var pushConfiguration = configuration.push {
+            if pushConfiguration.dataFolder == nil { pushConfiguration.dataFolder = try folder.subfolder("push") }
+            push = try GQLPushEmulator(configuration: pushConfiguration, logger: logger)
+        } else {
+            push = nil
+        }
         if var graphQLConfiguration = configuration.graphQL {
             if graphQLConfiguration.databasePath == nil {
                 graphQLConfiguration.databasePath = try folder.resolve("graphql.sqlite").path
+            }
+            if graphQLConfiguration.openIDConnect == nil, let auth {
+                graphQLConfiguration.openIDConnect = Self.openIDConnect(auth)
             }
             graphQL = try GQLDevServer(configuration: graphQLConfiguration, logger: logger)
         } else {
@@ -108,11 +127,21 @@ public final class GQLEmulatorSuite: Service, Sendable {
         }
     }
 
+    /// The GraphQL API's OpenID Connect settings for the Auth0 emulator: its JWKS, and its issuer when it is known
+    /// before the emulator listens (a configured domain, or a fixed port); with port 0 and no domain the issuer is
+    /// not checked — the signature is, and only the emulator holds the key.
+    static func openIDConnect(_ auth: GQLAuthEmulator) -> GQLDevServer.OpenIDConnect {
+        let known = auth.configuration.domain != nil || auth.configuration.port != 0
+        return GQLDevServer.OpenIDConnect(keys: .jwks(auth.jwks), issuer: known ? auth.issuer : nil)
+    }
+
     /// The parts that run, as services.
     private var services: [any Service] {
         var services: [any Service] = []
         if let graphQL { services.append(graphQL) }
         if let storage { services.append(storage) }
+        if let auth { services.append(auth) }
+        if let push { services.append(push) }
         return services
     }
 
@@ -156,7 +185,16 @@ public final class GQLEmulatorSuite: Service, Sendable {
             endpoints.storageAccessKey = storage.configuration.accessKey
             endpoints.storageSecretKey = storage.configuration.secretKey
         }
-        // authemu: `auth`, `authClientId`, `authClientSecret`, `push`, `pushAppId`, `pushRestKey`.
+        if let auth {
+            endpoints.auth = try await auth.endpoint()
+            endpoints.authClientId = auth.configuration.clientId
+            endpoints.authClientSecret = auth.configuration.clientSecret
+        }
+        if let push {
+            endpoints.push = try await push.endpoint()
+            endpoints.pushAppId = push.configuration.appId
+            endpoints.pushRestKey = push.configuration.restKey
+        }
         return endpoints
     }
 
@@ -165,6 +203,8 @@ public final class GQLEmulatorSuite: Service, Sendable {
         await withTaskGroup(of: Void.self) { group in
             if let graphQL { group.addTask { await graphQL.shutdown() } }
             if let storage { group.addTask { await storage.shutdown() } }
+            if let auth { group.addTask { await auth.shutdown() } }
+            if let push { group.addTask { await push.shutdown() } }
         }
     }
 }

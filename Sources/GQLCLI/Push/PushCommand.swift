@@ -13,7 +13,7 @@ struct PushCommand: AsyncParsableCommand {
             --api-url (or ONESIGNAL_API_URL) sends the requests to another server, such as a local stand-in.
             Example: gql-cli push send --chat c42 --user user-2 "Hello"
             """,
-        subcommands: [Register.self, Unregister.self, Send.self]
+        subcommands: [Register.self, Unregister.self, Send.self, Inbox.self]
     )
 
     /// Runs `body` with the client of `options`, shut down afterwards; errors become one readable line.
@@ -96,6 +96,39 @@ struct PushCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(
                     Data("no device for: \(TerminalText.escaped(sent.invalidUserIds.joined(separator: ", ")))\n".utf8))
             }
+        }
+    }
+
+    struct Inbox: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the notifications a local OneSignal emulator accepted, oldest first, as JSON.",
+            discussion: """
+                Reads GET /_emulator/notifications of the emulator `gql-cli serve --push` runs (a real OneSignal \
+                has no such list). Example: gql-cli push inbox --api-url http://127.0.0.1:4003 --user user-2
+                """)
+        @Option(help: "The emulator's URL (default: ONESIGNAL_API_URL).") var apiURL: String?
+        @Option(name: .customLong("user"), help: ArgumentHelp("Only those that reached this user.", valueName: "id"))
+        var user: String?
+        @Option(help: "Only the last N.") var limit: Int?
+
+        func run() async throws {
+            let environment = ProcessInfo.processInfo.environment["ONESIGNAL_API_URL"]
+            guard let url = apiURL ?? environment, !url.isEmpty else {
+                throw CLIError("no emulator URL: pass --api-url or set ONESIGNAL_API_URL")
+            }
+            var query: [String: String] = [:]
+            if let user { query["external_id"] = user }
+            if let limit { query["limit"] = String(limit) }
+            let rest = GQLREST(baseURL: url)
+            let answer: GQLValue
+            do {
+                answer = try await rest.invoke(.get, "_emulator/notifications", query: query)
+                try? await rest.shutdown()
+            } catch {
+                try? await rest.shutdown()
+                throw CLIError("cannot read the emulator's notifications", error)
+            }
+            print(try TerminalText.json(answer["notifications"] ?? .array([])))
         }
     }
 }

@@ -21,8 +21,9 @@ public struct GQLEmulatorCredentials: Sendable, Equatable, CustomStringConvertib
     public var authClientSecret = "gql-local-client-secret"
     /// The OneSignal app id (a UUID). Default `00000000-0000-4000-8000-000000000001`.
     public var pushAppId = "00000000-0000-4000-8000-000000000001"
-    /// The OneSignal REST API key (`Authorization: Key …`). Default `gql-local-rest-key`.
-    public var pushRestKey = "gql-local-rest-key"
+    /// The OneSignal REST API key (`Authorization: Key …`, and `Basic …` for v1). Default
+    /// `os_v2_app_gqllocalrestkey`: in the form of today's App API keys, so ``GQLPush`` speaks today's API with it.
+    public var pushRestKey = "os_v2_app_gqllocalrestkey"
 
     public init() {}
 

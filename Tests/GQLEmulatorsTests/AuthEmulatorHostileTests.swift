@@ -1,0 +1,113 @@
+import Foundation
+import GQLCore
+import GQLServices
+import GQLTestSupport
+import Testing
+
+@testable import GQLEmulators
+
+/// The Auth0 emulator under hostile input: malformed bodies, huge headers, slow and oversized bodies, wrong client
+/// credentials, and password guessing; each gets Auth0's error shape, nothing crashes.
+@Suite("Auth0 emulator, hostile input", .timeLimit(.minutes(1)))
+struct AuthEmulatorHostileTests {
+    @Test func malformedBodiesGetAuth0sErrorShapes() async throws {
+        try await AuthEmulatorFixture.with { fixture in
+            let port = fixture.started.port
+            let signup = "{\"email\": \"a@b.c\", \"password\": "
+            let bad = try RawConnection(
+                port: port,
+                sending: "POST /dbconnections/signup HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(signup.utf8.count)\r\n\r\n\(signup)")
+            let reply = await bad.readAnswers(1)
+            #expect(reply.first?.status == 400)
+            let body = try GQLValue(json: Data((reply.first?.body ?? "").utf8))
+            #expect(body["code"] == "invalid_body")
+            #expect(body["statusCode"] == 400)
+
+            let form = "grant_type=password&username=%ZZ"
+            let token = try RawConnection(
+                port: port,
+                sending: "POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + "Content-Length: \(form.utf8.count)\r\n\r\n\(form)")
+            let tokenReply = await token.readAnswers(1)
+            #expect(tokenReply.first?.status == 400)
+            #expect(tokenReply.first?.body.contains("\"error\":\"invalid_request\"") == true)
+
+            let unknown = await fixture.refusal { _ = try await fixture.rest.invoke(.get, "nowhere") }
+            #expect(unknown.status == 404)
+            let grant = await fixture.refusal { _ = try await fixture.token(["grant_type": "implicit"]) }
+            #expect(grant.status == 403 && grant.code == "unauthorized_client")
+        }
+    }
+
+    @Test func hugeHeadersSlowAndLargeBodiesAreRefused() async throws {
+        try await AuthEmulatorFixture.with(configure: {
+            $0.limits.maxHeaderBytes = 4096
+            $0.limits.bodyTimeout = .milliseconds(300)
+        }) { fixture in
+            let port = fixture.started.port
+            let big = String(repeating: "a", count: 8192)
+            let huge = await (try RawConnection(
+                port: port, sending: "GET /userinfo HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n")).readUntilClosed()
+            #expect(huge.status == 431)
+            #expect(huge.text.contains("invalid_request"))
+
+            // Half a body, then nothing: refused once the body timeout passes (the bound is the outcome's
+            // deadline, the test decides by the 408).
+            let slow = try RawConnection(
+                port: port,
+                sending: "POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 100\r\n\r\n{\"grant_type\":")
+            let slowReply = await slow.readAnswers(1)
+            #expect(slowReply.first?.status == 408)
+
+            let large = await fixture.refusal {
+                _ = try await fixture.rest.invoke(
+                    .post, "dbconnections/signup", json: ["email": .string(String(repeating: "x", count: 70_000))])
+            }
+            #expect(large.status == 413)
+        }
+    }
+
+    @Test func wrongClientCredentialsAndPasswordGuessingAreRefused() async throws {
+        try await AuthEmulatorFixture.with(configure: { $0.maxFailedAttempts = 3 }) { fixture in
+            let auth = try await fixture.signedIn(secret: true)
+            let wrongSecret = await fixture.refusal {
+                _ = try await fixture.token([
+                    "grant_type": "password", "username": "ann@example.com", "password": AuthEmulatorFixture.password,
+                    "client_secret": "not the secret",
+                ])
+            }
+            #expect(wrongSecret.status == 401 && wrongSecret.code == "access_denied")
+            let wrongClient = await fixture.refusal {
+                _ = try await fixture.token(["grant_type": "password", "client_id": "someone-else"])
+            }
+            #expect(wrongClient.status == 401)
+            let noSecret = await fixture.refusal {
+                _ = try await fixture.token([
+                    "grant_type": "client_credentials", "audience": "https://\(fixture.emulator.domain)/api/v2/",
+                ])
+            }
+            #expect(noSecret.status == 401)
+            let signup = await fixture.refusal {
+                _ = try await fixture.rest.invoke(
+                    .post, "dbconnections/signup",
+                    json: ["client_id": "other", "email": "x@y.z", "password": "long enough", "connection": "c"])
+            }
+            #expect(signup.status == 400)
+
+            // Three wrong passwords block the user, the right one included, until the password changes.
+            for _ in 0..<3 {
+                await expectError(.wrongCredentials) {
+                    try await fixture.auth().signIn(email: "ann@example.com", password: "guess")
+                }
+            }
+            await expectError(.tooManyAttempts) {
+                try await fixture.auth().signIn(email: "ann@example.com", password: AuthEmulatorFixture.password)
+            }
+            #expect(try await auth.updatePassword(password: "after the block") == .changed)
+            try await fixture.auth().signIn(email: "ann@example.com", password: "after the block")
+            try await auth.shutdown()
+        }
+    }
+}
