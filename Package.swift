@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "GQLDevServer", targets: ["GQLDevServer"]),
         .library(name: "GQLEmulators", targets: ["GQLEmulators"]),
         .library(name: "GQLCodegen", targets: ["GQLCodegen"]),
+        .plugin(name: "GQLCodegenPlugin", targets: ["GQLCodegenPlugin"]),
         .executable(name: "gql-cli", targets: ["GQLCLI"]),
     ],
     dependencies: [
@@ -144,6 +145,10 @@ let package = Package(
             name: "GQLCodegen",
             dependencies: ["GQLCore", .product(name: "GraphQL", package: "GraphQL")]
         ),
+        // The generator as GQLCodegenPlugin runs it at build time (GQLCodegen alone).
+        .executableTarget(name: "GQLCodegenTool", dependencies: ["GQLCodegen"]),
+        // `swift build` runs the generator on a target's .graphql files (schema.graphql beside them).
+        .plugin(name: "GQLCodegenPlugin", capability: .buildTool(), dependencies: ["GQLCodegenTool"]),
         .executableTarget(
             name: "GQLCLI",
             dependencies: [
@@ -168,6 +173,11 @@ let package = Package(
         .testTarget(
             name: "GQLCodegenTests", dependencies: ["GQLCodegen", "GQLCore", "GQLNet", "GQLTestSupport"],
             exclude: ["Fixtures"]
+        ),
+        // Uses GQLCodegenPlugin on the dev server's schema and its own operations, then runs them against GQLDevServer.
+        .testTarget(
+            name: "GQLCodegenPluginTests", dependencies: ["GQLNet", "GQLCore", "GQLDevServer"],
+            plugins: ["GQLCodegenPlugin"]
         ),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore", "GQLTestSupport"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.

@@ -37,6 +37,7 @@ LAYERS = {
 SYSTEM = {
     "Foundation", "FoundationEssentials", "FoundationNetworking", "FoundationXML", "Dispatch", "Glibc", "Musl",
     "Darwin", "Synchronization", "_Concurrency", "XCTest", "Testing", "os", "ucrt", "WinSDK",
+    "PackagePlugin",
 }
 
 IMPORT = re.compile(

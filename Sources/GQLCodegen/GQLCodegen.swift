@@ -59,6 +59,24 @@ public struct GQLCodegen: Sendable {
         var emitter = SwiftEmitter(set: set, schema: schema, configuration: configuration)
         return Output(files: try emitter.files(), warnings: schema.warnings + set.warnings)
     }
+
+    /// The names of the files a run over documents of these names writes, in the same order, then
+    /// `SchemaTypes.graphql.swift`: `Users/GetUser.graphql` → `Users.GetUser.graphql.swift`, and with a
+    /// ``Configuration/namespace`` `GitHub.Users.GetUser.graphql.swift` (a SwiftPM target cannot hold two files of
+    /// one name, so the files of two schemas must differ). The build plugin declares them before it runs.
+    ///
+    /// ```swift
+    /// codegen.fileNames(forDocuments: ["Users.graphql"])   // ["Users.graphql.swift", "SchemaTypes.graphql.swift"]
+    /// ```
+    public func fileNames(forDocuments names: [String]) -> [String] {
+        (names + [SwiftEmitter.schemaTypesFile]).map { Self.fileName(for: $0, namespace: configuration.namespace) }
+    }
+
+    static func fileName(for document: String, namespace: String?) -> String {
+        let flat = ((namespace.map { [$0] } ?? []) + document.split(separator: "/").map(String.init))
+            .joined(separator: ".")
+        return (flat.hasSuffix(".graphql") || flat.hasSuffix(".gql") ? flat : flat + ".graphql") + ".swift"
+    }
 }
 
 extension GQLCodegen {

@@ -99,7 +99,7 @@ struct DocumentPrinter {
         case let int as IntValue: out += int.value
         case let float as FloatValue: out += float.value
         // JSON's string escapes are GraphQL's; block strings become plain ones.
-        case let string as StringValue: GQLValue.quote(string.value, into: &out)
+        case let string as StringValue: JSONWriter.quote(string.value, into: &out)
         case let bool as BooleanValue: out += bool.value ? "true" : "false"
         case is NullValue: out += "null"
         case let enumValue as EnumValue: out += enumValue.value

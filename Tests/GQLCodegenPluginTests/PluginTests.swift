@@ -1,0 +1,74 @@
+import Foundation
+import GQLDevServer
+import GQLNet
+import Testing
+
+/// Generate, compile and run: GQLCodegenPlugin generated this target's operations from schema.graphql (the dev
+/// server's, as `gql-cli serve --print-schema` prints it) and Objects.graphql at build time; here they run against
+/// an in-process GQLDevServer, subscription included.
+@Suite(.timeLimit(.minutes(1))) struct PluginTests {
+    func withDevServer(_ body: (GQLServer) async throws -> Void) async throws {
+        var configuration = GQLDevServer.Configuration()
+        configuration.port = 0
+        configuration.databasePath = ":memory:"
+        configuration.eventLoopThreads = 1
+        let devServer = try GQLDevServer(configuration: configuration)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await devServer.run() }
+            let endpoint = try await devServer.endpoints().http
+            let server = GQLServer(HTTP: endpoint, WebSocket: GQLServer.webSocketURL(forHTTP: endpoint))
+            do {
+                try await body(server)
+            } catch {
+                try? await server.shutdown()
+                await devServer.shutdown()
+                throw error
+            }
+            try await server.shutdown()
+            await devServer.shutdown()
+            try await group.waitForAll()
+        }
+    }
+
+    @Test func queriesAndMutationsRoundTripThroughTheGeneratedTypes() async throws {
+        try await withDevServer { server in
+            let created = try await server.perform(
+                CreateObjectMutation(input: .init(objectId: "o1", text: "hello", number: 7, boolean: .null)))
+            #expect(created.createObjects?.objectFields.objectId == "o1")
+            #expect(created.createObjects?.objectFields.boolean == nil)
+
+            let fetched = try await server.fetch(GetObjectQuery(id: "o1"))
+            #expect(fetched.getObjects?.objectFields.text == "hello" && fetched.getObjects?.objectFields.number == 7)
+
+            // Absent fields are left alone, null ones cleared.
+            let updated = try await server.perform(UpdateObjectMutation(input: .init(objectId: "o1", text: .null)))
+            #expect(updated.updateObjects?.text == nil && updated.updateObjects?.number == 7)
+
+            _ = try await server.perform(CreateObjectMutation(input: .init(objectId: "o2", number: 9)))
+            let filter = ModelObjectsFilterInput(number: .value(ModelIntInput(gt: 8)))
+            let listed = try await server.fetch(ListObjectsQuery(filter: filter, limit: 10))
+            #expect(listed.listObjects?.items.compactMap { $0?.objectFields.objectId } == ["o2"])
+
+            let deleted = try await server.perform(DeleteObjectMutation(id: "o1"))
+            #expect(deleted.deleteObjects?.objectId == "o1")
+        }
+    }
+
+    @Test func subscriptionsDeliverTypedEvents() async throws {
+        try await withDevServer { server in
+            var events = server.subscribe(OnCreateObjectSubscription()).makeAsyncIterator()
+            // The subscription is acknowledged before the first mutation goes out (the dev server's
+            // graphql-transport-ws starts it on `subscribe`); mutations are retried until an event arrives.
+            let writer = Task {
+                for index in 0..<50 {
+                    _ = try? await server.perform(CreateObjectMutation(input: .init(objectId: .value("s\(index)"), text: "event")))
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            defer { writer.cancel() }
+            let event = try await events.next()
+            #expect(event?.onCreateObjects?.text == "event")
+            #expect(event?.onCreateObjects?.objectId.hasPrefix("s") == true)
+        }
+    }
+}
