@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-serial test-parallel test-core test-store test-cli test-devserver fuzz fuzz-client test-interop demo serve bench bench-store bench-callgrind bench-server bench-net bench-storage bench-crypto bench-sync bench-cache format lint check-imports tsan clean
+.PHONY: build venv test test-serial test-parallel test-core test-store test-cli test-devserver fuzz fuzz-client test-interop demo serve bench bench-store bench-encryption bench-callgrind bench-server bench-net bench-storage bench-crypto bench-sync bench-cache format lint check-imports tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -71,10 +71,16 @@ demo:
 serve:
 	$(SWIFT) run $(SWIFT_FLAGS) gql-cli serve
 
-bench: bench-store bench-server bench-net bench-storage bench-crypto bench-sync bench-cache
+bench: bench-store bench-encryption bench-server bench-net bench-storage bench-crypto bench-sync bench-cache
 
 bench-store:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench
+
+# EncryptionBench: StoreBench's workloads on an encrypted vs a plain GQLStore file, interleaved (goal ≤ 1.15×), then the
+# peer, SQLCipher 4 (PyPI sqlcipher3) encrypted vs its own plain, same workloads.
+bench-encryption: venv
+	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench --only gqlstore,encrypted --no-observers
+	.venv/bin/python Benchmarks/sqlcipher-peer.py
 
 # StoreBench's workloads in instructions per row under valgrind's callgrind (steadier than time; ROWS=20000).
 bench-callgrind:

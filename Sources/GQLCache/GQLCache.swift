@@ -72,6 +72,21 @@ public final class GQLCache: Sendable {
         try self.init(database: GQLDatabase(path: path), keyFields: keyFields, configuration: configuration)
     }
 
+    /// A cache in an encrypted database file of its own at `path` (GQLStore's encryption at rest): cached answers
+    /// never reach the disk in clear.
+    ///
+    /// ```swift
+    /// let cache = try GQLCache(path: "Caches/cache.sqlite", key: .raw(keyData))
+    /// ```
+    /// - Throws: ``GQLError`` `.wrongKey`, `.notEncrypted` or `.corrupt` as `GQLDatabase(path:key:)` does.
+    public convenience init(
+        path: String, key: GQLDatabase.Key, keyFields: [String: [String]] = [:],
+        configuration: Configuration = Configuration()
+    ) throws {
+        try self.init(
+            database: GQLDatabase(path: path, key: key), keyFields: keyFields, configuration: configuration)
+    }
+
     /// A cache that lives in memory only (`true`: a private in-memory SQLite database that ends with the cache,
     /// for tests and previews), or in `cache.sqlite` in the app-data directory (`false`).
     ///

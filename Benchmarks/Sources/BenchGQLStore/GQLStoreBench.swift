@@ -1,4 +1,5 @@
 import BenchKit
+import Foundation
 import Dispatch
 import GQLStore
 
@@ -9,10 +10,10 @@ import GQLStore
 /// callbacks arrive after COMMIT on GQLStore's delivery queue, and the workload's clock stops only once
 /// `db.observersIdle()` has returned (every callback has run).
 public final class GQLStoreBench: StoreImplementation {
-    public let name = "GQLStore"
-    public let details =
-        "GQLStore: GQLDatabase(path:) (WAL by default, PRAGMA synchronous=NORMAL via db.execute), "
-        + "db.write { tx in insert(tx) }, BenchRow.fetchAll/fetchOne(db, key:) (3b: fetchOne(tx, key:) in one db.read { tx in }), createObserver(db, [.insert], \"OBJ.age > N\")"
+    public let name: String
+    public let details: String
+    /// The key of an encrypted run (EncryptionBench), `nil` for a plain file.
+    private let key: GQLDatabase.Key?
 
     private var db: GQLDatabase?
     private var objects: [BenchRow] = []
@@ -22,13 +23,26 @@ public final class GQLStoreBench: StoreImplementation {
     private var sink: NotificationSink?
     private var fetched: () -> [BenchData.Row] = { [] }
 
-    public init() {}
+    /// GQLStore on encrypted files, with a fixed 32-byte raw key (no key derivation inside the workloads).
+    public static func encrypted() -> GQLStoreBench {
+        GQLStoreBench(key: .raw(Data((0..<32).map { UInt8($0 &* 7 &+ 3) })))
+    }
+
+    /// `key`: open every file encrypted with it (GQLDatabase(path:key:)), for EncryptionBench.
+    public init(key: GQLDatabase.Key? = nil) {
+        self.key = key
+        name = key == nil ? "GQLStore" : "GQLStore encrypted"
+        details =
+            "\(name): GQLDatabase(path:\(key == nil ? "" : "key: .raw(32 bytes)")) (WAL by default, "
+            + "PRAGMA synchronous=NORMAL via db.execute), db.write { tx in insert(tx) }, BenchRow.fetchAll/fetchOne(db, "
+            + "key:) (3b: fetchOne(tx, key:) in one db.read { tx in }), createObserver(db, [.insert], \"OBJ.age > N\")"
+    }
 
     public func prepare(_ data: BenchData, path: String) throws {
         objects = data.rows.map(BenchRow.init)
         lookupKeys = data.lookupKeys
         thresholds = data.observerThresholds
-        let db = try GQLDatabase(path: path)
+        let db = try key.map { try GQLDatabase(path: path, key: $0) } ?? GQLDatabase(path: path)
         // GQLDatabase opens in WAL mode itself (the runner checks the file's journal mode from outside);
         // synchronous is per connection and not observable through the public API, so set it on the writer.
         try db.execute("PRAGMA synchronous=NORMAL")

@@ -30,6 +30,10 @@ struct StoreBench {
         if options.only.contains("gqlstore") { implementations.append(GQLStoreBench()) }
         if options.only.contains("grdb") { implementations.append(GRDBStore(mode: options.grdbMode)) }
         if options.only.contains("raw") { implementations.append(RawSQLiteStore()) }
+        if options.only.contains("encrypted") {
+            // EncryptionBench (make bench-encryption): the same workloads on an encrypted file, interleaved.
+            implementations.append(GQLStoreBench.encrypted())
+        }
 
         let data = BenchData(rowCount: options.rows)
         printHeader(options, data)
@@ -62,17 +66,23 @@ struct StoreBench {
         }
 
         let header = [
-            "workload", "GQLStore ms", "GRDB ms", "raw C ms", "GQL÷GRDB (rounds)", "GQL÷raw (rounds)", "targets",
+            "workload", "GQLStore ms", "GRDB ms", "raw C ms", "encrypted ms", "GQL÷GRDB (rounds)", "GQL÷raw (rounds)",
+            "enc÷plain (rounds)", "targets",
         ]
         var lines: [[String]] = []
         for workload in Workload.allCases {
             let gql = samples("GQLStore", workload)
             let grdb = samples("GRDB", workload)
             let raw = samples("raw C", workload)
+            let encrypted = samples("GQLStore encrypted", workload)
             // Per-round ratios: the implementations of one round ran back to back, on the same machine state.
             let byGRDB = Statistics.ratios(gql, grdb)
             let byRaw = Statistics.ratios(gql, raw)
+            let byPlain = Statistics.ratios(encrypted, gql)
             var verdicts: [String] = []
+            if let ratio = Statistics.median(byPlain) {
+                verdicts.append("encrypted ≤1.15×plain " + (ratio <= 1.15 ? "yes" : "NO"))
+            }
             if let ratio = Statistics.median(byGRDB) {
                 verdicts.append("≤0.9×GRDB " + (ratio <= 0.9 ? "yes" : "NO"))
             }
@@ -80,8 +90,8 @@ struct StoreBench {
                 verdicts.append("≤\(limit == 1.5 ? "1.5" : "2")×raw " + (ratio <= limit ? "yes" : "NO"))
             }
             lines.append([
-                workload.label, ms(gql), ms(grdb), ms(raw), Statistics.spread(byGRDB), Statistics.spread(byRaw),
-                verdicts.isEmpty ? "—" : verdicts.joined(separator: ", "),
+                workload.label, ms(gql), ms(grdb), ms(raw), ms(encrypted), Statistics.spread(byGRDB),
+                Statistics.spread(byRaw), Statistics.spread(byPlain), verdicts.isEmpty ? "—" : verdicts.joined(separator: ", "),
             ])
         }
         let widths = header.indices.map { column in
@@ -126,13 +136,14 @@ struct Options {
     var help = false
 
     static let usage = """
-        usage: StoreBench [--rows N] [--rounds N] [--no-warmup] [--only gqlstore,grdb,raw] [--grdb pool|queue]
+        usage: StoreBench [--rows N] [--rounds N] [--no-warmup] [--only gqlstore,grdb,raw,encrypted] [--grdb pool|queue]
                           [--no-observers] [--verbose]
           --rows N        rows per insert / fetchAll workload (default 100000)
           --rounds N      measured rounds, every implementation once per round in rotating order, after one
                           warm-up round; medians are printed (default 5; --runs is the same)
           --no-warmup     no warm-up round (callgrind-store.sh counts one round's instructions)
-          --only LIST     comma-separated implementations to run (default: all three)
+          --only LIST     comma-separated implementations to run (default: all three); "encrypted" adds
+                          GQLStore on an encrypted file (EncryptionBench: --only gqlstore,encrypted)
           --grdb MODE     GRDB writer: pool = DatabasePool (default), queue = DatabaseQueue in WAL mode
           --no-observers  skip the observed-insert workload (callgrind-store.sh measures the others alone)
           --verbose       print every round's timings as it finishes
@@ -145,7 +156,8 @@ struct Options {
             case "--rows": rows = try arguments.number(for: argument)
             case "--rounds", "--runs": rounds = try arguments.number(for: argument)
             case "--no-warmup": warmup = 0
-            case "--only": only = try arguments.list(for: argument, allowed: ["gqlstore", "grdb", "raw"])
+            case "--only":
+                only = try arguments.list(for: argument, allowed: ["gqlstore", "grdb", "raw", "encrypted"])
             case "--grdb":
                 let text = try arguments.value(for: argument)
                 guard let mode = GRDBStore.Mode(rawValue: text) else {

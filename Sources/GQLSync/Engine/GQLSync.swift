@@ -69,10 +69,25 @@ public final class GQLSync: Sendable {
     /// let sync = try GQLSync(server, path: "/tmp/outbox.sqlite")
     /// ```
     public convenience init(_ server: GQLServer, path: String, configuration: Configuration = Configuration()) throws {
+        try self.init(server, path: path, key: nil, configuration: configuration)
+    }
+
+    /// An engine whose outbox is its own encrypted file at `path` (GQLStore's encryption at rest): queued mutations,
+    /// their variables and delivery records never reach the disk in clear.
+    ///
+    /// ```swift
+    /// let sync = try GQLSync(server, path: "/tmp/outbox.sqlite", key: .passphrase("correct horse"))
+    /// ```
+    /// - Throws: ``GQLError`` `.wrongKey`, `.notEncrypted` or `.corrupt` as `GQLDatabase(path:key:)` does.
+    public convenience init(
+        _ server: GQLServer, path: String, key: GQLDatabase.Key?, configuration: Configuration = Configuration()
+    ) throws {
         // NORMAL for the delivery records; each queued item commits at FULL (OutboxStore.queueLevel).
         var options = GQLDatabase.Configuration()
         options.synchronous = .normal
-        let database = try GQLDatabase(path: path, configuration: options)
+        let database =
+            try key.map { try GQLDatabase(path: path, key: $0, configuration: options) }
+            ?? GQLDatabase(path: path, configuration: options)
         try self.init(server, database: database, owns: true, configuration: configuration)
     }
 
