@@ -176,7 +176,8 @@ let package = Package(
         ),
         // Uses GQLCodegenPlugin on the dev server's schema and its own operations, then runs them against GQLDevServer.
         .testTarget(
-            name: "GQLCodegenPluginTests", dependencies: ["GQLNet", "GQLCore", "GQLDevServer"],
+            name: "GQLCodegenPluginTests",
+            dependencies: ["GQLNet", "GQLCore", "GQLDevServer", "GQLStore", "GQLSync", "GQLCache"],
             plugins: ["GQLCodegenPlugin"]
         ),
         .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore", "GQLTestSupport"]),

@@ -1,6 +1,9 @@
 import Foundation
+import GQLCache
 import GQLDevServer
 import GQLNet
+import GQLStore
+import GQLSync
 import Testing
 
 /// Generate, compile and run: GQLCodegenPlugin generated this target's operations from schema.graphql (the dev
@@ -69,6 +72,25 @@ import Testing
             let event = try await events.next()
             #expect(event?.onCreateObjects?.text == "event")
             #expect(event?.onCreateObjects?.objectId.hasPrefix("s") == true)
+        }
+    }
+
+    @Test func syncQueuesAndTheCacheAnswersGeneratedOperations() async throws {
+        try await withDevServer { server in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("codegen-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let database = try GQLDatabase(path: directory.appendingPathComponent("app.sqlite").path)
+            let sync = try GQLSync(server, database: database)
+            try await sync.steady(CreateObjectMutation(input: .init(objectId: "q1", text: "queued")), key: "q1")
+            try await sync.drain()
+            try await sync.shutdown()
+
+            let cache = try GQLCache(inMemory: true)
+            let first = try await cache.fetch(server, GetObjectQuery(id: "q1"), policy: .networkOnly)
+            #expect(first.data.getObjects?.objectFields.text == "queued" && first.source == .network)
+            let second = try await cache.fetch(server, GetObjectQuery(id: "q1"), policy: .cacheOnly)
+            #expect(second.data == first.data && second.source == .cache)
         }
     }
 }
