@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-serial test-parallel test-core test-store test-cli test-devserver fuzz fuzz-client test-interop demo serve bench bench-store bench-encryption bench-callgrind bench-server bench-net bench-storage bench-crypto bench-sync bench-cache format lint check-imports tsan clean
+.PHONY: build venv test test-serial test-parallel test-core test-store test-cli test-devserver fuzz fuzz-client test-interop demo serve bench bench-store bench-encryption bench-callgrind bench-callgrind-values bench-server bench-net bench-storage bench-crypto bench-sync bench-cache format lint check-imports tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -85,6 +85,11 @@ bench-encryption: venv
 # StoreBench's workloads in instructions per row under valgrind's callgrind (steadier than time; ROWS=20000).
 bench-callgrind:
 	bash Benchmarks/callgrind-store.sh
+
+# NetBench's queries and SyncBench's drain and pull in instructions per operation under callgrind, every thread
+# (client and in-process server); DIRS="before after" counts other builds' binaries side by side.
+bench-callgrind-values:
+	bash Benchmarks/callgrind-values.sh $(DIRS)
 
 # GQLDevServer vs a Strawberry GraphQL server (Benchmarks/Server), loopback only.
 bench-server: venv

@@ -119,11 +119,14 @@ public struct GQLValues: Sendable {
             probes += 1
             return positions[key]
         }
-        for index in entries.indices {
+        // Keys of another length are told apart by their byte counts alone, without a string comparison. The
+        // members are borrowed by the closure: `entries[index].key` copied each whole member first (a retain of the
+        // key and an outlined copy and destroy of the value, which holds `Data`), more than the comparison cost.
+        let length = key.utf8.count
+        return entries.firstIndex { member in
             probes += 1
-            if entries[index].key == key { return index }
+            return member.key.utf8.count == length && member.key == key
         }
-        return nil
     }
 
     /// The value of the member `key`. Assigning replaces the value in place (the member keeps its position) or

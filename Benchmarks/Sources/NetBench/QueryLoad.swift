@@ -96,9 +96,13 @@ struct QueryLoad {
                 for slice in 0..<slices {
                     let order = (round + slice) % 2 == 0 ? Array(contenders.indices) : contenders.indices.reversed()
                     for index in order {
-                        sums[index].add(
-                            await Self.measure(
-                                queries: options.queries / slices, clients: clients, contenders[index].1))
+                        // `BENCH_CALLGRIND=query.gqlserver.1` (query.raw.1, query.gqlserver.16 …) counts one contender.
+                        let section = "query.\(Self.sections[min(index, 3)]).\(clients)"
+                        CallgrindSection.start(section)
+                        let measured = await Self.measure(
+                            queries: options.queries / slices, clients: clients, contenders[index].1)
+                        CallgrindSection.stop(section, operations: measured.queries)
+                        sums[index].add(measured)
                     }
                 }
                 for index in contenders.indices { runs[index].append(sums[index]) }
@@ -196,6 +200,9 @@ struct QueryLoad {
             failures += other.failures
         }
     }
+
+    /// The contenders' names in callgrind sections (`query.<name>.<clients>`), the diagnostic ones sharing one.
+    static let sections = ["gqlserver", "raw", "foundation", "diagnosis"]
 
     /// Queries per contender between two turns of the next contender.
     static let sliceSize = 250

@@ -28,30 +28,38 @@ extension SyncWorkloads {
                 try db.register(BenchObject.self)
                 // The previous contender's 100,000 rows are written back now, not during this one's pull.
                 flushToDisk()
+                // `BENCH_CALLGRIND=pull.sync` (pull.dictionary, pull.codable …) counts the measured rounds.
+                let section = round > 0 ? "pull.\(contender)" : "warm-up"
                 let seconds: Double
                 switch contender {
                 case "sync":
                     let engine = try GQLSync(client, database: db, configuration: configuration("pull"))
+                    CallgrindSection.start(section)
                     seconds = try await timed {
                         let report = try await engine.pull(BenchObject.self, query: "SyncObjects", base: true)
                         guard report.written == expected else { throw BenchError("pull wrote \(report.written)") }
                     }
+                    CallgrindSection.stop(section, operations: expected)
                     try await engine.shutdown()
                 case "raw":
                     // The raw connection is the file's only one while it writes; the store opens it again to check.
                     try await db.close()
                     let writer = try RawPageWriter(path: file)
+                    CallgrindSection.start(section)
                     seconds = try await timed {
                         try await pages(text, client: client) { items in try writer.write(items) }
                     }
+                    CallgrindSection.stop(section, operations: expected)
                     try writer.close()
                     db = try GQLDatabase(path: file)
                 default:
+                    CallgrindSection.start(section)
                     seconds = try await timed {
                         try await pages(text, client: client) { items in
                             try await byHand(items, into: db, contender: contender)
                         }
                     }
+                    CallgrindSection.stop(section, operations: expected)
                 }
                 let local = try db.fetchRows(sql: Self.everyRow).rows
                 guard local == serverRows else {

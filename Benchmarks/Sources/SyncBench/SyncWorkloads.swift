@@ -184,7 +184,10 @@ struct SyncWorkloads {
                 let turn = (round + part + part / 2) % 2 == 0 ? paired : paired.reversed()
                 for contender in turn {
                     let before = ThreadUsage.enabled ? ThreadUsage.now() : nil
+                    // `BENCH_CALLGRIND=drain.single` (drain.loop, drain.batched …) counts the measured rounds.
+                    let section = round > 0 ? "drain.\(contender)" : "warm-up"
                     PerfControl.enable()
+                    CallgrindSection.start(section)
                     if contender == "single" {
                         seconds[contender, default: 0] += try await timed {
                             // The engine's delivery task inherits the task-local gate; the loop's calls see none.
@@ -207,6 +210,7 @@ struct SyncWorkloads {
                             range, prefix: "d\(round)-\(contender)-", keyed: contender == "keyed", round: round,
                             client: client)
                     }
+                    CallgrindSection.stop(section, operations: range.count)
                     PerfControl.disable()
                     if let before { usage[contender, default: ThreadUsage()].add(.now(), since: before) }
                 }
@@ -221,13 +225,16 @@ struct SyncWorkloads {
                     seconds[contender] = Double(n) / rate
                 } else {
                     var engine: GQLSync?
+                    let section = round > 0 ? "drain.\(contender)" : "warm-up"
                     PerfControl.enable()
+                    CallgrindSection.start(section)
                     seconds[contender] = try await timed {
                         let started = try GQLSync(
                             client, path: outbox(round, contender), configuration: configuration("drain", batch: 50))
                         engine = started
                         try await started.drain()
                     }
+                    CallgrindSection.stop(section, operations: n)
                     PerfControl.disable()
                     if let engine { try await finish(engine, contender) }
                 }
