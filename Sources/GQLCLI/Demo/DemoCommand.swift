@@ -42,6 +42,7 @@ struct DemoCommand: AsyncParsableCommand {
             try await DemoSyncTour(path: directory.appendingPathComponent("sync.sqlite").path).run()
             try await DemoCacheTour(path: directory.appendingPathComponent("cache.sqlite").path).run()
             try await DemoAuthTour().run()
+            try await DemoAccountsTour().run()
         } catch {
             throw CLIError("the demo stopped", error)
         }

@@ -24,10 +24,10 @@ struct ServeEmulatorOptions: ParsableArguments {
     var storagePort = GQLStorageEmulator.Configuration().port
 
     @Option(help: ArgumentHelp("The auth emulator's port; 0 picks a free one.", valueName: "port"))
-    var authPort = 4002
+    var authPort = GQLAuthEmulator.Configuration().port
 
     @Option(help: ArgumentHelp("The push emulator's port; 0 picks a free one.", valueName: "port"))
-    var pushPort = 4003
+    var pushPort = GQLPushEmulator.Configuration().port
 
     @Option(help: ArgumentHelp("The S3 access key id the storage emulator accepts.", valueName: "key"))
     var storageAccessKey = defaults.storageAccessKey
@@ -79,9 +79,6 @@ struct ServeEmulatorOptions: ParsableArguments {
         ] where value.isEmpty {
             throw ValidationError("\(name) must not be empty")
         }
-        // authemu: drop these two checks once the auth and push emulators are part of GQLEmulatorSuite.
-        if auth { throw ValidationError("--auth: the auth emulator is not part of this build yet") }
-        if push { throw ValidationError("--push: the push emulator is not part of this build yet") }
     }
 
     /// The suite's configuration around the GraphQL API's.
@@ -98,8 +95,22 @@ struct ServeEmulatorOptions: ParsableArguments {
             storage.buckets = storageBuckets
             configuration.storage = storage
         }
-        // authemu: `if all || auth { configuration.auth = … authPort, authClientId, authClientSecret }` and
-        // `if all || push { configuration.push = … pushPort, pushAppId, pushRestKey }`.
+        if all || auth {
+            var auth = GQLAuthEmulator.Configuration()
+            auth.host = host
+            auth.port = authPort
+            auth.clientId = authClientId
+            auth.clientSecret = authClientSecret
+            configuration.auth = auth
+        }
+        if all || push {
+            var push = GQLPushEmulator.Configuration()
+            push.host = host
+            push.port = pushPort
+            push.appId = pushAppId
+            push.restKey = pushRestKey
+            configuration.push = push
+        }
         return configuration
     }
 }
