@@ -98,3 +98,27 @@ enum Algorithms {
     nonisolated(unsafe) static let sha256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
     nonisolated(unsafe) static let md5: OpaquePointer? = EVP_MD_fetch(nil, "MD5", nil)
 }
+
+/// HMAC-SHA1 over libcrypto's one-shot `EVP_Q_mac`: only for checking legacy signatures that still name it
+/// (S3's Signature Version 2 presigned URLs, which botocore makes by default); never for new ones.
+///
+/// ```swift
+/// let tag = HMACSHA1.authenticate(Array("GET\n\n\n1700000000\n/bucket/key".utf8), key: Array(secret.utf8))   // 20 bytes
+/// ```
+package enum HMACSHA1 {
+    /// The authentication code of `message` under `key`; empty only if libcrypto fails (out of memory).
+    package static func authenticate(_ message: [UInt8], key: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 20)
+        var length = 0
+        let ok = key.withUnsafeBytes { keyBytes in
+            message.withUnsafeBufferPointer { data in
+                out.withUnsafeMutableBufferPointer { output in
+                    EVP_Q_mac(
+                        nil, "HMAC", nil, "SHA1", nil, keyBytes.baseAddress, keyBytes.count, data.baseAddress,
+                        data.count, output.baseAddress, output.count, &length) != nil
+                }
+            }
+        }
+        return ok && length == 20 ? out : []
+    }
+}

@@ -15,7 +15,11 @@ struct DemoCommand: AsyncParsableCommand {
             changes queued while the server is down, delivered when it starts, and a delta pull; GQLCache: a \
             screen's query kept as records, a watcher that hears a mutation, and the same query answered with the \
             server stopped; then a server that checks bearer tokens, whose expired token GQLServer's authorization \
-            provider replaces without the app noticing. The databases are temporary files, removed at the end \
+            provider replaces without the app noticing; then GQLStorage against the S3 emulator of gql-cli serve \
+            --storage: a file uploaded in parts and downloaded with progress bars, and a presigned URL fetched \
+            without credentials; then the Auth0 and OneSignal emulators of gql-cli serve --auth --push: a user \
+            signed up and in, a note only its owner sees, and a push that the emulator's inbox shows. The \
+            databases are temporary files, removed at the end \
             unless --keep names where to keep the store's.
             """
     )
@@ -42,6 +46,7 @@ struct DemoCommand: AsyncParsableCommand {
             try await DemoSyncTour(path: directory.appendingPathComponent("sync.sqlite").path).run()
             try await DemoCacheTour(path: directory.appendingPathComponent("cache.sqlite").path).run()
             try await DemoAuthTour().run()
+            try await DemoStorageTour(directory: directory).run()
             try await DemoAccountsTour().run()
         } catch {
             throw CLIError("the demo stopped", error)

@@ -7,47 +7,18 @@ extension ServeCommand {
     /// Runs `suite` until SIGINT or SIGTERM; once every part listens, prints each endpoint and credential and
     /// writes them to `endpointsFile` (atomically: scripts wait for the file to appear).
     static func serve(_ suite: GQLEmulatorSuite, endpointsFile: String?) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                do {
-                    try await suite.runUntilTerminated()
-                } catch {
-                    throw CLIError("the emulators stopped", error)
-                }
-                return true
-            }
-            group.addTask {
-                let endpoints: GQLEmulatorSuite.Endpoints
-                let webSocket: String?
-                do {
-                    endpoints = try await suite.endpoints()
-                    webSocket = try await suite.graphQL?.endpoints().webSocket
-                } catch {
-                    throw CLIError("the emulators did not start", error)
-                }
+        try await serving(
+            what: "the emulators", run: { try await suite.runUntilTerminated() },
+            announce: {
+                let endpoints = try await suite.endpoints()
+                let webSocket = try await suite.graphQL?.endpoints().webSocket
                 if let endpointsFile {
                     try CLIError.guarding("cannot write \(endpointsFile)") {
                         try writeAtomically(endpoints.json(), to: endpointsFile)
                     }
                 }
-                // Unbuffered, so a parent process reading a pipe sees the lines at once.
-                let text = lines(endpoints, webSocket: webSocket, data: suite.dataFolder.url.path)
-                FileHandle.standardOutput.write(Data(text.utf8))
-                return false
-            }
-            do {
-                // true: run() returned, after a signal or a shutdown from inside.
-                while let finished = try await group.next() {
-                    if finished {
-                        group.cancelAll()
-                        break
-                    }
-                }
-            } catch {
-                await suite.shutdown()
-                throw error
-            }
-        }
+                return lines(endpoints, webSocket: webSocket, data: suite.dataFolder.url.path)
+            }, shutdown: { await suite.shutdown() })
     }
 
     /// What `serve` prints once everything listens: one line per endpoint, credentials beside their service.

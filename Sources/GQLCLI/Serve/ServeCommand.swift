@@ -174,24 +174,39 @@ struct ServeCommand: AsyncParsableCommand, InterruptibleCommand {
 
     /// Runs `server` until SIGINT or SIGTERM (a graceful shutdown) and prints its endpoints once it listens.
     static func serve(_ server: GQLDevServer) async throws {
+        try await serving(
+            what: "the server", run: { try await server.runUntilTerminated() },
+            announce: {
+                let endpoints = try await server.endpoints()
+                return "HTTP      \(endpoints.http)\nWebSocket \(endpoints.webSocket)\n"
+            }, shutdown: { await server.shutdown() })
+    }
+
+    /// Runs `run` until it returns (after SIGINT or SIGTERM, or a shutdown from inside); once `announce` has
+    /// waited for the listening and made its lines, prints them unbuffered, so a parent process reading a pipe
+    /// sees them at once. A failure of either shuts down and is thrown.
+    static func serving(
+        what: String, run: @escaping @Sendable () async throws -> Void,
+        announce: @escaping @Sendable () async throws -> String, shutdown: @Sendable () async -> Void
+    ) async throws {
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 do {
-                    try await server.runUntilTerminated()
+                    try await run()
                 } catch {
-                    throw CLIError("the server stopped", error)
+                    throw CLIError("\(what) stopped", error)
                 }
                 return true
             }
             group.addTask {
-                let endpoints: GQLDevServer.Endpoints
+                let lines: String
                 do {
-                    endpoints = try await server.endpoints()
+                    lines = try await announce()
+                } catch let error as CLIError {
+                    throw error
                 } catch {
-                    throw CLIError("the server did not start", error)
+                    throw CLIError("\(what) did not start", error)
                 }
-                // Unbuffered, so a parent process reading a pipe sees the lines at once.
-                let lines = "HTTP      \(endpoints.http)\nWebSocket \(endpoints.webSocket)\n"
                 FileHandle.standardOutput.write(Data(lines.utf8))
                 return false
             }
@@ -204,7 +219,7 @@ struct ServeCommand: AsyncParsableCommand, InterruptibleCommand {
                     }
                 }
             } catch {
-                await server.shutdown()
+                await shutdown()
                 throw error
             }
         }

@@ -39,6 +39,7 @@ struct GuardedEmulatorChannel: ServerChildChannel {
             try pipeline.addHandler(connection, position: .first)
             let decoder = try pipeline.handler(type: ByteToMessageHandler<NIOHTTP1.HTTPRequestDecoder>.self)
             try pipeline.addHandler(ParseErrorGuard(connection: connection), position: .after(decoder))
+            try pipeline.addHandler(ExpectContinue(), position: .after(decoder))
             try pipeline.addHandler(AnswerCounter(connection: connection), position: .last)
             return value
         }
@@ -63,5 +64,22 @@ private final class AnswerCounter: ChannelOutboundHandler, RemovableChannelHandl
         let ended = if case .end = unwrapOutboundIn(data) { true } else { false }
         context.write(data, promise: promise)
         if ended { connection.requestAnswered() }
+    }
+}
+
+/// Answers `Expect: 100-continue` with `100 Continue` as the request's head arrives, so a client that waits for it
+/// before sending the body (botocore, curl) sends at once instead of after its own timeout (a second each).
+private final class ExpectContinue: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data),
+            head.headers["expect"].contains(where: { $0.lowercased() == "100-continue" })
+        {
+            let answer = HTTPResponseHead(version: head.version, status: .continue)
+            context.writeAndFlush(wrapOutboundOut(.head(answer)), promise: nil)
+        }
+        context.fireChannelRead(data)
     }
 }

@@ -38,6 +38,10 @@ struct SigV4Verifier: Sendable {
             try verifyQuery(request)
             return .unsigned
         }
+        if request.has("Signature"), request.has("AWSAccessKeyId") {
+            try verifyLegacyQuery(request)
+            return .unsigned
+        }
         throw S3Error(.accessDenied, "Access Denied", resource: request.resource)
     }
 
@@ -160,6 +164,65 @@ struct SigV4Verifier: Sendable {
         let payloadHash = request.parameter("X-Amz-Content-Sha256") ?? "UNSIGNED-PAYLOAD"
         let canonical = canonicalRequest(request, query: query, signedHeaders: signed, payloadHash: payloadHash)
         try check(signature, canonical: canonical, amzDate: amzDate, scope: scope)
+    }
+
+    // MARK: The legacy presigned form (Signature Version 2)
+
+    /// Sub-resources a Signature Version 2 string to sign names, with their values, sorted.
+    private static let legacySubresources: Set<String> = [
+        "acl", "cors", "delete", "lifecycle", "location", "logging", "notification", "partNumber", "policy",
+        "requestPayment", "response-cache-control", "response-content-disposition", "response-content-encoding",
+        "response-content-language", "response-content-type", "response-expires", "tagging", "torrent", "uploadId",
+        "uploads", "versionId", "versioning", "versions", "website",
+    ]
+
+    /// `?AWSAccessKeyId=…&Expires=…&Signature=…`: what botocore's `generate_presigned_url` makes by default, and
+    /// S3 still accepts. HMAC-SHA1 over the method, `Content-MD5`, `Content-Type`, the expiry, the `x-amz-`
+    /// headers and the resource.
+    private func verifyLegacyQuery(_ request: S3Request) throws(S3Error) {
+        guard let key = request.parameter("AWSAccessKeyId"), let signature = request.parameter("Signature"),
+            let expiresText = request.parameter("Expires"), let expires = Int64(expiresText)
+        else {
+            throw S3Error(
+                .accessDenied, "Query-string authentication requires the Signature, Expires and AWSAccessKeyId "
+                    + "parameters")
+        }
+        guard GQLEmulatorCredentials.same(key, accessKey) else {
+            throw S3Error(
+                .invalidAccessKeyId, "The AWS Access Key Id you provided does not exist in our records.",
+                details: [("AWSAccessKeyId", key)])
+        }
+        guard Int64(clock().timeIntervalSince1970) <= expires else {
+            throw S3Error(.accessDenied, "Request has expired", details: [("Expires", expiresText)])
+        }
+        var amzHeaders: [String: [String]] = [:]
+        for (name, value) in request.headers where name.hasPrefix("x-amz-") {
+            amzHeaders[name, default: []].append(Self.trim(value))
+        }
+        var resource = request.rawPath
+        if let bucket = request.bucket, SigV4Verifier.isVirtualHosted(request) { resource = "/" + bucket + resource }
+        let subresources = request.query.filter { Self.legacySubresources.contains($0.name) }
+            .sorted { $0.name < $1.name }
+            .map { $0.value.isEmpty ? $0.name : "\($0.name)=\($0.value)" }
+        if !subresources.isEmpty { resource += "?" + subresources.joined(separator: "&") }
+        var text = "\(request.method.rawValue)\n\(request.header("content-md5") ?? "")\n"
+        text += "\(request.header("content-type") ?? "")\n\(expiresText)\n"
+        for name in amzHeaders.keys.sorted() { text += "\(name):\(amzHeaders[name, default: []].joined(separator: ","))\n" }
+        text += resource
+        let expected = Data(HMACSHA1.authenticate(Array(text.utf8), key: Array(secretKey.utf8))).base64EncodedString()
+        guard Bytes.constantTimeEquals(Array(signature.utf8), Array(expected.utf8)) else {
+            throw S3Error(
+                .signatureDoesNotMatch,
+                "The request signature we calculated does not match the signature you provided. Check your key "
+                    + "and signing method.",
+                details: [("AWSAccessKeyId", accessKey)])
+        }
+    }
+
+    /// Whether the request named its bucket in the host (`bucket.localhost`).
+    static func isVirtualHosted(_ request: S3Request) -> Bool {
+        let host = S3Request.hostName(request.header("host") ?? "")
+        return host.hasSuffix(".localhost") && host.count > ".localhost".count
     }
 
     // MARK: The pieces

@@ -1,0 +1,76 @@
+import Foundation
+import GQLCore
+import GQLEmulators
+import GQLTestSupport
+import Testing
+
+/// boto3 and botocore, the AWS SDK for Python, at their defaults against the storage emulator
+/// (Tests/Interop/s3_client_checks.py): an independent client must accept it.
+@Suite(.serialized) struct StorageInteropTests {
+    /// Runs one check of the script against a fresh emulator and returns what it saw.
+    static func check(_ name: String) async throws -> GQLValue {
+        try await StorageFixture.with(buckets: ["boto-bucket"]) { fixture in
+            let spec: GQLValue = [
+                "endpoint": .string(fixture.started.url), "accessKey": .string(fixture.configuration.accessKey),
+                "secretKey": .string(fixture.configuration.secretKey), "region": .string(fixture.configuration.region),
+                "bucket": "boto-bucket", "scratch": .string(fixture.directory.url.path), "check": .string(name),
+            ]
+            let output = try await PythonPeer.run("s3_client_checks.py", input: Data(spec.jsonString().utf8))
+            return try GQLValue(json: output)
+        }
+    }
+
+    @Test func uploadFileGoesInPartsAndDownloadFileInRanges() async throws {
+        let seen = try await Self.check("transfers")
+        let size: Int64 = 20 * 1024 * 1024 + 12345
+        #expect(seen["sentTotal"]?.intValue == size)
+        #expect(seen["etag"]?.stringValue?.hasSuffix("-3\"") == true, "multipart ETag: \(seen)")
+        #expect(seen["metadata"] == ["origin": "boto3"])
+        #expect(seen["contentType"]?.stringValue == "application/x-test")
+        #expect(seen["contentLength"]?.intValue == size)
+        #expect(seen["downloadedSame"] == true)
+        #expect(seen["receivedTotal"]?.intValue == size)
+        #expect(seen["rangeStatus"]?.intValue == 206)
+        #expect(seen["contentRange"]?.stringValue == "bytes 100-199/\(size)")
+        #expect(seen["rangeSame"] == true)
+        #expect(seen["smallETag"]?.stringValue?.count == 34)
+    }
+
+    @Test func listingsPageAndRollUpAndDeleteObjectsDeletes() async throws {
+        let seen = try await Self.check("listing")
+        #expect(seen["count"]?.intValue == 251)
+        #expect(seen["pages"]?.intValue == 3)
+        #expect(seen["listedSorted"] == true)
+        #expect(seen["commonPrefixes"] == ["list/a/", "list/b/"])
+        #expect(seen["folderKeys"] == ["list/top.txt"])
+        #expect(seen["v1Truncated"] == true)
+        #expect(seen["v1Count"]?.intValue == 10)
+        #expect(seen["deleted"]?.intValue == 50)
+        #expect(seen["left"]?.intValue == 201)
+    }
+
+    @Test func presignedURLsFromBotocoreWork() async throws {
+        let seen = try await Self.check("presigned")
+        #expect(seen["putStatus"]?.intValue == 200)
+        #expect(seen["got"]?.stringValue == "hello from a presigned PUT")
+        #expect(seen["v2"] == true, "botocore's default presigned URL is Signature Version 2: \(seen)")
+        #expect(seen["v4"] == true)
+        #expect(seen["gotV4"]?.stringValue == "hello from a presigned PUT")
+        #expect(seen["alteredStatus"]?.intValue == 403)
+        #expect(seen["alteredSignatureMismatch"] == true)
+    }
+
+    @Test func aWrongSecretAndAnUnknownKeyAreRefused() async throws {
+        let seen = try await Self.check("refusals")
+        #expect(seen["wrongSecret"]?.stringValue == "SignatureDoesNotMatch")
+        #expect(seen["unknownKey"]?.stringValue == "InvalidAccessKeyId")
+        #expect(seen["missing"]?.stringValue == "NoSuchKey")
+        #expect(seen["missingHead"]?.stringValue == "404")
+    }
+
+    @Test func virtualHostedAddressingAndCopyWork() async throws {
+        let seen = try await Self.check("virtualHosted")
+        #expect(seen["body"]?.stringValue == "virtual")
+        #expect(seen["metadata"] == ["b": "2"])
+    }
+}
