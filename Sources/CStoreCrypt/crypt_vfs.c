@@ -289,6 +289,13 @@ static int main_read_header(CryptFile *file) {
     return SQLITE_OK;
 }
 
+/// The main file's page size: a connection opened on an empty file learns it from the header once another
+/// connection has written page 1 (0 while the file has no header).
+static int main_page_size(CryptFile *main) {
+    if (main->pageSize == 0) (void)main_read_header(main);
+    return main->pageSize;
+}
+
 static int crypt_close(sqlite3_file *f) {
     CryptFile *file = (CryptFile *)f;
     int rc = file->real->pMethods ? file->real->pMethods->xClose(file->real) : SQLITE_OK;
@@ -299,7 +306,7 @@ static int crypt_close(sqlite3_file *f) {
 
 /// Reads the page that holds [offset, offset + amount) of the main file, decrypts it and copies the part asked for.
 static int main_read(CryptFile *file, void *out, int amount, sqlite3_int64 offset) {
-    int size = file->pageSize;
+    int size = main_page_size(file);
     if (size == 0 && offset == 0 && is_page_size(amount)) size = amount;
     if (size == 0) {
         // A new, empty file: nothing to decrypt. SQLite asks for its header and gets a short read.
@@ -348,11 +355,19 @@ static int header_page(CryptFile *file, sqlite3_int64 offset, int headerSize, ui
 }
 
 static int wal_read(CryptFile *file, void *out, int amount, sqlite3_int64 offset) {
-    int size = file->main->pageSize;
+    if (offset < WAL_HEADER) return file->real->pMethods->xRead(file->real, out, amount, offset);
+    int size = main_page_size(file->main);
+    if (size == 0) {
+        // Frames beside a database that has no page 1 (SQLite deletes the WAL of an empty file, so someone wrote
+        // them): their pages cannot be decrypted, and their bytes must not reach SQLite as they are.
+        note_failure(GQLCRYPT_TAMPERED, 0, GQLCRYPT_FILE_WAL);
+        return GQLCRYPT_IOERR_DATA;
+    }
     sqlite3_int64 frameSize = WAL_FRAME_HEADER + size;
-    sqlite3_int64 within = size ? (offset - WAL_HEADER) % frameSize : -1;
-    if (offset < WAL_HEADER || size == 0 || (within == 0 && amount == WAL_FRAME_HEADER))
-        return file->real->pMethods->xRead(file->real, out, amount, offset);
+    sqlite3_int64 within = (offset - WAL_HEADER) % frameSize;
+    // Any part of one frame header (SQLite reads the previous frame's checksum, bytes 16..23, when it rewrites the
+    // checksums of a transaction that changed a page it had already spilled to the WAL).
+    if (within + amount <= WAL_FRAME_HEADER) return file->real->pMethods->xRead(file->real, out, amount, offset);
     if (within == WAL_FRAME_HEADER && amount == size) {
         // One page of a frame (a read of the database, a checkpoint): its page number is in the frame header.
         unsigned char *frame = file->buffer;
@@ -368,26 +383,36 @@ static int wal_read(CryptFile *file, void *out, int amount, sqlite3_int64 offset
         return SQLITE_OK;
     }
     if (within == 0 && amount == frameSize) {
-        // A whole frame (recovery, rewriting checksums). A frame that does not decrypt is left as read: SQLite's
-        // checksum over it then fails and the log ends there, as it does for a frame torn by a crash.
+        // A whole frame (recovery, rewriting checksums). A frame that does not decrypt — torn by a crash, or altered —
+        // comes back with page number 0 and a zeroed page, which SQLite never takes for a frame: the log ends
+        // there, as it does for a torn frame of a plain file (the Encryption article has what that means for an
+        // altered one).
         int rc = file->real->pMethods->xRead(file->real, out, amount, offset);
         if (rc != SQLITE_OK) return rc;
         unsigned char *frame = out;
-        decrypt_page(&file->main->cipher, get32(frame), frame + WAL_FRAME_HEADER, size);
+        uint32_t page = get32(frame);
+        int outcome = decrypt_page(&file->main->cipher, page, frame + WAL_FRAME_HEADER, size);
+        if (outcome != GQLCRYPT_OK) {
+            note_failure(GQLCRYPT_TAMPERED, page, GQLCRYPT_FILE_WAL);
+            memset(frame, 0, 4);
+            memset(frame + WAL_FRAME_HEADER, 0, (size_t)size);
+        }
         return SQLITE_OK;
     }
     return SQLITE_IOERR_READ;
 }
 
 static int wal_write(CryptFile *file, const void *in, int amount, sqlite3_int64 offset) {
-    int size = file->main->pageSize;
-    sqlite3_int64 frameSize = WAL_FRAME_HEADER + size;
     if (offset < WAL_HEADER) return file->real->pMethods->xWrite(file->real, in, amount, offset);
+    int size = main_page_size(file->main);
     if (size == 0) return SQLITE_IOERR_WRITE;
+    sqlite3_int64 frameSize = WAL_FRAME_HEADER + size;
     sqlite3_int64 within = (offset - WAL_HEADER) % frameSize;
-    if (within == 0 && amount == WAL_FRAME_HEADER) {
-        file->lastHeaderOffset = offset;
-        file->lastHeaderPage = get32(in);
+    if (within + amount <= WAL_FRAME_HEADER) {
+        if (within == 0 && amount >= 4) {
+            file->lastHeaderOffset = offset;
+            file->lastHeaderPage = get32(in);
+        }
         return file->real->pMethods->xWrite(file->real, in, amount, offset);
     }
     if (within == WAL_FRAME_HEADER && amount == size) {
@@ -410,18 +435,30 @@ static int wal_write(CryptFile *file, const void *in, int amount, sqlite3_int64 
 /// Whether a journal access is a record's page image: page-sized at 4 bytes past an 8-byte boundary (records are
 /// page number (4) + page + checksum (4) after a header of whole sectors; headers start on sector boundaries).
 static int journal_is_page(CryptFile *file, int amount, sqlite3_int64 offset) {
-    return file->main->pageSize != 0 && amount == file->main->pageSize && offset % 8 == 4;
+    int size = main_page_size(file->main);
+    return size != 0 && amount == size && offset % 8 == 4;
 }
 
 static int journal_read(CryptFile *file, void *out, int amount, sqlite3_int64 offset) {
     int rc = file->real->pMethods->xRead(file->real, out, amount, offset);
-    if (rc != SQLITE_OK || !journal_is_page(file, amount, offset)) return rc;
+    // Any page-sized read where a record's page lies: one of a size other than the database's (a journal header
+    // may name any page size) is never one this VFS wrote.
+    if (rc != SQLITE_OK || !is_page_size(amount) || offset % 8 != 4) return rc;
     uint32_t page = 0;
-    rc = header_page(file, offset - 4, 4, &page);
-    if (rc != SQLITE_OK) return rc;
-    // A record that does not decrypt (torn by a crash) is left as read: SQLite's record checksum then fails and the
-    // playback ends there, as it does for plain files.
-    decrypt_page(&file->main->cipher, page, out, amount);
+    int outcome = GQLCRYPT_TAMPERED;
+    if (journal_is_page(file, amount, offset)) {
+        rc = header_page(file, offset - 4, 4, &page);
+        if (rc != SQLITE_OK) return rc;
+        outcome = decrypt_page(&file->main->cipher, page, out, amount);
+    }
+    if (outcome != GQLCRYPT_OK) {
+        // A record that does not decrypt — torn by a crash, or planted by someone without the key — must not reach
+        // SQLite: played back, its bytes would be written into the database encrypted under the real key. A short
+        // read ends the playback there, as a torn record does in a plain journal.
+        memset(out, 0, (size_t)amount);
+        note_failure(GQLCRYPT_TAMPERED, page, GQLCRYPT_FILE_JOURNAL);
+        return SQLITE_IOERR_SHORT_READ;
+    }
     return SQLITE_OK;
 }
 

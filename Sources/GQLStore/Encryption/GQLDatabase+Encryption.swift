@@ -106,7 +106,11 @@ extension GQLDatabase {
         defer { source.close() }
         // The copy takes the reserved bytes the nonce, tag and key check need.
         source.reserveBytes(CipherKey.reserve)
-        try copy(from: source, into: cipher.uri(destination + "-encrypting"), to: destination)
+        // The URI names the key's slot only; the slot must outlive the copy, which opens it (the optimizer may
+        // otherwise release `cipher`, and wipe the slot, right after `uri`).
+        try withExtendedLifetime(cipher) {
+            try copy(from: source, into: cipher.uri(destination + "-encrypting"), to: destination)
+        }
     }
 
     /// Writes a plain copy of the encrypted database at `path` to `destination` (which must not exist).
