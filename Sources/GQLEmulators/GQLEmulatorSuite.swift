@@ -127,12 +127,15 @@ public final class GQLEmulatorSuite: Service, Sendable {
         }
     }
 
-    /// The GraphQL API's OpenID Connect settings for the Auth0 emulator: its JWKS, and its issuer when it is known
-    /// before the emulator listens (a configured domain, or a fixed port); with port 0 and no domain the issuer is
-    /// not checked — the signature is, and only the emulator holds the key.
+    /// The GraphQL API's OpenID Connect settings for the Auth0 emulator: its JWKS; the audience of the users'
+    /// access tokens, the configured `defaultAudience` (else the tenant's `/userinfo`, the `aud` of access tokens
+    /// without an API), so ID tokens and Management API tokens are refused; and the issuer. The issuer and the
+    /// `/userinfo` audience are known before the emulator listens only with a configured domain or a fixed port;
+    /// with port 0 and no domain they are not checked — the signature is, and only the emulator holds the key.
     static func openIDConnect(_ auth: GQLAuthEmulator) -> GQLDevServer.OpenIDConnect {
         let known = auth.configuration.domain != nil || auth.configuration.port != 0
-        return GQLDevServer.OpenIDConnect(keys: .jwks(auth.jwks), issuer: known ? auth.issuer : nil)
+        let audience = auth.configuration.defaultAudience ?? (known ? auth.issuer + "userinfo" : nil)
+        return GQLDevServer.OpenIDConnect(keys: .jwks(auth.jwks), issuer: known ? auth.issuer : nil, audience: audience)
     }
 
     /// The parts that run, as services.

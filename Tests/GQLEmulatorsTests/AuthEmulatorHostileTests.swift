@@ -110,4 +110,43 @@ struct AuthEmulatorHostileTests {
             try await auth.shutdown()
         }
     }
+    @Test func aUserCannotGetAManagementTokenOrResetAnotherUsersPassword() async throws {
+        try await AuthEmulatorFixture.with { fixture in
+            let victim = try await fixture.rest.invoke(
+                .post, "dbconnections/signup",
+                json: [
+                    "client_id": .string(fixture.emulator.configuration.clientId), "email": "victim@example.com",
+                    "password": .string(AuthEmulatorFixture.password),
+                    "connection": .string(fixture.emulator.configuration.connection),
+                ])
+            let victimId = try #require(victim["_id"]?.stringValue)
+            let eve = try await fixture.signedIn("eve@example.com")
+            let management = "https://\(fixture.emulator.domain)/api/v2/"
+            let signIn = [
+                "grant_type": "password", "username": "eve@example.com", "password": AuthEmulatorFixture.password,
+            ]
+
+            // A user's password grant for the Management API is refused as Auth0 refuses it.
+            let forManagement = await fixture.refusal {
+                _ = try await fixture.token(
+                    signIn.merging(["audience": management, "scope": "openid update:users"]) { $1 })
+            }
+            #expect(forManagement.status == 403 && forManagement.code == "access_denied")
+
+            // Scopes outside OpenID Connect's (and the configured API's) are dropped.
+            let answer = try await fixture.token(signIn.merging(["scope": "openid update:users read:users"]) { $1 })
+            #expect(answer["scope"]?.stringValue == "openid")
+            let token = try #require(answer["access_token"]?.stringValue)
+
+            // The user's token does not reach the Management API; the victim keeps the password.
+            let reset = await fixture.refusal {
+                _ = try await fixture.rest.invoke(
+                    .patch, "api/v2/users/auth0%7C\(victimId)", json: ["password": "owned by eve 1"],
+                    headers: ["Authorization": "Bearer \(token)"])
+            }
+            #expect(reset.status == 401 || reset.status == 403)
+            try await fixture.auth().signIn(email: "victim@example.com", password: AuthEmulatorFixture.password)
+            try await eve.shutdown()
+        }
+    }
 }

@@ -146,7 +146,10 @@ struct AuthRoutes: Sendable {
         } catch {
             throw Auth0Error.management(.unauthorized, "Invalid token", errorCode: "invalid_token")
         }
-        guard AuthTenant.scopes(claims["scope"]?.stringValue ?? "").contains("update:users") else {
+        // Only the application's own token (client_credentials) manages users; a user's token never does.
+        guard claims["gty"]?.stringValue == "client-credentials",
+            AuthTenant.scopes(claims["scope"]?.stringValue ?? "").contains("update:users")
+        else {
             throw Auth0Error.management(
                 .forbidden, "Insufficient scope, expected any of: update:users", errorCode: "insufficient_scope")
         }

@@ -138,13 +138,38 @@ final class AuthTenant: Sendable {
             }
             throw Auth0Error.wrongCredentials
         }
-        if user.failedAttempts > 0 {
-            try change { directory throws in directory.users[user.id]?.failedAttempts = 0 }
+        // Checked again now that the hash is done: wrong attempts that ran alongside may have blocked the user.
+        guard let current = directory.withLock({ $0.users[user.id] }) else { throw Auth0Error.wrongCredentials }
+        if current.blocked { throw Self.tooManyAttempts }
+        if current.failedAttempts > 0 {
+            try change { directory throws in
+                guard directory.users[user.id]?.blocked == false else { throw Self.tooManyAttempts }
+                directory.users[user.id]?.failedAttempts = 0
+            }
         }
-        let granted = Self.scopes(scope ?? "openid")
+        let audience = audience ?? configuration.defaultAudience
+        try refuseManagement(audience)
+        let granted = Self.scopes(scope ?? "openid").filter { allowedUserScopes.contains($0) }
         return try issue(
-            user, scope: granted, audience: audience ?? configuration.defaultAudience, grant: "password",
+            user, scope: granted, audience: audience, grant: "password",
             refresh: granted.contains("offline_access") ? .new : .none)
+    }
+
+    /// The scopes a user's sign-in can be given: OpenID Connect's and the configured API's
+    /// (``GQLAuthEmulator/Configuration/apiScopes``); others are dropped, as Auth0 drops scopes an API does not
+    /// define. The Management API's never, whatever is configured.
+    private var allowedUserScopes: Set<String> {
+        Set(["openid", "profile", "email", "offline_access"] + configuration.apiScopes)
+            .subtracting(Self.scopes(Self.managementScope))
+    }
+
+    /// A user's grant for the Management API is refused: only `client_credentials` of the application reaches it.
+    private func refuseManagement(_ audience: String?) throws {
+        guard let audience, audience == managementAudience else { return }
+        throw Auth0Error.oauth(
+            .forbidden, "access_denied",
+            "Client is not authorized to access \"\(audience)\". You need to create a \"client-grant\" associated "
+                + "to this API.")
     }
 
     static let tooManyAttempts = Auth0Error.oauth(
@@ -167,7 +192,8 @@ final class AuthTenant: Sendable {
             guard let user = directory.users[grant.userId], !user.blocked else { throw Auth0Error.badRefreshToken }
             return (grant, user)
         }
-        let granted = Self.scopes(grant.scope)
+        try refuseManagement(grant.audience)
+        let granted = Self.scopes(grant.scope).filter { allowedUserScopes.contains($0) }
         var asked = granted
         if let scope, !scope.isEmpty {
             asked = Self.scopes(scope)

@@ -31,6 +31,10 @@ extension GQLAuthEmulator {
         /// `nil`: such access tokens are for `/userinfo` only (still RS256 JWTs, where Auth0 would give an opaque
         /// token).
         public var defaultAudience: String?
+        /// The scopes (permissions) of the APIs users sign in for: a sign-in's `scope` keeps these and OpenID
+        /// Connect's (`openid profile email offline_access`) and drops the others, as Auth0 drops scopes an API
+        /// does not define. The Management API's scopes are never given to a user. Default none.
+        public var apiScopes: [String] = []
         /// The connection's password policy. Default ``PasswordPolicy/low`` (6 characters), lenient for local
         /// work; a tenant's new connections use ``PasswordPolicy/good``.
         public var passwordPolicy = PasswordPolicy.low

@@ -79,7 +79,7 @@ public struct GQLDataFolder: Sendable, Hashable {
         let target = try resolve(relative)
         let temporary = try temporaryFileURL()
         do {
-            try data.write(to: temporary)
+            try Self.writeSynced(data, to: temporary)
             try moveIntoPlace(temporary, target)
         } catch let error as GQLError {
             try? FileManager.default.removeItem(at: temporary)
@@ -88,6 +88,14 @@ public struct GQLDataFolder: Sendable, Hashable {
             try? FileManager.default.removeItem(at: temporary)
             throw GQLError(.io, "Could not write \(relative) in the data folder: \(error.localizedDescription)")
         }
+    }
+
+    /// Writes `data` to the new file `url` and flushes it to the disk (`fsync`), so a rename of it that survives a
+    /// power loss brings its bytes, not an empty file.
+    package static func writeSynced(_ data: Data, to url: URL) throws {
+        let file = try OpenFile.creating(url)
+        try data.withUnsafeBytes { bytes in try file.writeAll(bytes) }
+        try file.synchronize()
     }
 
     /// Reads `relative`; `nil` when there is no such file.

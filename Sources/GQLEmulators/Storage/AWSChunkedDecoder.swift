@@ -25,6 +25,8 @@ final class AWSChunkedDecoder {
     /// The trailing headers, names lowercased (`x-amz-checksum-crc32`).
     private(set) var trailers: [(name: String, value: String)] = []
     private var trailerText = ""
+    /// Whether the trailer's signature was checked: only the closing empty line may follow it.
+    private var trailerSigned = false
     /// The longest chunk header or trailer line accepted.
     static let maxLine = 4096
 
@@ -133,6 +135,9 @@ final class AWSChunkedDecoder {
     }
 
     private func trailerLine(_ text: String) throws(S3Error) {
+        if trailerSigned, !text.isEmpty {
+            throw Self.malformed("a trailing header follows the x-amz-trailer-signature")
+        }
         if text.isEmpty {
             if signsTrailer, signer != nil {
                 throw Self.malformed("the trailer has no x-amz-trailer-signature")
@@ -152,8 +157,9 @@ final class AWSChunkedDecoder {
                     "The request signature we calculated does not match the signature you provided (the trailer's "
                         + "signature).")
             }
-            // The signature ends the trailer; what follows is the closing empty line.
+            // The signature ends the trailer; only the closing empty line may follow (nothing unsigned).
             self.signer = nil
+            trailerSigned = true
             return
         }
         guard trailers.count < 16 else { throw Self.malformed("too many trailing headers") }

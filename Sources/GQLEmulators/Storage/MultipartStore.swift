@@ -102,7 +102,7 @@ final class MultipartStore: Sendable {
         let replaced: StoredUpload.Part?
         do {
             let record = try folder.temporaryFileURL()
-            try JSONEncoder().encode(part).write(to: record)
+            try GQLDataFolder.writeSynced(JSONEncoder().encode(part), to: record)
             let fileURL = try folder.resolve("uploads/\(id)/\(part.file)")
             let recordURL = try folder.resolve("uploads/\(id)/part-\(part.number).json")
             replaced = try state.withLock { uploads -> StoredUpload.Part? in
@@ -143,6 +143,13 @@ final class MultipartStore: Sendable {
             return .success(upload)
         }
         return try outcome.get()
+    }
+
+    /// Makes a taken upload live again (its completion failed); an upload of that id made meanwhile is kept.
+    func putBack(_ id: String, _ upload: StoredUpload) {
+        state.withLock { uploads in
+            if uploads[id] == nil { uploads[id] = upload }
+        }
     }
 
     /// The URL of a part's file.

@@ -168,7 +168,7 @@ final class ObjectStore: Sendable {
         do {
             let record = try JSONEncoder().encode(object)
             let recordTemporary = try folder.temporaryFileURL()
-            try record.write(to: recordTemporary)
+            try GQLDataFolder.writeSynced(record, to: recordTemporary)
             let dataURL = try dataURL(bucket, object)
             let recordURL = try folder.resolve("buckets/\(bucket)/meta/\(Self.hashName(object.key)).json")
             removed = try state.withLock { buckets -> StoredObject? in

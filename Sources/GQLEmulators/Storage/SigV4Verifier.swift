@@ -18,7 +18,7 @@ struct SigV4Verifier: Sendable {
 
     /// How a verified request's body is to be read and checked.
     enum Payload: Sendable, Equatable {
-        /// `UNSIGNED-PAYLOAD` (and every presigned request).
+        /// `UNSIGNED-PAYLOAD` (and a presigned request whose query carries no `X-Amz-Content-Sha256` hash).
         case unsigned
         /// The body's SHA-256 (lowercase hex) must be this.
         case sha256(String)
@@ -35,8 +35,7 @@ struct SigV4Verifier: Sendable {
             return try verifyHeader(request, authorization)
         }
         if request.has("X-Amz-Signature") || request.has("X-Amz-Credential") {
-            try verifyQuery(request)
-            return .unsigned
+            return try verifyQuery(request)
         }
         if request.has("Signature"), request.has("AWSAccessKeyId") {
             try verifyLegacyQuery(request)
@@ -78,10 +77,7 @@ struct SigV4Verifier: Sendable {
         guard signed.contains("host") else {
             throw malformedHeader("SignedHeaders must include host")
         }
-        // S3 refuses x-amz-* headers that the signature does not cover.
-        for (name, _) in request.headers where name.hasPrefix("x-amz-") && !signed.contains(name) {
-            throw S3Error(.accessDenied, "There were headers present in the request which were not signed")
-        }
+        try refuseUnsignedHeaders(request, signed: signed)
         guard let payloadHash = request.header("x-amz-content-sha256") else {
             throw S3Error(.invalidRequest, "Missing required header for this request: x-amz-content-sha256")
         }
@@ -114,7 +110,8 @@ struct SigV4Verifier: Sendable {
 
     // MARK: The query (presigned) form
 
-    private func verifyQuery(_ request: S3Request) throws(S3Error) {
+    /// A presigned request's body is checked against `X-Amz-Content-Sha256` when the signed query carries a hash.
+    private func verifyQuery(_ request: S3Request) throws(S3Error) -> Payload {
         func required(_ name: String) throws(S3Error) -> String {
             guard let value = request.parameter(name) else {
                 throw S3Error(
@@ -160,10 +157,13 @@ struct SigV4Verifier: Sendable {
         guard signed.contains("host") else {
             throw S3Error(.authorizationQueryParametersError, "X-Amz-SignedHeaders must include host")
         }
+        try refuseUnsignedHeaders(request, signed: signed)
         let query = request.query.filter { $0.name != "X-Amz-Signature" }
         let payloadHash = request.parameter("X-Amz-Content-Sha256") ?? "UNSIGNED-PAYLOAD"
         let canonical = canonicalRequest(request, query: query, signedHeaders: signed, payloadHash: payloadHash)
         try check(signature, canonical: canonical, amzDate: amzDate, scope: scope)
+        if payloadHash.utf8.count == 64, Bytes.unhex(payloadHash) != nil { return .sha256(payloadHash.lowercased()) }
+        return .unsigned
     }
 
     // MARK: The legacy presigned form (Signature Version 2)
@@ -226,6 +226,14 @@ struct SigV4Verifier: Sendable {
     }
 
     // MARK: The pieces
+
+    /// S3 refuses x-amz-* headers that the signature does not cover (in both forms: a presigned URL's holder
+    /// must not add `x-amz-copy-source` or the like).
+    private func refuseUnsignedHeaders(_ request: S3Request, signed: [String]) throws(S3Error) {
+        for (name, _) in request.headers where name.hasPrefix("x-amz-") && !signed.contains(name) {
+            throw S3Error(.accessDenied, "There were headers present in the request which were not signed")
+        }
+    }
 
     /// A credential's scope: `AKID/20130524/us-east-1/s3/aws4_request`, checked against the key, the date and
     /// the region.

@@ -146,9 +146,35 @@ extension StorageService {
                 }
             }
         }
-        defer { uploads.removeFiles(uploadId) }
         let parts = listed.compactMap { upload.parts[$0.number] }
-        let (temporary, size) = try await concatenate(uploadId, parts)
+        let (etag, crc): (String, String?)
+        // A completion that fails (a disk error) leaves the upload as it was, to be completed again or aborted.
+        do throws(S3Error) {
+            (etag, crc) = try await commit(upload, parts: parts, bucket: bucket, key: key)
+        } catch {
+            uploads.putBack(uploadId, upload)
+            throw error
+        }
+        uploads.removeFiles(uploadId)
+        var xml = XMLWriter()
+        xml.open("CompleteMultipartUploadResult", namespace: true)
+        xml.element("Location", "/\(bucket)/\(key)")
+        xml.element("Bucket", bucket)
+        xml.element("Key", key)
+        xml.element("ETag", Self.quoted(etag))
+        if let crc {
+            xml.element("ChecksumCRC32", crc)
+            xml.element("ChecksumType", "COMPOSITE")
+        }
+        xml.close("CompleteMultipartUploadResult")
+        return Self.xml(xml)
+    }
+
+    /// The upload's object from `parts`: concatenated, stored under `key`; its ETag and composite CRC-32.
+    private func commit(_ upload: StoredUpload, parts: [StoredUpload.Part], bucket: String, key: String)
+        async throws(S3Error) -> (etag: String, crc: String?)
+    {
+        let (temporary, size) = try await concatenate(upload.id, parts)
         var md5s: [UInt8] = []
         for part in parts { md5s += Bytes.unhex(part.etag) ?? [] }
         let etag = Bytes.hex(MD5.hash(md5s)) + "-\(parts.count)"
@@ -162,18 +188,7 @@ extension StorageService {
             key: key, size: size, etag: etag, lastModified: configuration.clock(), dataFile: "",
             headers: upload.headers, metadata: upload.metadata, checksumCRC32: crc)
         try store.commit(bucket, temporary: temporary, object)
-        var xml = XMLWriter()
-        xml.open("CompleteMultipartUploadResult", namespace: true)
-        xml.element("Location", "/\(bucket)/\(key)")
-        xml.element("Bucket", bucket)
-        xml.element("Key", key)
-        xml.element("ETag", Self.quoted(etag))
-        if let crc {
-            xml.element("ChecksumCRC32", crc)
-            xml.element("ChecksumType", "COMPOSITE")
-        }
-        xml.close("CompleteMultipartUploadResult")
-        return Self.xml(xml)
+        return (etag, crc)
     }
 
     /// The parts' bytes one after the other in a new temporary file; its URL and size.
