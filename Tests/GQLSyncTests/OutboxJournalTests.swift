@@ -22,8 +22,13 @@ import Testing
         let journalPath = try #require(OutboxJournal.path(database: path, engine: queue.name))
         #expect(FileManager.default.fileExists(atPath: journalPath))
 
+        // The next engine deletes the recorded item when it opens. One that does not deliver shows the count
+        // (a delivering one may already have sent item 2 when the count is read).
+        let reader = try GQLSync(
+            fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        #expect(reader.pendingCount == 2)
+        try await reader.shutdown()
         let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
-        #expect(sync.pendingCount == 2)
         try await sync.drain()
         #expect(try fixture.server.appliedNumbers() == [2, 3])
         // The recorded id is not given again.
