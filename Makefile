@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: build venv test test-serial test-parallel test-core test-store test-cli test-devserver fuzz fuzz-client test-interop demo serve bench bench-store bench-encryption bench-callgrind bench-callgrind-values bench-server bench-net bench-storage bench-crypto bench-sync bench-cache format lint check-imports tsan clean
+.PHONY: build venv test test-serial test-parallel test-core test-store test-cli test-devserver fuzz fuzz-client test-interop demo serve bench bench-store bench-encryption bench-callgrind bench-callgrind-values bench-server bench-net bench-storage bench-crypto bench-sync bench-cache bench-codegen format lint check-imports tsan clean
 
 build:
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -71,7 +71,7 @@ demo:
 serve:
 	$(SWIFT) run $(SWIFT_FLAGS) gql-cli serve
 
-bench: bench-store bench-encryption bench-server bench-net bench-storage bench-crypto bench-sync bench-cache
+bench: bench-store bench-encryption bench-server bench-net bench-storage bench-crypto bench-sync bench-cache bench-codegen
 
 bench-store:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching StoreBench
@@ -114,6 +114,14 @@ bench-sync:
 # GQLCache on a 1,000-post feed: write and read vs parsing and rows by hand, 1,000 watchers and one change.
 bench-cache:
 	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching CacheBench
+
+# GQLCodegen (`gql-cli codegen`, and in-process) vs ariadne-codegen 0.19.0 (its own .venv-codegen: it needs an older
+# graphql-core than .venv's) on GitHub's schema (../shared/corpus) and 200 operations, then the generated Swift's
+# lines and `swift build` seconds beside Swift written by hand for 10 of them (Benchmarks/Codegen/README.md).
+bench-codegen:
+	bash Tests/Interop/setup-venv.sh .venv-codegen Benchmarks/Codegen/requirements.txt ariadne_codegen
+	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) build -c release --disable-build-manifest-caching --product gql-cli
+	cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 $(SWIFT) run -c release --disable-build-manifest-caching CodegenBench
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks/Sources Package.swift

@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 // GraphQLite benchmarks: GQLStore vs GRDB Codable records vs a raw SQLite C loop (StoreBench), GQLDevServer vs a
 // Strawberry GraphQL server (ServerBench), the GQLNet client vs raw AsyncHTTPClient / WSClient (NetBench), and
-// GQLStorage vs botocore / boto3 (StorageBench), GQLCache vs parsing and rows by hand (CacheBench).
+// GQLStorage vs botocore / boto3 (StorageBench), GQLCache vs parsing and rows by hand (CacheBench), GQLCodegen vs
+// ariadne-codegen (CodegenBench).
 // Kept out of the root package graph, so GRDB never enters it; run with
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StoreBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching ServerBench
@@ -9,6 +10,7 @@
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching StorageBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching CryptoBench
 //   cd Benchmarks && SQLITE_ENABLE_PREUPDATE_HOOK=1 swift run -c release --disable-build-manifest-caching CacheBench
+//   make bench-codegen   (CodegenBench: builds gql-cli and installs ariadne-codegen first)
 // See README.md for the workloads, the flags and why the environment variable matters.
 import Foundation
 import PackageDescription
@@ -41,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         // ServerBench's physical limit: a bare route on the HTTP server GQLDevServer is built on.
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        // CodegenBench's floor: parsing the schema alone, with the parser GQLCodegen uses (the root's version).
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", exact: "4.3.0"),
     ],
     targets: [
         .systemLibrary(
@@ -121,6 +125,16 @@ let package = Package(
                 "BenchSQLite",
                 .product(name: "GQLCache", package: "GraphQLite"),
                 .product(name: "GQLNet", package: "GraphQLite"),
+            ]
+        ),
+        // GQLCodegen (in-process and as gql-cli codegen) vs ariadne-codegen on GitHub's schema, then the generated
+        // Swift's lines and compile time beside Swift written by hand.
+        .executableTarget(
+            name: "CodegenBench",
+            dependencies: [
+                "BenchKit",
+                .product(name: "GQLCodegen", package: "GraphQLite"),
+                .product(name: "GraphQL", package: "GraphQL"),
             ]
         ),
     ],

@@ -18,15 +18,18 @@ public enum Peers {
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Runs `executable` with `arguments` to its end and returns its exit status and standard output (its standard
-    /// error goes to ours).
-    public static func capture(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs `executable` with `arguments` (in `directory`, else ours) to its end and returns its exit status and
+    /// standard output; its standard error goes to `errors` (ours by default).
+    public static func capture(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, errors: FileHandle = .standardError
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.currentDirectoryURL = directory
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        process.standardError = errors
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
