@@ -173,13 +173,15 @@ extension GQLCache {
     /// With `layer`, the optimistic layer is removed once the answer is stored (or refused), and the watchers of
     /// both hear one change.
     ///
-    /// An HTTP answer's `Cache-Control: max-age` less its `Age` (read through ``GQLServer/answerHeaders``) sets
-    /// how long the fields it brings stay fresh, over the configuration's ages; `Cache-Control: no-store` keeps
-    /// it out of the cache (returned, not written: watchers hear nothing but the layer's removal).
+    /// An HTTP answer's `Cache-Control: max-age` less its age (`Age`, or the apparent age from `Date` when
+    /// larger; read through ``GQLServer/answerHeaders``) sets how long the fields it brings stay fresh, over the
+    /// configuration's ages; `no-cache` stores them stale at once (revalidated before every use, see
+    /// ``CacheControl``); `no-store` keeps the answer out of the cache (returned, not written: watchers hear
+    /// nothing but the layer's removal), and so does an answer nested too deep to store (`.recordTooDeep`).
     func network(_ server: GQLServer, _ request: Request, replacing layer: Layer? = nil) async throws -> Result {
         let directives = GQLLocked(CacheControl.Directives())
-        let observe: @Sendable ([(name: String, value: String)]) -> Void = { fields in
-            let read = CacheControl.directives(of: fields)
+        let observe: @Sendable ([(name: String, value: String)]) -> Void = { [self] fields in
+            let read = CacheControl.directives(of: fields, now: now)
             directives.withLock { $0 = read }
         }
         let result = try await GQLServer.$answerHeaders.withValue(observe) {
@@ -190,7 +192,11 @@ extension GQLCache {
         var changed: Set<String> = []
         let said = directives.withLock { $0 }
         if request.store, !said.noStore, result.errors.isEmpty, let data = result.data {
-            changed = try mergeQuietly(data, request.operation, request.variables, maxAge: said.freshFor)
+            do {
+                changed = try mergeQuietly(data, request.operation, request.variables, expiresAt: said.deadline(now:))
+            } catch let error as GQLError where error.code == .recordTooDeep {
+                // Nothing of it was stored (the write rolled back); the server's answer is still the caller's.
+            }
         }
         if let layer { changed.formUnion(store.removeLayer(layer.id)) }
         watchers.notify(changed)

@@ -65,6 +65,8 @@ extension GQLCache {
                 if request.store, result.errors.isEmpty, let data = result.data {
                     do {
                         try cache.merge(data, request.operation, request.variables)
+                    } catch let error as GQLError where error.code == .recordTooDeep {
+                        // Nothing of it was stored; the event is still the caller's, as a fetch's answer is.
                     } catch {
                         self.base = nil
                         throw error

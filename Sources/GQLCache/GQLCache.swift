@@ -226,15 +226,18 @@ public final class GQLCache: Sendable {
         watchers.notify(try mergeQuietly(data, operation, variables))
     }
 
-    /// ``merge(_:_:_:)`` without waking the watchers: returns the keys of the records that changed. `maxAge`
-    /// (seconds, a server's `Cache-Control: max-age`) makes the fields of `data` stale that long from now.
+    /// ``merge(_:_:_:)`` without waking the watchers: returns the keys of the records that changed.
+    /// `expiresAt` (a server's `Cache-Control`, from the time now: ``CacheControl/Directives/deadline(now:)``)
+    /// makes the fields of `data` stale from the time it returns.
     func mergeQuietly(
-        _ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues, maxAge: Double? = nil
+        _ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues,
+        expiresAt: (_ now: Double) -> Double? = { _ in nil }
     ) throws -> Set<String> {
         let records = try normalize(data, operation, variables)
-        guard expiry.isOn || maxAge != nil else { return try store.merge(records) }
         let now = self.now
-        return try store.merge(records, receivedAt: expiry.isOn ? now : nil, expiresAt: maxAge.map { now + $0 })
+        let deadline = expiresAt(now)
+        guard expiry.isOn || deadline != nil else { return try store.merge(records) }
+        return try store.merge(records, receivedAt: expiry.isOn ? now : nil, expiresAt: deadline)
     }
 
     /// The records of `data`, the answer of `operation` with `variables`.

@@ -1,10 +1,11 @@
 import Foundation
 import GQLCache
+import GQLDevServer
 import GQLTestSupport
 import Testing
 
-/// The server's caching headers (`Cache-Control: max-age` less `Age`, `no-store`), from a stand-in server on
-/// 127.0.0.1 that sends them; time from an injected clock.
+/// The server's caching headers (`Cache-Control: max-age` less `Age` or the `Date`'s apparent age, `no-cache`,
+/// `no-store`), from a stand-in server on 127.0.0.1 that sends them; time from an injected clock.
 @Suite struct CacheControlTests {
     static let query = "query { note(id: 1) { id title } }"
 
@@ -64,7 +65,7 @@ import Testing
     }
 
     @Test func theServersMaxAgeWinsOverTheConfiguredAge() async throws {
-        let stand = try Stand(maxAge: ["Note": .seconds(3_600)]) { _ in [#"Cache-Control: no-cache, max-age="5""#] }
+        let stand = try Stand(maxAge: ["Note": .seconds(3_600)]) { _ in [#"Cache-Control: public, max-age="5""#] }
         defer { stand.server.stop() }
         _ = try await stand.fetch()
         #expect(try stand.isStale == false)
@@ -99,7 +100,7 @@ import Testing
 
     @Test func ageIsSubtractedFromMaxAgeAndNonsenseIsClamped() {
         func directives(_ fields: [(String, String)]) -> CacheControl.Directives {
-            CacheControl.directives(of: fields.map { (name: $0.0, value: $0.1) })
+            CacheControl.directives(of: fields.map { (name: $0.0, value: $0.1) }, now: 1_800_000_000)
         }
         #expect(directives([("Cache-Control", "max-age=60"), ("Age", "50")]).freshFor == 10)
         #expect(directives([("cache-control", "max-age=60"), ("AGE", " 50 ")]).freshFor == 10)
@@ -123,8 +124,90 @@ import Testing
         #expect(directives([("Cache-Control", "no-storey")]).noStore == false)
     }
 
-    @Test func anAnswerFromACDNIsFreshOnlyForWhatItsAgeLeaves() async throws {
-        let stand = try Stand { _ in ["Cache-Control: public, max-age=60", "Age: 50"] }
+    /// The clock's time in the stand-ins, and an HTTP date `seconds` before it.
+    static let now = 1_800_000_000
+    static func date(_ seconds: Int) -> String { HTTPDate.format(now - seconds) }
+
+    @Test func theDatesApparentAgeCountsWhenLargerThanAge() {
+        func freshFor(_ fields: [(String, String)]) -> Double? {
+            CacheControl.directives(
+                of: [(name: "Cache-Control", value: "max-age=60")] + fields.map { (name: $0.0, value: $0.1) },
+                now: Double(Self.now)
+            ).freshFor
+        }
+        // No Age: the apparent age, now less the Date (RFC 9111 §4.2.3).
+        #expect(freshFor([("Date", Self.date(50))]) == 10)
+        #expect(freshFor([("date", " " + Self.date(50) + " ")]) == 10)
+        // Both: the larger.
+        #expect(freshFor([("Date", Self.date(50)), ("Age", "20")]) == 10)
+        #expect(freshFor([("Date", Self.date(20)), ("Age", "55")]) == 5)
+        // A Date ahead of the clock is an apparent age of 0, never a longer life.
+        #expect(freshFor([("Date", Self.date(-3_600))]) == 60)
+        #expect(freshFor([("Date", Self.date(-3_600)), ("Age", "30")]) == 30)
+        // Older than 2^31 s (1950): clamped like Age, and stale at once.
+        #expect(CacheControl.apparentAge("Sun, 01 Jan 1950 00:00:00 GMT", now: Double(Self.now)) == 2_147_483_648)
+        #expect(freshFor([("Date", "Sun, 01 Jan 1950 00:00:00 GMT")]) == 0)
+        // The first Date line counts.
+        #expect(freshFor([("Date", Self.date(30)), ("Date", Self.date(59))]) == 30)
+        // A nonsense Date is ignored (unlike a nonsense Age): the max-age stands, or the Age alone.
+        for nonsense in [
+            "yesterday", "", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+            "Sun, 06 Nov 1994 25:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 32 Nov 1994 08:49:37 GMT", "1800000000",
+        ] {
+            #expect(freshFor([("Date", nonsense)]) == 60, "\(nonsense)")
+            #expect(freshFor([("Date", nonsense), ("Age", "15")]) == 45, "\(nonsense)")
+        }
+        // A Date alone, without a max-age, says nothing about freshness.
+        #expect(
+            CacheControl.directives(of: [(name: "Date", value: Self.date(50))], now: Double(Self.now))
+                == CacheControl.Directives())
+    }
+
+    @Test func noCacheIsReadWithoutFieldNamesOnly() {
+        func directives(_ value: String) -> CacheControl.Directives {
+            CacheControl.directives(of: [(name: "Cache-Control", value: value)], now: 0)
+        }
+        #expect(directives("no-cache").noCache)
+        #expect(directives("private, NO-CACHE, max-age=60") == .init(freshFor: 60, noCache: true))
+        // Field names: only those header fields need revalidating, and this cache keeps no header fields.
+        #expect(directives(#"no-cache="Set-Cookie, X-Token", max-age=60"#) == .init(freshFor: 60))
+        #expect(directives(#"private="no-cache, no-store""#) == .init())
+        #expect(directives("no-cacher").noCache == false)
+        #expect(directives("no-cache").deadline(now: 100) == CacheControl.mustRevalidate)
+        #expect(directives("max-age=60").deadline(now: 100) == 160)
+        #expect(directives("public").deadline(now: 100) == nil)
+    }
+
+    @Test func aNoCacheAnswerIsStoredButRevalidatedBeforeEveryUse() async throws {
+        // The first answer says no-cache (with a long max-age, which it overrides), the later ones say nothing.
+        let stand = try Stand(maxAge: ["Note": .seconds(3_600)]) { index in
+            index == 0 ? ["Cache-Control: no-cache, max-age=600"] : []
+        }
+        defer { stand.server.stop() }
+        _ = try await stand.fetch()
+        // Stored, and stale at once.
+        #expect(try stand.cache.read(Self.query)["note"]?["title"] == "answer 0")
+        #expect(try stand.isStale)
+        // cacheOnly returns it, marked stale.
+        let cached = try await stand.fetch(.cacheOnly)
+        #expect(cached.source == .cache && cached.isStale && cached.data?["note"]?["title"] == "answer 0")
+        // cacheFirst goes to the server, however much staleness maxStale allows.
+        let revalidated = try await stand.cache.fetch(
+            stand.client, Self.query, policy: .cacheFirst, maxStale: .seconds(86_400))
+        #expect(revalidated.source == .network && revalidated.data?["note"]?["title"] == "answer 1")
+        #expect(stand.server.requestCount == 2)
+        // That answer had no header: the configured hour applies again, and cacheFirst reads the cache.
+        stand.clock.advance(seconds: 60)
+        let fresh = try await stand.fetch(.cacheFirst)
+        #expect(fresh.source == .cache && !fresh.isStale && fresh.data?["note"]?["title"] == "answer 1")
+        #expect(stand.server.requestCount == 2)
+        try await stand.finish()
+    }
+
+    /// 50 s old by its `Age`, or by its `Date` (the apparent age, RFC 9111 §4.2.3).
+    @Test(arguments: ["Age: 50", "Date: " + CacheControlTests.date(50)])
+    func anAnswerFromACDNIsFreshOnlyForWhatItsAgeLeaves(_ age: String) async throws {
+        let stand = try Stand { _ in ["Cache-Control: public, max-age=60", age] }
         defer { stand.server.stop() }
         _ = try await stand.fetch()
         stand.clock.advance(seconds: 9)

@@ -21,18 +21,18 @@ import Testing
     }
 
     @Test func everyValueRoundTripsInOrder() throws {
-        let bytes = RecordCodec.encode(Self.record)
+        let bytes = try RecordCodec.encode(Self.record, key: "Post:1")
         let decoded = try #require(Self.decode(bytes))
         #expect(decoded == Self.record)
         #expect(decoded.keys == Self.record.keys)
         #expect(decoded["json"]?["__value"]?.objectValue?.keys == ["z", "a"])
-        #expect(Self.decode(RecordCodec.encode([:])) == [:])
+        #expect(Self.decode(try RecordCodec.encode([:], key: "empty")) == [:])
         // Smaller than the JSON text of the same record.
         #expect(bytes.count < (try GQLValue.object(Self.record).jsonString()).utf8.count)
     }
 
     @Test func damagedBytesAreRefusedNeverACrash() throws {
-        let bytes = RecordCodec.encode(Self.record)
+        let bytes = try RecordCodec.encode(Self.record, key: "Post:1")
         // Every cut is refused.
         for length in 0..<bytes.count {
             #expect(Self.decode(Array(bytes[0..<length])) == nil, "cut at \(length)")
@@ -57,6 +57,126 @@ import Testing
             }
             _ = Self.decode(damaged)
         }
+    }
+
+    /// `depth` lists, one inside the other (the innermost empty).
+    static func nestedLists(_ depth: Int) -> GQLValue {
+        var value: GQLValue = []
+        for _ in 1..<depth { value = [value] }
+        return value
+    }
+
+    /// `depth` objects, one inside the other (the innermost empty).
+    static func nestedObjects(_ depth: Int) -> GQLValue {
+        var value: GQLValue = [:]
+        for _ in 1..<depth { value = ["a": value] }
+        return value
+    }
+
+    @Test func encodingRefusesWhatDecodingWouldRefuse() throws {
+        // A record's fields sit at depth 1: 511 nested lists or objects decode, 512 do not, so they are not written.
+        for deepest in [Self.nestedLists, Self.nestedObjects] {
+            let within = try RecordCodec.encode(["a": deepest(RecordCodec.maximumDepth - 1)], key: "Deep:1")
+            #expect(Self.decode(within)?["a"] == deepest(RecordCodec.maximumDepth - 1))
+            #expect {
+                try RecordCodec.encode(["ok": 1, "a": deepest(RecordCodec.maximumDepth)], key: "Deep:1")
+            } throws: { error in
+                let error = try #require(error as? GQLError)
+                return error.code == .recordTooDeep && error.message.contains("field a of record Deep:1")
+            }
+        }
+        // Far deeper: refused at the limit, not walked to the bottom.
+        #expect(throws: GQLError.self) { try RecordCodec.encode(["a": Self.nestedLists(2_000)], key: "Deep:1") }
+    }
+
+    @Test func aWriteTooDeepToReadBackIsRefusedAndLeavesTheCacheAsItWas() async throws {
+        let cache = try memoryCache()
+        let query = "query { a: note(id: 1) { id meta } b: note(id: 2) { id title } }"
+        func data(_ meta: GQLValue, _ title: String) -> GQLValue {
+            [
+                "a": ["__typename": "Note", "id": "1", "meta": meta],
+                "b": ["__typename": "Note", "id": "2", "title": .string(title)],
+            ]
+        }
+        // `meta` is a leaf at depth 1 of its record: 511 lists are read back whole.
+        try cache.write(query, data: data(Self.nestedLists(511), "first"))
+        #expect(try cache.read(query) == data(Self.nestedLists(511), "first"))
+        // A watcher on a server it never asks (cacheOnly).
+        let server = GQLServer(HTTP: "http://127.0.0.1:9/graphql")
+        let watch = cache.watch(server, query, policy: .cacheOnly)
+        var answers = watch.makeAsyncIterator()
+        #expect(try await answers.next()?.data == data(Self.nestedLists(511), "first"))
+        // One more level: the write throws, and nothing of it is stored (not even Note:2's new title).
+        #expect {
+            try cache.write(query, data: data(Self.nestedLists(512), "second"))
+        } throws: { error in
+            let error = try #require(error as? GQLError)
+            return error.code == .recordTooDeep && error.message.contains("field meta of record Note:1")
+        }
+        #expect(try cache.read(query) == data(Self.nestedLists(511), "first"))
+        #expect(try cache.record("Note:2")?["title"] == "first")
+        // The watcher heard nothing: its next answer is the next write's.
+        try cache.write(query, data: data(Self.nestedLists(2), "third"))
+        #expect(try await answers.next()?.data == data(Self.nestedLists(2), "third"))
+        try await server.shutdown()
+    }
+
+    /// A cache file at `path` holding `count` notes and a root listing them all, as JSON text rows (what the
+    /// release before format 1 wrote), with migration step 3 not yet applied.
+    static func jsonRowsFile(_ path: String, notes count: Int) throws {
+        let old = try GQLDatabase(path: path)
+        _ = try GQLCache(database: old)
+        try old.execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+            INSERT INTO _gqlcache_records (key, fields, updated_at)
+            SELECT 'Note:' || i, json_object('__typename', 'Note', 'id', CAST(i AS TEXT), 'title', 'Note ' || i), 0
+            FROM n
+            """, [count])
+        try old.execute(
+            """
+            INSERT INTO _gqlcache_records (key, fields, updated_at)
+            SELECT 'QUERY_ROOT', json_object('notes', json_group_array(json_object('__ref', key))), 0
+            FROM (SELECT key FROM _gqlcache_records WHERE key LIKE 'Note:%' ORDER BY CAST(substr(key, 6) AS INTEGER))
+            """)
+        try old.execute("DELETE FROM gql_migrations WHERE namespace = 'gqlcache' AND version = 3")
+        try old.close()
+    }
+
+    @Test func theConversionGoesInBatchesAndConvertsEveryRow() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        try Self.jsonRowsFile(path, notes: 1_000)
+        let db = try GQLDatabase(path: path)
+        try db.execute("UPDATE _gqlcache_records SET fields = '{not json' WHERE key = 'Note:500'")
+        let report = try db.write { tx in try RecordRowConversion.convert(tx, batchSize: 64) }
+        // 1,000 notes and the root, but the row that does not parse; never more than a batch held at once.
+        #expect(report.converted == 1_000)
+        #expect(report.mostHeld == 64)
+        let text = try db.fetchAll(sql: "SELECT key FROM _gqlcache_records WHERE typeof(fields) = 'text'")
+        #expect(text == [["key": "Note:500"]])
+        // Nothing left to convert: a second run converts nothing.
+        #expect(try db.write { tx in try RecordRowConversion.convert(tx, batchSize: 64) } == .init())
+        try db.close()
+    }
+
+    @Test func aCacheFileOfManyJSONRowsOpensWithEveryRowConverted() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        // More rows than one batch of the migration, and not a multiple of it.
+        let count = RecordRowConversion.batchSize * 4 + 3
+        try Self.jsonRowsFile(path, notes: count)
+        let cache = try GQLCache(path: path)
+        #expect(try GQLMigrator(namespace: "gqlcache").appliedVersion(cache.database) == 3)
+        let kinds = try cache.database.fetchAll(
+            sql: "SELECT typeof(fields) AS kind, count(*) AS n FROM _gqlcache_records GROUP BY kind")
+        #expect(kinds == [["kind": "blob", "n": .int(Int64(count + 1))]])
+        let notes = try cache.read("query { notes { id title } }")["notes"]?.arrayValue ?? []
+        #expect(notes.count == count)
+        #expect(notes.first == ["__typename": "Note", "id": "1", "title": "Note 1"])
+        #expect(notes.last == ["__typename": "Note", "id": .string("\(count)"), "title": .string("Note \(count)")])
     }
 
     @Test func aCacheFileOfJSONRowsIsConvertedWhenItOpens() throws {

@@ -1,6 +1,12 @@
 import Foundation
 import GQLCore
 
+extension GQLError.Code {
+    /// A value to store nests deeper than the cache's records can hold (``RecordCodec/maximumDepth`` levels);
+    /// nothing of that answer was stored.
+    public static let recordTooDeep = GQLError.Code("recordTooDeep")
+}
+
 /// The binary form of a record's fields in the `fields` column (a BLOB): what a cold read decodes instead of
 /// parsing JSON, and a write encodes instead of printing it.
 ///
@@ -13,6 +19,9 @@ import GQLCore
 ///
 /// Rows written before this format (JSON text, migration step 3 converts them) still read through the JSON
 /// parser: the column's storage class tells the two apart.
+///
+/// Encoding refuses what decoding would refuse: a value nested ``maximumDepth`` levels or deeper throws
+/// ``GQLError`` `.recordTooDeep` before a byte is stored, so no row is ever written that cannot be read back.
 package enum RecordCodec {
     static let format: UInt8 = 1
     /// Deeper nesting than any record the normalizer writes (a leaf list of lists, a wrapped object leaf) needs.
@@ -24,24 +33,41 @@ package enum RecordCodec {
 
     // MARK: Encoding
 
-    /// The bytes of `fields`.
-    package static func encode(_ fields: GQLValues) -> [UInt8] {
+    /// The bytes of `fields`, the record `key` (named in the error).
+    ///
+    /// - Throws: ``GQLError`` `.recordTooDeep` naming the record and its field when a value nests ``maximumDepth``
+    ///   levels or deeper (decoding would refuse it).
+    package static func encode(_ fields: GQLValues, key: String) throws -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64 + fields.count * 24)
         out.append(format)
-        writeMembers(fields, into: &out)
+        writeCount(fields.count, into: &out)
+        for (name, value) in fields {
+            writeBytes(of: name, into: &out)
+            guard write(value, depth: 1, into: &out) else {
+                throw GQLError(
+                    .recordTooDeep,
+                    "field \(name) of record \(key) nests \(maximumDepth) levels or deeper; the cache stores records "
+                        + "up to \(maximumDepth - 1) levels, so it was not stored", operation: "cache")
+            }
+        }
         return out
     }
 
-    private static func writeMembers(_ members: GQLValues, into out: inout [UInt8]) {
+    /// Writes the members of an object at `depth`; `false` (the output then half written) when one nests too deep.
+    private static func writeMembers(_ members: GQLValues, depth: Int, into out: inout [UInt8]) -> Bool {
+        // Decoding reads an object's members at its own depth, its values one deeper: the same limits here.
+        guard depth < maximumDepth else { return false }
         writeCount(members.count, into: &out)
         for (name, value) in members {
             writeBytes(of: name, into: &out)
-            write(value, into: &out)
+            guard write(value, depth: depth + 1, into: &out) else { return false }
         }
+        return true
     }
 
-    private static func write(_ value: GQLValue, into out: inout [UInt8]) {
+    /// Writes `value`, found at `depth` (a record's fields are at 1); `false` when it nests too deep.
+    private static func write(_ value: GQLValue, depth: Int, into out: inout [UInt8]) -> Bool {
         switch value {
         case .null: out.append(Tag.null.rawValue)
         case .bool(let flag): out.append(flag ? Tag.true.rawValue : Tag.false.rawValue)
@@ -60,18 +86,22 @@ package enum RecordCodec {
             writeCount(bytes.count, into: &out)
             out.append(contentsOf: bytes)
         case .array(let elements):
+            guard depth < maximumDepth else { return false }
             out.append(Tag.array.rawValue)
             writeCount(elements.count, into: &out)
-            for element in elements { write(element, into: &out) }
+            for element in elements {
+                guard write(element, depth: depth + 1, into: &out) else { return false }
+            }
         case .object(let members):
             if members.count == 1, let key = StoredValue.referencedKey(value) {
                 out.append(Tag.reference.rawValue)
                 writeBytes(of: key, into: &out)
             } else {
                 out.append(Tag.object.rawValue)
-                writeMembers(members, into: &out)
+                return writeMembers(members, depth: depth, into: &out)
             }
         }
+        return true
     }
 
     private static func writeBytes(of text: String, into out: inout [UInt8]) {

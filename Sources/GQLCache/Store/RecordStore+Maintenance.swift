@@ -153,7 +153,7 @@ extension RecordStore {
                         sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key)], table: Self.table)
                 }
                 for (key, fields) in written {
-                    let bytes = RecordCodec.encode(fields)
+                    let bytes = try RecordCodec.encode(fields, key: key)
                     _ = try tx.change(
                         sql: "UPDATE \(Self.table) SET fields = ? WHERE key = ?", [.data(Data(bytes)), .string(key)],
                         table: Self.table)

@@ -68,42 +68,6 @@ final class RecordStore: Sendable {
         memory.withLock { $0.isComplete = isEmpty }
     }
 
-    static var migrator: GQLMigrator {
-        var migrator = GQLMigrator(namespace: namespace)
-        migrator.step(1, "records") { tx in
-            // `updated_at` (seconds since 1970) is there for expiry and trimming.
-            try tx.execute(
-                """
-                CREATE TABLE \(table) (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    fields TEXT NOT NULL,
-                    updated_at REAL NOT NULL
-                ) WITHOUT ROWID
-                """)
-        }
-        migrator.step(2, "read times") { tx in
-            // When each record was last read (written in batches), for trimming to a byte budget.
-            try tx.execute("ALTER TABLE \(table) ADD COLUMN read_at REAL")
-        }
-        migrator.step(3, "binary records") { tx in
-            // Fields as RecordCodec bytes (a BLOB) instead of JSON text: a cold read decodes rather than parses.
-            // Rows that do not parse stay as they are (read as misses, like before).
-            var converted: [(key: String, bytes: [UInt8])] = []
-            try tx.forEachRow(
-                sql: "SELECT key, fields FROM \(table) WHERE typeof(fields) = 'text'", [], table: table
-            ) { row in
-                guard let key = row.text(0), let fields = decode(row, 1) else { return }
-                converted.append((key, RecordCodec.encode(fields)))
-            }
-            for (key, bytes) in converted {
-                _ = try tx.change(
-                    sql: "UPDATE \(table) SET fields = ? WHERE key = ?", [.data(Data(bytes)), .string(key)],
-                    table: table)
-            }
-        }
-        return migrator
-    }
-
     /// The fields in column `index` of `row`: RecordCodec bytes, or JSON text (a row written before format 1);
     /// `nil` when they do not read (a damaged file: a miss, which the next answer rewrites).
     static func decode(_ row: GQLColumns, _ index: Int32) -> GQLValues? {
@@ -258,6 +222,7 @@ final class RecordStore: Sendable {
             var changed: Set<String> = []
             changed.reserveCapacity(records.count)
             var hasDeadlines = false
+            var newSizes: [(key: String, size: Int)] = []
             let reads = takeReads()
             try database.write { tx in
                 try Self.writeReads(reads, tx)
@@ -282,13 +247,15 @@ final class RecordStore: Sendable {
                     let isChange = old == nil || fields.contains { old?[$0.key] != $0.value }
                     guard isChange || (timed && merged != old) else { continue }
                     if isChange { changed.insert(key) }
-                    let bytes = RecordCodec.encode(merged)
+                    // Throws for a value too deep to read back: the transaction rolls back, nothing is kept.
+                    let bytes = try RecordCodec.encode(merged, key: key)
                     _ = try tx.change(
                         sql: Self.upsert, [.string(key), .data(Data(bytes)), .double(now)], table: Self.table)
                     written.append((key, merged))
-                    if sizes != nil { sizes?[key] = key.utf8.count + bytes.count }
+                    if sizes != nil { newSizes.append((key, key.utf8.count + bytes.count)) }
                 }
             }
+            for (key, size) in newSizes { sizes?[key] = size }
             memory.withLock { memory in
                 memory.generation &+= 1
                 if hasDeadlines { memory.mayHoldDeadlines = true }

@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// Reads an HTTP `Retry-After` value (RFC 9110, 10.2.3): a number of seconds, or an HTTP date.
-enum RetryAfter {
+package enum RetryAfter {
     /// The longest wait taken from a server: a larger one (or a date further ahead) is cut to this.
     static let longest: Duration = .seconds(3600)
 
@@ -29,7 +29,7 @@ enum RetryAfter {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
-    static func imfFixdate(_ text: String) -> Date? {
+    package static func imfFixdate(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","), parts[5] == "GMT",
             let day = Int(parts[1]), parts[1].count == 2, let month = months.firstIndex(of: String(parts[2])),
