@@ -113,7 +113,7 @@ extension GitHub {
         public var id: String
         public var number: Int
         public var title: String
-        public var state: PullRequestState
+        public var pullRequestState: PullRequestState
         public var isDraft: Bool
         public var additions: Int
         public var deletions: Int

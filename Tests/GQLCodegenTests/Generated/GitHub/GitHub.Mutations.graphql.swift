@@ -182,7 +182,7 @@ extension GitHub {
 
     public struct AddReactionMutation: GQLTypedMutation {
         public static let operationName = "AddReaction"
-        public static let document = "mutation AddReaction($subjectId: ID!, $content: ReactionContent!) { addReaction(input: {subjectId: $subjectId, content: $content}) { reaction { content } subject { __typename ...ReactionSummary } } } fragment ReactionSummary on Reactable { __typename reactionGroups { content reactors { totalCount } } }"
+        public static let document = "mutation AddReaction($subjectId: ID!, $content: ReactionContent!) { addReaction(input: {subjectId: $subjectId, content: $content}) { reaction { content } subject { __typename reactionGroups { content reactors { totalCount } } } } }"
         public var variables: Variables
 
         public init(subjectId: String, content: ReactionContent) {
@@ -207,11 +207,15 @@ extension GitHub {
                 }
 
                 public struct Subject: GQLSelectionSet {
-                    public var reactionSummary: ReactionSummary
+                    public var reactionGroups: [ReactionGroup]?
 
+                    public struct ReactionGroup: GQLSelectionSet {
+                        public var content: ReactionContent
+                        public var reactors: Reactors
 
-                    public init(from decoder: any Decoder) throws {
-                        reactionSummary = try ReactionSummary(from: decoder)
+                        public struct Reactors: GQLSelectionSet {
+                            public var totalCount: Int
+                        }
                     }
                 }
             }
@@ -352,7 +356,7 @@ extension GitHub {
 
     public struct CreatePullRequestMutation: GQLTypedMutation {
         public static let operationName = "CreatePullRequest"
-        public static let document = "mutation CreatePullRequest($input: CreatePullRequestInput!) { createPullRequest(input: $input) { pullRequest { ...PullRequestSummary url } } } fragment PullRequestSummary on PullRequest { id number title state isDraft additions deletions mergeable reviewDecision headRefName baseRefName author { __typename ...ActorParts } } fragment ActorParts on Actor { __typename login avatarUrl(size: 64) url }"
+        public static let document = "mutation CreatePullRequest($input: CreatePullRequestInput!) { createPullRequest(input: $input) { pullRequest { ...PullRequestSummary url } } } fragment PullRequestSummary on PullRequest { id number title pullRequestState: state isDraft additions deletions mergeable reviewDecision headRefName baseRefName author { __typename ...ActorParts } } fragment ActorParts on Actor { __typename login avatarUrl(size: 64) url }"
         public var variables: Variables
 
         public init(input: CreatePullRequestInput) {

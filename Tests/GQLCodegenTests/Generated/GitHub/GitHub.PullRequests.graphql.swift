@@ -5,7 +5,7 @@ import GQLNet
 extension GitHub {
     public struct PullRequestDetailQuery: GQLTypedQuery {
         public static let operationName = "PullRequestDetail"
-        public static let document = "query PullRequestDetail($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { ...PullRequestSummary body url merged mergedAt mergedBy { __typename ...ActorParts } commits(last: 1) { totalCount nodes { commit { oid statusCheckRollup { state } } } } labels(first: 10) { nodes { ...LabelParts } } reviewRequests(first: 10) { nodes { requestedReviewer { __typename ... on User { login } ... on Team { slug name } ... on Mannequin { login } } } } } } } fragment PullRequestSummary on PullRequest { id number title state isDraft additions deletions mergeable reviewDecision headRefName baseRefName author { __typename ...ActorParts } } fragment ActorParts on Actor { __typename login avatarUrl(size: 64) url } fragment LabelParts on Label { id name color description }"
+        public static let document = "query PullRequestDetail($owner: String!, $name: String!, $number: Int!) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { ...PullRequestSummary body url merged mergedAt mergedBy { __typename ...ActorParts } commits(last: 1) { totalCount nodes { commit { oid statusCheckRollup { state } } } } labels(first: 10) { nodes { ...LabelParts } } reviewRequests(first: 10) { nodes { requestedReviewer { __typename ... on User { login } ... on Team { slug name } ... on Mannequin { login } } } } } } } fragment PullRequestSummary on PullRequest { id number title pullRequestState: state isDraft additions deletions mergeable reviewDecision headRefName baseRefName author { __typename ...ActorParts } } fragment ActorParts on Actor { __typename login avatarUrl(size: 64) url } fragment LabelParts on Label { id name color description }"
         public var variables: Variables
 
         public init(owner: String, name: String, number: Int) {
@@ -141,7 +141,7 @@ extension GitHub {
 
     public struct PullRequestListQuery: GQLTypedQuery {
         public static let operationName = "PullRequestList"
-        public static let document = "query PullRequestList($owner: String!, $name: String!, $states: [PullRequestState!], $base: String, $after: String) { repository(owner: $owner, name: $name) { pullRequests(first: 25, after: $after, states: $states, baseRefName: $base, orderBy: {field: UPDATED_AT, direction: DESC}) { totalCount nodes { ...PullRequestSummary updatedAt } pageInfo { ...PageInfoParts } } } } fragment PullRequestSummary on PullRequest { id number title state isDraft additions deletions mergeable reviewDecision headRefName baseRefName author { __typename ...ActorParts } } fragment ActorParts on Actor { __typename login avatarUrl(size: 64) url } fragment PageInfoParts on PageInfo { hasNextPage endCursor }"
+        public static let document = "query PullRequestList($owner: String!, $name: String!, $states: [PullRequestState!], $base: String, $after: String) { repository(owner: $owner, name: $name) { pullRequests(first: 25, after: $after, states: $states, baseRefName: $base, orderBy: {field: UPDATED_AT, direction: DESC}) { totalCount nodes { ...PullRequestSummary updatedAt } pageInfo { ...PageInfoParts } } } } fragment PullRequestSummary on PullRequest { id number title pullRequestState: state isDraft additions deletions mergeable reviewDecision headRefName baseRefName author { __typename ...ActorParts } } fragment ActorParts on Actor { __typename login avatarUrl(size: 64) url } fragment PageInfoParts on PageInfo { hasNextPage endCursor }"
         public var variables: Variables
 
         public init(owner: String, name: String, states: [PullRequestState]? = nil, base: String? = nil, after: String? = nil) {
@@ -608,7 +608,7 @@ extension GitHub {
 
     public struct ViewerPullRequestsQuery: GQLTypedQuery {
         public static let operationName = "ViewerPullRequests"
-        public static let document = "query ViewerPullRequests($first: Int = 20) { viewer { pullRequests(first: $first, states: OPEN, orderBy: {field: CREATED_AT, direction: DESC}) { nodes { ...PullRequestSummary repository { nameWithOwner } } } } } fragment PullRequestSummary on PullRequest { id number title state isDraft additions deletions mergeable reviewDecision headRefName baseRefName author { __typename ...ActorParts } } fragment ActorParts on Actor { __typename login avatarUrl(size: 64) url }"
+        public static let document = "query ViewerPullRequests($first: Int = 20) { viewer { pullRequests(first: $first, states: OPEN, orderBy: {field: CREATED_AT, direction: DESC}) { nodes { ...PullRequestSummary repository { nameWithOwner } } } } } fragment PullRequestSummary on PullRequest { id number title pullRequestState: state isDraft additions deletions mergeable reviewDecision headRefName baseRefName author { __typename ...ActorParts } } fragment ActorParts on Actor { __typename login avatarUrl(size: 64) url }"
         public var variables: Variables
 
         public init(first: Int? = nil) {
