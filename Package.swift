@@ -171,7 +171,7 @@ let package = Package(
         ),
         // Fixtures/ holds schemas and documents; Generated/ the Swift written from them, compiled here.
         .testTarget(
-            name: "GQLCodegenTests", dependencies: ["GQLCodegen", "GQLCore", "GQLNet", "GQLTestSupport"],
+            name: "GQLCodegenTests", dependencies: ["GQLCodegen", "GQLCore", "GQLNet", "GQLStore", "GQLTestSupport"],
             exclude: ["Fixtures"]
         ),
         // Uses GQLCodegenPlugin on the dev server's schema and its own operations, then runs them against GQLDevServer.

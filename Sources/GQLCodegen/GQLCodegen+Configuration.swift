@@ -7,7 +7,8 @@ extension GQLCodegen {
     /// Read from a JSON config file (`gql-cli codegen --config codegen.json`, or `codegen.json` beside the
     /// schema for the build plugin):
     /// ```json
-    /// { "scalars": { "DateTime": "Date", "URI": "String" }, "access": "internal", "encodable": true }
+    /// { "scalars": { "DateTime": "Date", "URI": "String" }, "access": "internal", "encodable": true,
+    ///   "models": { "Objects": "objectId" } }
     /// ```
     public struct Configuration: Sendable, Hashable, Codable {
         /// Swift types for custom scalars, over ``builtInScalars``. A scalar named nowhere is a `String`.
@@ -19,18 +20,23 @@ extension GQLCodegen {
         /// An enum every generated type is nested in (`GitHub.IssueListQuery`), for apps that talk to several
         /// schemas; nil (default): top-level types.
         public var namespace: String?
+        /// Object types to generate a `GQLObject` model for, each with the field that keys its table, beside the
+        /// types the schema marks `@model` (AppSync's published schemas, and introspected ones, carry no
+        /// directives).
+        public var models: [String: String]
 
         /// ```swift
-        /// let configuration = GQLCodegen.Configuration(scalars: ["DateTime": "Date"])
+        /// let configuration = GQLCodegen.Configuration(scalars: ["DateTime": "Date"], models: ["Objects": "objectId"])
         /// ```
         public init(
             scalars: [String: String] = [:], access: String = "public", encodable: Bool = false,
-            namespace: String? = nil
+            namespace: String? = nil, models: [String: String] = [:]
         ) {
             self.scalars = scalars
             self.access = access
             self.encodable = encodable
             self.namespace = namespace
+            self.models = models
         }
 
         public init(from decoder: any Decoder) throws {
@@ -39,6 +45,7 @@ extension GQLCodegen {
             access = try container.decodeIfPresent(String.self, forKey: .access) ?? "public"
             encodable = try container.decodeIfPresent(Bool.self, forKey: .encodable) ?? false
             namespace = try container.decodeIfPresent(String.self, forKey: .namespace)
+            models = try container.decodeIfPresent([String: String].self, forKey: .models) ?? [:]
         }
 
         /// Reads a JSON config file's text.

@@ -3,7 +3,7 @@ import GQLCodegen
 import Testing
 
 /// The generated Swift this target compiles is what the generator writes today, byte for byte (deterministic
-/// output), for the blog schema, the hostile names and GitHub's public schema.
+/// output), for the blog schema, the hostile names, AppSync's @model types and GitHub's public schema.
 @Suite struct GoldenTests {
     static let update = ProcessInfo.processInfo.environment["GQL_CODEGEN_UPDATE"] == "1"
 
@@ -27,6 +27,8 @@ import Testing
     @Test func blog() throws { try check("Blog") }
 
     @Test func hostileNames() throws { try check("Hostile") }
+
+    @Test func models() throws { try check("Models") }
 
     @Test(.enabled(if: Fixtures.hasGitHubSchema, "needs ../shared/corpus/github-schema.graphql beside the repository"))
     func gitHub() throws { try check("GitHub") }

@@ -6,6 +6,7 @@ graphql-transport-ws and graphql-ws, query batching (StrawberryConfig.batching_c
 GZipMiddleware, which compresses any answer of 64 bytes or more when the request accepts gzip).
 
     .venv/bin/python Tests/Interop/strawberry_peer.py
+    .venv/bin/python Tests/Interop/strawberry_peer.py --print-schema   # the SDL Strawberry declares, then exit
 
 Binds 127.0.0.1 on a free port, then prints `READY http://127.0.0.1:PORT/graphql`. Loopback only. Exits on
 SIGTERM or SIGINT, and when its standard input closes (how the tests stop it), so a test process that dies does
@@ -200,7 +201,11 @@ def make_app():
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="0 (the default) picks a free port")
+    parser.add_argument("--print-schema", action="store_true", help="print the schema's SDL and exit")
     args = parser.parse_args()
+    if args.print_schema:
+        print(schema.as_str())
+        return
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -13,6 +13,10 @@ struct SwiftEmitter {
     /// Every top-level name generated: nested types must not shadow them.
     var globalNames: Set<String> = []
     var problems: [GQLCodegen.Diagnostic] = []
+    /// The `GQLObject` models to generate, by type name.
+    var models: [Model] = []
+    /// Swift names of the models, by GraphQL name.
+    var modelNames: [String: String] = [:]
 
     static let schemaTypesFile = "SchemaTypes.graphql"
 
@@ -44,11 +48,17 @@ struct SwiftEmitter {
             walk(operation.selections)
         }
         set.fragments.values.forEach { walk($0.selections) }
+        models = Self.models(schema, configuration, problems: &problems)
+        for model in models { model.columns.forEach { use($0.type.name) } }
         globalNames = Set(set.operations.map { Naming.upperFirst($0.name) + DocumentSet.suffix($0.kind) })
             .union(set.fragments.keys).union(configuration.namespace.map { [$0] } ?? [])
         for name in used.sorted() {
             let swiftName = Naming.unique(Naming.reservedTypes.contains(name) ? name + "_" : name, in: &globalNames)
             schemaTypeNames[name] = swiftName
+        }
+        for model in models {
+            let name = model.type.name
+            modelNames[name] = Naming.unique(Naming.reservedTypes.contains(name) ? name + "_" : name, in: &globalNames)
         }
     }
 
@@ -77,8 +87,8 @@ struct SwiftEmitter {
             if configuration.namespace != nil { writer.close() }
             files[fileName(for: file)] = writer.text
         }
-        if !schemaTypeNames.isEmpty || configuration.namespace != nil {
-            var writer = header(source: "the schema")
+        if !schemaTypeNames.isEmpty || !models.isEmpty || configuration.namespace != nil {
+            var writer = header(source: "the schema", store: !models.isEmpty)
             if let namespace = configuration.namespace {
                 writer.line("/// The types generated from this schema's documents.")
                 writer.open("\(access)enum \(namespace)")
@@ -87,6 +97,10 @@ struct SwiftEmitter {
                 guard let type = schema.types[name] else { continue }
                 if index > 0 { writer.line() }
                 if type.kind == .enum { emitEnum(type, into: &writer) } else { emitInputObject(type, into: &writer) }
+            }
+            for (index, model) in models.enumerated() {
+                if index > 0 || !schemaTypeNames.isEmpty { writer.line() }
+                emitModel(model, into: &writer)
             }
             if configuration.namespace != nil { writer.close() }
             files[fileName(for: Self.schemaTypesFile)] = writer.text
@@ -99,11 +113,12 @@ struct SwiftEmitter {
         GQLCodegen.fileName(for: document, namespace: configuration.namespace)
     }
 
-    private func header(source: String) -> SwiftWriter {
+    private func header(source: String, store: Bool = false) -> SwiftWriter {
         var writer = SwiftWriter()
         writer.line(GQLCodegen.Output.header(source: source).dropLast().description)
         writer.line()
         writer.line("import GQLNet")
+        if store { writer.line("import GQLStore") }
         writer.line()
         return writer
     }

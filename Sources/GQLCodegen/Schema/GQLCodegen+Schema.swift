@@ -22,6 +22,8 @@ extension GQLCodegen {
         let possibleTypes: [String: Set<String>]
         /// What was read but left out, each by place.
         public let warnings: [Diagnostic]
+        /// The name diagnostics give the schema's file.
+        let file: String
 
         /// Reads SDL text; `name` names the file in diagnostics.
         ///
@@ -66,6 +68,7 @@ extension GQLCodegen {
             subscription = builder.roots[.subscription] ?? (builder.types["Subscription"] != nil ? "Subscription" : nil)
             possibleTypes = possible
             warnings = builder.diagnostics
+            file = builder.file
         }
 
         /// The object types a value of type `name` may be: itself for an object, its members for a union or an
@@ -97,6 +100,13 @@ struct SchemaType: Sendable {
     var members: [String] = []
     var enumValues: [String] = []
     var inputFields: [InputDefinition] = []
+    /// Whether the type is marked `@model` (AppSync's model transform).
+    var isModel = false
+    /// The field marked `@primaryKey`, when one is.
+    var primaryKey: String?
+    /// Where the type is defined.
+    var line = 1
+    var column = 1
 
     var isComposite: Bool { kind == .object || kind == .interface || kind == .union }
     var isAbstract: Bool { kind == .interface || kind == .union }

@@ -24,6 +24,7 @@ struct SchemaBuilder {
             case let object as ObjectTypeDefinition:
                 add(SchemaType(name: object.name.value, kind: .object), at: object.name)
                 addFields(object.fields, interfaces: object.interfaces, to: object.name.value)
+                markModel(object)
             case let extended as TypeExtensionDefinition:
                 extend(extended.definition.name) {
                     $0.addFields(extended.definition.fields, interfaces: extended.definition.interfaces, to: $1)
@@ -72,8 +73,22 @@ struct SchemaBuilder {
             note(.error, name.loc, "the type \(type.name) is defined twice (first at \(file):\(first.line):\(first.column))")
             return
         }
-        places[type.name] = place(name.loc)
+        let at = place(name.loc)
+        places[type.name] = at
+        var type = type
+        (type.line, type.column) = at
         types[type.name] = type
+    }
+
+    /// Notes AppSync's `@model` on an object type, and the field its `@primaryKey` marks.
+    private mutating func markModel(_ object: ObjectTypeDefinition) {
+        guard object.directives.contains(where: { $0.name.value == "model" }) else { return }
+        types[object.name.value]?.isModel = true
+        let keys = object.fields.filter { $0.directives.contains { $0.name.value == "primaryKey" } }
+        types[object.name.value]?.primaryKey = keys.first?.name.value
+        if keys.count > 1 {
+            note(.error, keys[1].name.loc, "\(object.name.value): a second @primaryKey; a model's table has one key column")
+        }
     }
 
     private mutating func extend(_ name: Name, _ body: (inout SchemaBuilder, String) -> Void) {
