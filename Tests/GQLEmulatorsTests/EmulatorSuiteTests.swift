@@ -11,19 +11,37 @@ import Testing
 /// The composition `gql-cli serve` runs: the GraphQL API with any subset of emulators, state in one folder.
 @Suite("Emulator suite")
 struct EmulatorSuiteTests {
-    @Test func theSuiteServesGraphQLAndStorageAndReportsEveryEndpoint() async throws {
+    /// Runs `body` against a running suite of the GraphQL API on a free port with what `configure` adds, its state
+    /// in a fresh folder (`data` of the temporary directory given), and shuts it down afterwards.
+    static func withSuite(
+        _ configure: (inout GQLEmulatorSuite.Configuration) -> Void,
+        _ body: (GQLEmulatorSuite.Endpoints, TemporaryDirectory) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory(prefix: "gql-suite")
         defer { directory.cleanup() }
         var configuration = GQLEmulatorSuite.Configuration()
         configuration.dataFolder = try GQLDataFolder(path: directory.path("data"))
         configuration.graphQL?.port = 0
-        var storage = GQLStorageEmulator.Configuration()
-        storage.port = 0
-        configuration.storage = storage
+        configure(&configuration)
         let suite = try GQLEmulatorSuite(configuration: configuration)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await suite.run() }
-            let endpoints = try await suite.endpoints()
+            do {
+                try await body(try await suite.endpoints(), directory)
+            } catch {
+                await suite.shutdown()
+                try? await group.waitForAll()
+                throw error
+            }
+            await suite.shutdown()
+            try await group.waitForAll()
+        }
+    }
+
+    @Test func theSuiteServesGraphQLAndStorageAndReportsEveryEndpoint() async throws {
+        var storage = GQLStorageEmulator.Configuration()
+        storage.port = 0
+        try await Self.withSuite({ $0.storage = storage }) { endpoints, directory in
             #expect(endpoints.graphql?.hasPrefix("http://127.0.0.1:") == true)
             #expect(endpoints.storage?.hasPrefix("http://127.0.0.1:") == true)
             #expect(endpoints.storageAccessKey == GQLEmulatorCredentials().storageAccessKey)
@@ -33,26 +51,15 @@ struct EmulatorSuiteTests {
             #expect(json["push"] == nil)
             #expect(FileManager.default.fileExists(atPath: directory.path("data/graphql.sqlite")))
             #expect(FileManager.default.fileExists(atPath: directory.path("data/storage")))
-            await suite.shutdown()
-            try await group.waitForAll()
         }
     }
 
     @Test func theGraphQLAPITakesTheUsersAccessTokensNotIDOrManagementTokens() async throws {
-        let directory = try TemporaryDirectory(prefix: "gql-suite")
-        defer { directory.cleanup() }
-        var configuration = GQLEmulatorSuite.Configuration()
-        configuration.dataFolder = try GQLDataFolder(path: directory.path("data"))
-        configuration.graphQL?.port = 0
         var auth = GQLAuthEmulator.Configuration()
         auth.port = 0
         auth.domain = "auth.test"
         auth.passwordHashCost = .init(n: 1 << 10, r: 8, p: 1)
-        configuration.auth = auth
-        let suite = try GQLEmulatorSuite(configuration: configuration)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await suite.run() }
-            let endpoints = try await suite.endpoints()
+        try await Self.withSuite({ $0.auth = auth }) { endpoints, _ in
             let rest = GQLREST(baseURL: try #require(endpoints.auth))
             let client = HTTPClient(eventLoopGroupProvider: .singleton)
             defer { _ = client.shutdown() }
@@ -87,8 +94,6 @@ struct EmulatorSuiteTests {
             #expect(try await status(user["id_token"]) == 401)
             #expect(try await status(management["access_token"]) == 401)
             try await rest.shutdown()
-            await suite.shutdown()
-            try await group.waitForAll()
         }
     }
 
