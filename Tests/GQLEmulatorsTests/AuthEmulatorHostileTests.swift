@@ -149,4 +149,57 @@ struct AuthEmulatorHostileTests {
             try await eve.shutdown()
         }
     }
+
+    @Test func theManagementAPIBlocksAndUnblocksAndRefusesBadBodies() async throws {
+        try await AuthEmulatorFixture.with { fixture in
+            let configuration = fixture.emulator.configuration
+            let ann = try await fixture.signedIn()
+            let annId = try #require(ann.userId())
+            let grant = try await fixture.token([
+                "grant_type": "client_credentials", "client_secret": configuration.clientSecret,
+                "audience": "https://\(fixture.emulator.domain)/api/v2/",
+            ])
+            let headers = ["Authorization": "Bearer " + (grant["access_token"]?.stringValue ?? "")]
+            let path = "api/v2/users/" + (annId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? annId)
+            func patch(_ body: GQLValue) async -> (status: Int?, code: String?) {
+                await fixture.refusal { _ = try await fixture.rest.invoke(.patch, path, json: body, headers: headers) }
+            }
+            for body: GQLValue in [[:], ["blocked": "yes"], ["password": 42], ["password": ""]] {
+                let refused = await patch(body)
+                #expect(refused.status == 400, "\(body): \(refused)")
+            }
+            let nobody = await fixture.refusal {
+                _ = try await fixture.rest.invoke(
+                    .patch, "api/v2/users/auth0%7Cnobody", json: ["blocked": true], headers: headers)
+            }
+            #expect(nobody.status == 404)
+
+            // Blocked: the right password is refused as Auth0 refuses it, the session's refresh token stops
+            // working; unblocked: both work again.
+            let refresh = try #require(try await fixture.token([
+                "grant_type": "password", "username": "ann@example.com", "password": AuthEmulatorFixture.password,
+                "scope": "openid offline_access",
+            ])["refresh_token"]?.stringValue)
+            let blocked = try await fixture.rest.invoke(.patch, path, json: ["blocked": true], headers: headers)
+            #expect(blocked["blocked"] == true && blocked["user_id"]?.stringValue == annId)
+            await expectError(.blocked) {
+                try await fixture.auth().signIn(email: "ann@example.com", password: AuthEmulatorFixture.password)
+            }
+            let wrong = await fixture.refusal {
+                _ = try await fixture.token([
+                    "grant_type": "password", "username": "ann@example.com", "password": "not the password",
+                ])
+            }
+            #expect(wrong.status == 403 && wrong.code == "invalid_grant", "a wrong password tells nothing more")
+            let stale = await fixture.refusal {
+                _ = try await fixture.token(["grant_type": "refresh_token", "refresh_token": refresh])
+            }
+            #expect(stale.status == 403 && stale.code == "invalid_grant")
+            let unblocked = try await fixture.rest.invoke(.patch, path, json: ["blocked": false], headers: headers)
+            #expect(unblocked["blocked"] == false)
+            _ = try await fixture.token(["grant_type": "refresh_token", "refresh_token": refresh])
+            try await fixture.auth().signIn(email: "ann@example.com", password: AuthEmulatorFixture.password)
+            try await ann.shutdown()
+        }
+    }
 }

@@ -27,7 +27,7 @@ struct AuthEmulatorTests {
 
             await auth.signOut()
             #expect(!auth.isSignedIn)
-            #expect(fixture.emulator.tenant.directoryRefreshTokenCount == 0)  // revoked at sign-out
+            #expect(fixture.emulator.tenant.users.liveRefreshTokenCount == 0)  // revoked at sign-out
             // E-mails are case-insensitive, as Auth0's.
             let again = fixture.auth()
             try await again.signIn(email: "ANN@example.com", password: AuthEmulatorFixture.password)

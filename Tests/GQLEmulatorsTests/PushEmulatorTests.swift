@@ -169,15 +169,12 @@ struct PushEmulatorTests {
                     ], headers: ["Authorization": "Key \(emulator.configuration.restKey)"])
             }
             #expect(tooMany == "400")
-            let text = "{\"identity\": "
-            let malformed = try RawConnection(
-                port: started.port,
-                sending: "POST /apps/\(appId)/users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: \(text.utf8.count)\r\n\r\n\(text)")
-            let reply = await malformed.readAnswers(1)
+            let reply = await PushEmulatorHostileTests.post(
+                "{\"identity\": ", to: "/apps/\(appId)/users", port: started.port)
             #expect(reply.first?.status == 400)
             #expect(reply.first?.body.contains("\"errors\"") == true)
-            #expect(try emulator.notifications().isEmpty)
+            let kept = try emulator.notifications()
+            #expect(kept.isEmpty)
         }
     }
 }

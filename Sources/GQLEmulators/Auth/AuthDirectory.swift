@@ -18,6 +18,9 @@ struct AuthDirectory: Codable, Sendable {
         /// password change.
         var blocked = false
         var failedAttempts = 0
+        /// Blocked by an administrator (the Management API's `blocked: true`) until unblocked the same way; `nil`
+        /// (never set, or a `tenant.json` from before) is not blocked.
+        var adminBlocked: Bool?
         /// ISO 8601, as Auth0's `created_at` / `updated_at`.
         var createdAt: String
         var updatedAt: String

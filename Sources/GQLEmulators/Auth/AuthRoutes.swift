@@ -38,19 +38,19 @@ struct AuthRoutes: Sendable {
                 let fields = try await fields(request, oauth: true)
                 let (id, secret) = clientCredentials(fields, request: request)
                 try tenant.authenticateClient(id: id, secret: secret)
-                try tenant.revoke(token: fields["token"]?.stringValue)
+                try tenant.users.revoke(token: fields["token"]?.stringValue)
                 return Response(status: .ok, headers: [.contentLength: "0"])
             case (.post, "/dbconnections/signup"):
                 let fields = try await fields(request, oauth: false)
                 try checkClientForDatabase(fields)
-                let answer = try tenant.signUp(
+                let answer = try tenant.users.signUp(
                     email: fields["email"]?.stringValue, password: fields["password"]?.stringValue,
                     connection: fields["connection"]?.stringValue)
                 return EmulatorJSON.response(.ok, .object(answer))
             case (.post, "/dbconnections/change_password"):
                 let fields = try await fields(request, oauth: false)
                 try checkClientForDatabase(fields)
-                try tenant.changePassword(
+                try tenant.users.changePassword(
                     email: fields["email"]?.stringValue, connection: fields["connection"]?.stringValue)
                 return EmulatorJSON.text(.ok, "We've just sent you an email to reset your password.")
             case (.get, "/userinfo"):
@@ -58,14 +58,14 @@ struct AuthRoutes: Sendable {
                     return Self.unauthorized
                 }
                 do {
-                    return EmulatorJSON.response(.ok, .object(try tenant.userInfo(accessToken: token)))
+                    return EmulatorJSON.response(.ok, .object(try tenant.grants.userInfo(accessToken: token)))
                 } catch is Auth0Error {
                     return Self.unauthorized
                 }
             case (.patch, _) where path.hasPrefix("/api/v2/users/"):
                 return try await updateUser(request, id: String(path.dropFirst("/api/v2/users/".count)))
             case (.get, "/_emulator/reset-emails"):
-                let emails = tenant.resetEmails.map { entry -> GQLValue in
+                let emails = tenant.users.resetEmails.map { entry -> GQLValue in
                     ["email": .string(entry.email), "connection": .string(entry.connection), "at": .string(entry.at)]
                 }
                 return EmulatorJSON.response(.ok, .array(emails))
@@ -89,17 +89,17 @@ struct AuthRoutes: Sendable {
         switch grant {
         case Self.passwordRealm?, "password"?:
             try tenant.authenticateClient(id: id, secret: secret)
-            return try tenant.passwordGrant(
+            return try tenant.grants.passwordGrant(
                 username: fields["username"]?.stringValue, password: fields["password"]?.stringValue,
                 realm: grant == "password" ? nil : fields["realm"]?.stringValue ?? "",
                 scope: fields["scope"]?.stringValue, audience: fields["audience"]?.stringValue)
         case "refresh_token"?:
             try tenant.authenticateClient(id: id, secret: secret)
-            return try tenant.refreshGrant(
+            return try tenant.grants.refreshGrant(
                 token: fields["refresh_token"]?.stringValue, scope: fields["scope"]?.stringValue)
         case "client_credentials"?:
             try tenant.authenticateClient(id: id, secret: secret, secretRequired: true)
-            return try tenant.clientCredentials(audience: fields["audience"]?.stringValue)
+            return try tenant.grants.clientCredentials(audience: fields["audience"]?.stringValue)
         case nil:
             throw Auth0Error.oauth(.badRequest, "invalid_request", "Missing required parameter: grant_type")
         case let other?:
@@ -142,7 +142,7 @@ struct AuthRoutes: Sendable {
         }
         let claims: GQLValues
         do {
-            claims = try tenant.verify(token, audience: tenant.managementAudience)
+            claims = try tenant.grants.verify(token, audience: tenant.managementAudience)
         } catch {
             throw Auth0Error.management(.unauthorized, "Invalid token", errorCode: "invalid_token")
         }
@@ -161,9 +161,22 @@ struct AuthRoutes: Sendable {
         } catch {
             throw Auth0Error.management(.badRequest, "Payload validation error: 'Invalid JSON'.", errorCode: "invalid_body")
         }
+        if let password = body["password"], !password.isNull, password.stringValue == nil {
+            throw Auth0Error.management(
+                .badRequest, "Payload validation error: 'Expected type string' on property password.",
+                errorCode: "invalid_body")
+        }
+        if let blocked = body["blocked"], !blocked.isNull, blocked.boolValue == nil {
+            throw Auth0Error.management(
+                .badRequest, "Payload validation error: 'Expected type boolean' on property blocked.",
+                errorCode: "invalid_body")
+        }
         let id = encoded.removingPercentEncoding ?? encoded
         return EmulatorJSON.response(
-            .ok, .object(try tenant.setPassword(userId: id, password: body["password"]?.stringValue)))
+            .ok,
+            .object(
+                try tenant.users.updateUser(
+                    userId: id, password: body["password"]?.stringValue, blocked: body["blocked"]?.boolValue)))
     }
 
     // MARK: - Helpers

@@ -21,8 +21,9 @@ import NIOHTTP1
 /// Paths: `POST /dbconnections/signup`, `POST /dbconnections/change_password`, `POST /oauth/token` (grants
 /// `http://auth0.com/oauth/grant-type/password-realm`, `password`, `refresh_token`, `client_credentials` for the
 /// Management API), `POST /oauth/revoke`, `GET /userinfo`, `GET /.well-known/jwks.json`,
-/// `GET /.well-known/openid-configuration`, `PATCH /api/v2/users/{id}` (a new password), and the emulator's own
-/// `GET /_emulator/reset-emails` (the change-password requests, which Auth0 would answer with an e-mail).
+/// `GET /.well-known/openid-configuration`, `PATCH /api/v2/users/{id}` (a new password; `blocked`, an
+/// administrator's block), and the emulator's own `GET /_emulator/reset-emails` (the change-password requests,
+/// which Auth0 would answer with an e-mail).
 public final class GQLAuthEmulator: GQLEmulator {
     /// The configuration the emulator was made with.
     public let configuration: Configuration

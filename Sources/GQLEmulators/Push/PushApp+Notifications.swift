@@ -113,7 +113,9 @@ extension PushApp {
         var record = Self.content(body, channel: channel)
         record["id"] = .string(id)
         record["api"] = .string(api)
-        record["targeting"] = .object([mode: body[mode] ?? .null])
+        var targeting: GQLValues = [mode: body[mode] ?? .null]
+        if let excluded = body["excluded_segments"], !excluded.isNull { targeting["excluded_segments"] = excluded }
+        record["targeting"] = .object(targeting)
         record["recipients"] = .array(recipients)
         record["app_id"] = .string(configuration.appId)
         record["sent_at"] = .string(GQLDate.string(from: now))

@@ -57,6 +57,8 @@ final class PushApp: Sendable {
         switch scheme {
         case "key", "basic":
             guard GQLEmulatorCredentials.same(value, configuration.restKey) else { throw Self.badKey }
+            // Today's App API keys (`os_v2_…`) go only as `Key`; `Basic` is the legacy keys' scheme.
+            guard scheme == "key" || !value.hasPrefix("os_v2_") else { throw Self.badKey }
             return .key
         case "bearer" where identityKey != nil:
             return try identity(value)
