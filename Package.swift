@@ -165,7 +165,8 @@ let package = Package(
         .testTarget(
             name: "GQLServicesTests",
             dependencies: [
-                "GQLServices", "GQLCore", "GQLNet", "GQLCrypto", "GQLTestSupport",
+                // GQLEmulators: GQLAuth's and GQLPush's suites run against its emulators as well as the stand-ins.
+                "GQLServices", "GQLCore", "GQLNet", "GQLCrypto", "GQLEmulators", "GQLTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

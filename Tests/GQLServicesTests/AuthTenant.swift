@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLEmulators
 import GQLTestSupport
 import Testing
 
@@ -14,34 +15,77 @@ final class TestClock: Sendable {
     func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
 }
 
-/// The Auth0-shaped tenant of Tests/Interop/auth0_peer.py, started for one test, and GQLAuth clients of it.
+/// The Auth0-shaped servers GQLAuth's suites run against: the stand-in of Tests/Interop/auth0_peer.py, and
+/// GQLEmulators' Auth0 emulator (what `gql-cli serve --auth` runs).
+enum AuthServer: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case standIn
+    case emulator
+
+    var testDescription: String { self == .standIn ? "auth0_peer.py" : "GQLAuthEmulator" }
+}
+
+/// An Auth0-shaped tenant started for one test (``AuthServer``), and GQLAuth clients of it. The stand-in has test
+/// hooks the emulator has not (request counts, `configure`); what both have is asked of both alike.
 struct AuthTenant {
     static let domain = "tenant.test"
     static let clientId = "client-abc"
     static let clientSecret = "client-secret-7d1f"
     static let password = "correct horse battery"
 
-    let peer: PythonPeer
+    let server: AuthServer
+    /// Where the tenant listens.
+    let url: String
     let clock = TestClock()
     private let rest: GQLREST
+    private let stopServer: @Sendable () async -> Void
 
-    /// Runs `body` against a tenant signing ID tokens with `alg`; `secret` nil makes a public client at the peer
-    /// (the client then sends no secret).
+    /// Stops the tenant's server (the next request gets no connection).
+    func stop() async { await stopServer() }
+
+    /// Runs `body` against `server`; the stand-in signs ID tokens with `alg` (the emulator always with RS256).
     static func with(
-        alg: String = "RS256", _ body: (AuthTenant) async throws -> Void
+        _ server: AuthServer = .standIn, alg: String = "RS256", _ body: (AuthTenant) async throws -> Void
     ) async throws {
-        try await PythonPeer.with(
-            "auth0_peer.py",
-            ["--domain", domain, "--client-id", clientId, "--client-secret", clientSecret, "--alg", alg]
-        ) { peer in
-            let tenant = AuthTenant(peer: peer, rest: GQLREST(baseURL: peer.ready))
+        switch server {
+        case .standIn:
+            try await PythonPeer.with(
+                "auth0_peer.py",
+                ["--domain", domain, "--client-id", clientId, "--client-secret", clientSecret, "--alg", alg]
+            ) { peer in
+                let tenant = AuthTenant(
+                    server: server, url: peer.ready, rest: GQLREST(baseURL: peer.ready),
+                    stopServer: { await peer.stop() })
+                try await run(tenant, body)
+            }
+        case .emulator:
+            var configuration = GQLAuthEmulator.Configuration()
+            configuration.port = 0
+            configuration.domain = domain
+            configuration.clientId = clientId
+            configuration.clientSecret = clientSecret
+            // RFC 7914's interactive cost takes tens of milliseconds a hash; the suites hash dozens of passwords.
+            configuration.passwordHashCost = .init(n: 1 << 10, r: 8, p: 1)
+            let started = try await GQLAuthEmulator(configuration: configuration).start()
             do {
-                try await body(tenant)
-                try await tenant.rest.shutdown()
+                let tenant = AuthTenant(
+                    server: server, url: started.url, rest: GQLREST(baseURL: started.url),
+                    stopServer: { await started.shutdown() })
+                try await run(tenant, body)
             } catch {
-                try? await tenant.rest.shutdown()
+                await started.shutdown()
                 throw error
             }
+            await started.shutdown()
+        }
+    }
+
+    private static func run(_ tenant: AuthTenant, _ body: (AuthTenant) async throws -> Void) async throws {
+        do {
+            try await body(tenant)
+            try await tenant.rest.shutdown()
+        } catch {
+            try? await tenant.rest.shutdown()
+            throw error
         }
     }
 
@@ -55,40 +99,90 @@ struct AuthTenant {
         configuration.refreshMargin = refreshMargin
         if let scope { configuration.scope = scope }
         return GQLAuth(
-            domain: Self.domain, clientId: Self.clientId, clientSecret: secret, tokens: tokens, baseURL: peer.ready,
+            domain: Self.domain, clientId: Self.clientId, clientSecret: secret, tokens: tokens, baseURL: url,
             configuration: configuration)
     }
 
-    /// How many requests of each kind the tenant answered (`token_refresh`, `revoke`, `jwks` …).
-    func stats() async throws -> [String: Int64] {
+    /// How many requests of each kind the stand-in answered (`token_refresh`, `revoke`, `jwks` …); nil from the
+    /// emulator, which does not count them.
+    func stats() async throws -> [String: Int64]? {
+        guard server == .standIn else { return nil }
         let value = try await rest.invoke(.get, "test/stats")
         return (value.objectValue ?? [:]).compactMapValues(\.intValue)
     }
 
-    func count(_ kind: String) async throws -> Int64 { try await stats()[kind] ?? 0 }
+    /// How many requests of `kind` the stand-in answered; nil from the emulator.
+    func count(_ kind: String) async throws -> Int64? {
+        guard let stats = try await stats() else { return nil }
+        return stats[kind] ?? 0
+    }
 
     /// The change-password requests the tenant accepted (`{"email", "connection"}`), in order: its stand-in for the
-    /// reset e-mails Auth0 sends.
-    func resetEmails() async throws -> GQLValue { try await rest.invoke(.get, "test/reset_emails") }
+    /// reset e-mails Auth0 sends (the emulator's `GET /_emulator/reset-emails`, without its time stamps).
+    func resetEmails() async throws -> GQLValue {
+        switch server {
+        case .standIn:
+            return try await rest.invoke(.get, "test/reset_emails")
+        case .emulator:
+            let emails = try await rest.invoke(.get, "_emulator/reset-emails").arrayValue ?? []
+            return .array(emails.map { ["email": $0["email"] ?? .null, "connection": $0["connection"] ?? .null] })
+        }
+    }
 
-    /// What the tenant's API answers for a bearer access token: its `sub` and `scope`.
+    /// What the tenant's API answers for a bearer access token: its `sub` and `scope` (stand-in only).
     func apiAnswer(_ accessToken: String) async throws -> GQLValue {
         try await rest.invoke(.get, "api/private", headers: ["Authorization": "Bearer " + accessToken])
     }
 
-    /// Changes what later answers look like (see auth0_peer.py).
+    /// Changes what later answers look like (see auth0_peer.py; stand-in only).
     @discardableResult
     func configure(_ settings: GQLValues) async throws -> GQLValue {
         try await rest.invoke(.post, "test/config", json: .object(settings))
     }
 
-    /// The status the tenant's API gives a request with `authorization`.
+    /// The status the tenant's API gives a request with `authorization`: the stand-in's `/api/private`, the
+    /// emulator's `/userinfo` (the API its access tokens are for when no audience is named).
     func apiStatus(_ authorization: String) async throws -> Int {
         do {
-            try await rest.invoke(.get, "api/private", headers: ["Authorization": authorization])
+            try await rest.invoke(
+                .get, server == .standIn ? "api/private" : "userinfo", headers: ["Authorization": authorization])
             return 200
         } catch let error as GQLError where error.code == .http {
             return error.httpStatus ?? 0
+        }
+    }
+
+    /// Blocks a user as an administrator would: the stand-in's hook, or the Management API's
+    /// `PATCH /api/v2/users/{id}` with `blocked: true` at the emulator (with the application's own token).
+    func block(email: String, userId: String) async throws {
+        switch server {
+        case .standIn:
+            try await configure(["block": [.string(email)]])
+        case .emulator:
+            let grant = try await rest.invoke(
+                .post, "oauth/token",
+                form: [
+                    "grant_type": "client_credentials", "client_id": Self.clientId, "client_secret": Self.clientSecret,
+                    "audience": "https://\(Self.domain)/api/v2/",
+                ])
+            let token = try #require(grant["access_token"]?.stringValue)
+            let encoded = userId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? userId
+            let user = try await rest.invoke(
+                .patch, "api/v2/users/\(encoded)", json: ["blocked": true],
+                headers: ["Authorization": "Bearer " + token])
+            #expect(user["blocked"] == true)
+        }
+    }
+
+    /// Whether `refreshToken` still gives tokens (a `refresh_token` grant of the public client).
+    func refreshes(_ refreshToken: String) async throws -> Bool {
+        do {
+            let answer = try await rest.invoke(
+                .post, "oauth/token",
+                form: ["grant_type": "refresh_token", "client_id": Self.clientId, "refresh_token": refreshToken])
+            return answer["access_token"]?.stringValue != nil
+        } catch let error as GQLError where error.httpStatus == 403 {
+            return false
         }
     }
 
@@ -100,6 +194,11 @@ struct AuthTenant {
         try await auth.signUp(email: email, password: Self.password)
         return auth
     }
+}
+
+extension GQLAuth {
+    /// The session's refresh token (nil when signed out or none was given).
+    var refreshTokenForTests: String? { state.withLock { $0.tokens?.refreshToken } }
 }
 
 /// Expects `body` to throw a ``GQLError`` with `code`; returns it.

@@ -5,14 +5,16 @@ import Testing
 
 @testable import GQLServices
 
-/// GQLPush with a legacy REST API key, against the stand-in's v1 mode (Tests/Interop/onesignal_peer.py `--v1`), which
-/// checks the request shapes, `Authorization: Basic`, the identity hashes, and records every request.
+/// GQLPush with a legacy REST API key against OneSignal's v1 API, at both servers (``PushServer``: the stand-in's v1
+/// mode, Tests/Interop/onesignal_peer.py `--v1`, which records every request, and GQLEmulators' OneSignal
+/// emulator): the request shapes, `Authorization: Basic`, the identity hashes.
 @Suite(.serialized) struct PushLegacyTests {
     typealias StandIn = OneSignalStandIn
 
-    @Test func registersTheDeviceThenTheUserWithItsIdentityHashUnasked() async throws {
-        try await StandIn.withPeer(key: StandIn.legacyKey, ["--v1", "--identity-verification"]) { url, requests in
-            try await StandIn.withPush(url, key: StandIn.legacyKey) { push in
+    @Test(arguments: PushServer.allCases)
+    func registersTheDeviceThenTheUserWithItsIdentityHashUnasked(_ server: PushServer) async throws {
+        try await StandIn.withPeer(server, key: StandIn.legacyKey, ["--v1", "--identity-verification"]) { peer in
+            try await StandIn.withPush(peer.url, key: StandIn.legacyKey) { push in
                 #expect(push.keyKind == .legacy)
                 #expect(GQLPush.hex(StandIn.deviceToken) == "a1b200ff10")
                 let player = try await push.token(StandIn.deviceToken)
@@ -22,54 +24,63 @@ import Testing
                 try await push.register("user-1001")
                 #expect(push.userId == "user-1001")
 
-                let recorded = try await requests()
-                #expect(recorded.count == 2)
-                let add = recorded[0]
-                #expect(add["method"] == "POST" && add["path"] == "/api/v1/players")
-                #expect(add["body"]?["app_id"] == .string(StandIn.appId))
-                #expect(add["body"]?["identifier"] == "a1b200ff10")
-                #expect(add["body"]?["device_type"] == 0)
-                #expect(add["headers"]?["authorization"] == nil)  // device calls carry no REST key
-                let edit = recorded[1]
-                #expect(edit["method"] == "PUT" && edit["path"] == .string("/api/v1/players/\(player)"))
-                #expect(edit["body"]?["external_user_id"] == "user-1001")
-                // The peer accepted it, so it is hex(HMAC-SHA256(REST key, user id)); it is lowercase hex.
-                #expect(edit["body"]?["external_user_id_auth_hash"]?.stringValue?.count == 64)
+                if let recorded = try await peer.requests() {
+                    #expect(recorded.count == 2)
+                    let add = recorded[0]
+                    #expect(add["method"] == "POST" && add["path"] == "/api/v1/players")
+                    #expect(add["body"]?["app_id"] == .string(StandIn.appId))
+                    #expect(add["body"]?["identifier"] == "a1b200ff10")
+                    #expect(add["body"]?["device_type"] == 0)
+                    #expect(add["headers"]?["authorization"] == nil)  // device calls carry no REST key
+                    let edit = recorded[1]
+                    #expect(edit["method"] == "PUT" && edit["path"] == .string("/api/v1/players/\(player)"))
+                    #expect(edit["body"]?["external_user_id"] == "user-1001")
+                    // The peer accepted it, so it is hex(HMAC-SHA256(REST key, user id)); it is lowercase hex.
+                    #expect(edit["body"]?["external_user_id_auth_hash"]?.stringValue?.count == 64)
+                }
+                // The user is the device's: a notification to the user reaches it.
+                #expect(try await push.send(chatId: "c1", userIds: ["user-1001"], text: "hi").recipients == 1)
             }
         }
     }
 
-    @Test func aUserRegisteredBeforeTheTokenGoesWithTheDevice() async throws {
-        try await StandIn.withPeer(key: StandIn.legacyKey, ["--v1"]) { url, requests in
-            try await StandIn.withPush(url, key: StandIn.legacyKey) { push in
+    @Test(arguments: PushServer.allCases)
+    func aUserRegisteredBeforeTheTokenGoesWithTheDevice(_ server: PushServer) async throws {
+        try await StandIn.withPeer(server, key: StandIn.legacyKey, ["--v1"]) { peer in
+            try await StandIn.withPush(peer.url, key: StandIn.legacyKey) { push in
                 try await push.register("early-user")
-                #expect(try await requests().isEmpty)
+                if let recorded = try await peer.requests() { #expect(recorded.isEmpty) }
                 try await push.token(StandIn.deviceToken)
-                let add = try #require(try await requests().first)
-                #expect(add["body"]?["external_user_id"] == "early-user")
-                #expect(add["body"]?["external_user_id_auth_hash"]?.stringValue?.count == 64)
+                if let add = try await peer.requests()?.first {
+                    #expect(add["body"]?["external_user_id"] == "early-user")
+                    #expect(add["body"]?["external_user_id_auth_hash"]?.stringValue?.count == 64)
+                }
                 // v1 still answers recipients, and GQLPush passes it on.
                 #expect(try await push.send(chatId: "c1", userIds: ["early-user"], text: "hi").recipients == 1)
             }
         }
     }
 
-    @Test func sendSurfacesOneSignalsErrorsIn200Answers() async throws {
-        try await StandIn.withPeer(key: StandIn.legacyKey, ["--v1"]) { url, requests in
-            try await StandIn.withPush(url, key: StandIn.legacyKey) { push in
+    @Test(arguments: PushServer.allCases)
+    func sendSurfacesOneSignalsErrorsIn200Answers(_ server: PushServer) async throws {
+        try await StandIn.withPeer(server, key: StandIn.legacyKey, ["--v1"]) { peer in
+            try await StandIn.withPush(peer.url, key: StandIn.legacyKey) { push in
                 try await push.token(StandIn.deviceToken)
                 try await push.register("u1")
                 let sent = try await push.send(chatId: "chat-7", userIds: ["u1", "ghost"], text: "Hello ✓")
                 #expect(sent.recipients == 1)
                 #expect(sent.invalidUserIds == ["ghost"])
                 #expect(!sent.id.isEmpty)
-                let notification = try #require(try await requests().last)
-                #expect(notification["path"] == "/api/v1/notifications")
-                #expect(notification["headers"]?["authorization"] == .string("Basic \(StandIn.legacyKey)"))
-                #expect(notification["body"]?["include_external_user_ids"] == ["u1", "ghost"])
-                #expect(notification["body"]?["channel_for_external_user_ids"] == "push")
-                #expect(notification["body"]?["contents"] == ["en": "Hello ✓"])
-                #expect(notification["body"]?["data"] == ["chatId": "chat-7"])
+                let notification = try #require(try await peer.lastNotification())
+                #expect(notification["include_external_user_ids"] == ["u1", "ghost"])
+                #expect(notification["channel"] == "push")
+                #expect(notification["contents"] == ["en": "Hello ✓"])
+                #expect(notification["data"] == ["chatId": "chat-7"])
+                if let request = try await peer.requests()?.last {
+                    #expect(request["path"] == "/api/v1/notifications")
+                    #expect(request["headers"]?["authorization"] == .string("Basic \(StandIn.legacyKey)"))
+                    #expect(request["body"]?["channel_for_external_user_ids"] == "push")
+                }
 
                 let nobody = await #expect(throws: GQLError.self) {
                     try await push.send(chatId: "chat-7", userIds: ["ghost"], text: "x")
@@ -78,17 +89,17 @@ import Testing
                 #expect(nobody?.message.contains("not subscribed") == true)
 
                 try await push.unregister()
-                let edit = try #require(try await requests().last)
-                #expect(edit["body"]?["external_user_id"] == "")
+                if let edit = try await peer.requests()?.last { #expect(edit["body"]?["external_user_id"] == "") }
                 #expect(push.playerId != nil)  // the device stays registered
                 await #expect(throws: GQLError.self) { try await push.send(chatId: "c", userIds: ["u1"], text: "x") }
             }
         }
     }
 
-    @Test func badInputAWrongKeyAndTheUsersAPIAreRefused() async throws {
-        try await StandIn.withPeer(key: StandIn.legacyKey, ["--v1"]) { url, requests in
-            try await StandIn.withPush(url, key: "wrong-key-value") { push in
+    @Test(arguments: PushServer.allCases)
+    func badInputAWrongKeyAndTheUsersAPIAreRefused(_ server: PushServer) async throws {
+        try await StandIn.withPeer(server, key: StandIn.legacyKey, ["--v1"]) { peer in
+            try await StandIn.withPush(peer.url, key: "wrong-key-value") { push in
                 let wrong = await #expect(throws: GQLError.self) {
                     try await push.send(chatId: "c", userIds: ["u1"], text: "x")
                 }
@@ -105,15 +116,16 @@ import Testing
                 // The v1 API has no users: a legacy key is told so before anything is sent.
                 let users = await #expect(throws: GQLError.self) { try await push.createUser(externalId: "u") }
                 #expect(users?.code == .invalidArgument && users?.message.contains("App API key") == true)
-                let reached = try await requests().count
-                #expect(reached == 1)  // only the refused notification reached the peer
+                if let reached = try await peer.requests()?.count {
+                    #expect(reached == 1)  // only the refused notification reached the peer
+                }
             }
         }
     }
 
-    @Test func theStaticFormUsesTheSharedInstance() async throws {
-        try await StandIn.withPeer(key: StandIn.legacyKey, ["--v1"]) { url, requests in
-            GQLPush.setup(StandIn.appId, StandIn.legacyKey, baseURL: url)
+    @Test(arguments: PushServer.allCases) func theStaticFormUsesTheSharedInstance(_ server: PushServer) async throws {
+        try await StandIn.withPeer(server, key: StandIn.legacyKey, ["--v1"]) { peer in
+            GQLPush.setup(StandIn.appId, StandIn.legacyKey, baseURL: peer.url)
             #expect(GQLPush.token(StandIn.deviceToken) == "a1b200ff10")
             try await GQLPush.register("static-user")  // waits for the registration started above
             let sent = try await GQLPush.send(chatId: "c", userIds: ["static-user"], text: "hi")
@@ -127,7 +139,9 @@ import Testing
             }
             #expect(done.withLock { $0?.1 } == true)
             #expect(done.withLock { $0?.0 } == GQLPush.shared?.playerId)  // the same device, the same player
-            #expect(try await requests().map { $0["method"] } == ["POST", "PUT", "POST", "POST"])
+            if let recorded = try await peer.requests() {
+                #expect(recorded.map { $0["method"] } == ["POST", "PUT", "POST", "POST"])
+            }
             try await GQLPush.shared?.shutdown()
         }
     }

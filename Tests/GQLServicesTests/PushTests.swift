@@ -6,9 +6,11 @@ import Testing
 
 @testable import GQLServices
 
-/// GQLPush with an App API key against the stand-in of OneSignal's API of today (Tests/Interop/onesignal_peer.py):
-/// `Authorization: Key`, the Users and Subscriptions API, `include_aliases` with `target_channel`, answers without
-/// `recipients`, and identity verification by ES256 JWTs the stand-in checks with PyJWT.
+/// GQLPush with an App API key against OneSignal's API of today, at both servers (``PushServer``: the stand-in of
+/// Tests/Interop/onesignal_peer.py and GQLEmulators' OneSignal emulator): `Authorization: Key`, the Users and
+/// Subscriptions API, `include_aliases` with `target_channel`, answers without `recipients`, and identity
+/// verification by ES256 JWTs (the stand-in checks them with PyJWT). The request shapes on the wire are checked
+/// at the stand-in, which records them.
 @Suite(.serialized) struct PushTests {
     typealias StandIn = OneSignalStandIn
 
@@ -21,9 +23,10 @@ import Testing
         #expect(GQLPush(appId: "a", restKey: "custom", keyKind: .app).authorization == "Key custom")
     }
 
-    @Test func theDeviceIsASubscriptionThatMovesToItsUserAndAwayAgain() async throws {
-        try await StandIn.withPeer(key: StandIn.appKey) { url, requests in
-            try await StandIn.withPush(url, key: StandIn.appKey) { push in
+    @Test(arguments: PushServer.allCases)
+    func theDeviceIsASubscriptionThatMovesToItsUserAndAwayAgain(_ server: PushServer) async throws {
+        try await StandIn.withPeer(server, key: StandIn.appKey) { peer in
+            try await StandIn.withPush(peer.url, key: StandIn.appKey) { push in
                 let subscription = try await push.token(StandIn.deviceToken)
                 #expect(push.subscriptionId == subscription && !subscription.isEmpty)
                 try await push.register("user-1001")
@@ -32,15 +35,16 @@ import Testing
                 // The next launch gives the token again: the device stays with its user.
                 #expect(try await push.token(StandIn.deviceToken) == subscription)
 
-                var recorded = try await requests()
-                #expect(recorded.count == 3)
-                let add = recorded[0]
-                #expect(add["method"] == "POST" && add["path"] == .string("/apps/\(StandIn.appId)/users"))
-                #expect(add["headers"]?["authorization"] == .string("Key \(StandIn.appKey)"))
-                #expect(add["body"]?["subscriptions"]?[0]?["type"] == "iOSPush")
-                #expect(add["body"]?["subscriptions"]?[0]?["token"] == "a1b200ff10")
-                #expect(add["body"]?["identity"] == nil)
-                #expect(recorded[1]["body"]?["identity"] == ["external_id": "user-1001"])
+                if let recorded = try await peer.requests() {
+                    #expect(recorded.count == 3)
+                    let add = recorded[0]
+                    #expect(add["method"] == "POST" && add["path"] == .string("/apps/\(StandIn.appId)/users"))
+                    #expect(add["headers"]?["authorization"] == .string("Key \(StandIn.appKey)"))
+                    #expect(add["body"]?["subscriptions"]?[0]?["type"] == "iOSPush")
+                    #expect(add["body"]?["subscriptions"]?[0]?["token"] == "a1b200ff10")
+                    #expect(add["body"]?["identity"] == nil)
+                    #expect(recorded[1]["body"]?["identity"] == ["external_id": "user-1001"])
+                }
 
                 // Today's answer has no recipients: the notification is returned, not refused.
                 let sent = try await push.send(chatId: "c42", userIds: ["user-1001", "ghost"], text: "Hello ✓")
@@ -48,18 +52,22 @@ import Testing
                 #expect(sent.recipients == nil)
                 #expect(sent.invalidUserIds == ["ghost"])
                 #expect(sent.warnings.isEmpty)
-                let notification = try #require(try await requests().last)
-                #expect(notification["path"] == "/notifications" && notification["query"] == "c=push")
-                #expect(notification["headers"]?["authorization"] == .string("Key \(StandIn.appKey)"))
-                #expect(notification["body"]?["include_aliases"] == ["external_id": ["user-1001", "ghost"]])
-                #expect(notification["body"]?["target_channel"] == "push")
-                #expect(notification["body"]?["contents"] == ["en": "Hello ✓"])
-                #expect(notification["body"]?["data"] == ["chatId": "c42"])
+                let notification = try #require(try await peer.lastNotification())
+                #expect(notification["include_aliases"] == ["external_id": ["user-1001", "ghost"]])
+                #expect(notification["channel"] == "push")
+                #expect(notification["contents"] == ["en": "Hello ✓"])
+                #expect(notification["data"] == ["chatId": "c42"])
+                if let request = try await peer.requests()?.last {
+                    #expect(request["path"] == "/notifications" && request["query"] == "c=push")
+                    #expect(request["headers"]?["authorization"] == .string("Key \(StandIn.appKey)"))
+                    #expect(request["body"]?["target_channel"] == "push")
+                }
 
                 try await push.unregister()
-                recorded = try await requests()
-                #expect(recorded.suffix(2).map { $0["method"] } == ["DELETE", "POST"])
-                #expect(recorded.last?["body"]?["identity"] == nil)  // a new anonymous user holds the device
+                if let recorded = try await peer.requests() {
+                    #expect(recorded.suffix(2).map { $0["method"] } == ["DELETE", "POST"])
+                    #expect(recorded.last?["body"]?["identity"] == nil)  // a new anonymous user holds the device
+                }
                 #expect(push.userId == nil)
                 #expect(push.subscriptionId != nil && push.subscriptionId != subscription)
                 let nobody = await #expect(throws: GQLError.self) {
@@ -70,9 +78,10 @@ import Testing
         }
     }
 
-    @Test func usersAndSubscriptionsManagedFromAServer() async throws {
-        try await StandIn.withPeer(key: StandIn.appKey) { url, requests in
-            try await StandIn.withPush(url, key: StandIn.appKey) { push in
+    @Test(arguments: PushServer.allCases)
+    func usersAndSubscriptionsManagedFromAServer(_ server: PushServer) async throws {
+        try await StandIn.withPeer(server, key: StandIn.appKey) { peer in
+            try await StandIn.withPush(peer.url, key: StandIn.appKey) { push in
                 let email = GQLPush.Subscription(kind: .email, token: "ann@example.com")
                 let user = try await push.createUser(
                     externalId: "ann", aliases: ["crm_id": "c-17"], subscriptions: [email])
@@ -80,7 +89,9 @@ import Testing
                 let emailId = try #require(user.subscriptions.first?.id)
                 let sms = try await push.addSubscription(.init(kind: .sms, token: "+15550100"), toUser: "ann")
                 let smsId = try #require(sms.id)
-                #expect(try await requests().last?["headers"]?["authorization"] == .string("Key \(StandIn.appKey)"))
+                if let recorded = try await peer.requests() {
+                    #expect(recorded.last?["headers"]?["authorization"] == .string("Key \(StandIn.appKey)"))
+                }
 
                 let text = try await push.send("Code 1234", to: .users(["ann"]), channel: .sms)
                 #expect(text.invalidUserIds.isEmpty)
@@ -92,9 +103,12 @@ import Testing
 
                 let mail = try await push.send("Body", to: .users(["ann"]), channel: .email, title: "Subject")
                 #expect(!mail.id.isEmpty)
-                let sent = try #require(try await requests().last)
-                #expect(sent["query"] == "c=email" && sent["body"]?["target_channel"] == "email")
-                #expect(sent["body"]?["email_subject"] == "Subject" && sent["body"]?["email_body"] == "Body")
+                let sent = try #require(try await peer.lastNotification())
+                #expect(sent["channel"] == "email" && sent["include_aliases"] == ["external_id": ["ann"]])
+                #expect(sent["email_subject"] == "Subject" && sent["email_body"] == "Body")
+                if let request = try await peer.requests()?.last {
+                    #expect(request["query"] == "c=email" && request["body"]?["target_channel"] == "email")
+                }
                 try await push.deleteSubscription(id: emailId)
                 await #expect(throws: GQLError.self) {
                     try await push.send("Body", to: .users(["ann"]), channel: .email, title: "Subject")
@@ -114,18 +128,18 @@ import Testing
         }
     }
 
-    @Test func segmentsAndFiltersTargetTheirOwnWay() async throws {
-        try await StandIn.withPeer(key: StandIn.appKey) { url, requests in
-            try await StandIn.withPush(url, key: StandIn.appKey) { push in
+    @Test(arguments: PushServer.allCases) func segmentsAndFiltersTargetTheirOwnWay(_ server: PushServer) async throws {
+        try await StandIn.withPeer(server, key: StandIn.appKey) { peer in
+            try await StandIn.withPush(peer.url, key: StandIn.appKey) { push in
                 try await push.token(StandIn.deviceToken)
                 try await push.send("New version", to: .segments(["Active Users"], excluding: ["Beta"]), title: "v2")
-                var body = try #require(try await requests().last?["body"])
-                #expect(body["included_segments"] == ["Active Users"] && body["excluded_segments"] == ["Beta"])
-                #expect(body["headings"] == ["en": "v2"] && body["include_aliases"] == nil)
+                var sent = try #require(try await peer.lastNotification())
+                #expect(sent["included_segments"] == ["Active Users"] && sent["excluded_segments"] == ["Beta"])
+                #expect(sent["headings"] == ["en": "v2"] && sent["include_aliases"] == nil)
                 let filter: GQLValue = ["field": "tag", "key": "level", "relation": ">", "value": "10"]
                 try await push.send("Level up", to: .filters([filter, ["operator": "OR"], filter]))
-                body = try #require(try await requests().last?["body"])
-                #expect(body["filters"]?.arrayValue?.count == 3 && body["target_channel"] == "push")
+                sent = try #require(try await peer.lastNotification())
+                #expect(sent["filters"]?.arrayValue?.count == 3 && sent["channel"] == "push")
                 for audience: GQLPush.Audience in [.segments([]), .filters([]), .filters(["not an object"])] {
                     let error = await #expect(throws: GQLError.self) { try await push.send("x", to: audience) }
                     #expect(error?.code == .invalidArgument)
@@ -134,15 +148,16 @@ import Testing
         }
     }
 
-    @Test func aKeyInTheWrongSchemeOrAWrongKeyIsRefused() async throws {
-        try await StandIn.withPeer(key: StandIn.appKey) { url, _ in
-            try await StandIn.withPush(url, key: "os_v2_app_wrong") { push in
+    @Test(arguments: PushServer.allCases)
+    func aKeyInTheWrongSchemeOrAWrongKeyIsRefused(_ server: PushServer) async throws {
+        try await StandIn.withPeer(server, key: StandIn.appKey) { peer in
+            try await StandIn.withPush(peer.url, key: "os_v2_app_wrong") { push in
                 let error = await #expect(throws: GQLError.self) { try await push.send("x", to: .segments(["All"])) }
                 #expect(error?.httpStatus == 403, "\(error.map { "\($0)" } ?? "")")
                 #expect(error.map { "\($0)".contains("os_v2_app_wrong") } == false)
             }
             // The scheme: today's key in v1's Basic is refused; the page's lowercase `key` is the same scheme.
-            let rest = GQLREST(baseURL: url)
+            let rest = GQLREST(baseURL: peer.url)
             let body: GQLValue = [
                 "app_id": .string(StandIn.appId), "included_segments": ["All"], "contents": ["en": "x"],
             ]
@@ -158,7 +173,8 @@ import Testing
         }
     }
 
-    @Test func identityVerificationWithATokenTheServerMinted() async throws {
+    @Test(arguments: PushServer.allCases)
+    func identityVerificationWithATokenTheServerMinted(_ server: PushServer) async throws {
         let key = try P256PrivateKey.generate()
         let publicKey = FileManager.default.temporaryDirectory.appendingPathComponent("os-iv-\(UUID().uuidString).pem")
         try Data(try key.publicKeyPEM().utf8).write(to: publicKey)
@@ -172,11 +188,13 @@ import Testing
         #expect(try GQLValue(json: Data(try #require(Base64URL.decode(parts[0]))))["alg"] == "ES256")
 
         let flag = "--identity-verification=\(publicKey.path)"
-        try await StandIn.withPeer(key: StandIn.appKey, [flag]) { url, requests in
-            try await StandIn.withPush(url, key: StandIn.appKey) { push in
+        try await StandIn.withPeer(server, key: StandIn.appKey, [flag]) { peer in
+            try await StandIn.withPush(peer.url, key: StandIn.appKey) { push in
                 try await push.token(StandIn.deviceToken)
-                try await push.register("u-1", identityToken: minted)  // PyJWT verified it
-                #expect(try await requests().last?["headers"]?["authorization"] == .string("Bearer \(minted)"))
+                try await push.register("u-1", identityToken: minted)  // the server verified it (PyJWT at the stand-in)
+                if let recorded = try await peer.requests() {
+                    #expect(recorded.last?["headers"]?["authorization"] == .string("Bearer \(minted)"))
+                }
 
                 let other = try GQLPush.identityToken(appId: StandIn.appId, externalId: "u-2", privateKeyPEM: pem)
                 let expired = try GQLPush.identityToken(
@@ -223,8 +241,11 @@ import Testing
         #expect(claims["exp"] == .int(1_000_000_000 + 365 * 24 * 3600))
     }
 
+    /// The stand-in only: it fails the next request on demand (`/_refuse_next`); the emulator has no such switch.
     @Test func unregisterForgetsTheDeletedSubscriptionWhenRegisteringAgainFails() async throws {
-        try await StandIn.withPeer(key: StandIn.appKey) { url, requests in
+        try await StandIn.withPeer(key: StandIn.appKey) { peer in
+            let url = peer.url
+            let requests = { try await peer.requests() ?? [] }
             let control = GQLREST(baseURL: url)
             defer { Task { try? await control.shutdown() } }
             try await StandIn.withPush(url, key: StandIn.appKey) { push in
