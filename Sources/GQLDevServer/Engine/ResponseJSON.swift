@@ -33,12 +33,19 @@ extension DevEngine {
 
 /// Writes response JSON in order: GraphQLSwift's ordered `Map` and ``GQLValue`` objects, each in its own order.
 /// Scalars are written as ``GQLValue`` writes them, so both paths give the same bytes for the same value.
+///
+/// The text is built as UTF-8 bytes and made a `String` once, at the end (``text``): appending to a `String`
+/// piece by piece cost a compiled plan's answer more than reading its item from SQLite (issue 25's
+/// `Benchmarks/callgrind-server.sh`).
 struct ResponseJSON {
-    private(set) var text = ""
+    private var bytes: [UInt8] = []
 
     init(capacity: Int = 256) {
-        text.reserveCapacity(capacity)
+        bytes.reserveCapacity(capacity)
     }
+
+    /// The JSON text written so far.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// `value` as JSON text, or an error response when it holds a number JSON cannot represent.
     static func text(_ value: GQLValue) -> String {
@@ -46,62 +53,77 @@ struct ResponseJSON {
     }
 
     mutating func raw(_ fragment: String) {
-        text += fragment
+        bytes.append(contentsOf: fragment.utf8)
     }
 
     /// Where the text ends now, for ``rewind(to:)``.
-    var mark: String.Index { text.endIndex }
+    var mark: Int { bytes.count }
 
     /// Drops what was written after `mark` (a value that turned out to be null).
-    mutating func rewind(to mark: String.Index) {
-        text.removeSubrange(mark...)
+    mutating func rewind(to mark: Int) {
+        bytes.removeSubrange(mark...)
     }
 
     /// `"name":`
     mutating func key(_ name: String) {
-        JSONWriter.quote(name, into: &text)
-        text += ":"
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
     }
 
+    /// `string` as a JSON string literal, escaped as ``JSONWriter`` escapes it; a string that needs no escape (the
+    /// common case) is copied whole.
     mutating func string(_ string: String) {
-        JSONWriter.quote(string, into: &text)
+        var string = string
+        let plain = string.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return true
+        }
+        guard !plain else { return }
+        var escaped = ""
+        JSONWriter.quote(string, into: &escaped)
+        raw(escaped)
     }
 
     /// A ``GQLValue``; throws for a NaN or infinite number.
     mutating func value(_ value: GQLValue) throws {
         switch value {
-        case .null: text += "null"
-        case .bool(let b): text += b ? "true" : "false"
-        case .int(let i): text += String(i)
-        case .string(let s): JSONWriter.quote(s, into: &text)
-        default: text += try value.jsonString()
+        case .null: raw("null")
+        case .bool(let b): raw(b ? "true" : "false")
+        case .int(let i): raw(String(i))
+        case .string(let s): string(s)
+        default: raw(try value.jsonString())
         }
     }
 
     /// A `Map` in its own order; `undefined` members are left out (as ``MapConversion/value(_:)`` leaves them).
     mutating func map(_ map: Map) throws {
         switch map {
-        case .undefined, .null: text += "null"
-        case .bool(let b): text += b ? "true" : "false"
+        case .undefined, .null: raw("null")
+        case .bool(let b): raw(b ? "true" : "false")
         case .number(let number): try value(MapConversion.value(number))
-        case .string(let s): JSONWriter.quote(s, into: &text)
+        case .string(let s): string(s)
         case .array(let elements):
-            text += "["
+            raw("[")
             for (n, element) in elements.enumerated() {
-                if n > 0 { text += "," }
+                if n > 0 { raw(",") }
                 try self.map(element)
             }
-            text += "]"
+            raw("]")
         case .dictionary(let members):
-            text += "{"
+            raw("{")
             var first = true
             for (name, member) in members where !member.isUndefined {
-                if !first { text += "," }
+                if !first { raw(",") }
                 first = false
                 key(name)
                 try self.map(member)
             }
-            text += "}"
+            raw("}")
         }
     }
 
@@ -109,8 +131,8 @@ struct ResponseJSON {
     /// `afterData`.
     mutating func errors(_ errors: [GraphQLError], _ formatter: ResponseFormatter, afterData: Bool) {
         guard !errors.isEmpty else { return }
-        text += afterData ? #","errors":"# : #""errors":"#
-        text += Self.text(.array(errors.map(formatter.error)))
+        raw(afterData ? #","errors":"# : #""errors":"#)
+        raw(Self.text(.array(errors.map(formatter.error))))
     }
 
     /// The text that stands for a response JSON cannot hold (a NaN or infinite number).

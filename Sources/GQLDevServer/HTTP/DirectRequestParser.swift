@@ -193,21 +193,7 @@ struct DirectRequestParser {
         case ignored
     }
 
-    private static let names: [(name: [UInt8], kind: Name)] = [
-        (Array("content-length".utf8), .contentLength),
-        (Array("content-type".utf8), .contentType),
-        (Array("x-api-key".utf8), .apiKey),
-        (Array("x-hasura-admin-secret".utf8), .adminSecret),
-        (Array("authorization".utf8), .authorization),
-        (Array("idempotency-key".utf8), .idempotencyKey),
-        (Array("connection".utf8), .connection),
-        (Array("origin".utf8), .origin),
-        (Array("transfer-encoding".utf8), .refused),
-        (Array("expect".utf8), .refused),
-        (Array("upgrade".utf8), .refused),
-    ]
-
-    private static let keepAlive = Array("keep-alive".utf8)
+    private static let keepAlive: StaticString = "keep-alive"
 
     /// A field line `name: value` between `start` and `end` (its `\r`), whose bytes ``scanLine(_:from:limit:)``
     /// found plain: the name's kind and the value's range with the spaces around it trimmed; `nil` when the line is
@@ -228,21 +214,38 @@ struct DirectRequestParser {
         return (kind(bytes, start..<colon), valueStart..<valueEnd)
     }
 
+    /// The kind of the header named by the bytes in `name`: its length picks the one or two names it can be, so a
+    /// line is compared with at most two (a browser sends sixteen lines, most of them ignored).
     private static func kind(_ bytes: UnsafeRawBufferPointer, _ name: Range<Int>) -> Name {
-        for candidate in names where equalsIgnoringCase(bytes, name, candidate.name) {
-            return candidate.kind
+        func named(_ lowercase: StaticString, _ kind: Name) -> Name? {
+            equalsIgnoringCase(bytes, name, lowercase) ? kind : nil
         }
-        return .ignored
+        let kind: Name? =
+            switch name.count {
+            case 6: named("origin", .origin) ?? named("expect", .refused)
+            case 7: named("upgrade", .refused)
+            case 9: named("x-api-key", .apiKey)
+            case 10: named("connection", .connection)
+            case 12: named("content-type", .contentType)
+            case 13: named("authorization", .authorization)
+            case 14: named("content-length", .contentLength)
+            case 15: named("idempotency-key", .idempotencyKey)
+            case 17: named("transfer-encoding", .refused)
+            case 21: named("x-hasura-admin-secret", .adminSecret)
+            default: nil
+            }
+        return kind ?? .ignored
     }
 
     /// Whether the bytes in `range` are `lowercase` with ASCII letters in any case (every other byte exactly).
     private static func equalsIgnoringCase(
-        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ lowercase: [UInt8]
+        _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ lowercase: StaticString
     ) -> Bool {
-        guard range.count == lowercase.count else { return false }
-        for (offset, expected) in lowercase.enumerated() {
+        guard range.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = lowercase.utf8Start
+        for offset in 0..<range.count {
             let byte = bytes[range.lowerBound + offset]
-            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected else { return false }
+            guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected[offset] else { return false }
         }
         return true
     }
