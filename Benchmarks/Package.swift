@@ -85,6 +85,7 @@ let package = Package(
             dependencies: [
                 "BenchKit",
                 .product(name: "GQLServices", package: "GraphQLite"),
+                .product(name: "GQLEmulators", package: "GraphQLite"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -9,15 +9,7 @@ import Testing
 @Suite(.serialized) struct StorageInteropTests {
     /// Runs one check of the script against a fresh emulator and returns what it saw.
     static func check(_ name: String) async throws -> GQLValue {
-        try await StorageFixture.with(buckets: ["boto-bucket"]) { fixture in
-            let spec: GQLValue = [
-                "endpoint": .string(fixture.started.url), "accessKey": .string(fixture.configuration.accessKey),
-                "secretKey": .string(fixture.configuration.secretKey), "region": .string(fixture.configuration.region),
-                "bucket": "boto-bucket", "scratch": .string(fixture.directory.url.path), "check": .string(name),
-            ]
-            let output = try await PythonPeer.run("s3_client_checks.py", input: Data(spec.jsonString().utf8))
-            return try GQLValue(json: output)
-        }
+        try await StorageFixture.clientCheck("s3_client_checks.py", name, bucket: "boto-bucket")
     }
 
     @Test func uploadFileGoesInPartsAndDownloadFileInRanges() async throws {

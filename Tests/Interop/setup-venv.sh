@@ -2,7 +2,7 @@
 # Creates <package root>/.venv with the pinned Python test peers of Tests/Interop/requirements.txt:
 # the `gql` client library (HTTP, graphql-transport-ws, graphql-ws, AppSync transports) and graphql-core
 # for the interoperability test, Strawberry + uvicorn for the server benchmark, moto's S3 server and botocore
-# for the GQLStorage tests.
+# for the GQLStorage tests, the AWS CLI against the S3 emulator.
 #
 # `setup-venv.sh VENV REQUIREMENTS IMPORTS` makes another venv the same way (CodegenBench's .venv-codegen:
 # ariadne-codegen needs a graphql-core older than the one pinned here), checking that IMPORTS (comma-separated) import.
@@ -13,7 +13,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 venv="$root/${1:-.venv}"
 requirements="$root/${2:-Tests/Interop/requirements.txt}"
-imports="${3:-gql, graphql, strawberry, uvicorn, websockets, aiohttp, moto, boto3, botocore, flask}"
+imports="${3:-gql, graphql, strawberry, uvicorn, websockets, aiohttp, moto, boto3, botocore, flask, awscli}"
 python="${PYTHON:-python3}"
 
 want="$( { sha256sum "$requirements" | cut -d' ' -f1; "$python" --version 2>&1; } | tr '\n' ' ')"

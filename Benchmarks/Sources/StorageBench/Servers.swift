@@ -1,9 +1,14 @@
 import BenchKit
 import Foundation
+import GQLEmulators
 
-/// moto's S3 server without authentication (Tests/Interop/s3_peer.py --no-auth), stopped by closing its input.
+/// An S3 server in a child process, stopped by closing its input; it prints `READY {"port": N}` once it listens.
+/// Two of them: moto's S3 server without authentication (Tests/Interop/s3_peer.py --no-auth), and the project's own
+/// storage emulator (``emulator(directory:)``).
+///
 /// moto builds the whole object for every GET, ranged or not (moto/s3/responses.py reads `key.value`), so a client
-/// that fetches an object in ranged GETs pays that once per range here and not on S3.
+/// that fetches an object in ranged GETs pays that once per range there and not on S3. The emulator streams objects
+/// to and from disk and serves ranges natively, checking every signature as S3 does.
 final class S3Peer {
     /// The peer's READY line.
     struct Info: Decodable {
@@ -14,10 +19,22 @@ final class S3Peer {
     private let process: Process
     private let input: Pipe
 
-    init() throws {
+    /// moto's S3 server without authentication.
+    convenience init() throws {
+        try self.init(Peers.python, [Peers.root.appendingPathComponent("Tests/Interop/s3_peer.py").path, "--no-auth"])
+    }
+
+    /// GQLStorageEmulator, as `gql-cli serve --storage` runs it, in a fresh process (StorageBench run again with
+    /// `--emulator-child DIR`), its objects in `directory`, the benchmark's credentials.
+    static func emulator(directory: URL) throws -> S3Peer {
+        try S3Peer(
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), ["--emulator-child", directory.path])
+    }
+
+    private init(_ executable: URL, _ arguments: [String]) throws {
         process = Process()
-        process.executableURL = Peers.python
-        process.arguments = [Peers.root.appendingPathComponent("Tests/Interop/s3_peer.py").path, "--no-auth"]
+        process.executableURL = executable
+        process.arguments = arguments
         let output = Pipe()
         input = Pipe()
         process.standardOutput = output
@@ -33,20 +50,49 @@ final class S3Peer {
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("READY "),
             let info = try? JSONDecoder().decode(Info.self, from: Data(text.dropFirst(6).utf8))
-        else { throw BenchError("the S3 peer did not start: \(text)") }
+        else { throw BenchError("the S3 peer \(arguments.first ?? "") did not start: \(text)") }
         port = info.port
+    }
+
+    /// The process's peak resident memory so far (VmHWM), in MiB; nil once it ended.
+    var peakResidentMiB: Double? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        else { return nil }
+        return kilobytes / 1024
     }
 
     func stop() {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }
+
+    /// The emulator child's side: serves `arguments[0]` on a free port of 127.0.0.1 with the benchmark's
+    /// credentials, prints its READY line, and stops when its input closes.
+    static func emulatorChild(_ arguments: [String]) async throws {
+        guard arguments.count == 1 else { throw BenchError("usage: --emulator-child DIR") }
+        var configuration = GQLStorageEmulator.Configuration()
+        configuration.port = 0
+        configuration.accessKey = "AKIDBENCHMARK"
+        configuration.secretKey = "bench/secret+key"
+        configuration.dataFolder = try GQLDataFolder(path: arguments[0])
+        let started = try await GQLStorageEmulator(configuration: configuration).start()
+        print("READY {\"port\": \(started.port)}")
+        fflush(stdout)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                _ = FileHandle.standardInput.readDataToEndOfFile()
+                done.resume()
+            }
+        }
+        await started.shutdown()
+    }
 }
 
 /// A server that serves ranges natively: nginx (Debian's `nginx-light`) serving one file at `/BUCKET/KEY` from the
 /// disk (sendfile, a worker per core), as a static-file server or a CDN in front of S3 would. It answers GET, HEAD and
-/// `Range:` requests, which is all a download needs; it ignores the signature. No storage emulator of the project's
-/// own exists yet (`gql-cli serve`'s emulators are a later issue), so this stands in for "a server that is not moto".
+/// `Range:` requests, which is all a download needs; it ignores the signature: the floor of any S3 server here.
 final class FileServer {
     let port: Int
     let version: String

@@ -4,16 +4,17 @@ import Foundation
 import GQLServices
 
 /// `swift run -c release StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--no-checksums]
-/// [--no-nginx] [--only sign,transfer]`
+/// [--no-nginx] [--no-emulator] [--only sign,transfer]`
 ///
 /// GQLStorage against the AWS SDK for Python, each at its best, in interleaved rounds with every answer checked:
 /// - SigV4 signatures per second: presigned URLs for the same generated keys, GQLStorage's public
 ///   `presignedURL` vs botocore's S3SigV4QueryAuth called directly (no client in the loop); the signatures of
 ///   both must be identical (compared by a digest of all of them).
 /// - Upload and download of one large file (TransferLoad): GQLStorage vs boto3's transfer manager at its default and,
-///   for downloads, at its best (one GET), against moto (Tests/Interop/s3_peer.py --no-auth) and, for downloads,
-///   nginx serving the same file (ranges served natively); each server's limit (curl) beside them; every download
-///   and both clients' uploads compared with the source.
+///   for downloads, at its best (one GET), against moto (Tests/Interop/s3_peer.py --no-auth), the project's storage
+///   emulator (GQLStorageEmulator in a child process: ranges served natively, signatures checked) and, for
+///   downloads, nginx serving the same file; each server's limit (curl) beside them; every download and both
+///   clients' uploads compared with the source.
 /// - The peak resident memory GQLStorage's streamed download adds, in a fresh process (MemoryProbe).
 @main
 struct StorageBench {
@@ -27,11 +28,13 @@ struct StorageBench {
         var checksums = true
         /// Whether downloads are also measured from nginx serving the same file (`--no-nginx` leaves it out).
         var nginx = true
+        /// Whether the storage emulator is a server too (`--no-emulator` leaves it out).
+        var emulator = true
         var only: Set<String> = ["sign", "transfer"]
 
         static let usage =
             "usage: StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--no-checksums] "
-            + "[--no-nginx] [--only sign,transfer]"
+            + "[--no-nginx] [--no-emulator] [--only sign,transfer]"
 
         init(_ arguments: ArraySlice<String>) throws {
             var arguments = Arguments(arguments)
@@ -43,6 +46,7 @@ struct StorageBench {
                 case "--parts": parts = try arguments.number(for: argument)
                 case "--no-checksums": checksums = false
                 case "--no-nginx": nginx = false
+                case "--no-emulator": emulator = false
                 case "--only": only = try arguments.list(for: argument, allowed: ["sign", "transfer"])
                 default: throw BenchError("unknown argument \(argument); \(Self.usage)")
                 }
@@ -54,6 +58,9 @@ struct StorageBench {
         do {
             if CommandLine.arguments.dropFirst().first == "--memory-child" {
                 return try await MemoryProbe.child(Array(CommandLine.arguments.dropFirst(2)))
+            }
+            if CommandLine.arguments.dropFirst().first == "--emulator-child" {
+                return try await S3Peer.emulatorChild(Array(CommandLine.arguments.dropFirst(2)))
             }
             if CommandLine.arguments.dropFirst().first == "--download-child" {
                 return try await MemoryProbe.downloads(Array(CommandLine.arguments.dropFirst(2)))

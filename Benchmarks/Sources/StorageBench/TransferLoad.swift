@@ -5,14 +5,15 @@ import GQLServices
 /// Upload and download of one large file: GQLStorage against boto3's transfer manager, each server's raw limit
 /// (curl) beside them, and the memory GQLStorage's streamed download adds (in a fresh process).
 ///
-/// Uploads go to moto (Tests/Interop/s3_peer.py --no-auth): GQLStorage's `upload`, boto3's `upload_file` (default
-/// TransferConfig) and, as the limit, curl sending the file in one PUT of a presigned URL. Both clients' objects are
-/// read back and compared with the source. Downloads come from two servers: moto, which builds the whole object for
-/// every GET (so a ranged GET costs it a whole object), and nginx serving the same file from the disk, which serves
-/// ranges natively; from each, GQLStorage's `download` (one streamed GET), boto3's `download_file` with its default
+/// Uploads go to moto (Tests/Interop/s3_peer.py --no-auth) and to the project's storage emulator (GQLStorageEmulator
+/// in a child process, signatures checked): GQLStorage's `upload`, boto3's `upload_file` (default TransferConfig)
+/// and, as the limit, curl sending the file in one PUT of a presigned URL. Both clients' objects are read back and
+/// compared with the source. Downloads come from three servers: moto, which builds the whole object for every GET
+/// (so a ranged GET costs it a whole object), nginx serving the same file from the disk, and the emulator, both of
+/// which serve ranges natively; from each, GQLStorage's `download` (one streamed GET), boto3's `download_file` with its default
 /// TransferConfig (ranged GETs of 8 MiB, 10 at a time) and with a TransferConfig whose multipart threshold is above
-/// the object (one GET, boto3 at its best on moto), and curl of the same URL (presigned on moto) into /dev/null, the
-/// limit. Every downloaded file is compared with the source. In every round each group of contenders takes turns,
+/// the object (one GET, boto3 at its best on moto), and curl of the same URL (presigned on moto and the emulator) into
+/// /dev/null, the limit. The emulator's peak resident memory over the run is reported beside. Every downloaded file is compared with the source. In every round each group of contenders takes turns,
 /// the first of the previous round moving to the end, and `sync(2)` runs before each timed transfer, so that
 /// writing back an earlier one's file cannot fall into it.
 struct TransferLoad {
@@ -59,6 +60,9 @@ struct TransferLoad {
                 name: "moto", endpoint: moto, storage: storage,
                 curlURL: try storage.presignedURL(.get, Self.bucket, "ours.bin", expires: .seconds(3600)).absoluteString)
         ]
+        var uploadTargets = sources
+        var emulator: S3Peer?
+        defer { emulator?.stop() }
         var fileServer: FileServer?
         defer { fileServer?.stop() }
         if options.nginx {
@@ -76,25 +80,44 @@ struct TransferLoad {
                         secretKey: "bench/secret+key"),
                     curlURL: "\(endpoint)/\(Self.bucket)/ours.bin"))
         }
+        if options.emulator {
+            let peer = try S3Peer.emulator(directory: directory.appendingPathComponent("emulator"))
+            emulator = peer
+            let endpoint = "http://127.0.0.1:\(peer.port)"
+            let emulatorStorage = GQLStorage(
+                endpoint: endpoint, region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key",
+                configuration: configuration)
+            try await emulatorStorage.createBucket(Self.bucket)
+            let target = Source(
+                name: "emulator", endpoint: endpoint, storage: emulatorStorage,
+                curlURL: try emulatorStorage.presignedURL(.get, Self.bucket, "ours.bin", expires: .seconds(3600))
+                    .absoluteString)
+            uploadTargets.append(target)
+            sources.append(target)
+        }
 
         let megabytes = Double(size) / 1_048_576
-        var uploads: [Uploader: [Double]] = [:]
+        var uploads: [String: [Uploader: [Double]]] = [:]
         var downloads: [String: [Downloader: [Double]]] = [:]
         var memory: [MemoryProbe.Result] = []
         for round in 0...options.rounds {
-            var uploaded: [Uploader: Double] = [:]
-            for uploader in Self.rotated(Uploader.allCases, by: round) {
-                sync()
-                uploaded[uploader] = megabytes / (try await upload(uploader, storage, moto, source))
-            }
-            // Both clients' uploads read back and compared (GQLStorage's through the downloads below, boto3's here,
-            // untimed); curl's, the limit, by its size.
-            let readBack = directory.appendingPathComponent("boto3-back.bin")
-            try await storage.download(Self.bucket, "boto3.bin", to: readBack)
-            guard try Self.fingerprint(readBack) == expected else { throw BenchError("boto3's upload differs") }
-            try FileManager.default.removeItem(at: readBack)
-            guard let curlObject = try await storage.info(Self.bucket, "curl.bin"), curlObject.size == size else {
-                throw BenchError("curl's upload was not stored whole")
+            var uploaded: [String: [Uploader: Double]] = [:]
+            for target in uploadTargets {
+                for uploader in Self.rotated(Uploader.allCases, by: round) {
+                    sync()
+                    uploaded[target.name, default: [:]][uploader] =
+                        megabytes / (try await upload(uploader, target, source))
+                }
+                // Both clients' uploads read back and compared (GQLStorage's through the downloads below, boto3's
+                // here, untimed); curl's, the limit, by its size.
+                let readBack = directory.appendingPathComponent("boto3-back.bin")
+                try await target.storage.download(Self.bucket, "boto3.bin", to: readBack)
+                guard try Self.fingerprint(readBack) == expected else {
+                    throw BenchError("boto3's upload to \(target.name) differs")
+                }
+                try FileManager.default.removeItem(at: readBack)
+                guard let curlObject = try await target.storage.info(Self.bucket, "curl.bin"), curlObject.size == size
+                else { throw BenchError("curl's upload to \(target.name) was not stored whole") }
             }
             var downloaded: [String: [Downloader: Double]] = [:]
             for server in sources {
@@ -117,7 +140,9 @@ struct TransferLoad {
                 expected: expected)
             try FileManager.default.removeItem(at: probeFile)
             guard round > 0 else { continue }  // warm-up
-            for (uploader, rate) in uploaded { uploads[uploader, default: []].append(rate) }
+            for (server, rates) in uploaded {
+                for (uploader, rate) in rates { uploads[server, default: [:]][uploader, default: []].append(rate) }
+            }
             for (server, rates) in downloaded {
                 for (downloader, rate) in rates { downloads[server, default: [:]][downloader, default: []].append(rate) }
             }
@@ -125,29 +150,33 @@ struct TransferLoad {
         }
         try await storage.shutdown()
         for server in sources where server.name != "moto" { try await server.storage.shutdown() }
-        report(uploads: uploads, downloads: downloads, memory: memory, sources: sources, nginx: fileServer?.version)
+        report(
+            uploads: uploads, downloads: downloads, memory: memory, sources: sources, nginx: fileServer?.version,
+            emulatorPeak: emulator?.peakResidentMiB)
     }
 
-    /// One timed upload of `source`; its seconds.
-    private func upload(_ uploader: Uploader, _ storage: GQLStorage, _ moto: String, _ source: URL) async throws
-        -> Double
-    {
+    /// One timed upload of `source` to `target`; its seconds.
+    private func upload(_ uploader: Uploader, _ target: Source, _ source: URL) async throws -> Double {
         switch uploader {
         case .gqlstorage:
             let started = ContinuousClock.now
             let cpu = Self.cpuSeconds()
-            try await storage.upload(Self.bucket, "ours.bin", file: source)
+            try await target.storage.upload(Self.bucket, "ours.bin", file: source)
             let elapsed = (ContinuousClock.now - started).seconds
-            Self.note(String(format: "GQLStorage upload: %.3f s, %.3f s of CPU", elapsed, Self.cpuSeconds() - cpu))
+            Self.note(
+                String(
+                    format: "GQLStorage upload to %@: %.3f s, %.3f s of CPU", target.name, elapsed,
+                    Self.cpuSeconds() - cpu))
             return elapsed
         case .boto3:
             return try seconds(
                 Peers.run(
-                    "Benchmarks/Server/s3_bench_peer.py", ["upload", moto, source.path, Self.bucket, "boto3.bin"]))
+                    "Benchmarks/Server/s3_bench_peer.py",
+                    ["upload", target.endpoint, source.path, Self.bucket, "boto3.bin"]))
         case .curl:
-            let url = try storage.presignedURL(.put, Self.bucket, "curl.bin", expires: .seconds(3600))
+            let url = try target.storage.presignedURL(.put, Self.bucket, "curl.bin", expires: .seconds(3600))
             let elapsed = try Self.curl(["-T", source.path, url.absoluteString])
-            Self.note(String(format: "curl upload (one PUT): %.3f s", elapsed))
+            Self.note(String(format: "curl upload (one PUT) to %@: %.3f s", target.name, elapsed))
             return elapsed
         }
     }
@@ -172,22 +201,32 @@ struct TransferLoad {
     }
 
     private func report(
-        uploads: [Uploader: [Double]], downloads: [String: [Downloader: [Double]]], memory: [MemoryProbe.Result],
-        sources: [Source], nginx: String?
+        uploads: [String: [Uploader: [Double]]], downloads: [String: [Downloader: [Double]]],
+        memory: [MemoryProbe.Result], sources: [Source], nginx: String?, emulatorPeak: Double?
     ) {
+        func named(_ server: Source) -> String {
+            switch server.name {
+            case "nginx": "\(nginx ?? "nginx") serving the same file"
+            case "emulator": "the storage emulator (GQLStorageEmulator, signatures checked)"
+            default: "moto"
+            }
+        }
         print("")
         print(
-            "\(options.megabytes) MiB file; uploads to moto's S3 server (no auth), downloads from "
-                + sources.map { $0.name == "nginx" ? "\(nginx ?? "nginx") serving the same file" : "moto" }
-                .joined(separator: " and ")
+            "\(options.megabytes) MiB file; uploads to moto's S3 server (no auth)"
+                + (options.emulator ? " and the storage emulator" : "") + ", downloads from "
+                + sources.map(named).joined(separator: ", ")
                 + "; every download compared with the source, both clients' uploads read back and compared"
                 + (options.checksums ? "" : "; GQLStorage without CRC-32 checksums"))
         print("workload" + String(repeating: " ", count: 48) + "GQLStorage               boto3    ratio")
-        let ourUploads = uploads[.gqlstorage] ?? []
-        print(
-            Rounds(ours: ourUploads, theirs: uploads[.boto3] ?? [])
-                .line("upload (multipart) to moto", unit: "MiB/s", target: 1))
-        print(Self.limit("upload limit: curl, one PUT of a presigned URL", uploads[.curl] ?? [], ourUploads))
+        for server in sources where uploads[server.name] != nil {
+            let rates = uploads[server.name] ?? [:]
+            let ours = rates[.gqlstorage] ?? []
+            print(
+                Rounds(ours: ours, theirs: rates[.boto3] ?? [])
+                    .line("upload (multipart) to \(server.name)", unit: "MiB/s", target: 1))
+            print(Self.limit("\(server.name): upload limit, curl one PUT (presigned)", rates[.curl] ?? [], ours))
+        }
         for server in sources {
             let rates = downloads[server.name] ?? [:]
             let ours = rates[.gqlstorage] ?? []
@@ -197,7 +236,7 @@ struct TransferLoad {
             print(
                 Rounds(ours: ours, theirs: rates[.boto3OneGet] ?? [])
                     .line("\(server.name): download, boto3 one GET", unit: "MiB/s", target: 1))
-            let limit = server.name == "moto" ? "curl GET of a presigned URL" : "curl GET"
+            let limit = server.name == "nginx" ? "curl GET" : "curl GET of a presigned URL"
             print(Self.limit("\(server.name): download limit, \(limit)", rates[.curl] ?? [], ours))
         }
         let added = memory.map(\.added)
@@ -207,6 +246,12 @@ struct TransferLoad {
                     "memory the streamed download added, a fresh process (VmHWM − VmRSS before)  %.1f MiB (max of rounds %.1f; baseline %.1f MiB)  goal < 64 MiB %@",
                 Statistics.median(added) ?? 0, added.max() ?? 0, Statistics.median(memory.map(\.baseline)) ?? 0,
                 (added.max() ?? 0) < 64 ? "✔" : "✘"))
+        if let emulatorPeak {
+            print(
+                String(
+                    format: "the storage emulator's peak resident memory over the whole run (VmHWM)  %.1f MiB",
+                    emulatorPeak))
+        }
     }
 
     /// `label  median MiB/s  GQLStorage's share of it`.

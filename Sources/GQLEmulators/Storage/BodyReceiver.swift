@@ -16,12 +16,23 @@ struct ReceivedBody: Sendable {
 
 /// Streams a request body to a temporary file in the data folder — decoding `aws-chunked` and checking its
 /// signatures on the way — while computing its MD5, its CRC-32 and, when the signature covers it, its SHA-256;
-/// memory stays at one write buffer whatever the size. A body that stalls longer than the body timeout, runs past
-/// its limit or its declared length, or does not match its signed hash leaves nothing behind.
+/// memory stays at one write buffer whatever the size. A body that stalls longer than the body timeout, trickles
+/// (fewer than `minimumRate` bytes a second over a whole body timeout), runs past its limit or its declared length,
+/// or does not match its signed hash leaves nothing behind.
 struct BodyReceiver: Sendable {
     let folder: GQLDataFolder
     let bodyTimeout: Duration
+    /// The fewest bytes a second a body must average over each body timeout (a client sending a byte a second
+    /// never stalls, yet would hold its connection and temporary file for days).
+    let minimumRate: Int64
     let maxBytes: Int64
+
+    /// When the last byte came, and how many came since the current window of one body timeout began.
+    private struct Progress {
+        var lastByte = ContinuousClock.now
+        var windowStart = ContinuousClock.now
+        var windowBytes: Int64 = 0
+    }
 
     /// How much is gathered before one write to the file.
     static let writeSize = 1 << 20
@@ -35,19 +46,27 @@ struct BodyReceiver: Sendable {
         } catch {
             throw S3Error(.internalError, "The upload could not be stored: \(error)")
         }
-        let progress = GQLLocked(ContinuousClock.now)
-        let timeout = bodyTimeout
+        let progress = GQLLocked(Progress())
+        let (timeout, minimumBytes) = (bodyTimeout, Self.bytes(minimumRate, over: bodyTimeout))
         do {
             return try await withThrowingTaskGroup(of: ReceivedBody?.self) { group in
                 group.addTask {
                     try await write(body, to: temporary, payload: payload, declaredLength: declaredLength, progress: progress)
                 }
                 group.addTask {
-                    // The watchdog: ends the upload when no byte came for `timeout` (checked four times a timeout).
+                    // The watchdog: ends the upload when no byte came for `timeout`, or fewer than `minimumBytes`
+                    // in a window of `timeout` (checked four times a timeout).
                     while true {
                         try await Task.sleep(for: timeout / 4)
-                        let idle = progress.withLock { ContinuousClock.now - $0 }
-                        if idle >= timeout {
+                        let tooSlow = progress.withLock { progress in
+                            let now = ContinuousClock.now
+                            if now - progress.lastByte >= timeout { return true }
+                            guard now - progress.windowStart >= timeout else { return false }
+                            if progress.windowBytes < minimumBytes { return true }
+                            (progress.windowStart, progress.windowBytes) = (now, 0)
+                            return false
+                        }
+                        if tooSlow {
                             throw S3Error(
                                 .requestTimeout,
                                 "Your socket connection to the server was not read from or written to within the "
@@ -71,9 +90,15 @@ struct BodyReceiver: Sendable {
         }
     }
 
+    /// `rate` bytes a second over `duration`.
+    static func bytes(_ rate: Int64, over duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return rate * seconds + rate * (attoseconds / 1_000_000_000_000_000) / 1000
+    }
+
     private func write(
         _ body: RequestBody, to temporary: URL, payload: SigV4Verifier.Payload, declaredLength: Int64?,
-        progress: GQLLocked<ContinuousClock.Instant>
+        progress: GQLLocked<Progress>
     ) async throws -> ReceivedBody {
         let file = try OpenFile.creating(temporary)
         let sink = try BodySink(hashesSHA256: { if case .sha256 = payload { true } else { false } }())
@@ -96,7 +121,10 @@ struct BodyReceiver: Sendable {
             }
         }
         for try await buffer in body {
-            progress.withLock { $0 = .now }
+            progress.withLock { progress in
+                progress.lastByte = .now
+                progress.windowBytes += Int64(buffer.readableBytes)
+            }
             if let decoder {
                 try decoder.feed(buffer, emit: take)
             } else {

@@ -28,6 +28,9 @@ extension GQLStorageEmulator {
         public var maxObjectBytes: Int64 = 5 << 30
         /// The smallest a part of a multipart upload may be, but the last; S3's is 5 MiB. Default 5 MiB.
         public var minimumPartSize: Int64 = 5 << 20
+        /// The fewest bytes a second an upload's body must average over each ``GQLEmulatorLimits/bodyTimeout``;
+        /// a slower one is refused with `RequestTimeout` (as a stalled one is). Default 1 KiB a second.
+        public var minimumBodyRate: Int64 = 1024
         /// The timeouts and header limits of every connection.
         public var limits = GQLEmulatorLimits()
         /// The time signatures and presigned URLs are checked at and objects are stamped with. Default: the

@@ -18,18 +18,19 @@ struct S3XMLNode: Sendable, Equatable {
     func child(_ name: String) -> String? { children.first { $0.name == name }?.text }
 
     /// Reads `data` as XML with Foundation's parser (no external entities, no DTD loading); anything it cannot
-    /// read, or nesting deeper than 8 levels, is S3's `MalformedXML`.
+    /// read, a document type declaration (where entities are declared: no request body of S3's has one, and an
+    /// entity that expands to gigabytes must never reach the parser), or nesting deeper than 8 levels, is S3's
+    /// `MalformedXML`.
     static func parse(_ data: Data) throws(S3Error) -> S3XMLNode {
+        guard data.range(of: Data("<!DOCTYPE".utf8)) == nil, data.range(of: Data("<!ENTITY".utf8)) == nil else {
+            throw StorageService.malformedXML
+        }
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = true
         parser.delegate = builder
-        guard parser.parse(), !builder.failed, let root = builder.root else {
-            throw S3Error(
-                .malformedXML,
-                "The XML you provided was not well-formed or did not validate against our published schema")
-        }
+        guard parser.parse(), !builder.failed, let root = builder.root else { throw StorageService.malformedXML }
         return root
     }
 

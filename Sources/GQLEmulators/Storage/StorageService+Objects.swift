@@ -49,7 +49,9 @@ extension StorageService {
                 .entityTooLarge, "Your proposed upload exceeds the maximum allowed size",
                 details: [("ProposedSize", String(declared)), ("MaxSizeAllowed", String(maxBytes))])
         }
-        let receiver = BodyReceiver(folder: store.folder, bodyTimeout: configuration.limits.bodyTimeout, maxBytes: maxBytes)
+        let receiver = BodyReceiver(
+            folder: store.folder, bodyTimeout: configuration.limits.bodyTimeout,
+            minimumRate: configuration.minimumBodyRate, maxBytes: maxBytes)
         return try await receiver.receive(body, payload: payload, declaredLength: declared)
     }
 
@@ -285,11 +287,18 @@ extension StorageService {
     static let malformedXML = S3Error(
         .malformedXML, "The XML you provided was not well-formed or did not validate against our published schema")
 
-    /// A small XML request body, read (and checked against its signature and digests) then parsed.
+    /// A small XML request body, read (and checked against its signature and digests) then parsed; one over
+    /// ``maxXMLBytes`` is `MalformedXML`.
     func xmlBody(
         _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload
     ) async throws(S3Error) -> S3XMLNode {
-        let (received, _) = try await receiveChecked(body, request, payload, maxBytes: Self.maxXMLBytes)
+        let received: ReceivedBody
+        do throws(S3Error) {
+            (received, _) = try await receiveChecked(body, request, payload, maxBytes: Self.maxXMLBytes)
+        } catch where error.code == .entityTooLarge {
+            // No valid document of S3's is this large (a <Delete> of 1,000 longest keys is about 1.1 MB).
+            throw Self.malformedXML
+        }
         defer { try? FileManager.default.removeItem(at: received.temporary) }
         let data: Data
         do {
