@@ -30,6 +30,8 @@ import Testing
 
     @Test func models() throws { try check("Models") }
 
+    @Test func conditions() throws { try check("Conditions") }
+
     @Test(.enabled(if: Fixtures.hasGitHubSchema, "needs ../shared/corpus/github-schema.graphql beside the repository"))
     func gitHub() throws { try check("GitHub") }
 }

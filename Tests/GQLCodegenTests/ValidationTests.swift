@@ -76,6 +76,22 @@ import Testing
         #expect(found.count == 5, "\(found)")
     }
 
+    @Test func conditionsTakeABooleanAndTheirVariablesAreUsed() {
+        // On a field, an inline fragment and a fragment spread alike.
+        #expect(diagnostics([
+            "h.graphql": """
+                query H($a: Boolean!, $b: Boolean!, $c: Boolean = true) {
+                  tag @include(if: $a) { label }
+                  ... @skip(if: $b) { tag { label } }
+                  ...Q @include(if: $c)
+                }
+                fragment Q on Query { item { __typename } }
+                """
+        ]) == [])
+        #expect(diagnostics(["i.graphql": "query I($a: String) { tag @include(if: $a) { label } }"])
+            == ["i.graphql:1:40: error: the variable $a is a String where a Boolean! is expected"])
+    }
+
     @Test func syntaxErrorsAndAnonymousOperations() {
         #expect(diagnostics(["g.graphql": "query { tag { label } }"])
             == ["g.graphql:1:1: error: an operation needs a name: its Swift type is named after it"])

@@ -22,6 +22,7 @@ extension DocumentSet {
                 guard possible(condition, within: parent, at: inline.typeCondition?.loc ?? inline.loc, "an inline fragment")
                 else { continue }
                 let conditional = inline.directives.contains { ["include", "skip"].contains($0.name.value) }
+                directives(inline.directives)
                 result.items.append(.inline(typeCondition: condition, conditional: conditional,
                     selections(inline.selectionSet, on: condition, collectOnly: collectOnly)))
             case let spread as FragmentSpread:
@@ -30,12 +31,11 @@ extension DocumentSet {
                     error(spread.name.loc, "unknown fragment \(name)")
                     continue
                 }
-                if spread.directives.contains(where: { ["include", "skip"].contains($0.name.value) }) {
-                    error(spread.loc, "...\(name) under @include or @skip cannot be generated: put it in an inline fragment with the directive (`... @include(if: $x) { ...\(name) }`)")
-                }
+                let conditional = spread.directives.contains { ["include", "skip"].contains($0.name.value) }
+                directives(spread.directives)
                 let condition = fragment.typeCondition.name.value
                 guard possible(condition, within: parent, at: spread.name.loc, "the fragment \(name)") else { continue }
-                result.items.append(.spread(fragment: name, typeCondition: condition))
+                result.items.append(.spread(fragment: name, typeCondition: condition, conditional: conditional))
             default:
                 continue
             }
@@ -66,7 +66,7 @@ extension DocumentSet {
         let name = field.name.value
         let key = field.alias?.value ?? name
         let conditional = field.directives.contains { ["include", "skip"].contains($0.name.value) }
-        for directive in field.directives { arguments(directive.arguments) }
+        directives(field.directives)
         if name == "__typename" {
             if field.selectionSet != nil { error(field.selectionSet?.loc, "__typename is a String: it takes no selection") }
             return FieldIR(key: key, name: name, type: .nonNull(.named("String")), conditional: conditional, selections: nil)
@@ -117,15 +117,23 @@ extension DocumentSet {
         }
     }
 
-    /// Directives' arguments are not checked against definitions; their variables still count as used.
-    private mutating func arguments(_ given: [Argument]) {
-        for argument in given { check(argument.value, against: nil) }
+    /// `@include(if:)` and `@skip(if:)` take a `Boolean!`; other directives' arguments are not checked against
+    /// definitions. Their variables count as used either way.
+    mutating func directives(_ directives: [Directive]) {
+        for directive in directives {
+            let condition = ["include", "skip"].contains(directive.name.value)
+            for argument in directive.arguments {
+                let type: TypeReference? = condition && argument.name.value == "if" ? .nonNull(.named("Boolean")) : nil
+                check(argument.value, against: type)
+            }
+        }
     }
 
     /// Checks a literal against an input type (or only records its variables when `type` is nil).
     mutating func check(_ value: any Value, against type: TypeReference?) {
         if let variable = value as? Variable {
-            if let type { usedVariables.append((variable.name.value, variable.loc, type)) }
+            // Without a type (an unknown directive's argument) the use is recorded, its type not checked.
+            usedVariables.append((variable.name.value, variable.loc, type ?? .named("")))
             return
         }
         guard let type else {

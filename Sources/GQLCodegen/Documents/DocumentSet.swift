@@ -201,7 +201,7 @@ struct DocumentSet {
                 error(usage.loc, "the variable $\(usage.name) is not declared by the operation \(name)")
                 continue
             }
-            if type.name != usage.type.name {
+            if !usage.type.name.isEmpty && type.name != usage.type.name {
                 error(usage.loc, "the variable $\(usage.name) is a \(type) where a \(usage.type) is expected")
             }
         }

@@ -36,7 +36,8 @@ struct Selections: Sendable {
     enum Item: Sendable {
         case field(FieldIR)
         case inline(typeCondition: String, conditional: Bool, Selections)
-        case spread(fragment: String, typeCondition: String)
+        /// `conditional`: under `@include` or `@skip`, so the answer may leave the fragment's fields out.
+        case spread(fragment: String, typeCondition: String, conditional: Bool)
     }
 }
 

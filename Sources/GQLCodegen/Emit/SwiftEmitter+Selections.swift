@@ -2,16 +2,22 @@
 /// conditions), an enum of type cases on `__typename` with an `unknown` case where a selection on an interface or
 /// union has type conditions; fragments spread are properties of their own types.
 extension SwiftEmitter {
-    /// A selection's fields merged by response key, and the fragments that apply whole.
+    /// A selection's fields merged by response key, and the fragments that apply whole (each with whether the
+    /// answer may leave it out).
     struct Merged {
         var keys: [String] = []
         var fields: [String: (occurrences: [FieldIR], conditional: Bool)] = [:]
-        var fragments: [String] = []
+        var fragments: [(name: String, conditional: Bool)] = []
     }
 
     /// What `selections` selects on an object of one of `possible`'s types: fields, inline fragments and
-    /// spreads whose type condition holds for every one of them.
-    func merge(_ selections: Selections, for possible: Set<String>, conditional: Bool = false, into merged: inout Merged) {
+    /// spreads whose type condition holds for every one of them. With `partial` (a type case whose types other
+    /// conditions cover in part), a condition that holds for some of them adds its fields and fragments too,
+    /// optional, since an object of the other types does not have them.
+    func merge(
+        _ selections: Selections, for possible: Set<String>, conditional: Bool = false, partial: Bool = false,
+        into merged: inout Merged
+    ) {
         for item in selections.items {
             switch item {
             case .field(let field):
@@ -25,12 +31,26 @@ extension SwiftEmitter {
                     merged.fields[field.key] = ([field], optional)
                 }
             case .inline(let condition, let isConditional, let inner):
-                if possible.isSubset(of: schema.possible(condition)) {
-                    merge(inner, for: possible, conditional: conditional || isConditional, into: &merged)
+                let applies = schema.possible(condition)
+                if possible.isSubset(of: applies) {
+                    merge(inner, for: possible, conditional: conditional || isConditional, partial: partial, into: &merged)
+                } else if partial && !possible.isDisjoint(with: applies) {
+                    merge(inner, for: possible.intersection(applies), conditional: true, partial: true, into: &merged)
                 }
-            case .spread(let fragment, let condition):
-                if possible.isSubset(of: schema.possible(condition)) && !merged.fragments.contains(fragment) {
-                    merged.fragments.append(fragment)
+            case .spread(let fragment, let condition, let isConditional):
+                let applies = schema.possible(condition)
+                let optional: Bool
+                if possible.isSubset(of: applies) {
+                    optional = conditional || isConditional
+                } else if partial && !possible.isDisjoint(with: applies) {
+                    optional = true
+                } else {
+                    continue
+                }
+                if let index = merged.fragments.firstIndex(where: { $0.name == fragment }) {
+                    merged.fragments[index].conditional = merged.fragments[index].conditional && optional
+                } else {
+                    merged.fragments.append((fragment, optional))
                 }
             }
         }
@@ -45,7 +65,7 @@ extension SwiftEmitter {
             case .inline(let condition, _, let inner):
                 if !possible.isSubset(of: schema.possible(condition)) { found.append(condition) }
                 found += caseConditions(inner, within: possible)
-            case .spread(_, let condition):
+            case .spread(_, let condition, _):
                 if !possible.isSubset(of: schema.possible(condition)) { found.append(condition) }
             }
         }
@@ -78,15 +98,9 @@ extension SwiftEmitter {
         for condition in conditions where schema.types[condition]?.kind != .object {
             let remaining = schema.possible(condition).intersection(possible).subtracting(covered)
             guard !remaining.isEmpty else { continue }
+            // Another condition that covers some of these types in part adds its fields to this case, optional.
             cases.append((condition, remaining))
             covered.formUnion(remaining)
-            for other in conditions where other != condition && schema.types[other]?.kind != .object {
-                let overlap = schema.possible(other).intersection(remaining)
-                if !overlap.isEmpty && !remaining.isSubset(of: schema.possible(other)) {
-                    problems.append(.init(.error, file: "", line: 1, column: 1,
-                        "\(name): the type conditions \(condition) and \(other) overlap in part within \(selections.parent), which cannot be generated as type cases; select on the object types instead"))
-                }
-            }
         }
         var nested = taken
         var caseNames: Set<String> = ["unknown"]
@@ -120,7 +134,7 @@ extension SwiftEmitter {
             for (entry, _, typeName) in entries {
                 writer.line()
                 var merged = Merged()
-                merge(selections, for: entry.possible, into: &merged)
+                merge(selections, for: entry.possible, partial: true, into: &merged)
                 emitStruct(typeName, merged, typename: false, taken: nested, into: &writer)
             }
             writer.line()
@@ -165,16 +179,17 @@ extension SwiftEmitter {
         }
         var propertyNames = Set(merged.keys)
         let fragments = merged.fragments.map { fragment in
-            var property = Naming.lowerFirst(fragment)
+            var property = Naming.lowerFirst(fragment.name)
             if propertyNames.contains(property) { property += "Fragment" }
-            return (property: Naming.unique(property, in: &propertyNames), type: fragment)
+            return (property: Naming.unique(property, in: &propertyNames), type: fragment.name,
+                presence: fragment.conditional ? presenceKeys(fragment.name) : nil)
         }
         writer.block("\(access)struct \(name): \(selectionConformance)") { writer in
             for property in properties {
                 writer.line("\(access)var \(Naming.identifier(property.key)): \(property.type)")
             }
             for fragment in fragments {
-                writer.line("\(access)var \(Naming.identifier(fragment.property)): \(fragment.type)")
+                writer.line("\(access)var \(Naming.identifier(fragment.property)): \(fragment.type)\(fragment.presence == nil ? "" : "?")")
             }
             if !fragments.isEmpty { emitCoding(properties.map { ($0.key, $0.type) }, fragments, into: &writer) }
             for property in properties {
@@ -189,7 +204,7 @@ extension SwiftEmitter {
     /// `init(from:)` (and `encode(to:)`) for a struct with fragments: its fields by key, each fragment from the
     /// whole object.
     private func emitCoding(
-        _ fields: [(key: String, type: String)], _ fragments: [(property: String, type: String)],
+        _ fields: [(key: String, type: String)], _ fragments: [(property: String, type: String, presence: [String]?)],
         into writer: inout SwiftWriter
     ) {
         writer.line()
@@ -208,7 +223,13 @@ extension SwiftEmitter {
                 }
             }
             for fragment in fragments {
-                writer.line("\(Naming.identifier(fragment.property)) = try \(fragment.type)(from: decoder)")
+                let property = Naming.identifier(fragment.property)
+                if let keys = fragment.presence {
+                    let list = keys.map { Naming.rawString($0) }.joined(separator: ", ")
+                    writer.line("\(property) = try decoder.gqlContains([\(list)]) ? \(fragment.type)(from: decoder) : nil")
+                } else {
+                    writer.line("\(property) = try \(fragment.type)(from: decoder)")
+                }
             }
         }
         guard configuration.encodable else { return }
@@ -219,7 +240,24 @@ extension SwiftEmitter {
                 let name = Naming.identifier(field.key)
                 writer.line("try container.encode\(field.type.hasSuffix("?") ? "IfPresent" : "")(\(name), forKey: .\(name))")
             }
-            for fragment in fragments { writer.line("try \(Naming.identifier(fragment.property)).encode(to: encoder)") }
+            for fragment in fragments {
+                let optional = fragment.presence == nil ? "" : "?"
+                writer.line("try \(Naming.identifier(fragment.property))\(optional).encode(to: encoder)")
+            }
         }
+    }
+
+    /// The keys whose presence tells that a fragment the answer may leave out came: its fields that are always
+    /// there when it is (those of the fragments it spreads included), `__typename` aside; for a fragment that has
+    /// none, the fields it selects under a condition (it is then left out when they did not come).
+    func presenceKeys(_ fragment: String, partial: Bool = false) -> [String] {
+        guard let definition = set.fragments[fragment] else { return [] }
+        var merged = Merged()
+        merge(definition.selections, for: schema.possible(definition.typeCondition), partial: partial, into: &merged)
+        var keys = merged.keys.filter { $0 != "__typename" && (partial || merged.fields[$0]?.conditional == false) }
+        for inner in merged.fragments where partial || !inner.conditional {
+            keys += presenceKeys(inner.name, partial: partial).filter { !keys.contains($0) }
+        }
+        return keys.isEmpty && !partial ? presenceKeys(fragment, partial: true) : keys
     }
 }

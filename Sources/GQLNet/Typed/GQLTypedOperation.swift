@@ -94,6 +94,14 @@ private struct TypenameKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
+/// Any key of an answer's object, for ``Swift/Decoder/gqlContains(_:)``.
+private struct AnswerKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
 extension Decoder {
     /// The object's `__typename`, for generated type cases.
     ///
@@ -102,5 +110,16 @@ extension Decoder {
     /// ```
     public func gqlTypename() throws -> String {
         try container(keyedBy: TypenameKey.self).decode(String.self, forKey: TypenameKey())
+    }
+
+    /// Whether the object has every one of `keys`: a generated fragment under `@include`/`@skip`, or one whose
+    /// type condition holds for some of a type case's types, is decoded only when its fields came.
+    ///
+    /// ```swift
+    /// postParts = try decoder.gqlContains(["id", "title"]) ? PostParts(from: decoder) : nil
+    /// ```
+    public func gqlContains(_ keys: [String]) throws -> Bool {
+        let container = try container(keyedBy: AnswerKey.self)
+        return keys.allSatisfy { container.contains(AnswerKey(stringValue: $0)) }
     }
 }
