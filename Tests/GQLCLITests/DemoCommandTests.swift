@@ -26,7 +26,13 @@ struct DemoCommandTests {
         "   columns of User: userId, name, age, approved, nickname",
         "   columns of User: userId, name, age, approved, nickname, email",
         "   UserV2.fetchOne(key: 1001) -> John Smith, email \"unknown@example.com\" (the default, for existing rows)",
-        "7. The development server (gql-cli serve)",
+        "7. Encryption at rest (GQLDatabase(path:key:))",
+        "   grep \"John Smith\" plain.sqlite  -> found",
+        "   grep \"John Smith\" secret.sqlite -> not found; \"SQLite format 3\" -> not found",
+        "   .passphrase(\"wrong horse battery\") -> GQLError.wrongKey: the key does not open the encrypted database at secret.sqlite; the file was not changed [operation: open]",
+        "   rekey(.raw(key)) -> every page rewritten under a 32-byte key (one that opens without PBKDF2's cost)",
+        "   reopened with .raw(key) -> count() 3, fetchOne(key: 1001) -> 1001 John Smith, 42",
+        "8. The development server (gql-cli serve)",
         "   GQLServer(AppSync:key:realtime:) connect(), subscription(onCreateObjects, onUpdateObjects) -> live",
         "   HTTP createObjects(demo-1, \"Hello\", 1)        -> demo-1 \"Hello\" 1 (_version 1)",
         "   HTTP updateObjects(demo-1, \"Hello again\", 2) -> demo-1 \"Hello again\" 2 (_version 2)",
@@ -34,11 +40,17 @@ struct DemoCommandTests {
         "                       onUpdateObjects demo-1 \"Hello again\" 2 (_version 2)",
         "   HTTP listObjects without x-api-key -> 401",
         "   server.shutdown() -> stopped",
-        "8. Offline sync (GQLSync)",
+        "9. Typed operations from .graphql files (GQLCodegen, gql-cli codegen)",
+        "     public struct RecentObjectsQuery: GQLTypedQuery",
+        "         public init(limit: Int? = nil)",
+        "                     public var objectId: String",
+        "   in an app: let data = try await server.fetch(RecentObjectsQuery(limit: 2))",
+        "     the same document against the dev server -> data.listObjects?.items: demo-t1 \"Milk\", demo-t2 \"Train tickets\"",
+        "10. Offline sync (GQLSync)",
         "   server down: 3 local writes, each with sync.steady(…, in: tx) -> pending 3, offline",
         "   server started on the same port, drain() -> pending 0, server has demo-s1, demo-s2, demo-s3",
         "   another client edits demo-s2; pull(Object.self, query: \"SyncObjects\") -> base, 3 written: demo-s2 \"Call Ann at 5\" (_version 2)",
-        "9. A response cache for offline screens (GQLCache)",
+        "11. A response cache for offline screens (GQLCache)",
         "   fetch(server, \"query Notes {…}\", policy: .cacheFirst) -> [\"Milk\", \"Train tickets\"] from the network",
         "   the same fetch again -> from the cache, no request; the cache holds 2 Objects records",
         "   mutate(…) changes Objects:demo-c1 -> the screen's watcher emits [\"Milk and eggs\", \"Train tickets\"]",
@@ -66,7 +78,7 @@ struct DemoCommandTests {
     @Test func tourIsDeterministic() async throws {
         func withoutPath(_ text: String) -> [String] {
             // The temporary path and the server's port change from run to run; so do the emulators' ports, the
-            // user ids the Auth0 emulator makes and the ids of sent notifications (steps 11 and 12).
+            // user ids the Auth0 emulator makes and the ids of sent notifications (steps 13 and 14).
             let varying = [
                 (#"127\.0\.0\.1:[0-9]+"#, "127.0.0.1:PORT"), (#"auth0\|[0-9a-f]+"#, "auth0|ID"),
                 (#"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, "NOTIFICATION-ID"),

@@ -14,7 +14,7 @@ struct DemoAccountsTour: DemoStep {
     static let schema = "type Note @model @auth(rules: [{ allow: owner }]) { id: ID! text: String }"
 
     func run() async throws {
-        heading("12. Sign-up, owner-scoped data and a push (the Auth0 and OneSignal emulators)")
+        heading("14. Sign-up, owner-scoped data and a push (the Auth0 and OneSignal emulators)")
         let folder = try GQLDataFolder.temporary(prefix: "gql-cli-demo-accounts")
         defer { try? FileManager.default.removeItem(at: folder.url) }
         let quiet = Logger(label: "gql-cli.demo", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -18,7 +18,7 @@ struct DemoAuthTour: DemoStep {
     static let audience = "demo-app"
 
     func run() async throws {
-        heading("10. Signed-in requests (OpenID Connect mode, GQLServer's authorization provider)")
+        heading("12. Signed-in requests (OpenID Connect mode, GQLServer's authorization provider)")
         let start = Date()
         let clock = GQLLocked(start)
         var configuration = GQLDevServer.Configuration()

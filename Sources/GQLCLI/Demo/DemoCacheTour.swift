@@ -17,7 +17,7 @@ struct DemoCacheTour: DemoStep {
     let path: String
 
     func run() async throws {
-        heading("9. A response cache for offline screens (GQLCache)")
+        heading("11. A response cache for offline screens (GQLCache)")
         let (_, url, stop) = try await startServer()
         let client = GQLServer(HTTP: url)
         for (id, text) in [("demo-c1", "Milk"), ("demo-c2", "Train tickets")] {

@@ -9,9 +9,13 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Take a short scripted tour of every layer on embedded defaults.",
         discussion: """
             Defines a User object and walks through the object verbs, the dictionary API, transactions, \
-            observers, migrations and automatic columns, printing each step; then starts the embedded \
-            GraphQL server (what gql-cli serve runs) and drives it with the GQLNet client, GQLServer: \
-            subscriptions over AppSync's real-time WebSocket, objects created and updated over HTTP; GQLSync: \
+            observers, migrations and automatic columns, printing each step; encryption at rest: the same rows \
+            in a plain file and in one opened with a passphrase, whose bytes hold none of them, a wrong \
+            passphrase refused, a rekey and a reopen; then starts the embedded GraphQL server (what gql-cli \
+            serve runs) and drives it with the GQLNet client, GQLServer: subscriptions over AppSync's real-time \
+            WebSocket, objects created and updated over HTTP; typed operations: Swift generated from a .graphql \
+            document against the server's introspected schema (what gql-cli codegen --url and the \
+            GQLCodegenPlugin build plugin do), its outline and its query run; GQLSync: \
             changes queued while the server is down, delivered when it starts, and a delta pull; GQLCache: a \
             screen's query kept as records, a watcher that hears a mutation, and the same query answered with the \
             server stopped; then a server that checks bearer tokens, whose expired token GQLServer's authorization \
@@ -41,8 +45,10 @@ struct DemoCommand: AsyncParsableCommand {
         defer { try? fileManager.removeItem(at: directory) }
         do {
             try await DemoTour(path: path).run()
-            try await DemoServerTour().run()
             try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+            try DemoEncryptionTour(directory: directory).run()
+            try await DemoServerTour().run()
+            try await DemoCodegenTour().run()
             try await DemoSyncTour(path: directory.appendingPathComponent("sync.sqlite").path).run()
             try await DemoCacheTour(path: directory.appendingPathComponent("cache.sqlite").path).run()
             try await DemoAuthTour().run()

@@ -21,7 +21,7 @@ struct DemoServerTour: DemoStep {
     private static let timeout: Duration = .seconds(20)
 
     func run() async throws {
-        heading("7. The development server (gql-cli serve)")
+        heading("8. The development server (gql-cli serve)")
         var configuration = GQLDevServer.Configuration()
         configuration.port = 0
         configuration.apiKey = Self.apiKey

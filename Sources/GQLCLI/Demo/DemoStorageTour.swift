@@ -16,7 +16,7 @@ struct DemoStorageTour: DemoStep {
     let directory: URL
 
     func run() async throws {
-        heading("11. Files (GQLStorage against the S3 emulator of gql-cli serve --storage)")
+        heading("13. Files (GQLStorage against the S3 emulator of gql-cli serve --storage)")
         var configuration = GQLStorageEmulator.Configuration()
         configuration.port = 0
         configuration.buckets = ["demo-photos"]

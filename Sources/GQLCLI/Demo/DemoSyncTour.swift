@@ -28,7 +28,7 @@ struct DemoSyncTour: DemoStep {
     let path: String
 
     func run() async throws {
-        heading("8. Offline sync (GQLSync)")
+        heading("10. Offline sync (GQLSync)")
         // A port of our own: the server is started once to learn it, then stopped: the app is offline.
         var first = try await startServer()
         let port = first.port
