@@ -76,16 +76,22 @@ struct CacheWorkloads {
                 let time: Double
                 switch reader {
                 case "warm":
+                    CallgrindSection.start("read.warm")
                     time = try timed { answer = try cache.read(Feed.query, variables) }
+                    CallgrindSection.stop("read.warm", operations: 1)
                     try check(answer, "the warm cache's answer")
                     if measured { warmReads.append(time) }
                 case "cold":
                     let cold = try GQLCache(path: cachePath)
+                    CallgrindSection.start("read.cold")
                     time = try timed { answer = try cold.read(Feed.query, variables) }
+                    CallgrindSection.stop("read.cold", operations: 1)
                     try check(answer, "the cold cache's answer")
                     if measured { coldReads.append(time) }
                 default:
+                    CallgrindSection.start("read.parse")
                     time = try timed { answer = try parse(bytes) }
+                    CallgrindSection.stop("read.parse", operations: 1)
                     try check(answer, "the parsed answer")
                     if measured { parses.append(time) }
                 }

@@ -104,11 +104,12 @@ struct AnswerReader {
         var missing: Set<String> = []
         while !level.isEmpty {
             var wanted: [String] = []
-            for pending in level where loaded[pending.key] == nil && !missing.contains(pending.key) {
+            // `missing` takes every key looked for here (a key found is in `loaded`, which is asked first), so a
+            // key met again costs two lookups and a new one three.
+            for pending in level where loaded[pending.key] == nil && missing.insert(pending.key).inserted {
                 if let record = record(pending.key) {
                     loaded[pending.key] = record
                 } else {
-                    missing.insert(pending.key)
                     wanted.append(pending.key)
                 }
             }
@@ -171,6 +172,10 @@ struct AnswerReader {
         let deadlines =
             expiry == nil || !snapshot.mayHoldDeadlines ? nil : record[FieldExpiry.expiresMember]?.objectValue
         let checksAge = expiry != nil && (deadlines != nil || expiry?.rule.isOn == true)
+        if !checksAge, let names = selections.leafNames, Self.holdsExactly(names, record) {
+            // The record is the answer's object as it stands: shared (one retain), not rebuilt member by member.
+            return .object(record)
+        }
         let fields = matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables)
         var object = GQLValues(minimumCapacity: fields.count)
         for (position, collected) in fields.enumerated() {
@@ -212,6 +217,25 @@ struct AnswerReader {
             object.appendUnique(collected.responseKey, value)
         }
         return .object(object)
+    }
+
+    /// Whether `record` holds the members `names` and no others, in that order, each a value a leaf answers as
+    /// stored (a scalar, `null`, or lists of them: no wrapped object, no reference).
+    private static func holdsExactly(_ names: [String], _ record: GQLValues) -> Bool {
+        guard record.count == names.count else { return false }
+        for (position, name) in names.enumerated() {
+            let member = record[position]
+            guard member.key == name, isPlain(member.value) else { return false }
+        }
+        return true
+    }
+
+    private static func isPlain(_ stored: GQLValue) -> Bool {
+        switch stored {
+        case .object: false
+        case .array(let elements): elements.allSatisfy(isPlain)
+        default: true
+        }
     }
 
     private mutating func buildValue(_ stored: GQLValue, selections: SelectionSetPlan) throws -> GQLValue {

@@ -8,6 +8,7 @@ struct SelectionSetPlan: Sendable, Hashable {
         didSet {
             plainFields = Self.plainFields(of: items)
             hasDistinctStorageKeys = Self.hasDistinctStorageKeys(plainFields)
+            leafNames = Self.leafNames(plainFields)
         }
     }
     /// The collected fields when the set is fields only, each under its own response key and without `@skip` /
@@ -17,11 +18,23 @@ struct SelectionSetPlan: Sendable, Hashable {
     /// Whether the set is ``plainFields`` without arguments, each field named once: every object's fields then
     /// have distinct storage keys (their names), which a new record can take without looking each one up.
     private(set) var hasDistinctStorageKeys: Bool
+    /// The field names when the set is ``plainFields`` of leaves only, none aliased or with arguments: a record
+    /// holding exactly these members, in this order, with plain values, is then its own answer (shared, not
+    /// rebuilt). `nil` for any other set.
+    private(set) var leafNames: [String]?
 
     init(items: [SelectionItem]) {
         self.items = items
         plainFields = Self.plainFields(of: items)
         hasDistinctStorageKeys = Self.hasDistinctStorageKeys(plainFields)
+        leafNames = Self.leafNames(plainFields)
+    }
+
+    private static func leafNames(_ plainFields: [CollectedField]?) -> [String]? {
+        guard let plainFields, hasDistinctStorageKeys(plainFields),
+            plainFields.allSatisfy({ $0.field.selections == nil && $0.responseKey == $0.field.name })
+        else { return nil }
+        return plainFields.map(\.field.name)
     }
 
     private static func hasDistinctStorageKeys(_ plainFields: [CollectedField]?) -> Bool {
