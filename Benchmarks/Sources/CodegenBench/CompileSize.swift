@@ -30,8 +30,8 @@ struct CompileSize {
         var seconds: [String: [String: Double]] = [:]
         var noOp: [String: Double] = [:]
         for configuration in configurations {
-            print("building the package's dependencies (\(configuration), untimed; minutes the first time)…")
-            _ = try build(configuration, target: "GQLNet", touching: nil)
+            print("building the package (\(configuration), untimed; its dependencies take minutes the first time)…")
+            _ = try build(configuration, target: nil, touching: nil)
             noOp[configuration] = try build(configuration, target: "HandWritten10", touching: nil)
             var samples: [String: [Double]] = [:]
             for round in 0..<rounds {
@@ -112,7 +112,7 @@ struct CompileSize {
 
     /// One `swift build` of `target`, after touching the sources of `touching`: its seconds. A failed build (the
     /// generated code does not compile) throws with the compiler's last lines.
-    private func build(_ configuration: String, target: String, touching: String?) throws -> Double {
+    private func build(_ configuration: String, target: String?, touching: String?) throws -> Double {
         if let touching {
             let folder = Self.package.appendingPathComponent("Sources/\(touching)")
             for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
@@ -120,12 +120,13 @@ struct CompileSize {
                     [.modificationDate: Date()], ofItemAtPath: folder.appendingPathComponent(name).path)
             }
         }
-        let arguments = [
-            "swift", "build", "-c", configuration, "--package-path", Self.package.path, "--scratch-path",
-            Self.scratch.path, "--target", target,
-        ]
+        let arguments =
+            ["swift", "build", "-c", configuration, "--package-path", Self.package.path, "--scratch-path", Self.scratch.path]
+            + (target.map { ["--target", $0] } ?? [])
         let (seconds, status, log) = try Generators.timed(URL(fileURLWithPath: "/usr/bin/env"), arguments, in: Self.folder)
-        guard status == 0 else { throw BenchError("swift build -c \(configuration) --target \(target) failed:\n\(log)") }
+        guard status == 0 else {
+            throw BenchError("\(arguments.dropFirst().prefix(4).joined(separator: " ")) \(target ?? "") failed:\n\(log)")
+        }
         return seconds
     }
 }

@@ -138,7 +138,7 @@ struct Generators {
         let seconds = (ContinuousClock.now - start).seconds
         let errors = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(at: logURL)
-        return (seconds, status, String((output + errors).suffix(2_000)))
+        return (seconds, status, String(output.suffix(3_000)) + "\n" + String(errors.suffix(1_000)))
     }
 }
 

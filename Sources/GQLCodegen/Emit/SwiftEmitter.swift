@@ -159,7 +159,7 @@ struct SwiftEmitter {
     // MARK: Schema types
 
     private func emitEnum(_ type: SchemaType, into writer: inout SwiftWriter) {
-        var taken: Set<String> = ["unknown", "init", "rawValue", "self", "Type", "Protocol"]
+        var taken: Set<String> = ["unknown", "init", "rawValue", "gqlValues", "self", "Type", "Protocol"]
         var cases: [(raw: String, swift: String)] = []
         let camel = type.enumValues.map(Naming.lowerCamel)
         for (index, value) in type.enumValues.enumerated() {
@@ -168,23 +168,15 @@ struct SwiftEmitter {
             cases.append((value, Naming.unique(clash ? value : camel[index], in: &taken)))
         }
         let name = schemaTypeNames[type.name] ?? type.name
+        // One table of the cases' schema names (GQLEnumValues), read both ways: no switch repeating every case.
         writer.block("\(access)enum \(name): GQLEnum") { writer in
             for entry in cases { writer.line("case \(Naming.identifier(entry.swift))") }
             writer.line("case unknown(String)")
             writer.line()
-            writer.block("\(access)init(rawValue: String)") { writer in
-                writer.switchBlock("rawValue") { writer in
-                    for entry in cases { writer.line("case \(Naming.rawString(entry.raw)): self = .\(Naming.identifier(entry.swift))") }
-                    writer.line("default: self = .unknown(rawValue)")
-                }
-            }
-            writer.line()
-            writer.block("\(access)var rawValue: String") { writer in
-                writer.switchBlock("self") { writer in
-                    for entry in cases { writer.line("case .\(Naming.identifier(entry.swift)): \(Naming.rawString(entry.raw))") }
-                    writer.line("case .unknown(let value): value")
-                }
-            }
+            let pairs = cases.map { ".\(Naming.identifier($0.swift)): \(Naming.rawString($0.raw))" }
+            writer.line("\(access)static let gqlValues: GQLEnumValues<Self> = [\(pairs.isEmpty ? ":" : pairs.joined(separator: ", "))]")
+            writer.line(
+                "\(access)var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }")
         }
     }
 

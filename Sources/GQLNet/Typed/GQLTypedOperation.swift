@@ -46,11 +46,25 @@ public protocol GQLInputObject: GQLValueConvertible, Hashable {}
 /// case .unknown(let value): print("new status", value)
 /// }
 /// ```
-public protocol GQLEnum: RawRepresentable, Codable, Hashable, Sendable, GQLValueConvertible where RawValue == String {
+/// The cases' names in the schema are one table, ``gqlValues``, that `init(rawValue:)` and the generated `rawValue`
+/// read. Not `RawRepresentable`: its default `==` and `hash(into:)` go through `rawValue`, which reads the table by
+/// hashing the case; a generated enum's equality and hashing are the compiler's, case by case.
+public protocol GQLEnum: Codable, Hashable, Sendable, GQLValueConvertible {
+    /// The case named `rawValue` in the schema, else `unknown(rawValue)` (given here, from ``gqlValues``).
     init(rawValue: String)
+    /// The value's name in the schema (an `unknown` case's own).
+    var rawValue: String { get }
+    /// Every case but `unknown`, with its name in the schema.
+    static var gqlValues: GQLEnumValues<Self> { get }
+    /// The case of a value the schema did not have when the code was generated (the enum's `case unknown(String)`).
+    static func unknown(_ value: String) -> Self
 }
 
 extension GQLEnum {
+    public init(rawValue: String) {
+        self = Self.gqlValues.value(named: rawValue) ?? .unknown(rawValue)
+    }
+
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }

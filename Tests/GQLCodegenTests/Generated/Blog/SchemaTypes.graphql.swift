@@ -25,23 +25,8 @@ public enum PostStatus: GQLEnum {
     case archived
     case unknown(String)
 
-    public init(rawValue: String) {
-        switch rawValue {
-        case "DRAFT": self = .draft
-        case "PUBLISHED": self = .published
-        case "ARCHIVED": self = .archived
-        default: self = .unknown(rawValue)
-        }
-    }
-
-    public var rawValue: String {
-        switch self {
-        case .draft: "DRAFT"
-        case .published: "PUBLISHED"
-        case .archived: "ARCHIVED"
-        case .unknown(let value): value
-        }
-    }
+    public static let gqlValues: GQLEnumValues<Self> = [.draft: "DRAFT", .published: "PUBLISHED", .archived: "ARCHIVED"]
+    public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
 }
 
 public enum Role: GQLEnum {
@@ -50,23 +35,8 @@ public enum Role: GQLEnum {
     case reader
     case unknown(String)
 
-    public init(rawValue: String) {
-        switch rawValue {
-        case "ADMIN": self = .admin
-        case "EDITOR": self = .editor
-        case "READER": self = .reader
-        default: self = .unknown(rawValue)
-        }
-    }
-
-    public var rawValue: String {
-        switch self {
-        case .admin: "ADMIN"
-        case .editor: "EDITOR"
-        case .reader: "READER"
-        case .unknown(let value): value
-        }
-    }
+    public static let gqlValues: GQLEnumValues<Self> = [.admin: "ADMIN", .editor: "EDITOR", .reader: "READER"]
+    public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
 }
 
 public struct UpdateUserInput: GQLInputObject {

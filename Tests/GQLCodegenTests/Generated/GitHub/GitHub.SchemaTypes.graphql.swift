@@ -56,35 +56,8 @@ public enum GitHub {
         case timedOut
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "ACTION_REQUIRED": self = .actionRequired
-            case "CANCELLED": self = .cancelled
-            case "FAILURE": self = .failure
-            case "NEUTRAL": self = .neutral
-            case "SKIPPED": self = .skipped
-            case "STALE": self = .stale
-            case "STARTUP_FAILURE": self = .startupFailure
-            case "SUCCESS": self = .success
-            case "TIMED_OUT": self = .timedOut
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .actionRequired: "ACTION_REQUIRED"
-            case .cancelled: "CANCELLED"
-            case .failure: "FAILURE"
-            case .neutral: "NEUTRAL"
-            case .skipped: "SKIPPED"
-            case .stale: "STALE"
-            case .startupFailure: "STARTUP_FAILURE"
-            case .success: "SUCCESS"
-            case .timedOut: "TIMED_OUT"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.actionRequired: "ACTION_REQUIRED", .cancelled: "CANCELLED", .failure: "FAILURE", .neutral: "NEUTRAL", .skipped: "SKIPPED", .stale: "STALE", .startupFailure: "STARTUP_FAILURE", .success: "SUCCESS", .timedOut: "TIMED_OUT"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum CheckStatusState: GQLEnum {
@@ -96,29 +69,8 @@ public enum GitHub {
         case waiting
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "COMPLETED": self = .completed
-            case "IN_PROGRESS": self = .inProgress
-            case "PENDING": self = .pending
-            case "QUEUED": self = .queued
-            case "REQUESTED": self = .requested
-            case "WAITING": self = .waiting
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .completed: "COMPLETED"
-            case .inProgress: "IN_PROGRESS"
-            case .pending: "PENDING"
-            case .queued: "QUEUED"
-            case .requested: "REQUESTED"
-            case .waiting: "WAITING"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.completed: "COMPLETED", .inProgress: "IN_PROGRESS", .pending: "PENDING", .queued: "QUEUED", .requested: "REQUESTED", .waiting: "WAITING"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public struct CreateDiscussionInput: GQLInputObject {
@@ -204,39 +156,8 @@ public enum GitHub {
         case waiting
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "ABANDONED": self = .abandoned
-            case "ACTIVE": self = .active
-            case "DESTROYED": self = .destroyed
-            case "ERROR": self = .error
-            case "FAILURE": self = .failure
-            case "INACTIVE": self = .inactive
-            case "IN_PROGRESS": self = .inProgress
-            case "PENDING": self = .pending
-            case "QUEUED": self = .queued
-            case "SUCCESS": self = .success
-            case "WAITING": self = .waiting
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .abandoned: "ABANDONED"
-            case .active: "ACTIVE"
-            case .destroyed: "DESTROYED"
-            case .error: "ERROR"
-            case .failure: "FAILURE"
-            case .inactive: "INACTIVE"
-            case .inProgress: "IN_PROGRESS"
-            case .pending: "PENDING"
-            case .queued: "QUEUED"
-            case .success: "SUCCESS"
-            case .waiting: "WAITING"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.abandoned: "ABANDONED", .active: "ACTIVE", .destroyed: "DESTROYED", .error: "ERROR", .failure: "FAILURE", .inactive: "INACTIVE", .inProgress: "IN_PROGRESS", .pending: "PENDING", .queued: "QUEUED", .success: "SUCCESS", .waiting: "WAITING"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum DeploymentStatusState: GQLEnum {
@@ -250,33 +171,8 @@ public enum GitHub {
         case waiting
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "ERROR": self = .error
-            case "FAILURE": self = .failure
-            case "INACTIVE": self = .inactive
-            case "IN_PROGRESS": self = .inProgress
-            case "PENDING": self = .pending
-            case "QUEUED": self = .queued
-            case "SUCCESS": self = .success
-            case "WAITING": self = .waiting
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .error: "ERROR"
-            case .failure: "FAILURE"
-            case .inactive: "INACTIVE"
-            case .inProgress: "IN_PROGRESS"
-            case .pending: "PENDING"
-            case .queued: "QUEUED"
-            case .success: "SUCCESS"
-            case .waiting: "WAITING"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.error: "ERROR", .failure: "FAILURE", .inactive: "INACTIVE", .inProgress: "IN_PROGRESS", .pending: "PENDING", .queued: "QUEUED", .success: "SUCCESS", .waiting: "WAITING"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum DiffSide: GQLEnum {
@@ -284,21 +180,8 @@ public enum GitHub {
         case right
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "LEFT": self = .left
-            case "RIGHT": self = .right
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .left: "LEFT"
-            case .right: "RIGHT"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.left: "LEFT", .right: "RIGHT"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public struct DraftPullRequestReviewComment: GQLInputObject {
@@ -339,23 +222,8 @@ public enum GitHub {
         case viewed
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "DISMISSED": self = .dismissed
-            case "UNVIEWED": self = .unviewed
-            case "VIEWED": self = .viewed
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .dismissed: "DISMISSED"
-            case .unviewed: "UNVIEWED"
-            case .viewed: "VIEWED"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.dismissed: "DISMISSED", .unviewed: "UNVIEWED", .viewed: "VIEWED"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum IssueClosedStateReason: GQLEnum {
@@ -364,23 +232,8 @@ public enum GitHub {
         case notPlanned
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "COMPLETED": self = .completed
-            case "DUPLICATE": self = .duplicate
-            case "NOT_PLANNED": self = .notPlanned
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .completed: "COMPLETED"
-            case .duplicate: "DUPLICATE"
-            case .notPlanned: "NOT_PLANNED"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.completed: "COMPLETED", .duplicate: "DUPLICATE", .notPlanned: "NOT_PLANNED"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum IssueState: GQLEnum {
@@ -388,21 +241,8 @@ public enum GitHub {
         case open_
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "CLOSED": self = .closed
-            case "OPEN": self = .open_
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .closed: "CLOSED"
-            case .open_: "OPEN"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.closed: "CLOSED", .open_: "OPEN"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum IssueStateReason: GQLEnum {
@@ -412,25 +252,8 @@ public enum GitHub {
         case reopened
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "COMPLETED": self = .completed
-            case "DUPLICATE": self = .duplicate
-            case "NOT_PLANNED": self = .notPlanned
-            case "REOPENED": self = .reopened
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .completed: "COMPLETED"
-            case .duplicate: "DUPLICATE"
-            case .notPlanned: "NOT_PLANNED"
-            case .reopened: "REOPENED"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.completed: "COMPLETED", .duplicate: "DUPLICATE", .notPlanned: "NOT_PLANNED", .reopened: "REOPENED"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum LockReason: GQLEnum {
@@ -440,25 +263,8 @@ public enum GitHub {
         case tooHeated
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "OFF_TOPIC": self = .offTopic
-            case "RESOLVED": self = .resolved
-            case "SPAM": self = .spam
-            case "TOO_HEATED": self = .tooHeated
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .offTopic: "OFF_TOPIC"
-            case .resolved: "RESOLVED"
-            case .spam: "SPAM"
-            case .tooHeated: "TOO_HEATED"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.offTopic: "OFF_TOPIC", .resolved: "RESOLVED", .spam: "SPAM", .tooHeated: "TOO_HEATED"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum MergeableState: GQLEnum {
@@ -467,23 +273,8 @@ public enum GitHub {
         case unknown_
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "CONFLICTING": self = .conflicting
-            case "MERGEABLE": self = .mergeable
-            case "UNKNOWN": self = .unknown_
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .conflicting: "CONFLICTING"
-            case .mergeable: "MERGEABLE"
-            case .unknown_: "UNKNOWN"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.conflicting: "CONFLICTING", .mergeable: "MERGEABLE", .unknown_: "UNKNOWN"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum MilestoneState: GQLEnum {
@@ -491,21 +282,8 @@ public enum GitHub {
         case open_
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "CLOSED": self = .closed
-            case "OPEN": self = .open_
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .closed: "CLOSED"
-            case .open_: "OPEN"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.closed: "CLOSED", .open_: "OPEN"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum OrganizationMemberRole: GQLEnum {
@@ -513,21 +291,8 @@ public enum GitHub {
         case member
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "ADMIN": self = .admin
-            case "MEMBER": self = .member
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .admin: "ADMIN"
-            case .member: "MEMBER"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.admin: "ADMIN", .member: "MEMBER"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum PatchStatus: GQLEnum {
@@ -539,29 +304,8 @@ public enum GitHub {
         case renamed
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "ADDED": self = .added
-            case "CHANGED": self = .changed
-            case "COPIED": self = .copied
-            case "DELETED": self = .deleted
-            case "MODIFIED": self = .modified
-            case "RENAMED": self = .renamed
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .added: "ADDED"
-            case .changed: "CHANGED"
-            case .copied: "COPIED"
-            case .deleted: "DELETED"
-            case .modified: "MODIFIED"
-            case .renamed: "RENAMED"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.added: "ADDED", .changed: "CHANGED", .copied: "COPIED", .deleted: "DELETED", .modified: "MODIFIED", .renamed: "RENAMED"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum PullRequestMergeMethod: GQLEnum {
@@ -570,23 +314,8 @@ public enum GitHub {
         case squash
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "MERGE": self = .merge
-            case "REBASE": self = .rebase
-            case "SQUASH": self = .squash
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .merge: "MERGE"
-            case .rebase: "REBASE"
-            case .squash: "SQUASH"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.merge: "MERGE", .rebase: "REBASE", .squash: "SQUASH"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum PullRequestReviewDecision: GQLEnum {
@@ -595,23 +324,8 @@ public enum GitHub {
         case reviewRequired
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "APPROVED": self = .approved
-            case "CHANGES_REQUESTED": self = .changesRequested
-            case "REVIEW_REQUIRED": self = .reviewRequired
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .approved: "APPROVED"
-            case .changesRequested: "CHANGES_REQUESTED"
-            case .reviewRequired: "REVIEW_REQUIRED"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.approved: "APPROVED", .changesRequested: "CHANGES_REQUESTED", .reviewRequired: "REVIEW_REQUIRED"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum PullRequestReviewEvent: GQLEnum {
@@ -621,25 +335,8 @@ public enum GitHub {
         case requestChanges
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "APPROVE": self = .approve
-            case "COMMENT": self = .comment
-            case "DISMISS": self = .dismiss
-            case "REQUEST_CHANGES": self = .requestChanges
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .approve: "APPROVE"
-            case .comment: "COMMENT"
-            case .dismiss: "DISMISS"
-            case .requestChanges: "REQUEST_CHANGES"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.approve: "APPROVE", .comment: "COMMENT", .dismiss: "DISMISS", .requestChanges: "REQUEST_CHANGES"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum PullRequestReviewState: GQLEnum {
@@ -650,27 +347,8 @@ public enum GitHub {
         case pending
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "APPROVED": self = .approved
-            case "CHANGES_REQUESTED": self = .changesRequested
-            case "COMMENTED": self = .commented
-            case "DISMISSED": self = .dismissed
-            case "PENDING": self = .pending
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .approved: "APPROVED"
-            case .changesRequested: "CHANGES_REQUESTED"
-            case .commented: "COMMENTED"
-            case .dismissed: "DISMISSED"
-            case .pending: "PENDING"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.approved: "APPROVED", .changesRequested: "CHANGES_REQUESTED", .commented: "COMMENTED", .dismissed: "DISMISSED", .pending: "PENDING"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum PullRequestState: GQLEnum {
@@ -679,23 +357,8 @@ public enum GitHub {
         case open_
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "CLOSED": self = .closed
-            case "MERGED": self = .merged
-            case "OPEN": self = .open_
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .closed: "CLOSED"
-            case .merged: "MERGED"
-            case .open_: "OPEN"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.closed: "CLOSED", .merged: "MERGED", .open_: "OPEN"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum ReactionContent: GQLEnum {
@@ -709,33 +372,8 @@ public enum GitHub {
         case thumbsUp
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "CONFUSED": self = .confused
-            case "EYES": self = .eyes
-            case "HEART": self = .heart
-            case "HOORAY": self = .hooray
-            case "LAUGH": self = .laugh
-            case "ROCKET": self = .rocket
-            case "THUMBS_DOWN": self = .thumbsDown
-            case "THUMBS_UP": self = .thumbsUp
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .confused: "CONFUSED"
-            case .eyes: "EYES"
-            case .heart: "HEART"
-            case .hooray: "HOORAY"
-            case .laugh: "LAUGH"
-            case .rocket: "ROCKET"
-            case .thumbsDown: "THUMBS_DOWN"
-            case .thumbsUp: "THUMBS_UP"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.confused: "CONFUSED", .eyes: "EYES", .heart: "HEART", .hooray: "HOORAY", .laugh: "LAUGH", .rocket: "ROCKET", .thumbsDown: "THUMBS_DOWN", .thumbsUp: "THUMBS_UP"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum ReportedContentClassifiers: GQLEnum {
@@ -747,29 +385,8 @@ public enum GitHub {
         case spam
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "ABUSE": self = .abuse
-            case "DUPLICATE": self = .duplicate
-            case "OFF_TOPIC": self = .offTopic
-            case "OUTDATED": self = .outdated
-            case "RESOLVED": self = .resolved
-            case "SPAM": self = .spam
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .abuse: "ABUSE"
-            case .duplicate: "DUPLICATE"
-            case .offTopic: "OFF_TOPIC"
-            case .outdated: "OUTDATED"
-            case .resolved: "RESOLVED"
-            case .spam: "SPAM"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.abuse: "ABUSE", .duplicate: "DUPLICATE", .offTopic: "OFF_TOPIC", .outdated: "OUTDATED", .resolved: "RESOLVED", .spam: "SPAM"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum RepositoryPermission: GQLEnum {
@@ -780,27 +397,8 @@ public enum GitHub {
         case write
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "ADMIN": self = .admin
-            case "MAINTAIN": self = .maintain
-            case "READ": self = .read
-            case "TRIAGE": self = .triage
-            case "WRITE": self = .write
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .admin: "ADMIN"
-            case .maintain: "MAINTAIN"
-            case .read: "READ"
-            case .triage: "TRIAGE"
-            case .write: "WRITE"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.admin: "ADMIN", .maintain: "MAINTAIN", .read: "READ", .triage: "TRIAGE", .write: "WRITE"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum RepositoryPrivacy: GQLEnum {
@@ -808,21 +406,8 @@ public enum GitHub {
         case public_
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "PRIVATE": self = .private_
-            case "PUBLIC": self = .public_
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .private_: "PRIVATE"
-            case .public_: "PUBLIC"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.private_: "PRIVATE", .public_: "PUBLIC"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum SecurityAdvisoryEcosystem: GQLEnum {
@@ -840,41 +425,8 @@ public enum GitHub {
         case swift
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "ACTIONS": self = .actions
-            case "COMPOSER": self = .composer
-            case "ERLANG": self = .erlang
-            case "GO": self = .go
-            case "MAVEN": self = .maven
-            case "NPM": self = .npm
-            case "NUGET": self = .nuget
-            case "PIP": self = .pip
-            case "PUB": self = .pub
-            case "RUBYGEMS": self = .rubygems
-            case "RUST": self = .rust
-            case "SWIFT": self = .swift
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .actions: "ACTIONS"
-            case .composer: "COMPOSER"
-            case .erlang: "ERLANG"
-            case .go: "GO"
-            case .maven: "MAVEN"
-            case .npm: "NPM"
-            case .nuget: "NUGET"
-            case .pip: "PIP"
-            case .pub: "PUB"
-            case .rubygems: "RUBYGEMS"
-            case .rust: "RUST"
-            case .swift: "SWIFT"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.actions: "ACTIONS", .composer: "COMPOSER", .erlang: "ERLANG", .go: "GO", .maven: "MAVEN", .npm: "NPM", .nuget: "NUGET", .pip: "PIP", .pub: "PUB", .rubygems: "RUBYGEMS", .rust: "RUST", .swift: "SWIFT"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum SecurityAdvisorySeverity: GQLEnum {
@@ -884,25 +436,8 @@ public enum GitHub {
         case moderate
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "CRITICAL": self = .critical
-            case "HIGH": self = .high
-            case "LOW": self = .low
-            case "MODERATE": self = .moderate
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .critical: "CRITICAL"
-            case .high: "HIGH"
-            case .low: "LOW"
-            case .moderate: "MODERATE"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.critical: "CRITICAL", .high: "HIGH", .low: "LOW", .moderate: "MODERATE"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum StatusState: GQLEnum {
@@ -913,27 +448,8 @@ public enum GitHub {
         case success
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "ERROR": self = .error
-            case "EXPECTED": self = .expected
-            case "FAILURE": self = .failure
-            case "PENDING": self = .pending
-            case "SUCCESS": self = .success
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .error: "ERROR"
-            case .expected: "EXPECTED"
-            case .failure: "FAILURE"
-            case .pending: "PENDING"
-            case .success: "SUCCESS"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.error: "ERROR", .expected: "EXPECTED", .failure: "FAILURE", .pending: "PENDING", .success: "SUCCESS"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum TeamMemberRole: GQLEnum {
@@ -941,21 +457,8 @@ public enum GitHub {
         case member
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "MAINTAINER": self = .maintainer
-            case "MEMBER": self = .member
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .maintainer: "MAINTAINER"
-            case .member: "MEMBER"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.maintainer: "MAINTAINER", .member: "MEMBER"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public enum TeamPrivacy: GQLEnum {
@@ -963,21 +466,8 @@ public enum GitHub {
         case visible
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "SECRET": self = .secret
-            case "VISIBLE": self = .visible
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .secret: "SECRET"
-            case .visible: "VISIBLE"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.secret: "SECRET", .visible: "VISIBLE"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     public struct UpdateIssueInput: GQLInputObject {

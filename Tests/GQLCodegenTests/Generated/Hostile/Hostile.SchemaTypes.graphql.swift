@@ -31,34 +31,7 @@ public enum Hostile {
         case VALUE
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "class": self = .class_
-            case "CLASS": self = .CLASS
-            case "self": self = .self_
-            case "Type": self = .type
-            case "unknown": self = .unknown_
-            case "init": self = .init_
-            case "rawValue": self = .rawValue_
-            case "value": self = .value
-            case "VALUE": self = .VALUE
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .class_: "class"
-            case .CLASS: "CLASS"
-            case .self_: "self"
-            case .type: "Type"
-            case .unknown_: "unknown"
-            case .init_: "init"
-            case .rawValue_: "rawValue"
-            case .value: "value"
-            case .VALUE: "VALUE"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.class_: "class", .CLASS: "CLASS", .self_: "self", .type: "Type", .unknown_: "unknown", .init_: "init", .rawValue_: "rawValue", .value: "value", .VALUE: "VALUE"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 }
