@@ -4,12 +4,13 @@ plain with the same library, in interleaved rounds, so its own encrypted/plain r
 
 Usage: python3 Benchmarks/sqlcipher-peer.py [--rows N] [--rounds N]   (make bench-encryption runs it from the venv)
 
-Workloads (StoreBench's, in SQL): insert N rows in one transaction; fetch all N rows; 10,000 lookups by primary key;
-plus 1,000 single-row autocommit inserts. WAL + synchronous=NORMAL, a fresh file per round, one warm-up round; the
+Workloads (StoreBench's, in SQL, every answer checked): insert N rows in one transaction; fetch all N rows; 10,000
+lookups by primary key; 1,000 single-row autocommit inserts. WAL + synchronous=NORMAL, a fresh file per round, one warm-up round; the
 key is a raw 32-byte key (x'…', no derivation), so the workloads measure the page cipher only. The cost of opening
 with a passphrase (PBKDF2-HMAC-SHA512, 256,000 rounds, SQLCipher 4's default) is measured on its own.
 """
 import argparse
+import importlib.metadata
 import os
 import random
 import statistics
@@ -21,10 +22,11 @@ import sqlcipher3
 RAW_KEY = "x'" + "".join(f"{(i * 7 + 3) % 256:02x}" for i in range(32)) + "'"
 
 
-def rows(count):
-    rng = random.Random(0x6A10BEE)
-    return [(i + 1, f"name-{i + 1}", rng.randrange(100), rng.randrange(1_000_000) / 100, rng.randrange(2),
-             None if i % 3 == 0 else f"note {i}") for i in range(count)]
+def rows(first, count, prefix):
+    """StoreBench's row shape: (id, name, age, score, active, note), a note on three rows in four."""
+    rng = random.Random(0x6A10BEE + first)
+    return [(i, f"{prefix}-{i}", rng.randrange(100), rng.randrange(1_000_000) / 100, rng.randrange(2),
+             None if i % 4 == 0 else f"note for row {i}") for i in range(first, first + count)]
 
 
 def connect(path, encrypted):
@@ -36,13 +38,18 @@ def connect(path, encrypted):
     return db
 
 
+def check(condition, message):
+    if not condition:
+        raise SystemExit(f"sqlcipher-peer: {message}")
+
+
 def timed(body):
     start = time.perf_counter()
     result = body()
     return result, (time.perf_counter() - start) * 1000
 
 
-def one_round(directory, tag, encrypted, data, keys):
+def one_round(directory, tag, encrypted, data, singles, keys):
     path = os.path.join(directory, f"{tag}.sqlite")
     db = connect(path, encrypted)
     db.execute("CREATE TABLE BenchRow (id INTEGER PRIMARY KEY, name TEXT, age INTEGER, score REAL, active INTEGER, "
@@ -55,16 +62,19 @@ def one_round(directory, tag, encrypted, data, keys):
         db.execute("COMMIT")
     _, times["insert"] = timed(insert)
     fetched, times["fetchAll"] = timed(lambda: db.execute("SELECT * FROM BenchRow").fetchall())
-    assert len(fetched) == len(data)
+    check(sorted(fetched) == data, f"{tag}: fetchAll did not return the inserted rows")
 
     def lookups():
-        return sum(db.execute("SELECT * FROM BenchRow WHERE id = ?", (key,)).fetchone()[2] for key in keys)
-    _, times["fetchOne"] = timed(lookups)
+        return [db.execute("SELECT * FROM BenchRow WHERE id = ?", (key,)).fetchone() for key in keys]
+    found, times["fetchOne"] = timed(lookups)
+    check(found == [data[key - 1] for key in keys], f"{tag}: a lookup returned another row")
 
     def autocommit():
-        for i in range(1_000):
-            db.execute("INSERT INTO BenchRow VALUES (?, 'single', 1, 1.0, 1, NULL)", (len(data) + i + 1,))
+        for row in singles:
+            db.execute("INSERT INTO BenchRow VALUES (?, ?, ?, ?, ?, ?)", row)
     _, times["autocommit 1k"] = timed(autocommit)
+    check(db.execute("SELECT * FROM BenchRow WHERE id > ? ORDER BY id", (len(data),)).fetchall() == singles,
+          f"{tag}: the autocommit rows did not read back")
     db.close()
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(path + suffix):
@@ -104,12 +114,13 @@ def main():
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=5)
     options = parser.parse_args()
-    data = rows(options.rows)
+    data = rows(1, options.rows, "user")
+    singles = rows(options.rows + 1, 1_000, "single")
     rng = random.Random(42)
     keys = [rng.randrange(1, options.rows + 1) for _ in range(10_000)]
     version = sqlcipher3.connect(":memory:").execute("PRAGMA cipher_version").fetchone()[0]
     sqlite_version = sqlcipher3.connect(":memory:").execute("SELECT sqlite_version()").fetchone()[0]
-    print(f"SQLCipher peer — sqlcipher3 {getattr(sqlcipher3, 'version', '?')}, SQLCipher {version} "
+    print(f"SQLCipher peer — sqlcipher3 {importlib.metadata.version('sqlcipher3')}, SQLCipher {version} "
           f"(SQLite {sqlite_version}); {options.rows} rows, {options.rounds} rounds after 1 warm-up, interleaved")
     samples = {True: {}, False: {}}
     ratios = {}
@@ -118,7 +129,8 @@ def main():
             order = (False, True) if round_index % 2 == 0 else (True, False)
             result = {}
             for encrypted in order:
-                result[encrypted] = one_round(directory, f"r{round_index}-{encrypted}", encrypted, data, keys)
+                result[encrypted] = one_round(directory, f"r{round_index}-{encrypted}", encrypted, data, singles,
+                                             keys)
             if round_index == 0:
                 continue
             for encrypted in (False, True):

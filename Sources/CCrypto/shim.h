@@ -3,6 +3,8 @@
 // OpenSSL's libcrypto (apt libssl-dev): digests, HMAC, signature verification, RS256 and ES256 signing.
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
+#include <openssl/rand.h>
 #include <openssl/hmac.h>
 #include <openssl/err.h>
 #include <openssl/bn.h>

@@ -4,12 +4,14 @@
 //
 //   page image (SQLite's size, 32 reserved bytes at its end):
 //     [0, usable)          ciphertext of SQLite's bytes (page 1: bytes 0..23 stay outside, see below)
-//     [usable, +12)        nonce, fresh random bytes for every write
+//     [usable, +12)        nonce: 4 random bytes per connection, then a 64-bit counter (random start) per page write
 //     [+12, +28)           GCM tag
 //     [+28, +32)           key check: HMAC-SHA256(key, "gqlcrypt key check" || file id), first 4 bytes
 //   page 1, bytes 0..15:   the file id (random; also the passphrase salt) in place of "SQLite format 3\0"
 //   page 1, bytes 16..23:  page size, versions, reserve, payload fractions, in clear (authenticated as AAD)
 //   associated data:       file id || page number (big-endian 32 bits) [|| page 1 bytes 16..23]
+//   page key:              HKDF-SHA256(key, salt = file id, info = "gqlcrypt page key"): each file its own AES key,
+//                          so the random-nonce budget (about 2^32 page writes) is counted per file
 //
 // SQLite only ever sees plaintext: every read is decrypted before it returns, and the reserved bytes read back as the
 // zeros SQLite handed over (it never writes them itself), so the checksums SQLite computes over the bytes it hands
@@ -19,7 +21,9 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
 #include <openssl/hmac.h>
+#include <openssl/kdf.h>
 #include <openssl/rand.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -146,22 +150,51 @@ typedef struct {
     unsigned char fileId[GQLCRYPT_SALT_SIZE];
     unsigned char check[CHECK_SIZE];
     int hasFileId;
+    unsigned char nonce[NONCE_SIZE];  // the next page write's nonce: 4 random bytes, then a 64-bit counter
     EVP_CIPHER_CTX *encrypt;
     EVP_CIPHER_CTX *decrypt;
 } PageCipher;
 
-static void cipher_set_file_id(PageCipher *cipher, const unsigned char *fileId) {
+/// HKDF-SHA256 of `key` with the file id as salt and the label "gqlcrypt page key": the file's own AES key.
+static int derive_page_key(const unsigned char *key, const unsigned char *fileId, unsigned char *out) {
+    static const char info[] = "gqlcrypt page key";
+    EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
+    EVP_KDF_CTX *context = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
+    EVP_KDF_free(kdf);
+    if (!context) return 0;
+    OSSL_PARAM parameters[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)"SHA256", 0),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)key, GQLCRYPT_KEY_SIZE),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)fileId, GQLCRYPT_SALT_SIZE),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, sizeof(info) - 1),
+        OSSL_PARAM_construct_end(),
+    };
+    int ok = EVP_KDF_derive(context, out, GQLCRYPT_KEY_SIZE, parameters) == 1;
+    EVP_KDF_CTX_free(context);
+    return ok;
+}
+
+/// Sets the file id: the key check and the file's page key follow from it. Returns 1 on success; on failure the
+/// cipher has no file id and refuses every page.
+static int cipher_set_file_id(PageCipher *cipher, const unsigned char *fileId) {
     static const char label[] = "gqlcrypt key check";
     unsigned char input[sizeof(label) - 1 + GQLCRYPT_SALT_SIZE];
     unsigned char mac[32];
+    unsigned char pageKey[GQLCRYPT_KEY_SIZE];
     unsigned int macLength = 0;
+    cipher->hasFileId = 0;
     memcpy(cipher->fileId, fileId, GQLCRYPT_SALT_SIZE);
     memcpy(input, label, sizeof(label) - 1);
     memcpy(input + sizeof(label) - 1, fileId, GQLCRYPT_SALT_SIZE);
-    HMAC(EVP_sha256(), cipher->key, GQLCRYPT_KEY_SIZE, input, sizeof(input), mac, &macLength);
+    int ok = HMAC(EVP_sha256(), cipher->key, GQLCRYPT_KEY_SIZE, input, sizeof(input), mac, &macLength) != NULL
+             && derive_page_key(cipher->key, fileId, pageKey)
+             && EVP_EncryptInit_ex(cipher->encrypt, NULL, NULL, pageKey, NULL) == 1
+             && EVP_DecryptInit_ex(cipher->decrypt, NULL, NULL, pageKey, NULL) == 1;
     memcpy(cipher->check, mac, CHECK_SIZE);
     OPENSSL_cleanse(mac, sizeof(mac));
-    cipher->hasFileId = 1;
+    OPENSSL_cleanse(pageKey, sizeof(pageKey));
+    cipher->hasFileId = ok;
+    return ok;
 }
 
 static int cipher_init(PageCipher *cipher, const unsigned char *key) {
@@ -170,8 +203,12 @@ static int cipher_init(PageCipher *cipher, const unsigned char *key) {
     cipher->encrypt = EVP_CIPHER_CTX_new();
     cipher->decrypt = EVP_CIPHER_CTX_new();
     if (!cipher->encrypt || !cipher->decrypt) return 0;
-    if (EVP_EncryptInit_ex(cipher->encrypt, EVP_aes_256_gcm(), NULL, key, NULL) != 1) return 0;
-    if (EVP_DecryptInit_ex(cipher->decrypt, EVP_aes_256_gcm(), NULL, key, NULL) != 1) return 0;
+    // Nonces: random once per connection (prefix and the counter's start), then counted, so no page write draws
+    // from the random generator and no two writes of one connection share a nonce.
+    if (RAND_bytes(cipher->nonce, NONCE_SIZE) != 1) return 0;
+    // The AES key comes with the file id (cipher_set_file_id): each file encrypts under a key of its own.
+    if (EVP_EncryptInit_ex(cipher->encrypt, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1) return 0;
+    if (EVP_DecryptInit_ex(cipher->decrypt, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1) return 0;
     return 1;
 }
 
@@ -200,7 +237,7 @@ static int encrypt_page(PageCipher *cipher, uint32_t page, const unsigned char *
     unsigned char aad[28];
     unsigned char *nonce = out + usable;
     int length = 0;
-    if (usable <= start || (page == 1 && in[20] != GQLCRYPT_RESERVE)) return 0;
+    if (!cipher->hasFileId || usable <= start || (page == 1 && in[20] != GQLCRYPT_RESERVE)) return 0;
     // Reads return the reserved bytes as zeros (see decrypt_page); a page that still has something there would
     // break SQLite's WAL checksum after the round trip, so it is refused rather than stored.
     for (int i = usable; i < size; i++)
@@ -210,7 +247,10 @@ static int encrypt_page(PageCipher *cipher, uint32_t page, const unsigned char *
         memcpy(out + 16, in + 16, 8);
     }
     int aadLength = make_aad(cipher, page, page == 1 ? in + 16 : NULL, aad);
-    if (RAND_bytes(nonce, NONCE_SIZE) != 1) return 0;
+    memcpy(nonce, cipher->nonce, NONCE_SIZE);
+    // The next nonce: the counter (bytes 4..11, big-endian) plus one.
+    for (int i = NONCE_SIZE - 1; i >= 4; i--)
+        if (++cipher->nonce[i] != 0) break;
     if (EVP_EncryptInit_ex(cipher->encrypt, NULL, NULL, NULL, nonce) != 1) return 0;
     if (EVP_EncryptUpdate(cipher->encrypt, NULL, &length, aad, aadLength) != 1) return 0;
     if (EVP_EncryptUpdate(cipher->encrypt, out + start, &length, in + start, usable - start) != 1) return 0;
@@ -228,7 +268,7 @@ static int decrypt_page(PageCipher *cipher, uint32_t page, unsigned char *data, 
     unsigned char aad[28];
     unsigned char tag[TAG_SIZE];
     int length = 0;
-    if (usable <= start) return GQLCRYPT_TAMPERED;
+    if (!cipher->hasFileId || usable <= start) return GQLCRYPT_TAMPERED;
     if (CRYPTO_memcmp(data + usable + NONCE_SIZE + TAG_SIZE, cipher->check, CHECK_SIZE) != 0)
         return GQLCRYPT_WRONG_KEY;
     int aadLength = make_aad(cipher, page, page == 1 ? data + 16 : NULL, aad);
@@ -284,7 +324,8 @@ static int main_read_header(CryptFile *file) {
     rc = file->real->pMethods->xRead(file->real, header, 24, 0);
     if (rc != SQLITE_OK) return rc;
     if (gqlcrypt_header_kind(header, 24) != GQLCRYPT_HEADER_ENCRYPTED) return SQLITE_NOTADB;
-    cipher_set_file_id(&file->cipher, header);
+    int known = file->cipher.hasFileId && memcmp(file->cipher.fileId, header, GQLCRYPT_SALT_SIZE) == 0;
+    if (!known && !cipher_set_file_id(&file->cipher, header)) return SQLITE_NOMEM;
     file->pageSize = header_page_size(header);
     return SQLITE_OK;
 }
@@ -550,7 +591,8 @@ static int crypt_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int f
         file->main = file;
         int rc = gBase->xOpen(gBase, name, file->real, flags, outFlags);
         if (rc == SQLITE_OK) rc = main_read_header(file);
-        if (rc == SQLITE_OK && !file->cipher.hasFileId) cipher_set_file_id(&file->cipher, salt);
+        if (rc == SQLITE_OK && !file->cipher.hasFileId && !cipher_set_file_id(&file->cipher, salt))
+            rc = SQLITE_NOMEM;
         if (rc != SQLITE_OK) {
             if (file->real->pMethods) file->real->pMethods->xClose(file->real);
             cipher_free(&file->cipher);
@@ -677,10 +719,8 @@ int gqlcrypt_check_file(const char *path, int slot) {
         rewind(handle);
         if (fread(page, 1, (size_t)size, handle) == (size_t)size) {
             PageCipher cipher;
-            if (cipher_init(&cipher, key)) {
-                cipher_set_file_id(&cipher, header);
+            if (cipher_init(&cipher, key) && cipher_set_file_id(&cipher, header))
                 result = decrypt_page(&cipher, 1, page, size);
-            }
             cipher_free(&cipher);
         }
         OPENSSL_cleanse(page, (size_t)size);

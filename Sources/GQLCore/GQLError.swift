@@ -69,6 +69,16 @@ public struct GQLError: Error, Sendable, Hashable {
         public static let connection = Code("connection")
         /// A cryptographic operation failed: a malformed key or signature, or libcrypto out of memory.
         public static let crypto = Code("crypto")
+        /// The key does not open an encrypted file (a GQLStore database, GQLAuth's token file); the file was not
+        /// changed.
+        public static let wrongKey = Code("wrongKey")
+        /// An encrypted file failed authentication: it was altered or damaged on disk. For a database the message
+        /// names the page and the file (database, WAL or journal); no unauthenticated byte was returned.
+        public static let corrupt = Code("corrupt")
+        /// The file is encrypted and was opened without a key.
+        public static let keyRequired = Code("keyRequired")
+        /// The file is not encrypted (a plain SQLite database, a plain token file) and was opened with a key.
+        public static let notEncrypted = Code("notEncrypted")
     }
 
     /// What went wrong.

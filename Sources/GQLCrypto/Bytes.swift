@@ -39,6 +39,11 @@ package enum Bytes {
             == 0
     }
 
+    /// Overwrites `bytes` with zeros in a way the compiler keeps (OpenSSL's OPENSSL_cleanse), for key material.
+    package static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+    }
+
     private static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")

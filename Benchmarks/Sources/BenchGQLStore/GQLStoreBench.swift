@@ -17,6 +17,7 @@ public final class GQLStoreBench: StoreImplementation {
 
     private var db: GQLDatabase?
     private var objects: [BenchRow] = []
+    private var singles: [BenchRow] = []
     private var lookupKeys: [Int] = []
     private var thresholds: [Int] = []
     private var observerIDs: [String] = []
@@ -26,6 +27,42 @@ public final class GQLStoreBench: StoreImplementation {
     /// GQLStore on encrypted files, with a fixed 32-byte raw key (no key derivation inside the workloads).
     public static func encrypted() -> GQLStoreBench {
         GQLStoreBench(key: .raw(Data((0..<32).map { UInt8($0 &* 7 &+ 3) })))
+    }
+
+    /// What opening an encrypted file costs, apart from the workloads: the median of `samples` opens of an existing
+    /// file followed by one lookup, with no key (a plain file), with the raw key and with a passphrase
+    /// (PBKDF2-HMAC-SHA512, `GQLDatabase.Key.passphraseIterations` rounds, paid once per open). Milliseconds, in
+    /// that order; the passphrase's excess over the raw key is the key derivation.
+    public static func openCost(directory: String, samples: Int = 5) throws -> [(label: String, milliseconds: Double)] {
+        let keys: [(String, GQLDatabase.Key?)] = [
+            ("plain", nil), ("raw key", .raw(Data((0..<32).map { UInt8($0 &* 7 &+ 3) }))),
+            ("passphrase", .passphrase("correct horse battery staple")),
+        ]
+        var results: [(label: String, milliseconds: Double)] = []
+        for (label, key) in keys {
+            let path = directory + "/open-\(label.filter(\.isLetter)).sqlite"
+            func open() throws -> GQLDatabase {
+                try key.map { try GQLDatabase(path: path, key: $0) } ?? GQLDatabase(path: path)
+            }
+            do {
+                var row = BenchRow()
+                row.id = 1
+                row.age = 42
+                try row.insert(try open())
+            }
+            var times: [Double] = []
+            for _ in 0..<samples {
+                let clock = ContinuousClock()
+                let start = clock.now
+                let found = try BenchRow.fetchOne(try open(), key: 1)
+                let elapsed = clock.now - start
+                guard found?.age == 42 else { throw BenchError("open cost (\(label)): the row did not read back") }
+                times.append(Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
+            }
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            results.append((label, Statistics.median(times) ?? .nan))
+        }
+        return results
     }
 
     /// `key`: open every file encrypted with it (GQLDatabase(path:key:)), for EncryptionBench.
@@ -40,6 +77,7 @@ public final class GQLStoreBench: StoreImplementation {
 
     public func prepare(_ data: BenchData, path: String) throws {
         objects = data.rows.map(BenchRow.init)
+        singles = data.autocommitRows.map(BenchRow.init)
         lookupKeys = data.lookupKeys
         thresholds = data.observerThresholds
         let db = try key.map { try GQLDatabase(path: path, key: $0) } ?? GQLDatabase(path: path)
@@ -110,6 +148,16 @@ public final class GQLStoreBench: StoreImplementation {
             found.append(object)
         }
         return found
+    }
+
+    /// One `insert(db)` per object: each call is a write transaction of its own.
+    @inline(never)  // its own symbol, for callgrind-store.sh
+    public func autocommitInsert() throws -> Int {
+        guard let db else { throw BenchError("GQLStore: not prepared") }
+        for object in singles {
+            try object.insert(db)
+        }
+        return singles.count
     }
 
     public func registerObservers(_ sink: NotificationSink) throws {

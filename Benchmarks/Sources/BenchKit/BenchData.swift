@@ -32,6 +32,9 @@ public struct BenchData: Sendable {
     /// Number of observers in the observed-insert workload.
     public static let observerCount = 10
 
+    /// Number of single-row autocommit inserts in the autocommit workload.
+    public static let autocommitCount = 1_000
+
     public let rows: [Row]
     /// Primary keys looked up by the fetchOne workload (uniform in `1...rows.count`, seed 0xF37C_0DE).
     public let lookupKeys: [Int]
@@ -41,6 +44,9 @@ public struct BenchData: Sendable {
     public let expectedNotifications: Int
     /// Sum of the looked-up rows' ages: a checksum the fetchOne workload must reproduce.
     public let lookupAgeSum: Int
+    /// The rows the autocommit workload inserts one statement (one transaction) each, after `rows`: ids
+    /// `rows.count + 1 ... rows.count + autocommitCount`.
+    public let autocommitRows: [Row]
 
     public init(rowCount: Int) {
         var rng = SplitMix64(seed: 0x6A1_0BEE)
@@ -56,6 +62,12 @@ public struct BenchData: Sendable {
                     note: id % 4 == 0 ? nil : "note for row \(id)"))
         }
         self.rows = rows
+        autocommitRows = (1...Self.autocommitCount).map { index in
+            let id = rows.count + index
+            return Row(
+                id: id, name: "single-\(id)", age: Int(rng.next() % 100), score: Double(rng.next() % 1_000_000) / 100,
+                active: rng.next() & 1 == 1, note: id % 4 == 0 ? nil : "note for row \(id)")
+        }
 
         var keyRng = SplitMix64(seed: 0xF37C_0DE)
         let keys = (0..<Self.lookupCount).map { _ in Int(keyRng.next() % UInt64(rows.count)) + 1 }

@@ -1,8 +1,8 @@
 import Synchronization
 
-/// The six measured workloads, in the order they run and print.
+/// The seven measured workloads, in the order they run and print.
 public enum Workload: Int, CaseIterable, Sendable {
-    case insert, fetchAll, fetchAllByRow, fetchOne, fetchOneInRead, observedInsert
+    case insert, fetchAll, fetchAllByRow, fetchOne, fetchOneInRead, autocommit, observedInsert
 
     public var label: String {
         switch self {
@@ -11,6 +11,7 @@ public enum Workload: Int, CaseIterable, Sendable {
         case .fetchAllByRow: "fetchAll N (init(row:))"
         case .fetchOne: "fetchOne 10k, a call each"
         case .fetchOneInRead: "fetchOne 10k in one read"
+        case .autocommit: "insert 1k, a tx each"
         case .observedInsert: "insert N + 10 observers"
         }
     }
@@ -21,7 +22,7 @@ public enum Workload: Int, CaseIterable, Sendable {
 /// happen in ``prepare(_:path:)`` before the clock starts.
 ///
 /// The caller runs, per round: `prepare` on a fresh file → `insert` → `fetchAll` → `fetchAllByRow` → `fetchOne` →
-/// `fetchOneInRead` → `close`, then `prepare` on another fresh file → `registerObservers` (untimed) →
+/// `fetchOneInRead` → `autocommitInsert` → `close`, then `prepare` on another fresh file → `registerObservers` (untimed) →
 /// `observedInsert` → `close`.
 public protocol StoreImplementation: AnyObject {
     /// Column header, e.g. "GRDB".
@@ -49,6 +50,10 @@ public protocol StoreImplementation: AnyObject {
     /// Workload 3b: the same lookups inside one read access, as each library recommends for speed (GQLStore
     /// `db.read { tx in fetchOne(tx, key:) }`, GRDB a cached statement in one `read { }`). Same result as 3.
     func fetchOneInRead() throws -> Int
+    /// Workload 3c: insert `data.autocommitRows` one by one, each a statement and a transaction of its own (an app
+    /// saving one object at a time: GQLStore `insert(db)`, GRDB `write { insert(db) }`, raw C one `sqlite3_step` in
+    /// autocommit mode). Returns the number of rows inserted.
+    func autocommitInsert() throws -> Int
     /// Registers `data.observerThresholds.count` insert observers; observer `i` calls `sink.record(i)` once
     /// per inserted row with `age > data.observerThresholds[i]`. Not timed.
     func registerObservers(_ sink: NotificationSink) throws

@@ -61,7 +61,7 @@ struct Runner {
         var timings: [Workload: Double] = [:]
         let slug = implementation.name.lowercased().filter(\.isLetter)
 
-        // Workloads 1-3 on one fresh file.
+        // Workloads 1-3c on one fresh file.
         let path = try freshPath(directory, "\(slug)-\(run).sqlite")
         try implementation.prepare(data, path: path)
         try check(isWAL(path), "\(path) is not in WAL mode after prepare")
@@ -71,13 +71,13 @@ struct Runner {
         let (fetched, fetchAllTime) = try measure { try implementation.fetchAll() }
         try check(fetched == data.rows.count, "fetchAll returned \(fetched) rows, expected \(data.rows.count)")
         timings[.fetchAll] = fetchAllTime
-        try checkRows(implementation, data, "fetchAll")
+        try checkRows(implementation, data.rows, "fetchAll")
         let (fetchedByRow, byRowTime) = try measure { try implementation.fetchAllByRow() }
         try check(
             fetchedByRow == data.rows.count,
             "fetchAll by row returned \(fetchedByRow) rows, expected \(data.rows.count)")
         timings[.fetchAllByRow] = byRowTime
-        try checkRows(implementation, data, "fetchAll by row")
+        try checkRows(implementation, data.rows, "fetchAll by row")
         let (ageSum, fetchOneTime) = try measure { try implementation.fetchOne() }
         try check(ageSum == data.lookupAgeSum, "fetchOne age checksum \(ageSum), expected \(data.lookupAgeSum)")
         timings[.fetchOne] = fetchOneTime
@@ -86,6 +86,12 @@ struct Runner {
         try check(ageSumInRead == data.lookupAgeSum, "fetchOne in one read: age checksum \(ageSumInRead)")
         timings[.fetchOneInRead] = inReadTime
         try checkLookups(implementation, data, "fetchOne in one read")
+        let (singles, autocommitTime) = try measure { try implementation.autocommitInsert() }
+        try check(singles == data.autocommitRows.count, "autocommit: inserted \(singles) rows")
+        timings[.autocommit] = autocommitTime
+        // Untimed: every row, the single ones included, reads back as inserted.
+        _ = try implementation.fetchAll()
+        try checkRows(implementation, data.rows + data.autocommitRows, "fetchAll after the autocommit inserts")
         try implementation.close()
         removeDatabase(path)
 
@@ -122,12 +128,14 @@ struct Runner {
         return (value, Double(seconds) * 1_000 + Double(attoseconds) / 1e15)
     }
 
-    /// Every fetched value equals the inserted one, in primary-key order.
-    private func checkRows(_ implementation: any StoreImplementation, _ data: BenchData, _ workload: String) throws {
+    /// Every fetched value equals the inserted one (`expected`, in primary-key order).
+    private func checkRows(
+        _ implementation: any StoreImplementation, _ expected: [BenchData.Row], _ workload: String
+    ) throws {
         let rows = implementation.fetchedRows().sorted { $0.id < $1.id }
-        try check(rows.count == data.rows.count, "\(workload): \(rows.count) rows, expected \(data.rows.count)")
-        if let index = rows.indices.first(where: { rows[$0] != data.rows[$0] }) {
-            throw BenchError("\(workload): row \(index) is \(rows[index]), expected \(data.rows[index])")
+        try check(rows.count == expected.count, "\(workload): \(rows.count) rows, expected \(expected.count)")
+        if let index = rows.indices.first(where: { rows[$0] != expected[$0] }) {
+            throw BenchError("\(workload): row \(index) is \(rows[index]), expected \(expected[index])")
         }
     }
 

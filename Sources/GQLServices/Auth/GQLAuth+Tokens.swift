@@ -45,6 +45,7 @@ extension GQLAuth {
     ///
     /// ```swift
     /// GQLAuth(domain: d, clientId: c, tokens: .file("/path/auth.json"))   // JSON, mode 0600, atomic writes
+    /// GQLAuth(domain: d, clientId: c, tokens: .file("/path/auth.tokens", key: .raw(keyData)))   // AES-256-GCM
     /// GQLAuth(domain: d, clientId: c, tokens: .memory)                    // forgotten at exit
     /// GQLAuth(domain: d, clientId: c, tokens: .custom(KeychainStore()))   // your own TokenStore
     /// ```
@@ -58,11 +59,47 @@ extension GQLAuth {
         /// directory is created (0700) when missing.
         public static func file(_ path: String) -> Storage { Storage(store: TokenFile(path: path)) }
 
+        /// The same file, encrypted and authenticated with AES-256-GCM under `key`: the tokens never reach the disk
+        /// in clear. A wrong key is ``GQLCore/GQLError/Code/wrongKey`` and an altered file
+        /// ``GQLCore/GQLError/Code/corrupt`` (both until the next sign-in replaces the file); the Auth article has
+        /// the format.
+        /// ```swift
+        /// GQLAuth(domain: d, clientId: c, tokens: .file(path, key: .passphrase("correct horse")))
+        /// ```
+        public static func file(_ path: String, key: FileKey) -> Storage {
+            Storage(store: TokenFile(path: path, cipher: TokenCipher(key)))
+        }
+
         /// Kept in memory only: a new process starts signed out.
         public static var memory: Storage { Storage(store: MemoryTokenStore()) }
 
         /// Your own store.
         public static func custom(_ store: some TokenStore) -> Storage { Storage(store: store) }
+    }
+
+    /// The key of an encrypted token file (``Storage/file(_:key:)``): a passphrase, stretched with
+    /// PBKDF2-HMAC-SHA512, or 32 raw bytes (say, from the platform's keychain) — the same two forms as an encrypted
+    /// GQLStore database's key.
+    ///
+    /// A key never appears in a description, a log line or an error: printing one shows `<redacted>`.
+    public enum FileKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+        /// A passphrase; the key is PBKDF2-HMAC-SHA512 of its UTF-8 bytes over the file's random 16-byte salt
+        /// (256,000 rounds, SQLCipher 4's default), derived once per salt and kept in memory.
+        case passphrase(String)
+        /// A 256-bit key.
+        case raw(Data)
+
+        public var description: String {
+            switch self {
+            case .passphrase: "GQLAuth.FileKey.passphrase(<redacted>)"
+            case .raw: "GQLAuth.FileKey.raw(<redacted>)"
+            }
+        }
+
+        public var debugDescription: String { description }
+
+        /// No children, so `dump(key)` and reflection show nothing of the key either.
+        public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .enum) }
     }
 
     /// Keeps tokens somewhere: adopt it to store them in the Keychain, a database table or a secrets manager.

@@ -11,9 +11,12 @@ import GQLCore
 
 /// ``GQLAuth/Storage/file(_:)``: the tokens as JSON in a file only its owner can read (0600). A write goes to a
 /// new file beside it, created 0600 before any byte is written, flushed, then renamed over the old one, so a
-/// crash leaves the old tokens or the new ones, never half of either.
+/// crash leaves the old tokens or the new ones, never half of either. With a `cipher`
+/// (``GQLAuth/Storage/file(_:key:)``) the JSON is sealed with AES-256-GCM before it is written, so it never
+/// reaches the disk in clear.
 struct TokenFile: GQLAuth.TokenStore {
     let path: String
+    var cipher: TokenCipher? = nil
 
     func load() throws -> GQLAuth.Tokens? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
@@ -28,8 +31,17 @@ struct TokenFile: GQLAuth.TokenStore {
         if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 {
             throw failure("cannot make the token file private (0600)", errno)
         }
-        let data = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readDataToEndOfFile()
+        var data = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readDataToEndOfFile()
         guard !data.isEmpty else { return nil }
+        if let cipher {
+            var plaintext = try cipher.open(Array(data), path: path)
+            defer { TokenCipher.wipe(&plaintext) }
+            data = Data(plaintext)
+        } else if TokenCipher.isSealed(Array(data.prefix(TokenCipher.magic.count))) {
+            throw GQLError(
+                .keyRequired, "the token file \(path) is encrypted: open it with GQLAuth.Storage.file(_:key:)")
+        }
+        defer { data.resetBytes(in: 0..<data.count) }
         do {
             return try JSONDecoder.tokens.decode(GQLAuth.Tokens.self, from: data)
         } catch {
@@ -51,7 +63,13 @@ struct TokenFile: GQLAuth.TokenStore {
                 throw GQLError(.io, "cannot create the token directory \(directory): \(error.localizedDescription)")
             }
         }
-        let data = try JSONEncoder.tokens.encode(tokens)
+        var data = try JSONEncoder.tokens.encode(tokens)
+        if let cipher {
+            var json = Array(data)
+            defer { TokenCipher.wipe(&json) }
+            data.resetBytes(in: 0..<data.count)
+            data = Data(try cipher.seal(json))
+        }
         let temporary = path + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw failure("cannot create a token file beside", errno) }

@@ -29,6 +29,7 @@ extension GQLDatabase {
         if !configuration.readOnly { Self.removeLeftovers(of: path) }
         let cipher = try Self.openingKey(key, path: path)
         try self.init(path: path, cipher: cipher, configuration: configuration)
+        Self.settleNewFileSalt(path)
     }
 
     /// Whether the database is encrypted.
@@ -135,10 +136,10 @@ extension GQLDatabase {
     /// The registered key for opening `path`: the salt of an existing file (after checking the key against its
     /// first page), or a new one.
     static func openingKey(_ key: Key, path: String, mustExist: Bool = false) throws -> CipherKey {
-        switch FileHeader.read(path) {
-        case .empty:
-            if mustExist { throw GQLError(.io, "there is no database at \(path)", operation: "open") }
-            return try CipherKey(key, salt: try CipherKey.newSalt())
+        switch try header(path, claimingSaltIfEmpty: !mustExist) {
+        case .empty(let salt):
+            guard let salt else { throw GQLError(.io, "there is no database at \(path)", operation: "open") }
+            return try CipherKey(key, salt: salt)
         case .plain:
             throw GQLError(
                 .notEncrypted,
@@ -165,6 +166,52 @@ extension GQLDatabase {
                 throw GQLError(.io, "cannot read the first page of \(path)", operation: "open")
             }
         }
+    }
+
+    /// The salts this process handed to files that did not exist yet, by absolute path, until their first page is
+    /// written: two GQLDatabase opening the same missing file at once take the same salt, so whichever writes page 1
+    /// first, the other's key (a passphrase is stretched over the salt) still opens it. Other processes are not
+    /// covered (the Encryption article says so).
+    private static let newFileSalts = GQLLocked<[String: [UInt8]]>([:])
+
+    /// What the file at `path` is. An empty or missing one comes with the salt it is to take when
+    /// `claimingSaltIfEmpty` (the one another opening in this process already took, else a new one), nil otherwise.
+    private static func header(_ path: String, claimingSaltIfEmpty: Bool) throws -> OpeningHeader {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        return try newFileSalts.withLock { salts in
+            switch FileHeader.read(path) {
+            case .empty:
+                guard claimingSaltIfEmpty else { return .empty(salt: nil) }
+                if let salt = salts[absolute] { return .empty(salt: salt) }
+                let salt = try CipherKey.newSalt()
+                salts[absolute] = salt
+                return .empty(salt: salt)
+            case .plain:
+                salts[absolute] = nil
+                return .plain
+            case .encrypted(let salt):
+                salts[absolute] = nil
+                return .encrypted(salt: salt)
+            case .unknown:
+                return .unknown
+            }
+        }
+    }
+
+    /// Forgets the salt handed to the new file at `path` once its first page is on disk (it is read from there on).
+    private static func settleNewFileSalt(_ path: String) {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        newFileSalts.withLock { salts in
+            guard salts[absolute] != nil, case .encrypted = FileHeader.read(path) else { return }
+            salts[absolute] = nil
+        }
+    }
+
+    private enum OpeningHeader {
+        case empty(salt: [UInt8]?)
+        case plain
+        case encrypted(salt: [UInt8])
+        case unknown
     }
 
     /// Copies the database `source` reads into the file `uri` names (`<destination>-…`), then renames it to

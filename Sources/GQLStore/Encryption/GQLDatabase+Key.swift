@@ -32,15 +32,3 @@ extension GQLDatabase {
         public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .enum) }
     }
 }
-
-extension GQLError.Code {
-    /// The key does not open the encrypted database; the file was not changed.
-    public static let wrongKey = GQLError.Code("wrongKey")
-    /// A page of an encrypted database failed authentication: it was altered or damaged on disk. The message names
-    /// the page and the file (database, WAL or journal); no data of the page was returned.
-    public static let corrupt = GQLError.Code("corrupt")
-    /// The file is encrypted and was opened without a key.
-    public static let keyRequired = GQLError.Code("keyRequired")
-    /// The file is a plain SQLite database and was opened with a key.
-    public static let notEncrypted = GQLError.Code("notEncrypted")
-}

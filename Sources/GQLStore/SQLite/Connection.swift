@@ -50,6 +50,10 @@ final class Connection {
         do {
             if cipher != nil {
                 try execute("PRAGMA temp_store = MEMORY")
+                // Reading a page back costs a decryption: keep up to 8 MB of decrypted pages per connection (SQLCipher
+                // 4's default, against SQLite's 2 MB), so lookups over a working set of that size decrypt each page
+                // once (Docs/Performance.md, EncryptionBench, has the cost with the smaller cache).
+                try execute("PRAGMA cache_size = -8000")
                 if !readOnly {
                     reserveBytes(CipherKey.reserve)
                     // A new file gets its page 1 (file id, salt) now, in rollback mode: in WAL mode it would sit only

@@ -1,0 +1,164 @@
+import Foundation
+import GQLCore
+import Testing
+
+@testable import GQLServices
+
+/// GQLAuth's encrypted token file (`.file(path, key:)`): no token in the file's bytes, reopened with its key, and
+/// exact refusals — a wrong key, an altered file, a plain file, an encrypted file opened without a key.
+@Suite struct TokenFileEncryptionTests {
+    static let key = GQLAuth.FileKey.raw(Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 5) }))
+    static let otherKey = GQLAuth.FileKey.raw(Data(repeating: 7, count: 32))
+
+    static let tokens = GQLAuth.Tokens(
+        accessToken: "at-SECRET-ACCESS-0001", idToken: "id-SECRET-IDENTITY-0002",
+        refreshToken: "rt-SECRET-REFRESH-0003", expiresAt: Date(timeIntervalSince1970: 2_000_000_000))
+
+    @Test func aSignedInUsersTokensAreNeverInClearAndReopenWithTheKey() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("auth.tokens").path
+        let key = GQLAuth.FileKey.passphrase("correct horse battery staple")
+        try await AuthTenant.with { tenant in
+            let first = try await tenant.signedIn(tokens: .file(path, key: key))
+            let token = try await first.accessToken()
+            let userId = first.userId()
+            try await first.shutdown()
+            let stored = try #require(try GQLAuth.Storage.file(path, key: key).store.load())
+            #expect(stored.accessToken == token)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            for secret in [stored.accessToken, stored.idToken, stored.refreshToken ?? "", "accessToken", "Bearer"] {
+                #expect(!secret.isEmpty)
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "'\(secret)' is in the file's bytes")
+            }
+            #expect(try Self.mode(path) == 0o600)
+
+            // A new process with the key: the same user and token, no request to the tenant.
+            let grants = try await tenant.stats()
+            let second = tenant.auth(tokens: .file(path, key: key))
+            #expect(second.userId() == userId)
+            #expect(try await second.accessToken() == token)
+            #expect(try await tenant.stats() == grants)
+
+            // A wrong key and no key: signed out with the exact error, the file untouched.
+            let wrong = tenant.auth(tokens: .file(path, key: .passphrase("not the passphrase")))
+            #expect(!wrong.isSignedIn)
+            await expectAuthError(.wrongKey) { _ = try await wrong.accessToken() }
+            let keyless = tenant.auth(tokens: .file(path))
+            await expectAuthError(.keyRequired) { _ = try await keyless.accessToken() }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+
+            await second.signOut()
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [])
+            for auth in [second, wrong, keyless] { try await auth.shutdown() }
+        }
+    }
+
+    @Test func everyWriteIsSealedAfreshAndReplacesTheFileWhole() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("auth.tokens").path
+        let store = GQLAuth.Storage.file(path, key: Self.key).store
+        var seen: [Data] = []
+        for index in 0..<3 {
+            var tokens = Self.tokens
+            tokens.accessToken += "-\(index)"
+            try store.save(tokens)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(bytes.range(of: Data("SECRET".utf8)) == nil)
+            #expect(bytes.prefix(7) == Data("GQLAUTH".utf8))
+            seen.append(bytes)
+            // Another store with the same key (a new process) reads what this one wrote.
+            #expect(try GQLAuth.Storage.file(path, key: Self.key).store.load() == tokens)
+        }
+        // The salt (bytes 9..<25) stays with the file; the nonce (41..<53) is new on every write.
+        #expect(Set(seen.map { $0[9..<25] }).count == 1)
+        #expect(Set(seen.map { $0[41..<53] }).count == 3)
+        // Every write renamed its temporary file over the old one.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["auth.tokens"])
+        #expect(try Self.mode(path) == 0o600)
+    }
+
+    @Test func anAlteredFileIsCorruptAndAWrongKeyIsWrongKey() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("auth.tokens").path
+        try GQLAuth.Storage.file(path, key: Self.key).store.save(Self.tokens)
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+
+        // One bit flipped in the nonce, the ciphertext or the tag: authentication fails, nothing is returned.
+        for offset in [45, 60, original.count / 2, original.count - 1] {
+            var altered = original
+            altered[offset] ^= 0x01
+            try altered.write(to: URL(fileURLWithPath: path))
+            Self.expectError(.corrupt, "byte \(offset)") { try GQLAuth.Storage.file(path, key: Self.key).store.load() }
+        }
+        // Cut short, and a format version this code does not know.
+        try original.prefix(40).write(to: URL(fileURLWithPath: path))
+        Self.expectError(.corrupt, "cut short") { try GQLAuth.Storage.file(path, key: Self.key).store.load() }
+        var future = original
+        future[7] = 2
+        try future.write(to: URL(fileURLWithPath: path))
+        Self.expectError(.corrupt, "version 2") { try GQLAuth.Storage.file(path, key: Self.key).store.load() }
+
+        // The intact file: another raw key, or a passphrase where a raw key wrote it, is a wrong key.
+        try original.write(to: URL(fileURLWithPath: path))
+        Self.expectError(.wrongKey, "other key") { try GQLAuth.Storage.file(path, key: Self.otherKey).store.load() }
+        Self.expectError(.wrongKey, "passphrase") {
+            try GQLAuth.Storage.file(path, key: .passphrase("correct horse")).store.load()
+        }
+        Self.expectError(.keyRequired, "no key") { try GQLAuth.Storage.file(path).store.load() }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+        #expect(try GQLAuth.Storage.file(path, key: Self.key).store.load() == Self.tokens)
+    }
+
+    @Test func aPlainFileOrABadKeyIsRefusedWithTheReason() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("auth.json").path
+        try GQLAuth.Storage.file(path).store.save(Self.tokens)
+        Self.expectError(.notEncrypted, "plain") { try GQLAuth.Storage.file(path, key: Self.key).store.load() }
+        let short = GQLAuth.Storage.file(path + "2", key: .raw(Data(count: 16))).store
+        Self.expectError(.invalidArgument, "16-byte key") { try short.save(Self.tokens) }
+        #expect(!FileManager.default.fileExists(atPath: path + "2"))
+        let keys = [GQLAuth.FileKey.raw(Data("SECRET-key-SECRET-key-SECRET-key".utf8)), .passphrase("SECRET-phrase")]
+        for key in keys {
+            var dumped = ""
+            dump(key, to: &dumped)
+            #expect(key.description.contains("<redacted>"))
+            for text in ["\(key)", String(reflecting: key), dumped] {
+                #expect(!text.contains("SECRET"), "\(text)")
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    static func directory() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("gqlauth-enc-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func mode(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    static func expectError<T>(
+        _ code: GQLError.Code, _ label: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () throws -> T
+    ) {
+        do {
+            let result = try body()
+            Issue.record(
+                "\(label): expected GQLError.\(code), got \(String(describing: result))", sourceLocation: sourceLocation)
+        } catch let error as GQLError {
+            #expect(error.code == code, "\(label): \(error)", sourceLocation: sourceLocation)
+            #expect(!error.message.contains("SECRET"), sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("\(label): expected GQLError.\(code), got \(error)", sourceLocation: sourceLocation)
+        }
+    }
+}
