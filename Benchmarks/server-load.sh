@@ -4,11 +4,13 @@
 # "$work/load.lua". Every create makes a new object: each wrk run has a key prefix of its own (RUN in its
 # environment). HEADERS=bare (default), python or browser picks the request's header set, as ServerBench's rows do
 # (browser: with the origin the server allows); PLANS=off starts the server with every document on the executor.
+# `$launch` (optional) is a command the server runs under, e.g. valgrind (it must exec the server, keeping its pid),
+# and `$startup` (default 10) the seconds to wait for it to listen.
 start_server() {
   if [ "${PLANS:-on}" = off ]; then export GQL_DEV_SERVER_PLANS=off; fi
-  "$bench" --serve --db "$work/server.sqlite" > "$work/serve.out" 2>&1 &
+  ${launch:-} "$bench" --serve --db "$work/server.sqlite" > "$work/serve.out" 2>&1 &
   server=$!
-  for _ in $(seq 100); do grep -q '^HTTP' "$work/serve.out" && break; sleep 0.1; done
+  for _ in $(seq $(( ${startup:-10} * 10 ))); do grep -q '^HTTP' "$work/serve.out" && break; sleep 0.1; done
   url=$(grep -o 'http://[^ ]*' "$work/serve.out" | head -1)
   curl -s -X POST -H 'Content-Type: application/json' "$url" \
     -d '{"query":"mutation { createObjects(input: {objectId: \"seed-0\", text: \"benchmark\", number: 0, boolean: true}) { objectId } }"}' >/dev/null
