@@ -152,7 +152,8 @@ import Testing
         // A nonsense Date is ignored (unlike a nonsense Age): the max-age stands, or the Age alone.
         for nonsense in [
             "yesterday", "", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
-            "Sun, 06 Nov 1994 25:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 32 Nov 1994 08:49:37 GMT", "1800000000",
+            "Sun, 06 Nov 1994 25:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 32 Nov 1994 08:49:37 GMT",
+            "1800000000",
         ] {
             #expect(freshFor([("Date", nonsense)]) == 60, "\(nonsense)")
             #expect(freshFor([("Date", nonsense), ("Age", "15")]) == 45, "\(nonsense)")
