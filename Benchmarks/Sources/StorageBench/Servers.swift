@@ -78,8 +78,7 @@ final class S3Peer {
         configuration.secretKey = "bench/secret+key"
         configuration.dataFolder = try GQLDataFolder(path: arguments[0])
         let started = try await GQLStorageEmulator(configuration: configuration).start()
-        print("READY {\"port\": \(started.port)}")
-        fflush(stdout)
+        FileHandle.standardOutput.write(Data("READY {\"port\": \(started.port)}\n".utf8))
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
                 _ = FileHandle.standardInput.readDataToEndOfFile()
