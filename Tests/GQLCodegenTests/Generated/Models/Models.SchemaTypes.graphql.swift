@@ -10,21 +10,8 @@ public enum Models {
         case published
         case unknown(String)
 
-        public init(rawValue: String) {
-            switch rawValue {
-            case "DRAFT": self = .draft
-            case "PUBLISHED": self = .published
-            default: self = .unknown(rawValue)
-            }
-        }
-
-        public var rawValue: String {
-            switch self {
-            case .draft: "DRAFT"
-            case .published: "PUBLISHED"
-            case .unknown(let value): value
-            }
-        }
+        public static let gqlValues: GQLEnumValues<Self> = [.draft: "DRAFT", .published: "PUBLISHED"]
+        public var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }
     }
 
     /// The `Author` model: a row of the GQLStore table Author, keyed by name.
