@@ -92,6 +92,7 @@ struct EngineSchemaTests {
         ("type Post { id: ID! }", "no @model", 1),
         ("type Post @model {\n  title: String\n}", "no key", 1),
         ("type Post @model { id: ID!, _version: Int }", "kept by the server", 1),
+        ("type Post @model {\n  blogID: ID! @primaryKey(sortKeyFields: [\"title\"])\n  title: String!\n}", "composite keys", 2),
         ("type Post @model { id: ID! \n nested: [[String]] }", "lists of lists", 2),
         ("type Post @model { id: ID! \n title: String @searchable @weird }", "@weird", 2),
         ("interface Node { id: ID! }", "only `type X @model", 1),

@@ -145,6 +145,11 @@ struct ModelParser {
                         throw GQLError(
                             .invalidArgument, "\(place): a second @primaryKey; composite keys are not supported")
                     }
+                    let sortKeys = directive.arguments.first { $0.name.value == "sortKeyFields" }?.value
+                    guard sortKeys == nil || (sortKeys as? ListValue)?.values.isEmpty == true else {
+                        throw GQLError(
+                            .invalidArgument, "\(place): @primaryKey(sortKeyFields:); composite keys are not supported")
+                    }
                     primaryKey = fieldName
                 } else if !ignoredDirectiveNames.contains(directiveName) {
                     throw GQLError(.invalidArgument, "\(place): the directive @\(directiveName) is not supported")
