@@ -27,6 +27,13 @@ struct EngineSchemaTests {
         #expect(try fixture.db.tableNames().contains("Objects"))
     }
 
+    /// Without @primaryKey the key is `id`, as AppSync's, even when another ID! field comes first.
+    @Test func theKeyIsIdBeforeAnEarlierIDField() throws {
+        let parsed = try ModelParser.parse("type Comment @model {\n  postID: ID!\n  id: ID!\n  content: String\n}")
+        #expect(parsed.models.first?.key == "id")
+        #expect(try ModelParser.parse("type Comment @model { postID: ID! content: String }").models.first?.key == "postID")
+    }
+
     @Test func pluralizationFollowsAppSync() {
         let cases = [
             "Objects": "Objects", "Post": "Posts", "Category": "Categories", "Box": "Boxes", "Person": "People",

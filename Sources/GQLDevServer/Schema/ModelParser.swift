@@ -157,8 +157,10 @@ struct ModelParser {
             }
             fields.append(field)
         }
+        // AppSync's key without @primaryKey is `id`; a type without one is keyed by its first ID! field here.
         let key =
             primaryKey
+            ?? fields.first(where: { $0.name == "id" })?.name
             ?? fields.first(where: { $0.scalar == .id && !$0.isList && $0.nonNull })?.name
         guard let key, let keyField = fields.first(where: { $0.name == key }) else {
             throw GQLError(
