@@ -10,6 +10,8 @@ extension GQLCodegen {
     /// { "scalars": { "DateTime": "Date", "URI": "String" }, "access": "internal", "encodable": true,
     ///   "models": { "Objects": "objectId" } }
     /// ```
+    /// `models` is `true` (a model for every `@model` type), a list of type names or an object of type names and
+    /// key fields; without it no models are generated.
     public struct Configuration: Sendable, Hashable, Codable {
         /// Swift types for custom scalars, over ``builtInScalars``. A scalar named nowhere is a `String`.
         public var scalars: [String: String]
@@ -20,23 +22,26 @@ extension GQLCodegen {
         /// An enum every generated type is nested in (`GitHub.IssueListQuery`), for apps that talk to several
         /// schemas; nil (default): top-level types.
         public var namespace: String?
-        /// Object types to generate a `GQLObject` model for, each with the field that keys its table, beside the
-        /// types the schema marks `@model` (AppSync's published schemas, and introspected ones, carry no
-        /// directives).
+        /// Object types to generate a `GQLObject` model for, each with the field that keys its table, or "" for
+        /// the type's own key (its `@primaryKey`, else `id`). Empty (default): no models, unless ``allModels``.
+        /// AppSync's published schemas, and introspected ones, carry no directives: name their types here.
         public var models: [String: String]
+        /// Whether every type the schema marks `@model` gets a model too (`"models": true` in the JSON).
+        public var allModels: Bool
 
         /// ```swift
         /// let configuration = GQLCodegen.Configuration(scalars: ["DateTime": "Date"], models: ["Objects": "objectId"])
         /// ```
         public init(
             scalars: [String: String] = [:], access: String = "public", encodable: Bool = false,
-            namespace: String? = nil, models: [String: String] = [:]
+            namespace: String? = nil, models: [String: String] = [:], allModels: Bool = false
         ) {
             self.scalars = scalars
             self.access = access
             self.encodable = encodable
             self.namespace = namespace
             self.models = models
+            self.allModels = allModels
         }
 
         public init(from decoder: any Decoder) throws {
@@ -45,7 +50,17 @@ extension GQLCodegen {
             access = try container.decodeIfPresent(String.self, forKey: .access) ?? "public"
             encodable = try container.decodeIfPresent(Bool.self, forKey: .encodable) ?? false
             namespace = try container.decodeIfPresent(String.self, forKey: .namespace)
-            models = try container.decodeIfPresent([String: String].self, forKey: .models) ?? [:]
+            allModels = try container.decodeIfPresent(Bool.self, forKey: .allModels) ?? false
+            // "models": true (every @model type), a list of type names (each keyed by its own key) or an object
+            // of type names and key fields.
+            if let all = try? container.decodeIfPresent(Bool.self, forKey: .models) {
+                allModels = allModels || all
+                models = [:]
+            } else if let names = try? container.decodeIfPresent([String].self, forKey: .models) {
+                models = Dictionary(names.map { ($0, "") }, uniquingKeysWith: { first, _ in first })
+            } else {
+                models = try container.decodeIfPresent([String: String].self, forKey: .models) ?? [:]
+            }
         }
 
         /// Reads a JSON config file's text.

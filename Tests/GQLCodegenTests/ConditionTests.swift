@@ -64,7 +64,19 @@ import Testing
 
         // A fragment's fields half there is still an error naming what is missing.
         #expect(throws: GQLError.self) {
+            try decode(Conditions.NodeQuery.Data.self, #"{"node": {"__typename": "Person", "id": "1", "age": 1}}"#)
+        }
+        #expect(throws: GQLError.self) {
             try decode(Conditions.NodeQuery.Data.self, #"{"node": {"__typename": "Person", "id": "1", "name": 5, "age": 1}}"#)
         }
+    }
+
+    /// A fragment whose keys the enclosing selection selects too: with $full false the answer has them, without
+    /// the fragment's own fields, and the fragment is nil (it was a keyNotFound error).
+    @Test func fragmentsWhoseKeysTheSelectionSuppliesAreNilWhenLeftOut() throws {
+        let brief = try decode(Conditions.PostQuery.Data.self, #"{"post": {"id": "p1", "author": {"id": "u1"}}}"#)
+        #expect(brief.post?.id == "p1" && brief.post?.author.id == "u1" && brief.post?.postParts == nil)
+        let full = try decode(Conditions.PostQuery.Data.self, #"{"post": {"id": "p1", "author": {"id": "u1", "name": "Ada"}}}"#)
+        #expect(full.post?.postParts?.author.name == "Ada" && full.post?.postParts?.id == "p1")
     }
 }

@@ -27,6 +27,13 @@ struct EngineSchemaTests {
         #expect(try fixture.db.tableNames().contains("Objects"))
     }
 
+    /// Without @primaryKey the key is `id`, as AppSync's, even when another ID! field comes first.
+    @Test func theKeyIsIdBeforeAnEarlierIDField() throws {
+        let parsed = try ModelParser.parse("type Comment @model {\n  postID: ID!\n  id: ID!\n  content: String\n}")
+        #expect(parsed.models.first?.key == "id")
+        #expect(try ModelParser.parse("type Comment @model { postID: ID! content: String }").models.first?.key == "postID")
+    }
+
     @Test func pluralizationFollowsAppSync() {
         let cases = [
             "Objects": "Objects", "Post": "Posts", "Category": "Categories", "Box": "Boxes", "Person": "People",
@@ -92,6 +99,7 @@ struct EngineSchemaTests {
         ("type Post { id: ID! }", "no @model", 1),
         ("type Post @model {\n  title: String\n}", "no key", 1),
         ("type Post @model { id: ID!, _version: Int }", "kept by the server", 1),
+        ("type Post @model {\n  blogID: ID! @primaryKey(sortKeyFields: [\"title\"])\n  title: String!\n}", "composite keys", 2),
         ("type Post @model { id: ID! \n nested: [[String]] }", "lists of lists", 2),
         ("type Post @model { id: ID! \n title: String @searchable @weird }", "@weird", 2),
         ("interface Node { id: ID! }", "only `type X @model", 1),

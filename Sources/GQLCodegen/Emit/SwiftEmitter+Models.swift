@@ -1,7 +1,8 @@
-/// The `GQLObject` models: one struct per AppSync `@model` type and per object type the configuration's
-/// ``GQLCodegen/Configuration/models`` names, stored as a GQLStore table keyed by its key field and read back
-/// column by column in the table's order (`GQLRowDecodable`, the store's fast path), so what GQLSync pulls and
-/// receives live goes into the table without a hand-written type.
+/// The `GQLObject` models: one struct per object type the configuration's ``GQLCodegen/Configuration/models``
+/// names, and per AppSync `@model` type with ``GQLCodegen/Configuration/allModels`` (none unless it opts in),
+/// stored as a GQLStore table keyed by its key field and read back column by column in the table's order
+/// (`GQLRowDecodable`, the store's fast path), so what GQLSync pulls and receives live goes into the table without a
+/// hand-written type.
 extension SwiftEmitter {
     /// One model to generate: its schema type, the key field and the fields stored as columns.
     struct Model {
@@ -16,11 +17,11 @@ extension SwiftEmitter {
     ) -> [Model] {
         let file = schema.file
         var named = configuration.models
-        for type in schema.types.values where type.isModel && named[type.name] == nil {
-            named[type.name] = type.primaryKey ?? Self.defaultKey(type)
+        for type in schema.types.values where configuration.allModels && type.isModel && named[type.name] == nil {
+            named[type.name] = ""
         }
         var models: [Model] = []
-        for (name, key) in named.sorted(by: { $0.key < $1.key }) {
+        for (name, configured) in named.sorted(by: { $0.key < $1.key }) {
             guard let type = schema.types[name], type.kind == .object else {
                 problems.append(.init(.error, file: file, line: 1, column: 1,
                     "the model \(name) is no object type of the schema"))
@@ -29,11 +30,19 @@ extension SwiftEmitter {
             func fail(_ message: String) {
                 problems.append(.init(.error, file: file, line: type.line, column: type.column, message))
             }
-            let columns = type.fieldOrder.compactMap { type.fields[$0] }.filter { field in
+            var columns = type.fieldOrder.compactMap { type.fields[$0] }.filter { field in
                 field.arguments.isEmpty && schema.types[field.type.name].map { $0.kind == .scalar || $0.kind == .enum } == true
             }
-            guard !key.isEmpty else {
-                fail("the model \(name) has no key: add a field `id: ID!`, mark one @primaryKey, or name it in the config's models")
+            // The type's own key: AppSync keys a @model without @primaryKey by `id`, and adds `id: ID!` when the
+            // SDL leaves it out.
+            let key = configured.isEmpty ? type.primaryKey ?? "id" : configured
+            if type.isModel, type.primaryKey == nil, key == "id", type.fields["id"] == nil {
+                columns.insert(FieldDefinition(name: "id", type: .nonNull(.named("ID")), arguments: []), at: 0)
+            }
+            guard key != type.primaryKey || type.sortKeyFields.isEmpty else {
+                fail("the model \(name)'s @primaryKey has sortKeyFields (\(type.sortKeyFields.joined(separator: ", "))): a "
+                    + "composite key, which a table's one key column cannot hold (rows sharing \(key) would overwrite each "
+                    + "other); name a unique field as its key in the config's models, or leave the type out")
                 continue
             }
             guard let keyField = columns.first(where: { $0.name == key }) else {
@@ -50,12 +59,6 @@ extension SwiftEmitter {
             models.append(Model(type: type, key: key, columns: columns))
         }
         return models
-    }
-
-    /// The key of a `@model` type without `@primaryKey`: its first `ID!` field, as AppSync's transform and
-    /// GQLDevServer take it; "" when it has none.
-    private static func defaultKey(_ type: SchemaType) -> String {
-        type.fieldOrder.first { type.fields[$0]?.type == .nonNull(.named("ID")) } ?? ""
     }
 
     /// A model's struct: the columns as properties with the defaults of a new row, `init()`, a memberwise
@@ -88,7 +91,7 @@ extension SwiftEmitter {
             writer.line()
             writer.block("\(access)init(row: GQLRow) throws") { writer in
                 for column in columns {
-                    writer.line("\(Naming.identifier(column.field.name)) = try row[\(Naming.rawString(column.field.name))]")
+                    writer.line("self.\(Naming.identifier(column.field.name)) = try row[\(Naming.rawString(column.field.name))]")
                 }
             }
         }

@@ -182,7 +182,7 @@ extension SwiftEmitter {
             var property = Naming.lowerFirst(fragment.name)
             if propertyNames.contains(property) { property += "Fragment" }
             return (property: Naming.unique(property, in: &propertyNames), type: fragment.name,
-                presence: fragment.conditional ? presenceKeys(fragment.name) : nil)
+                presence: fragment.conditional ? ownPresenceKeys(fragment.name, in: merged) : nil)
         }
         writer.block("\(access)struct \(name): \(selectionConformance)") { writer in
             for property in properties {
@@ -224,7 +224,10 @@ extension SwiftEmitter {
             }
             for fragment in fragments {
                 let property = Naming.identifier(fragment.property)
-                if let keys = fragment.presence {
+                if let keys = fragment.presence, keys.isEmpty {
+                    // Every key it has may come from the rest of the selection: decoded when its fields all came.
+                    writer.line("\(property) = try? \(fragment.type)(from: decoder)")
+                } else if let keys = fragment.presence {
                     let list = keys.map { Naming.rawString($0) }.joined(separator: ", ")
                     writer.line("\(property) = try decoder.gqlContains([\(list)]) ? \(fragment.type)(from: decoder) : nil")
                 } else {
@@ -245,6 +248,17 @@ extension SwiftEmitter {
                 writer.line("try \(Naming.identifier(fragment.property))\(optional).encode(to: encoder)")
             }
         }
+    }
+
+    /// The presence keys of a fragment the answer may leave out that nothing else in `merged` selects (its fields,
+    /// included or not, and its other fragments' fields): only those tell that this fragment came. Empty when
+    /// every one of them may come from elsewhere.
+    func ownPresenceKeys(_ fragment: String, in merged: Merged) -> [String] {
+        var elsewhere = Set(merged.keys)
+        for other in merged.fragments where other.name != fragment {
+            elsewhere.formUnion(presenceKeys(other.name, partial: true))
+        }
+        return presenceKeys(fragment).filter { !elsewhere.contains($0) }
     }
 
     /// The keys whose presence tells that a fragment the answer may leave out came: its fields that are always

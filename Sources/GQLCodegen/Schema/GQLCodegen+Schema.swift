@@ -104,6 +104,8 @@ struct SchemaType: Sendable {
     var isModel = false
     /// The field marked `@primaryKey`, when one is.
     var primaryKey: String?
+    /// Its `sortKeyFields`: with them the key is composite, which a GQLStore table's one key column cannot hold.
+    var sortKeyFields: [String] = []
     /// Where the type is defined.
     var line = 1
     var column = 1

@@ -86,6 +86,11 @@ struct SchemaBuilder {
         types[object.name.value]?.isModel = true
         let keys = object.fields.filter { $0.directives.contains { $0.name.value == "primaryKey" } }
         types[object.name.value]?.primaryKey = keys.first?.name.value
+        let arguments = keys.first?.directives.first { $0.name.value == "primaryKey" }?.arguments ?? []
+        for argument in arguments where argument.name.value == "sortKeyFields" {
+            let values = (argument.value as? ListValue)?.values ?? [argument.value]
+            types[object.name.value]?.sortKeyFields = values.compactMap { ($0 as? StringValue)?.value }
+        }
         if keys.count > 1 {
             note(.error, keys[1].name.loc, "\(object.name.value): a second @primaryKey; a model's table has one key column")
         }

@@ -145,6 +145,11 @@ struct ModelParser {
                         throw GQLError(
                             .invalidArgument, "\(place): a second @primaryKey; composite keys are not supported")
                     }
+                    let sortKeys = directive.arguments.first { $0.name.value == "sortKeyFields" }?.value
+                    guard sortKeys == nil || (sortKeys as? ListValue)?.values.isEmpty == true else {
+                        throw GQLError(
+                            .invalidArgument, "\(place): @primaryKey(sortKeyFields:); composite keys are not supported")
+                    }
                     primaryKey = fieldName
                 } else if !ignoredDirectiveNames.contains(directiveName) {
                     throw GQLError(.invalidArgument, "\(place): the directive @\(directiveName) is not supported")
@@ -152,8 +157,10 @@ struct ModelParser {
             }
             fields.append(field)
         }
+        // AppSync's key without @primaryKey is `id`; a type without one is keyed by its first ID! field here.
         let key =
             primaryKey
+            ?? fields.first(where: { $0.name == "id" })?.name
             ?? fields.first(where: { $0.scalar == .id && !$0.isList && $0.nonNull })?.name
         guard let key, let keyField = fields.first(where: { $0.name == key }) else {
             throw GQLError(

@@ -48,7 +48,10 @@ public protocol GQLInputObject: GQLValueConvertible, Hashable {}
 /// ```
 /// The cases' names in the schema are one table, ``gqlValues``, that `init(rawValue:)` and the generated `rawValue`
 /// read. Not `RawRepresentable`: its default `==` and `hash(into:)` go through `rawValue`, which reads the table by
-/// hashing the case; a generated enum's equality and hashing are the compiler's, case by case.
+/// hashing the case; a generated enum's equality and hashing are the compiler's, case by case. So make values with
+/// `init(rawValue:)` (as decoding does), which gives a known name its case: `.unknown("DRAFT")` written by hand is
+/// not `.draft`. Enums generated before the table (their own `init(rawValue:)` and `rawValue` switches, no
+/// ``gqlValues``) still conform: the table defaults to empty and their own members are used.
 public protocol GQLEnum: Codable, Hashable, Sendable, GQLValueConvertible {
     /// The case named `rawValue` in the schema, else `unknown(rawValue)` (given here, from ``gqlValues``).
     init(rawValue: String)
@@ -61,6 +64,9 @@ public protocol GQLEnum: Codable, Hashable, Sendable, GQLValueConvertible {
 }
 
 extension GQLEnum {
+    /// Empty: for enums generated before the table, whose own `init(rawValue:)` and `rawValue` name the cases.
+    public static var gqlValues: GQLEnumValues<Self> { [:] }
+
     public init(rawValue: String) {
         self = Self.gqlValues.value(named: rawValue) ?? .unknown(rawValue)
     }

@@ -179,8 +179,8 @@ extension Conditions {
                     public init(from decoder: any Decoder) throws {
                         let container = try decoder.container(keyedBy: CodingKeys.self)
                         id = try container.decode(String.self, forKey: .id)
-                        personParts = try decoder.gqlContains(["name", "age"]) ? PersonParts(from: decoder) : nil
-                        nodeName = try decoder.gqlContains(["name"]) ? NodeName(from: decoder) : nil
+                        personParts = try decoder.gqlContains(["age"]) ? PersonParts(from: decoder) : nil
+                        nodeName = try? NodeName(from: decoder)
                     }
 
                     public func encode(to encoder: any Encoder) throws {
@@ -211,6 +211,51 @@ extension Conditions {
                         try container.encode(id, forKey: .id)
                         try nodeName?.encode(to: encoder)
                     }
+                }
+            }
+        }
+    }
+
+    public struct PostQuery: GQLTypedQuery {
+        public static let operationName = "Post"
+        public static let document = "query Post($full: Boolean!) { post { id author { id } ...PostParts @include(if: $full) } } fragment PostParts on Post { id author { id name } }"
+        public var variables: Variables
+
+        public init(full: Bool) {
+            variables = Variables(full: full)
+        }
+
+        public struct Variables: GQLVariables {
+            public var full: Bool
+            public var gqlValue: GQLValue { .input(["full": full]) }
+        }
+
+        public struct Data: GQLSelectionSet, Encodable {
+            public var post: Post?
+
+            public struct Post: GQLSelectionSet, Encodable {
+                public var id: String
+                public var author: Author
+                public var postParts: PostParts?
+
+                enum CodingKeys: String, CodingKey { case id, author }
+
+                public init(from decoder: any Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    id = try container.decode(String.self, forKey: .id)
+                    author = try container.decode(Author.self, forKey: .author)
+                    postParts = try? PostParts(from: decoder)
+                }
+
+                public func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(id, forKey: .id)
+                    try container.encode(author, forKey: .author)
+                    try postParts?.encode(to: encoder)
+                }
+
+                public struct Author: GQLSelectionSet, Encodable {
+                    public var id: String
                 }
             }
         }
@@ -250,5 +295,15 @@ extension Conditions {
     public struct PersonParts: GQLSelectionSet, Encodable {
         public var name: String
         public var age: Int
+    }
+
+    public struct PostParts: GQLSelectionSet, Encodable {
+        public var id: String
+        public var author: Author
+
+        public struct Author: GQLSelectionSet, Encodable {
+            public var id: String
+            public var name: String
+        }
     }
 }

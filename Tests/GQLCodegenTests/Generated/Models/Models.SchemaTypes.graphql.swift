@@ -18,20 +18,23 @@ public enum Models {
     public struct Author: GQLObject, GQLRowDecodable, Hashable {
         public var name: String = ""
         public var born: Int? = nil
+        public var row: Int = 0
 
         public static func primaryKey() -> String { "name" }
         public static func tableName() -> String { "Author" }
 
         public init() {}
 
-        public init(name: String, born: Int? = nil) {
+        public init(name: String, born: Int? = nil, row: Int = 0) {
             self.name = name
             self.born = born
+            self.row = row
         }
 
         public init(row: GQLRow) throws {
-            name = try row["name"]
-            born = try row["born"]
+            self.name = try row["name"]
+            self.born = try row["born"]
+            self.row = try row["row"]
         }
     }
 
@@ -57,11 +60,11 @@ public enum Models {
         }
 
         public init(row: GQLRow) throws {
-            postId = try row["postId"]
-            commentId = try row["commentId"]
-            text = try row["text"]
-            `class` = try row["class"]
-            mood = try row["mood"]
+            self.postId = try row["postId"]
+            self.commentId = try row["commentId"]
+            self.text = try row["text"]
+            self.`class` = try row["class"]
+            self.mood = try row["mood"]
         }
     }
 
@@ -103,19 +106,43 @@ public enum Models {
         }
 
         public init(row: GQLRow) throws {
-            id = try row["id"]
-            title = try row["title"]
-            body = try row["body"]
-            status = try row["status"]
-            tags = try row["tags"]
-            rating = try row["rating"]
-            views = try row["views"]
-            published = try row["published"]
-            metadata = try row["metadata"]
-            createdAt = try row["createdAt"]
-            _version = try row["_version"]
-            _deleted = try row["_deleted"]
-            _lastChangedAt = try row["_lastChangedAt"]
+            self.id = try row["id"]
+            self.title = try row["title"]
+            self.body = try row["body"]
+            self.status = try row["status"]
+            self.tags = try row["tags"]
+            self.rating = try row["rating"]
+            self.views = try row["views"]
+            self.published = try row["published"]
+            self.metadata = try row["metadata"]
+            self.createdAt = try row["createdAt"]
+            self._version = try row["_version"]
+            self._deleted = try row["_deleted"]
+            self._lastChangedAt = try row["_lastChangedAt"]
+        }
+    }
+
+    /// The `Reply` model: a row of the GQLStore table Reply, keyed by id.
+    public struct Reply: GQLObject, GQLRowDecodable, Hashable {
+        public var id: String = ""
+        public var postID: String = ""
+        public var content: String? = nil
+
+        public static func primaryKey() -> String { "id" }
+        public static func tableName() -> String { "Reply" }
+
+        public init() {}
+
+        public init(id: String, postID: String = "", content: String? = nil) {
+            self.id = id
+            self.postID = postID
+            self.content = content
+        }
+
+        public init(row: GQLRow) throws {
+            self.id = try row["id"]
+            self.postID = try row["postID"]
+            self.content = try row["content"]
         }
     }
 }
