@@ -32,6 +32,7 @@ measure() { # NAME LUA URL PID...
     local threads=$(( connections < 2 ? 1 : 2 ))
     local before; before=$(cpu_of "$@")
     perf stat -x, -e task-clock -o "$work/wrk.stat" wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$lua" "$target" > "$work/wrk.out"
+    grep -q Non-2xx "$work/wrk.out" && { echo "server-budget.sh: $name answered non-2xx" >&2; exit 1; }
     local after; after=$(cpu_of "$@")
     awk -v name="$name" -v c="$connections" -v cpu=$((after - before)) -v tck="$tck" \
       -v n="$(awk '/requests in/ {print $1}' "$work/wrk.out")" -v rate="$(awk '/Requests\/sec/ {print $2}' "$work/wrk.out")" \
