@@ -124,6 +124,23 @@ import Testing
         }
     }
 
+    /// A body timeout and a minimum rate too large to multiply (`Int64.max` bytes a second, a timeout of
+    /// `Int64.max` seconds) do not trap the emulator: an upload is stored and reads back.
+    @Test func hugeBodyTimeoutAndMinimumRateStillStoreAnUpload() async throws {
+        let settings: [(timeout: Duration, rate: Int64)] = [
+            (.seconds(Int64.max), 1024), (.seconds(20), .max), (.seconds(Int64.max), .max),
+        ]
+        for (timeout, rate) in settings {
+            try await StorageFixture.with(configure: {
+                $0.limits.bodyTimeout = timeout
+                $0.minimumBodyRate = rate
+            }) { fixture in
+                try await fixture.storage.upload("bucket", "huge.txt", Data("stored".utf8))
+                #expect(try await fixture.storage.download("bucket", "huge.txt") == Data("stored".utf8), "\(timeout), \(rate)")
+            }
+        }
+    }
+
     /// Keys that look like paths out of the data folder — `../`, absolute, with a NUL, and `%2e%2e` on the wire —
     /// are ordinary keys: stored and read back by name, and no file of that name appears anywhere.
     @Test func traversalKeysNameNoFileOutsideTheDataFolder() async throws {
