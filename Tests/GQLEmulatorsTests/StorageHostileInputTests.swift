@@ -12,14 +12,30 @@ import Testing
 @Suite struct StorageHostileInputTests {
     /// XML bodies S3 refuses with `MalformedXML`: nesting far deeper than any request of S3's, entity declarations
     /// (internal ones that expand a billion times, external ones naming a file), an undeclared entity, a document
-    /// cut short, one more `<Object>` than a `<Delete>` may hold, and a body over the XML size limit.
-    static func malformedBodies(root: String, item: String) -> [(name: String, body: String)] {
+    /// cut short, one more `<Object>` than a `<Delete>` may hold, a body over the XML size limit, and bodies in
+    /// another encoding than UTF-8 (where the parser would find the declarations a UTF-8 byte search does not).
+    static func malformedBodies(root: String, item: String) -> [(name: String, body: Data)] {
         let laughs =
             "<!DOCTYPE \(root) [<!ENTITY lol \"lol\">"
             + (1...9).map { level in
                 "<!ENTITY lol\(level) \"" + String(repeating: "&lol\(level == 1 ? "" : String(level - 1));", count: 10) + "\">"
             }.joined() + "]>"
-        return [
+        let named = "<!DOCTYPE \(root) [<!ENTITY key \"keep.txt\">]><\(root)><\(item)><Key>&key;</Key></\(item)></\(root)>"
+        func utf16(_ text: String, bigEndian: Bool = false) -> Data {
+            Data(text.utf16.flatMap { bigEndian ? [UInt8($0 >> 8), UInt8($0 & 0xFF)] : [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+        }
+        let bom = Data([0xFF, 0xFE])
+        let utf7 = "<?xml version=\"1.0\" encoding=\"UTF-7\"?>" + named.replacingOccurrences(of: "<!", with: "+ADwAIQ-")
+        let other: [(name: String, body: Data)] = [
+            ("billion laughs in UTF-16LE", bom + utf16(laughs + "<\(root)><\(item)><Key>&lol9;</Key></\(item)></\(root)>")),
+            ("an entity naming a key in UTF-16LE", bom + utf16(named)),
+            (
+                "an entity naming a key in UTF-16BE without a byte order mark",
+                utf16("<?xml version=\"1.0\" encoding=\"UTF-16\"?>" + named, bigEndian: true)
+            ),
+            ("an entity naming a key in UTF-7", Data(utf7.utf8)),
+        ]
+        let utf8: [(name: String, body: String)] = [
             ("deep nesting", "<\(root)>" + String(repeating: "<\(item)>", count: 20_000) + "</\(root)>"),
             ("billion laughs", laughs + "<\(root)><\(item)><Key>&lol9;</Key></\(item)></\(root)>"),
             (
@@ -37,6 +53,7 @@ import Testing
             ),
             ("over the size limit", "<\(root)>" + String(repeating: "<!-- padding -->", count: 200_000) + "</\(root)>"),
         ]
+        return utf8.map { ($0.name, Data($0.body.utf8)) } + other
     }
 
     /// Sends `call` signed as GQLStorage signs it; the S3 error code it was refused with, `nil` when it was
@@ -58,7 +75,7 @@ import Testing
             for (name, body) in Self.malformedBodies(root: "Delete", item: "Object") {
                 let call = GQLStorage.Call(
                     method: "POST", bucket: "bucket", query: [("delete", "")],
-                    headers: [("Content-Type", "application/xml")], body: Data(body.utf8), operation: "delete")
+                    headers: [("Content-Type", "application/xml")], body: body, operation: "delete")
                 #expect(await Self.refusal(fixture.storage, call) == "MalformedXML", "\(name)")
             }
             #expect(try await fixture.storage.download("bucket", "keep.txt") == Data("kept".utf8))
@@ -75,10 +92,10 @@ import Testing
                 operation: "upload")
             part.body = Data("the only part".utf8)
             _ = try await storage.send(part)
-            func complete(_ body: String) -> GQLStorage.Call {
+            func complete(_ body: Data) -> GQLStorage.Call {
                 GQLStorage.Call(
                     method: "POST", bucket: "bucket", key: "multi.bin", query: [("uploadId", uploadId)],
-                    headers: [("Content-Type", "application/xml")], body: Data(body.utf8), operation: "upload")
+                    headers: [("Content-Type", "application/xml")], body: body, operation: "upload")
             }
             for (name, body) in Self.malformedBodies(root: "CompleteMultipartUpload", item: "Part") {
                 let code = await Self.refusal(storage, complete(body))
@@ -89,15 +106,17 @@ import Testing
             // The upload survived every refusal: it completes.
             let etag = Bytes.hex(MD5.hash(Data("the only part".utf8)))
             let body = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"\(etag)\"</ETag></Part></CompleteMultipartUpload>"
-            #expect(await Self.refusal(storage, complete(body)) == nil)
+            #expect(await Self.refusal(storage, complete(Data(body.utf8))) == nil)
             #expect(try await storage.download("bucket", "multi.bin") == Data("the only part".utf8))
         }
     }
 
-    /// A client that sends a byte a second never stalls for a whole body timeout; it is cut off because it
-    /// averages under the minimum rate. The timeout is 1.5 s here; the test bounds its wait at 10 s (a generous
-    /// bound for a loaded machine) and decides by the answer: S3's `RequestTimeout`, and nothing stored.
-    @Test func aBodyThatTricklesAByteASecondGetsRequestTimeout() async throws {
+    /// A client that trickles bytes never stalls for a whole body timeout; it is cut off because it averages
+    /// under the minimum rate. The timeout is 1.5 s here and a byte comes every 0.3 s (five times within any
+    /// timeout, so only the rate rule, not the stall rule, can end it even on a loaded machine); the test bounds its
+    /// wait at 10 s (a generous bound for a loaded machine) and decides by the answer: S3's `RequestTimeout`, and
+    /// nothing stored.
+    @Test func aBodyThatTricklesGetsRequestTimeout() async throws {
         try await StorageFixture.with(configure: {
             $0.limits.bodyTimeout = .milliseconds(1500)
             $0.minimumBodyRate = 64
@@ -109,9 +128,9 @@ import Testing
                 + "Host: 127.0.0.1:\(fixture.started.port)\r\nContent-Length: 100\r\n\r\n"
             let connection = try RawConnection(port: fixture.started.port, sending: head)
             let trickle = Task {
-                for _ in 0..<10 where !Task.isCancelled {
+                for _ in 0..<40 where !Task.isCancelled {
                     await connection.send("x")
-                    try? await Task.sleep(for: .seconds(1))
+                    try? await Task.sleep(for: .milliseconds(300))
                 }
             }
             let answers = await connection.readAnswers(1, timeout: 10)
@@ -121,6 +140,23 @@ import Testing
             #expect(try await fixture.storage.info("bucket", "slow.bin") == nil)
             let temporary = fixture.directory.path("data/.tmp")
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []).isEmpty)
+        }
+    }
+
+    /// A body timeout and a minimum rate too large to multiply (`Int64.max` bytes a second, a timeout of
+    /// `Int64.max` seconds) do not trap the emulator: an upload is stored and reads back.
+    @Test func hugeBodyTimeoutAndMinimumRateStillStoreAnUpload() async throws {
+        let settings: [(timeout: Duration, rate: Int64)] = [
+            (.seconds(Int64.max), 1024), (.seconds(20), .max), (.seconds(Int64.max), .max),
+        ]
+        for (timeout, rate) in settings {
+            try await StorageFixture.with(configure: {
+                $0.limits.bodyTimeout = timeout
+                $0.minimumBodyRate = rate
+            }) { fixture in
+                try await fixture.storage.upload("bucket", "huge.txt", Data("stored".utf8))
+                #expect(try await fixture.storage.download("bucket", "huge.txt") == Data("stored".utf8), "\(timeout), \(rate)")
+            }
         }
     }
 

@@ -90,10 +90,15 @@ struct BodyReceiver: Sendable {
         }
     }
 
-    /// `rate` bytes a second over `duration`.
+    /// `rate` bytes a second over `duration`; `Int64.max` when that is more (a configured rate or timeout too
+    /// large to multiply asks for more bytes than any body has), 0 for no rate.
     static func bytes(_ rate: Int64, over duration: Duration) -> Int64 {
+        guard rate > 0 else { return 0 }
         let (seconds, attoseconds) = duration.components
-        return rate * seconds + rate * (attoseconds / 1_000_000_000_000_000) / 1000
+        let (whole, wholeOverflow) = rate.multipliedReportingOverflow(by: seconds)
+        let (part, partOverflow) = rate.multipliedReportingOverflow(by: attoseconds / 1_000_000_000_000_000)
+        let (sum, sumOverflow) = whole.addingReportingOverflow(part / 1000)
+        return wholeOverflow || partOverflow || sumOverflow ? .max : sum
     }
 
     private func write(

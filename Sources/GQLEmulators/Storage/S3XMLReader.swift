@@ -20,9 +20,11 @@ struct S3XMLNode: Sendable, Equatable {
     /// Reads `data` as XML with Foundation's parser (no external entities, no DTD loading); anything it cannot
     /// read, a document type declaration (where entities are declared: no request body of S3's has one, and an
     /// entity that expands to gigabytes must never reach the parser), or nesting deeper than 8 levels, is S3's
-    /// `MalformedXML`.
+    /// `MalformedXML`. So is a body that is not UTF-8 (S3 reads only UTF-8): the search for a declaration is a
+    /// search for its UTF-8 bytes.
     static func parse(_ data: Data) throws(S3Error) -> S3XMLNode {
-        guard data.range(of: Data("<!DOCTYPE".utf8)) == nil, data.range(of: Data("<!ENTITY".utf8)) == nil else {
+        guard isUTF8(data), data.range(of: Data("<!DOCTYPE".utf8)) == nil, data.range(of: Data("<!ENTITY".utf8)) == nil
+        else {
             throw StorageService.malformedXML
         }
         let builder = TreeBuilder()
@@ -32,6 +34,20 @@ struct S3XMLNode: Sendable, Equatable {
         parser.delegate = builder
         guard parser.parse(), !builder.failed, let root = builder.root else { throw StorageService.malformedXML }
         return root
+    }
+
+    /// Whether `data` is UTF-8 as the parser will read it: valid UTF-8 without NUL bytes (Foundation's parser
+    /// takes `<` followed or preceded by NULs, or a UTF-16 or UTF-32 byte order mark, for UTF-16 or UTF-32), and an
+    /// XML declaration, when there is one, that names no other encoding (the parser would switch to it).
+    static func isUTF8(_ data: Data) -> Bool {
+        guard !data.contains(0), String(validating: data, as: UTF8.self) != nil else { return false }
+        let head = String(decoding: data.prefix(256), as: UTF8.self)
+        guard head.hasPrefix("<?xml") || head.hasPrefix("\u{FEFF}<?xml") else { return true }
+        let declaration = (head.range(of: "?>").map { head[..<$0.lowerBound] } ?? head[...]).lowercased()
+        guard let encoding = declaration.range(of: "encoding") else { return true }
+        let value = declaration[encoding.upperBound...].drop { $0.isWhitespace || $0 == "=" || $0 == "\"" || $0 == "'" }
+        let name = value.prefix { $0 != "\"" && $0 != "'" }
+        return name == "utf-8" || name == "utf8"
     }
 
     /// Builds the tree as the parser reports it.
