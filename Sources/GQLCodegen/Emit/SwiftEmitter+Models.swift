@@ -40,9 +40,11 @@ extension SwiftEmitter {
                 columns.insert(FieldDefinition(name: "id", type: .nonNull(.named("ID")), arguments: []), at: 0)
             }
             guard key != type.primaryKey || type.sortKeyFields.isEmpty else {
-                fail("the model \(name)'s @primaryKey has sortKeyFields (\(type.sortKeyFields.joined(separator: ", "))): a "
-                    + "composite key, which a table's one key column cannot hold (rows sharing \(key) would overwrite each "
-                    + "other); name a unique field as its key in the config's models, or leave the type out")
+                let sortKeys = type.sortKeyFields.joined(separator: ", ")
+                fail(
+                    "the model \(name)'s @primaryKey has sortKeyFields (\(sortKeys)): a composite key, which a table's one "
+                        + "key column cannot hold (rows sharing \(key) would overwrite each other); name a unique field "
+                        + "as its key in the config's models, or leave the type out")
                 continue
             }
             guard let keyField = columns.first(where: { $0.name == key }) else {
