@@ -10,16 +10,20 @@ import Testing
     static let query = "query { note(id: 1) { id title } }"
 
     /// A stand-in whose answer `index` (from 0) carries `headers(index)`, its title naming the answer; a client
-    /// for it and a memory cache on an injected clock.
+    /// for it and a memory cache on an injected clock. From answer `downFrom` on, it closes each connection
+    /// without a word: the network fails, as with a server that went down.
     struct Stand {
         let clock = TestClock()
         let server: HostileServer
         let client: GQLServer
         let cache: GQLCache
 
-        init(maxAge: [String: Duration] = [:], _ headers: @escaping @Sendable (Int) -> [String]) throws {
+        init(
+            maxAge: [String: Duration] = [:], downFrom: Int = .max, _ headers: @escaping @Sendable (Int) -> [String]
+        ) throws {
             server = try HostileServer { index, _ in
-                .http(
+                guard index < downFrom else { return .raw([]) }
+                return .http(
                     200, #"{"data": {"note": {"__typename": "Note", "id": "1", "title": "answer \#(index)"}}}"#,
                     headers: headers(index))
             }
@@ -202,6 +206,25 @@ import Testing
         let fresh = try await stand.fetch(.cacheFirst)
         #expect(fresh.source == .cache && !fresh.isStale && fresh.data?["note"]?["title"] == "answer 1")
         #expect(stand.server.requestCount == 2)
+        try await stand.finish()
+    }
+
+    /// RFC 9111 §4.2.4: a `no-cache` answer is never served without the server's word, not even when the server
+    /// cannot be reached; only `cacheOnly` (which asks no server) returns it, flagged.
+    @Test func aNoCacheAnswerIsNotServedWhenTheServerIsDown() async throws {
+        let stand = try Stand(downFrom: 1) { _ in ["Cache-Control: no-cache"] }
+        defer { stand.server.stop() }
+        _ = try await stand.fetch()
+        for policy in [GQLCache.Policy.cacheFirst, .networkFirst, .cacheAndNetwork] {
+            await #expect(throws: GQLError.self, "\(policy)") { try await stand.fetch(policy) }
+        }
+        await #expect(throws: GQLError.self) {
+            try await stand.cache.fetch(stand.client, Self.query, policy: .cacheFirst, maxStale: .seconds(86_400))
+        }
+        var watch = stand.cache.watch(stand.client, Self.query, policy: .cacheFirst).makeAsyncIterator()
+        await #expect(throws: GQLError.self) { try await watch.next() }
+        let cached = try await stand.fetch(.cacheOnly)
+        #expect(cached.source == .cache && cached.isStale && cached.data?["note"]?["title"] == "answer 0")
         try await stand.finish()
     }
 

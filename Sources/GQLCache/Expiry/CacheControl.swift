@@ -12,9 +12,10 @@ import GQLNet
 /// from the `Date` field (`now` less the date, at least 0), each at most 2^31. `Age`: its first field line
 /// counts; an invalid value (not a plain non-negative integer) makes the answer stale at once. `Date`: its first
 /// field line counts, an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`); anything else (the obsolete date forms
-/// included) is ignored. `no-cache` without field names: stored, but stale at once and never served first by
-/// `maxStale` (see ``mustRevalidate``); `no-cache="…"` names header fields only, which this cache does not keep,
-/// so it is ignored (§5.2.2.4).
+/// included) is ignored. `no-cache` without field names: stored, but stale at once and served only to
+/// `cacheOnly`, never in place of the server's answer, not even when the network fails (§4.2.4; see
+/// ``mustRevalidate``); `no-cache="…"` names header fields only, which this cache does not keep, so it is ignored
+/// (§5.2.2.4).
 package enum CacheControl {
     /// The greatest delta-seconds a cache must honour (RFC 9111 §1.2.2).
     static let greatestDeltaSeconds: Double = 2_147_483_648
@@ -22,6 +23,13 @@ package enum CacheControl {
     /// The deadline a field of a `no-cache` answer is stored with: past any time, and so stale by more than any
     /// `maxStale` can allow (a finite number, so the record's text form stays JSON).
     package static let mustRevalidate = -Double.greatestFiniteMagnitude
+
+    /// Whether an answer stale by `staleness` seconds holds a field with the ``mustRevalidate`` deadline: only
+    /// that deadline leaves a field this far past (any other is a time near the clock's, any configured age
+    /// finite).
+    static func mustBeRevalidated(staleness: Double) -> Bool {
+        staleness >= -mustRevalidate / 2
+    }
 
     /// What the header fields of one answer say.
     package struct Directives: Sendable, Equatable {
