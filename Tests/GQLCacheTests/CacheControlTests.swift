@@ -126,6 +126,10 @@ import Testing
         #expect(directives([("Cache-Control", "max-age=5, no-store")]) == .init(freshFor: 5, noStore: true))
         #expect(directives([("Cache-Control", "private, no-cache, max-age=5")]).noStore == false)
         #expect(directives([("Cache-Control", "no-storey")]).noStore == false)
+        // Each line is read on its own: a quote one leaves open does not swallow the next line's directives.
+        #expect(directives([("Cache-Control", #"ext="x"#), ("Cache-Control", "no-store")]).noStore)
+        #expect(directives([("Cache-Control", #"a="b"#), ("Cache-Control", "max-age=5, no-cache")]).noCache)
+        #expect(directives([("Cache-Control", #"a="b"#), ("Cache-Control", "max-age=5")]).freshFor == 5)
     }
 
     /// The clock's time in the stand-ins, and an HTTP date `seconds` before it.

@@ -57,7 +57,7 @@ package enum CacheControl {
     /// The directives of an answer's header fields (any case of the field names), received at `now` (seconds since
     /// 1970: the `Date` field's apparent age is measured to it).
     package static func directives(of fields: [(name: String, value: String)], now: Double) -> Directives {
-        let parsed = value(of: fields).map(Self.parse) ?? []
+        let parsed = fields.filter { $0.name.lowercased() == "cache-control" }.flatMap { parse($0.value) }
         let noStore = parsed.contains { $0.name == "no-store" }
         let noCache = parsed.contains { $0.name == "no-cache" && $0.argument == nil }
         guard let maxAge = maxAge(in: parsed) else { return Directives(noStore: noStore, noCache: noCache) }
@@ -96,6 +96,7 @@ package enum CacheControl {
 
     /// The directives of a `Cache-Control` value (RFC 9111 §5.2): lowercased names with their arguments (quotes
     /// removed), split at commas outside quoted strings, so `no-cache="a, b"` is one directive; empty ones left out.
+    /// The lines of a field are read one by one, so a quote one line leaves open ends with it.
     static func parse(_ value: String) -> [(name: String, argument: String?)] {
         var items: [Substring] = []
         var start = value.startIndex
@@ -134,12 +135,5 @@ package enum CacheControl {
         // 309 digits and more parse to +inf: past 2^31 like any other great value.
         guard let seconds = Double(text), seconds.isFinite else { return greatestDeltaSeconds }
         return min(seconds, greatestDeltaSeconds)
-    }
-
-    /// The value of every `Cache-Control` field of `fields`, in order, joined with ", " (RFC 9110 §5.3), or
-    /// `nil` when there is none.
-    package static func value(of fields: [(name: String, value: String)]) -> String? {
-        let values = fields.filter { $0.name.lowercased() == "cache-control" }.map(\.value)
-        return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 }
