@@ -111,12 +111,16 @@ import Testing
         #expect(directives([("Cache-Control", "max-age=60")]).freshFor == 60)
         // Older than its lifetime: stale at once, never a negative lifetime.
         #expect(directives([("Cache-Control", "max-age=60"), ("Age", "61")]).freshFor == 0)
-        // The first Age line counts; great values count as 2^31; invalid ones make the answer stale at once.
+        // The first Age line counts, and of a list its first member (RFC 9111 §5.1); great values count as 2^31;
+        // invalid ones are ignored.
         #expect(directives([("Cache-Control", "max-age=60"), ("Age", "5"), ("Age", "50")]).freshFor == 55)
+        #expect(directives([("Cache-Control", "max-age=60"), ("Age", "10, 20")]).freshFor == 50)
+        #expect(directives([("Cache-Control", "max-age=60"), ("Age", " 10 ,abc")]).freshFor == 50)
         let great = String(repeating: "9", count: 400)
         #expect(directives([("Cache-Control", "max-age=60"), ("Age", great)]).freshFor == 0)
-        for nonsense in ["-5", "1.5", "ten", "", "5, 6", "\"5\""] {
-            #expect(directives([("Cache-Control", "max-age=60"), ("Age", nonsense)]).freshFor == 0, "\(nonsense)")
+        for nonsense in ["-5", "1.5", "ten", "abc", "", ", 5", "\"5\""] {
+            #expect(directives([("Cache-Control", "max-age=60"), ("Age", nonsense)]).freshFor == 60, "\(nonsense)")
+            #expect(CacheControl.age(nonsense) == nil, "\(nonsense)")
         }
         // Age alone says nothing about freshness.
         #expect(directives([("Age", "50")]) == CacheControl.Directives())
@@ -232,8 +236,8 @@ import Testing
         try await stand.finish()
     }
 
-    /// 50 s old by its `Age`, or by its `Date` (the apparent age, RFC 9111 §4.2.3).
-    @Test(arguments: ["Age: 50", "Date: " + CacheControlTests.date(50)])
+    /// 50 s old by its `Age` (the first member of a list), or by its `Date` (the apparent age, RFC 9111 §4.2.3).
+    @Test(arguments: ["Age: 50", "Age: 50, 7", "Date: " + CacheControlTests.date(50)])
     func anAnswerFromACDNIsFreshOnlyForWhatItsAgeLeaves(_ age: String) async throws {
         let stand = try Stand { _ in ["Cache-Control: public, max-age=60", age] }
         defer { stand.server.stop() }

@@ -10,7 +10,8 @@ import GQLNet
 /// whatever the server sends; an invalid value (negative, fractional, empty, missing) is read as 0, which makes
 /// the answer stale at once, as §4.2.1 encourages. The age: the larger of the `Age` field and the apparent age
 /// from the `Date` field (`now` less the date, at least 0), each at most 2^31. `Age`: its first field line
-/// counts; an invalid value (not a plain non-negative integer) makes the answer stale at once. `Date`: its first
+/// counts, and of a list its first member; an invalid value (not a plain non-negative integer) is ignored
+/// (§5.1). `Date`: its first
 /// field line counts, an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`); anything else (the obsolete date forms
 /// included) is ignored. `no-cache` without field names: stored, but stale at once and served only to
 /// `cacheOnly`, never in place of the server's answer, not even when the network fails (§4.2.4; see
@@ -61,7 +62,7 @@ package enum CacheControl {
         let noStore = parsed.contains { $0.name == "no-store" }
         let noCache = parsed.contains { $0.name == "no-cache" && $0.argument == nil }
         guard let maxAge = maxAge(in: parsed) else { return Directives(noStore: noStore, noCache: noCache) }
-        let stated = fields.first { $0.name.lowercased() == "age" }.map { Self.age($0.value) } ?? 0
+        let stated = fields.first { $0.name.lowercased() == "age" }.flatMap { Self.age($0.value) } ?? 0
         let apparent = fields.first { $0.name.lowercased() == "date" }.flatMap { apparentAge($0.value, now: now) } ?? 0
         let age = max(stated, apparent)
         return Directives(freshFor: max(maxAge - age, 0), noStore: noStore, noCache: noCache)
@@ -77,9 +78,11 @@ package enum CacheControl {
         return deltaSeconds(argument) ?? 0
     }
 
-    /// The seconds of an `Age` field value (RFC 9111 §5.1); an invalid one counts as 2^31 (stale at once).
-    package static func age(_ value: String) -> Double {
-        deltaSeconds(value.trimmingCharacters(in: .whitespaces)) ?? greatestDeltaSeconds
+    /// The seconds of an `Age` field value (RFC 9111 §5.1): of a list (`10, 20`), the first member; `nil` (the
+    /// field is ignored) when that is not delta-seconds.
+    package static func age(_ value: String) -> Double? {
+        let first = value.prefix { $0 != "," }
+        return deltaSeconds(first.trimmingCharacters(in: .whitespaces))
     }
 
     /// The apparent age of an answer whose `Date` field is `value`, received at `now` (RFC 9111 §4.2.3): `now` less
