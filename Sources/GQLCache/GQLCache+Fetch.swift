@@ -15,6 +15,8 @@ extension GQLCache {
     /// ``Result/isStale`` and refreshed from the network in the background; one further past is a miss that
     /// goes to the network, and is returned (stale) only when the network fails. ``Policy/cacheAndNetwork``,
     /// ``Policy/cacheOnly`` and the fallback of ``Policy/networkFirst`` return a stale answer with the flag set.
+    /// An answer holding a field of a `Cache-Control: no-cache` answer is a miss for every policy but
+    /// ``Policy/cacheOnly``, even when the network fails (RFC 9111 §4.2.4: it is never served unrevalidated).
     /// - Parameters:
     ///   - operation: a query's name in ``Configuration/queries``, or its text.
     ///   - variables: plain Swift values, as ``GQLServer/query(_:_:headers:)`` takes them.
@@ -148,15 +150,20 @@ extension GQLCache {
         }
     }
 
-    /// The cache's answer, or `nil` when it misses a field (other failures, such as a closed database, throw).
+    /// The cache's answer, or `nil` when it misses a field or must revalidate one (other failures, such as a
+    /// closed database, throw).
     func cachedResultIfComplete(_ request: Request) throws -> Result? {
         try cachedHit(request)?.result
     }
 
-    /// The cache's answer with how many seconds past its age it is (`nil`: fresh), or `nil` on a miss.
+    /// The cache's answer with how many seconds past its age it is (`nil`: fresh), or `nil` on a miss. An answer
+    /// holding a field of a `no-cache` answer is a miss too: it must not be served without the server's word
+    /// (RFC 9111 §4.2.4), so only ``cachedResult(_:)`` (`cacheOnly`, which asks no server) returns it.
     func cachedHit(_ request: Request) throws -> (result: Result, staleness: Double?)? {
         do {
-            return try cachedHitOrMiss(request)
+            let hit = try cachedHitOrMiss(request)
+            if let staleness = hit.staleness, CacheControl.mustBeRevalidated(staleness: staleness) { return nil }
+            return hit
         } catch is ReadMiss {
             return nil
         }

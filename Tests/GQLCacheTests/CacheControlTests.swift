@@ -10,16 +10,20 @@ import Testing
     static let query = "query { note(id: 1) { id title } }"
 
     /// A stand-in whose answer `index` (from 0) carries `headers(index)`, its title naming the answer; a client
-    /// for it and a memory cache on an injected clock.
+    /// for it and a memory cache on an injected clock. From answer `downFrom` on, it closes each connection
+    /// without a word: the network fails, as with a server that went down.
     struct Stand {
         let clock = TestClock()
         let server: HostileServer
         let client: GQLServer
         let cache: GQLCache
 
-        init(maxAge: [String: Duration] = [:], _ headers: @escaping @Sendable (Int) -> [String]) throws {
+        init(
+            maxAge: [String: Duration] = [:], downFrom: Int = .max, _ headers: @escaping @Sendable (Int) -> [String]
+        ) throws {
             server = try HostileServer { index, _ in
-                .http(
+                guard index < downFrom else { return .raw([]) }
+                return .http(
                     200, #"{"data": {"note": {"__typename": "Note", "id": "1", "title": "answer \#(index)"}}}"#,
                     headers: headers(index))
             }
@@ -107,12 +111,16 @@ import Testing
         #expect(directives([("Cache-Control", "max-age=60")]).freshFor == 60)
         // Older than its lifetime: stale at once, never a negative lifetime.
         #expect(directives([("Cache-Control", "max-age=60"), ("Age", "61")]).freshFor == 0)
-        // The first Age line counts; great values count as 2^31; invalid ones make the answer stale at once.
+        // The first Age line counts, and of a list its first member (RFC 9111 §5.1); great values count as 2^31;
+        // invalid ones are ignored.
         #expect(directives([("Cache-Control", "max-age=60"), ("Age", "5"), ("Age", "50")]).freshFor == 55)
+        #expect(directives([("Cache-Control", "max-age=60"), ("Age", "10, 20")]).freshFor == 50)
+        #expect(directives([("Cache-Control", "max-age=60"), ("Age", " 10 ,abc")]).freshFor == 50)
         let great = String(repeating: "9", count: 400)
         #expect(directives([("Cache-Control", "max-age=60"), ("Age", great)]).freshFor == 0)
-        for nonsense in ["-5", "1.5", "ten", "", "5, 6", "\"5\""] {
-            #expect(directives([("Cache-Control", "max-age=60"), ("Age", nonsense)]).freshFor == 0, "\(nonsense)")
+        for nonsense in ["-5", "1.5", "ten", "abc", "", ", 5", "\"5\""] {
+            #expect(directives([("Cache-Control", "max-age=60"), ("Age", nonsense)]).freshFor == 60, "\(nonsense)")
+            #expect(CacheControl.age(nonsense) == nil, "\(nonsense)")
         }
         // Age alone says nothing about freshness.
         #expect(directives([("Age", "50")]) == CacheControl.Directives())
@@ -122,6 +130,10 @@ import Testing
         #expect(directives([("Cache-Control", "max-age=5, no-store")]) == .init(freshFor: 5, noStore: true))
         #expect(directives([("Cache-Control", "private, no-cache, max-age=5")]).noStore == false)
         #expect(directives([("Cache-Control", "no-storey")]).noStore == false)
+        // Each line is read on its own: a quote one leaves open does not swallow the next line's directives.
+        #expect(directives([("Cache-Control", #"ext="x"#), ("Cache-Control", "no-store")]).noStore)
+        #expect(directives([("Cache-Control", #"a="b"#), ("Cache-Control", "max-age=5, no-cache")]).noCache)
+        #expect(directives([("Cache-Control", #"a="b"#), ("Cache-Control", "max-age=5")]).freshFor == 5)
     }
 
     /// The clock's time in the stand-ins, and an HTTP date `seconds` before it.
@@ -205,8 +217,27 @@ import Testing
         try await stand.finish()
     }
 
-    /// 50 s old by its `Age`, or by its `Date` (the apparent age, RFC 9111 §4.2.3).
-    @Test(arguments: ["Age: 50", "Date: " + CacheControlTests.date(50)])
+    /// RFC 9111 §4.2.4: a `no-cache` answer is never served without the server's word, not even when the server
+    /// cannot be reached; only `cacheOnly` (which asks no server) returns it, flagged.
+    @Test func aNoCacheAnswerIsNotServedWhenTheServerIsDown() async throws {
+        let stand = try Stand(downFrom: 1) { _ in ["Cache-Control: no-cache"] }
+        defer { stand.server.stop() }
+        _ = try await stand.fetch()
+        for policy in [GQLCache.Policy.cacheFirst, .networkFirst, .cacheAndNetwork] {
+            await #expect(throws: GQLError.self, "\(policy)") { try await stand.fetch(policy) }
+        }
+        await #expect(throws: GQLError.self) {
+            try await stand.cache.fetch(stand.client, Self.query, policy: .cacheFirst, maxStale: .seconds(86_400))
+        }
+        var watch = stand.cache.watch(stand.client, Self.query, policy: .cacheFirst).makeAsyncIterator()
+        await #expect(throws: GQLError.self) { try await watch.next() }
+        let cached = try await stand.fetch(.cacheOnly)
+        #expect(cached.source == .cache && cached.isStale && cached.data?["note"]?["title"] == "answer 0")
+        try await stand.finish()
+    }
+
+    /// 50 s old by its `Age` (the first member of a list), or by its `Date` (the apparent age, RFC 9111 §4.2.3).
+    @Test(arguments: ["Age: 50", "Age: 50, 7", "Date: " + CacheControlTests.date(50)])
     func anAnswerFromACDNIsFreshOnlyForWhatItsAgeLeaves(_ age: String) async throws {
         let stand = try Stand { _ in ["Cache-Control: public, max-age=60", age] }
         defer { stand.server.stop() }

@@ -46,21 +46,28 @@ import Testing
         #expect(try !cache.recordKeys().contains("Post:2"))
     }
 
+    /// The answer of `GetNote` for note `id`.
+    static func note(_ id: Int) -> GQLValue {
+        [
+            "getNote": [
+                "__typename": "Note", "id": .string("\(id)"), "title": .string("Title \(id)"), "n": .int(Int64(id)),
+            ]
+        ]
+    }
+
+    /// The bytes of four notes, measured on a cache without a budget, less one: a budget that holds three and
+    /// all but the last byte of the fourth, so the fourth write trims (to 90%: one note less is enough).
+    static func budgetOfAlmostFourNotes() throws -> Int {
+        let measure = try memoryCache()
+        for id in 1...4 { try measure.write("GetNote", ["id": "\(id)"], data: note(id)) }
+        return try measure.statistics().bytes - 1
+    }
+
     @Test func aByteBudgetTrimsTheLeastRecentlyUsedRecords() throws {
         let directory = try TemporaryDirectory(prefix: "gqlcache")
         defer { directory.cleanup() }
-        func note(_ id: Int) -> GQLValue {
-            [
-                "getNote": [
-                    "__typename": "Note", "id": .string("\(id)"), "title": .string("Title \(id)"), "n": .int(Int64(id)),
-                ]
-            ]
-        }
-        // The bytes of four notes, measured on a cache without a budget: the budget holds three and all but the
-        // last byte of the fourth, so the fourth write trims (to 90%: one note less is enough).
-        let measure = try memoryCache()
-        for id in 1...4 { try measure.write("GetNote", ["id": "\(id)"], data: note(id)) }
-        let budget = try measure.statistics().bytes - 1
+        let note = Self.note
+        let budget = try Self.budgetOfAlmostFourNotes()
         let clock = TestClock()
         var configuration = GQLCache.Configuration()
         configuration.queries = try cacheTestQueries()
@@ -88,5 +95,32 @@ import Testing
         let times = try GQLDatabase(path: path).fetchAll(
             sql: "SELECT key FROM _gqlcache_records WHERE read_at IS NOT NULL ORDER BY key")
         #expect(times.compactMap { $0["key"]?.stringValue } == ["Note:1", "QUERY_ROOT"])
+    }
+
+    /// A write that fails (a value too deep to store: its transaction rolls back) keeps the read times it took
+    /// to write: the next write records them, and the byte budget spares a record just read.
+    @Test func aFailedWriteKeepsTheReadTimesTheBudgetGoesBy() throws {
+        let clock = TestClock()
+        let budget = try Self.budgetOfAlmostFourNotes()
+        let cache = try memoryCache {
+            $0.clock = clock.clock
+            $0.maximumBytes = budget
+        }
+        for id in 1...3 {
+            try cache.write("GetNote", ["id": "\(id)"], data: Self.note(id))
+            clock.advance(seconds: 1)
+        }
+        _ = try cache.read("GetNote", ["id": "1"])  // Note:1 is now the most recently read note.
+        clock.advance(seconds: 1)
+        let deep: GQLValue = ["getNote": ["__typename": "Note", "id": "5", "meta": RecordFormatTests.nestedLists(512)]]
+        #expect {
+            try cache.write(#"query { getNote(id: "5") { id meta } }"#, data: deep)
+        } throws: { error in
+            (error as? GQLError)?.code == .recordTooDeep
+        }
+        clock.advance(seconds: 1)
+        try cache.write("GetNote", ["id": "4"], data: Self.note(4))
+        let keys = try cache.recordKeys()
+        #expect(keys == ["Note:1", "Note:3", "Note:4", "QUERY_ROOT"], "\(keys)")
     }
 }

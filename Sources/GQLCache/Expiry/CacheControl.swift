@@ -10,11 +10,13 @@ import GQLNet
 /// whatever the server sends; an invalid value (negative, fractional, empty, missing) is read as 0, which makes
 /// the answer stale at once, as §4.2.1 encourages. The age: the larger of the `Age` field and the apparent age
 /// from the `Date` field (`now` less the date, at least 0), each at most 2^31. `Age`: its first field line
-/// counts; an invalid value (not a plain non-negative integer) makes the answer stale at once. `Date`: its first
+/// counts, and of a list its first member; an invalid value (not a plain non-negative integer) is ignored
+/// (§5.1). `Date`: its first
 /// field line counts, an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`); anything else (the obsolete date forms
-/// included) is ignored. `no-cache` without field names: stored, but stale at once and never served first by
-/// `maxStale` (see ``mustRevalidate``); `no-cache="…"` names header fields only, which this cache does not keep,
-/// so it is ignored (§5.2.2.4).
+/// included) is ignored. `no-cache` without field names: stored, but stale at once and served only to
+/// `cacheOnly`, never in place of the server's answer, not even when the network fails (§4.2.4; see
+/// ``mustRevalidate``); `no-cache="…"` names header fields only, which this cache does not keep, so it is ignored
+/// (§5.2.2.4).
 package enum CacheControl {
     /// The greatest delta-seconds a cache must honour (RFC 9111 §1.2.2).
     static let greatestDeltaSeconds: Double = 2_147_483_648
@@ -22,6 +24,13 @@ package enum CacheControl {
     /// The deadline a field of a `no-cache` answer is stored with: past any time, and so stale by more than any
     /// `maxStale` can allow (a finite number, so the record's text form stays JSON).
     package static let mustRevalidate = -Double.greatestFiniteMagnitude
+
+    /// Whether an answer stale by `staleness` seconds holds a field with the ``mustRevalidate`` deadline: only
+    /// that deadline leaves a field this far past (any other is a time near the clock's, any configured age
+    /// finite).
+    static func mustBeRevalidated(staleness: Double) -> Bool {
+        staleness >= -mustRevalidate / 2
+    }
 
     /// What the header fields of one answer say.
     package struct Directives: Sendable, Equatable {
@@ -49,11 +58,11 @@ package enum CacheControl {
     /// The directives of an answer's header fields (any case of the field names), received at `now` (seconds since
     /// 1970: the `Date` field's apparent age is measured to it).
     package static func directives(of fields: [(name: String, value: String)], now: Double) -> Directives {
-        let parsed = value(of: fields).map(Self.parse) ?? []
+        let parsed = fields.filter { $0.name.lowercased() == "cache-control" }.flatMap { parse($0.value) }
         let noStore = parsed.contains { $0.name == "no-store" }
         let noCache = parsed.contains { $0.name == "no-cache" && $0.argument == nil }
         guard let maxAge = maxAge(in: parsed) else { return Directives(noStore: noStore, noCache: noCache) }
-        let stated = fields.first { $0.name.lowercased() == "age" }.map { Self.age($0.value) } ?? 0
+        let stated = fields.first { $0.name.lowercased() == "age" }.flatMap { Self.age($0.value) } ?? 0
         let apparent = fields.first { $0.name.lowercased() == "date" }.flatMap { apparentAge($0.value, now: now) } ?? 0
         let age = max(stated, apparent)
         return Directives(freshFor: max(maxAge - age, 0), noStore: noStore, noCache: noCache)
@@ -69,9 +78,11 @@ package enum CacheControl {
         return deltaSeconds(argument) ?? 0
     }
 
-    /// The seconds of an `Age` field value (RFC 9111 §5.1); an invalid one counts as 2^31 (stale at once).
-    package static func age(_ value: String) -> Double {
-        deltaSeconds(value.trimmingCharacters(in: .whitespaces)) ?? greatestDeltaSeconds
+    /// The seconds of an `Age` field value (RFC 9111 §5.1): of a list (`10, 20`), the first member; `nil` (the
+    /// field is ignored) when that is not delta-seconds.
+    package static func age(_ value: String) -> Double? {
+        let first = value.prefix { $0 != "," }
+        return deltaSeconds(first.trimmingCharacters(in: .whitespaces))
     }
 
     /// The apparent age of an answer whose `Date` field is `value`, received at `now` (RFC 9111 §4.2.3): `now` less
@@ -88,6 +99,7 @@ package enum CacheControl {
 
     /// The directives of a `Cache-Control` value (RFC 9111 §5.2): lowercased names with their arguments (quotes
     /// removed), split at commas outside quoted strings, so `no-cache="a, b"` is one directive; empty ones left out.
+    /// The lines of a field are read one by one, so a quote one line leaves open ends with it.
     static func parse(_ value: String) -> [(name: String, argument: String?)] {
         var items: [Substring] = []
         var start = value.startIndex
@@ -126,12 +138,5 @@ package enum CacheControl {
         // 309 digits and more parse to +inf: past 2^31 like any other great value.
         guard let seconds = Double(text), seconds.isFinite else { return greatestDeltaSeconds }
         return min(seconds, greatestDeltaSeconds)
-    }
-
-    /// The value of every `Cache-Control` field of `fields`, in order, joined with ", " (RFC 9110 §5.3), or
-    /// `nil` when there is none.
-    package static func value(of fields: [(name: String, value: String)]) -> String? {
-        let values = fields.filter { $0.name.lowercased() == "cache-control" }.map(\.value)
-        return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 }

@@ -10,25 +10,35 @@ extension RecordStore {
     /// write, or in one transaction of their own once ``readFlushThreshold`` of them wait.
     func noteReads(_ keys: some Sequence<String>) throws {
         let now = clock()
-        let flush = memory.withLock { memory -> [String: Double]? in
+        let flush = memory.withLock { memory -> Bool in
             for key in keys { memory.reads[key] = now }
-            guard memory.reads.count >= Self.readFlushThreshold else { return nil }
+            return memory.reads.count >= Self.readFlushThreshold
+        }
+        guard flush else { return }
+        try writeLock.withLock { _ in try writeWithReads { _ in } }
+    }
+
+    /// A write transaction (called with the write lock held) that first writes the read times waiting in the
+    /// memory layer, taken out of it. When it throws (it rolled back: a value too deep to store, a full disk),
+    /// the times are put back, a time noted since winning, so a later write still records them and the byte
+    /// budget still spares those records.
+    func writeWithReads<T>(_ body: (GQLTransaction) throws -> T) throws -> T {
+        let reads = memory.withLock { memory in
             defer { memory.reads.removeAll() }
             return memory.reads
         }
-        guard let flush else { return }
-        try writeLock.withLock { _ in try database.write { tx in try Self.writeReads(flush, tx) } }
-    }
-
-    /// The read times waiting to be written, taken out of the memory layer.
-    func takeReads() -> [String: Double] {
-        memory.withLock { memory in
-            defer { memory.reads.removeAll() }
-            return memory.reads
+        do {
+            return try database.write { tx in
+                try Self.writeReads(reads, tx)
+                return try body(tx)
+            }
+        } catch {
+            memory.withLock { memory in memory.reads.merge(reads) { noted, _ in noted } }
+            throw error
         }
     }
 
-    static func writeReads(_ reads: [String: Double], _ tx: GQLTransaction) throws {
+    private static func writeReads(_ reads: [String: Double], _ tx: GQLTransaction) throws {
         for (key, time) in reads {
             _ = try tx.change(
                 sql: "UPDATE \(table) SET read_at = ? WHERE key = ?", [.double(time), .string(key)], table: table)
@@ -58,10 +68,8 @@ extension RecordStore {
         var total = known.values.reduce(0, +)
         guard total > budget else { return [] }
         let target = budget / 10 * 9
-        let reads = takeReads()
         var victims: [String] = []
-        try database.write { tx in
-            try Self.writeReads(reads, tx)
+        try writeWithReads { tx in
             try tx.forEachRow(
                 sql: "SELECT key FROM \(Self.table) ORDER BY max(updated_at, IFNULL(read_at, 0)), key", [],
                 table: Self.table
@@ -107,10 +115,8 @@ extension RecordStore {
     func collectGarbage(roots: [String]) throws -> Collected {
         try writeLock.withLock { sizes in
             var collected = Collected()
-            let reads = takeReads()
             var written: [String: GQLValues] = [:]
-            try database.write { tx in
-                try Self.writeReads(reads, tx)
+            try writeWithReads { tx in
                 var records: [String: GQLValues] = [:]
                 var unreadable: [String] = []
                 try tx.forEachRow(sql: "SELECT key, fields FROM \(Self.table)", [], table: Self.table) { row in

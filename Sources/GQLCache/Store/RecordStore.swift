@@ -223,9 +223,7 @@ final class RecordStore: Sendable {
             changed.reserveCapacity(records.count)
             var hasDeadlines = false
             var newSizes: [(key: String, size: Int)] = []
-            let reads = takeReads()
-            try database.write { tx in
-                try Self.writeReads(reads, tx)
+            try writeWithReads { tx in
                 let unknown = isComplete ? [] : keys.filter { current[$0] == nil }
                 if !unknown.isEmpty { current.merge(try Self.select(unknown, tx)) { kept, _ in kept } }
                 for (key, fields) in records {
