@@ -1,6 +1,6 @@
 import Foundation
 import GQLCache
-import GQLDevServer
+@testable import GQLDevServer
 import GQLNet
 import GQLStore
 import GQLSync
@@ -11,6 +11,11 @@ import Testing
 /// an in-process GQLDevServer, subscription included.
 @Suite(.timeLimit(.minutes(1))) struct PluginTests {
     func withDevServer(_ body: (GQLServer) async throws -> Void) async throws {
+        try await withDevServerAndEngine { server, _ in try await body(server) }
+    }
+
+    /// ``withDevServer(_:)``, with the dev server itself (to see when it has registered a subscription).
+    func withDevServerAndEngine(_ body: (GQLServer, GQLDevServer) async throws -> Void) async throws {
         var configuration = GQLDevServer.Configuration()
         configuration.port = 0
         configuration.databasePath = ":memory:"
@@ -21,7 +26,7 @@ import Testing
             let endpoint = try await devServer.endpoints().http
             let server = GQLServer(HTTP: endpoint, WebSocket: GQLServer.webSocketURL(forHTTP: endpoint))
             do {
-                try await body(server)
+                try await body(server, devServer)
             } catch {
                 try? await server.shutdown()
                 await devServer.shutdown()
@@ -102,7 +107,7 @@ import Testing
     /// The generated `Objects` model (codegen.json names it with its key): stored and read back with GQLStore, and
     /// filled from the server by GQLSync's pull and live sync, with no hand-written type.
     @Test func generatedModelsStoreAndSync() async throws {
-        try await withDevServer { server in
+        try await withDevServerAndEngine { server, devServer in
             let (database, directory) = try temporaryDatabase()
             defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -132,6 +137,12 @@ import Testing
             while let event = await events.next() {
                 if case .pulled = event { break }
             }
+            // The pull can finish before the server has registered the subscription (it goes over HTTP, the
+            // subscription over the WebSocket): an update made in between would reach no one. Wait (bounded) until
+            // the server serves it.
+            let engine = try #require(devServer.engine as? DevEngine)
+            for _ in 0..<3_000 where engine.subscriptionCount < 1 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(engine.subscriptionCount == 1)
             _ = try await server.perform(UpdateObjectMutation(input: .init(objectId: "p1", text: "changed")))
             while let event = await events.next() {
                 if case .applied = event { break }
