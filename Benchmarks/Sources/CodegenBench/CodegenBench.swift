@@ -105,7 +105,7 @@ struct CodegenBench {
         let rows = [
             ("GQLCodegen, in-process (read, generate, write)", "in-process", "floor"),
             ("gql-cli codegen, a process  [compared]", "gql-cli", "floor"),
-            ("ariadne-codegen 0.19.0, a process", "ariadne", "python floor"),
+            ("ariadne-codegen 0.19.0 + ruff format, a process", "ariadne", "python floor"),
             ("floor: read + parse the schema (Swift)", "floor", ""),
             ("floor: python + graphql-core parse it", "python floor", ""),
         ]
