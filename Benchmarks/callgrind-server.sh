@@ -68,7 +68,9 @@ for build in "${builds[@]}"; do
         [ -n "${url:-}" ] || { echo "callgrind-server.sh: the server did not start:" >&2; tail "$work/serve.out" >&2; exit 1; }
         RUN=w$RANDOM wrk -t1 -c1 -d"${warm}s" -s "$work/load.lua" "$url" >/dev/null
         callgrind_control -i on "$server" >/dev/null
-        result=$(RUN=m$RANDOM wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$work/load.lua" "$url")
+        # load.lua fails wrk (exit 1, the count on stderr) when an answer is not the seeded item's.
+        result=$(RUN=m$RANDOM wrk -t"$threads" -c"$connections" -d"${seconds}s" -s "$work/load.lua" "$url") ||
+            { echo "callgrind-server.sh: wrong answers ($build, $headers)" >&2; exit 1; }
         callgrind_control -d "$server" >/dev/null
         callgrind_control -i off "$server" >/dev/null
         kill -INT "$server"; wait "$server" 2>/dev/null || true; server=""

@@ -12,6 +12,8 @@
 seeded_answer='{"data":{"getObjects":{"objectId":"seed-0","text":"benchmark","number":0,"double":null,"boolean":true}}}'
 start_server() {
   if [ "${PLANS:-on}" = off ]; then export GQL_DEV_SERVER_PLANS=off; fi
+  # A fresh file each start, so the seed is created, not refused as already there (callgrind-server.sh starts many).
+  rm -f "$work/server.sqlite" "$work/server.sqlite-wal" "$work/server.sqlite-shm"
   ${launch:-} "$bench" --serve --db "$work/server.sqlite" > "$work/serve.out" 2>&1 &
   server=$!
   for _ in $(seq $(( ${startup:-10} * 10 ))); do grep -q '^HTTP' "$work/serve.out" && break; sleep 0.1; done

@@ -66,6 +66,17 @@ extension GQLValue {
         self = try parser.parseDocument()
     }
 
+    /// Parses JSON bytes whose value is an object, handing `body` each member's name and value in order rather than
+    /// building the object (a name given twice comes twice): for a module that reads a few members of a request
+    /// body. Returns false, having handed over nothing, when the value is not an object.
+    /// - Throws: what ``init(json:)`` throws for the same bytes.
+    package static func forEachMember(ofJSONObject bytes: [UInt8], _ body: (String, GQLValue) -> Void) throws
+        -> Bool
+    {
+        var parser = JSONParser(bytes: bytes)
+        return try parser.parseObjectDocument(body)
+    }
+
     /// Whether `text` is JSON whose value is an object, by the rules and limits of ``init(json:)``, checked
     /// without building the value: for a module that keeps JSON text to send as it is, and parses it only when it
     /// needs the values (GQLSync's outbox).

@@ -13,13 +13,33 @@ struct JSONParser {
     init(bytes: [UInt8]) { self.bytes = bytes }
 
     mutating func parseDocument() throws -> GQLValue {
-        // Skip a UTF-8 byte order mark.
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        skipByteOrderMark()
         skipWhitespace()
         let value = try parseValue()
+        try expectEnd()
+        return value
+    }
+
+    /// Parses a document whose value is an object, handing each member to `body` in order instead of building the
+    /// object (a name given twice is handed over twice). Returns false, having read nothing, when the document's
+    /// value is not an object; throws what ``parseDocument()`` throws for the same bytes.
+    mutating func parseObjectDocument(_ body: (String, GQLValue) -> Void) throws -> Bool {
+        skipByteOrderMark()
+        skipWhitespace()
+        guard peek(UInt8(ascii: "{")) else { return false }
+        try parseMembers(body)
+        try expectEnd()
+        return true
+    }
+
+    // Skip a UTF-8 byte order mark.
+    private mutating func skipByteOrderMark() {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+    }
+
+    private mutating func expectEnd() throws {
         skipWhitespace()
         guard index == bytes.count else { throw fault("unexpected text after the JSON value") }
-        return value
     }
 
     private mutating func parseValue() throws -> GQLValue {
@@ -40,12 +60,18 @@ struct JSONParser {
     }
 
     private mutating func parseObject() throws -> GQLValue {
+        var object = GQLValues()
+        try parseMembers { object[$0] = $1 }
+        return .object(object)
+    }
+
+    /// The members of the object at `index` (its `{`), in order, up to and including its `}`.
+    private mutating func parseMembers(_ body: (String, GQLValue) -> Void) throws {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var object = GQLValues()
         skipWhitespace()
-        if peek(UInt8(ascii: "}")) { index += 1; return .object(object) }
+        if peek(UInt8(ascii: "}")) { index += 1; return }
         while true {
             skipWhitespace()
             guard peek(UInt8(ascii: "\"")) else { throw fault("expected a member name in quotes") }
@@ -54,10 +80,10 @@ struct JSONParser {
             guard peek(UInt8(ascii: ":")) else { throw fault("expected ':' after member name") }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            body(key, try parseValue())
             skipWhitespace()
             if peek(UInt8(ascii: ",")) { index += 1; continue }
-            if peek(UInt8(ascii: "}")) { index += 1; return .object(object) }
+            if peek(UInt8(ascii: "}")) { index += 1; return }
             throw fault("expected ',' or '}' in object")
         }
     }
@@ -81,12 +107,21 @@ struct JSONParser {
 
     private mutating func parseString() throws -> String {
         index += 1  // opening quote
+        let start = index
         var runStart = index
         var raw: [UInt8] = []
         while true {
             guard index < bytes.count else { throw fault("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
+                if runStart == start {
+                    // No escape: the string is the bytes as they stand, with no copy to a buffer first.
+                    index += 1
+                    guard let string = String(validating: bytes[start..<index - 1], as: UTF8.self) else {
+                        throw fault("string is not valid UTF-8")
+                    }
+                    return string
+                }
                 raw.append(contentsOf: bytes[runStart..<index])
                 index += 1
                 break
@@ -191,8 +226,8 @@ struct JSONParser {
     private func peek(_ b: UInt8) -> Bool { index < bytes.count && bytes[index] == b }
 
     private mutating func expect(_ word: String) throws {
-        let w = Array(word.utf8)
-        guard index + w.count <= bytes.count, Array(bytes[index..<index + w.count]) == w else {
+        let w = word.utf8
+        guard index + w.count <= bytes.count, bytes[index..<index + w.count].elementsEqual(w) else {
             throw fault("invalid literal, expected '\(word)'")
         }
         index += w.count

@@ -26,6 +26,22 @@ enum HTTPRequestDecoder {
 
     /// Decodes a POST body's bytes.
     static func decodeBody(_ bytes: [UInt8]) -> Result<Payload, Failure> {
+        // One object, the common case: its three members straight into the request, with no GQLValue built for the
+        // whole body. Anything else (a batch, another value, a fault) takes the path below, which says what is wrong.
+        var query: GQLValue?
+        var variables: GQLValue?
+        var operationName: GQLValue?
+        let single = try? GQLValue.forEachMember(ofJSONObject: bytes) { name, value in
+            switch name {
+            case "query": query = value
+            case "variables": variables = value
+            case "operationName": operationName = value
+            default: break
+            }
+        }
+        if single == true {
+            return request(query: query, variables: variables, operationName: operationName).map(Payload.single)
+        }
         let value: GQLValue
         do {
             value = try GQLValue(jsonBytes: bytes)
@@ -88,24 +104,31 @@ enum HTTPRequestDecoder {
 
     /// The request in one `{query, variables, operationName}` object.
     static func request(from object: GQLValues) -> Result<DevEngine.Request, Failure> {
-        guard let queryValue = object["query"], !queryValue.isNull else {
+        request(query: object["query"], variables: object["variables"], operationName: object["operationName"])
+    }
+
+    /// The request of an object's `query`, `variables` and `operationName` members (`nil`: absent).
+    private static func request(query queryValue: GQLValue?, variables: GQLValue?, operationName: GQLValue?)
+        -> Result<DevEngine.Request, Failure>
+    {
+        guard let queryValue, !queryValue.isNull else {
             return .failure(Failure("The request has no query."))
         }
         guard let query = queryValue.stringValue else {
             return .failure(Failure("The query must be a string, not \(queryValue.kindName)."))
         }
-        var variables: GQLValues = [:]
-        switch object["variables"] {
+        var members: GQLValues = [:]
+        switch variables {
         case nil, .null?: break
-        case .object(let members)?: variables = members
+        case .object(let object)?: members = object
         case let other?: return .failure(Failure("The variables must be an object, not \(other.kindName)."))
         }
-        var operationName: String?
-        switch object["operationName"] {
+        var name: String?
+        switch operationName {
         case nil, .null?: break
-        case .string(let name)?: operationName = name.isEmpty ? nil : name
+        case .string(let text)?: name = text.isEmpty ? nil : text
         case let other?: return .failure(Failure("The operationName must be a string, not \(other.kindName)."))
         }
-        return .success(DevEngine.Request(query: query, variables: variables, operationName: operationName))
+        return .success(DevEngine.Request(query: query, variables: members, operationName: name))
     }
 }
