@@ -190,6 +190,26 @@ import Testing
         }
     }
 
+    /// EncryptionBench compares plain with encrypted: both sides must be able to keep the same page cache.
+    @Test func pageCacheIsEncryptedsDefaultAndConfigurableForPlainFiles() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcrypt")
+        defer { directory.cleanup() }
+        func cacheSize(_ db: GQLDatabase) throws -> Int64? {
+            try db.fetchAll(sql: "PRAGMA cache_size").first?["cache_size"]?.intValue
+        }
+        let plain = try GQLDatabase(path: directory.path("plain.sqlite"))
+        #expect(try cacheSize(plain) == -2_000)
+        let secret = try GQLDatabase(path: directory.path("secret.sqlite"), key: Self.keyA)
+        #expect(try cacheSize(secret) == -8_000)
+        var configuration = GQLDatabase.Configuration()
+        configuration.pageCacheKiB = 8_000
+        let larger = try GQLDatabase(path: directory.path("plain8.sqlite"), configuration: configuration)
+        #expect(try cacheSize(larger) == -8_000)
+        configuration.pageCacheKiB = 2_000
+        let smaller = try GQLDatabase(path: directory.path("secret2.sqlite"), key: Self.keyA, configuration: configuration)
+        #expect(try cacheSize(smaller) == -2_000)
+    }
+
     @Test func keysNeverShowInDescriptions() {
         let key = GQLDatabase.Key.passphrase("correct horse battery")
         let raw = GQLDatabase.Key.raw(Data("0123456789abcdef0123456789abcdef".utf8))

@@ -14,6 +14,11 @@ public final class GQLStoreBench: StoreImplementation {
     public let details: String
     /// The key of an encrypted run (EncryptionBench), `nil` for a plain file.
     private let key: GQLDatabase.Key?
+    /// `Configuration.pageCacheKiB` of every connection (nil: GQLStore's default for the file).
+    private let pageCacheKiB: Int?
+    /// `PRAGMA cache_size` as a reader connection of the last prepared file reports it (EncryptionBench prints and
+    /// compares both sides').
+    public private(set) var cacheSize: Int64?
 
     private var db: GQLDatabase?
     private var objects: [BenchRow] = []
@@ -66,8 +71,10 @@ public final class GQLStoreBench: StoreImplementation {
     }
 
     /// `key`: open every file encrypted with it (GQLDatabase(path:key:)), for EncryptionBench.
-    public init(key: GQLDatabase.Key? = nil) {
+    /// `pageCacheKiB`: each connection's page cache (EncryptionBench gives the plain side the encrypted default).
+    public init(key: GQLDatabase.Key? = nil, pageCacheKiB: Int? = nil) {
         self.key = key
+        self.pageCacheKiB = pageCacheKiB
         name = key == nil ? "GQLStore" : "GQLStore encrypted"
         details =
             "\(name): GQLDatabase(path:\(key == nil ? "" : "key: .raw(32 bytes)")) (WAL by default, "
@@ -80,7 +87,12 @@ public final class GQLStoreBench: StoreImplementation {
         singles = data.autocommitRows.map(BenchRow.init)
         lookupKeys = data.lookupKeys
         thresholds = data.observerThresholds
-        let db = try key.map { try GQLDatabase(path: path, key: $0) } ?? GQLDatabase(path: path)
+        var configuration = GQLDatabase.Configuration()
+        configuration.pageCacheKiB = pageCacheKiB
+        let db =
+            try key.map { try GQLDatabase(path: path, key: $0, configuration: configuration) }
+            ?? GQLDatabase(path: path, configuration: configuration)
+        cacheSize = try db.fetchAll(sql: "PRAGMA cache_size").first?["cache_size"]?.intValue
         // GQLDatabase opens in WAL mode itself (the runner checks the file's journal mode from outside);
         // synchronous is per connection and not observable through the public API, so set it on the writer.
         try db.execute("PRAGMA synchronous=NORMAL")

@@ -27,7 +27,9 @@ struct StoreBench {
             return
         }
         var implementations: [any StoreImplementation] = []
-        if options.only.contains("gqlstore") { implementations.append(GQLStoreBench()) }
+        // EncryptionBench compares equal page caches: the plain side gets the encrypted connections' default 8 MB.
+        let plainCacheKiB = options.only.contains("encrypted") ? 8_000 : nil
+        if options.only.contains("gqlstore") { implementations.append(GQLStoreBench(pageCacheKiB: plainCacheKiB)) }
         if options.only.contains("grdb") { implementations.append(GRDBStore(mode: options.grdbMode)) }
         if options.only.contains("raw") { implementations.append(RawSQLiteStore()) }
         if options.only.contains("encrypted") {
@@ -40,7 +42,16 @@ struct StoreBench {
         let results = Runner(options: options, data: data, implementations: implementations).run()
         printTable(results)
         for implementation in implementations { print("  " + implementation.details) }
-        if options.only.contains("encrypted") { printOpenCost() }
+        if options.only.contains("encrypted") {
+            let caches = implementations.compactMap { $0 as? GQLStoreBench }.map { ($0.name, $0.cacheSize) }
+            let shown = caches.map { "\($0.0) \($0.1.map(String.init) ?? "?")" }
+            print("PRAGMA cache_size: " + shown.joined(separator: ", "))
+            if Set(caches.map(\.1)).count > 1 {
+                print("EncryptionBench: the plain and encrypted page caches differ; the ratios compare unequal caches")
+                exit(1)
+            }
+            printOpenCost()
+        }
         print("load average after: \(BenchEnvironment.loadAverage())")
         if !results.errors.isEmpty { exit(1) }
     }

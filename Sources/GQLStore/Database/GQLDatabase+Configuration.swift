@@ -28,6 +28,11 @@ extension GQLDatabase {
         /// Open an existing file for reading only: nothing is created, no journal mode is changed, and every
         /// write fails with SQLite's "readonly" error. Default `false`.
         public var readOnly = false
+        /// The most decrypted or read pages each connection keeps in memory, in KiB (SQLite's `cache_size`, taken
+        /// as a size). `nil`, the default: 8,000 KiB on encrypted files, where reading a page again costs a
+        /// decryption (SQLCipher 4's default), and SQLite's own 2,000 KiB on plain files, where the OS file cache
+        /// makes a re-read cheap. Pages are allocated as they are read, so this is a bound, not an allocation.
+        public var pageCacheKiB: Int? = nil
         /// Keep SQLite's rollback journal instead of switching the file to WAL (tests of the journal's encryption).
         package var rollbackJournal = false
 

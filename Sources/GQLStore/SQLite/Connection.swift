@@ -48,12 +48,14 @@ final class Connection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(clamping: configuration.busyTimeoutMilliseconds))
         do {
+            // Reading a page back from an encrypted file costs a decryption: by default keep up to 8 MB of pages per
+            // encrypted connection (SQLCipher 4's default, against SQLite's 2 MB), so lookups over a working set of
+            // that size decrypt each page once. Plain connections keep SQLite's default unless configured.
+            if let kib = configuration.pageCacheKiB ?? (cipher == nil ? nil : 8_000) {
+                try execute("PRAGMA cache_size = -\(max(kib, 1))")
+            }
             if cipher != nil {
                 try execute("PRAGMA temp_store = MEMORY")
-                // Reading a page back costs a decryption: keep up to 8 MB of decrypted pages per connection (SQLCipher
-                // 4's default, against SQLite's 2 MB), so lookups over a working set of that size decrypt each page
-                // once (Docs/Performance.md, EncryptionBench, has the cost with the smaller cache).
-                try execute("PRAGMA cache_size = -8000")
                 if !readOnly {
                     reserveBytes(CipherKey.reserve)
                     // A new file gets its page 1 (file id, salt) now, in rollback mode: in WAL mode it would sit only
