@@ -37,8 +37,8 @@ import Testing
         #expect(throws: GQLError.self) { try AESGCM.seal(plaintext, key: Array(repeating: 0, count: 16)) }
     }
 
-    @Test func hkdfMatchesRFC5869() {
-        let okm = HKDFSHA256.derive(
+    @Test func hkdfMatchesRFC5869() throws {
+        let okm = try HKDFSHA256.derive(
             Array(repeating: 0x0b, count: 22), salt: Array(0..<13), info: Array(0xf0..<0xfa), length: 42)
         #expect(
             Bytes.hex(okm)
@@ -50,5 +50,8 @@ import Testing
         let key = try PBKDF2SHA512.derive(Array("password".utf8), salt: Array("salt".utf8), iterations: 2)
         #expect(Bytes.hex(key) == "e1d9c16aa681708a45f5c7c4e215ceb66e011a2e9f0040713f18aefdb866d53c")
         #expect(throws: GQLError.self) { try PBKDF2SHA512.derive([1], salt: [2], iterations: 0) }
+        // Never an empty key (which a comparison would read as a wrong key): a length out of range throws.
+        #expect(throws: GQLError.self) { try HKDFSHA256.derive([1], salt: [2], info: [], length: 0) }
+        #expect(throws: GQLError.self) { try HKDFSHA256.derive([1], salt: [2], info: [], length: 255 * 32 + 1) }
     }
 }

@@ -123,6 +123,14 @@ import Testing
         Self.expectError(.invalidArgument, "16-byte key") { try short.save(Self.tokens) }
         #expect(!FileManager.default.fileExists(atPath: path + "2"))
         let keys = [GQLAuth.FileKey.raw(Data("SECRET-key-SECRET-key-SECRET-key".utf8)), .passphrase("SECRET-phrase")]
+        // A storage that has loaded and saved holds key material: a dump of it (or of an app type holding it)
+        // shows none of it.
+        let used = GQLAuth.Storage.file(path + "3", key: .raw(Data(repeating: 0xA5, count: 32)))
+        try used.store.save(Self.tokens)
+        #expect(try used.store.load() == Self.tokens)
+        var usedDump = ""
+        dump(used, to: &usedDump)
+        #expect(!usedDump.contains("- 165\n") && !usedDump.contains("32 elements"), "\(usedDump)")
         for key in keys {
             var dumped = ""
             dump(key, to: &dumped)

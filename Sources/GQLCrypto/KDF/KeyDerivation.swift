@@ -39,21 +39,25 @@ package enum PBKDF2SHA512 {
 /// label and, say, a file id), so a key that serves many files or purposes never uses the same bytes twice.
 ///
 /// ```swift
-/// let fileKey = HKDFSHA256.derive(masterKey, salt: fileId, info: Array("tokens".utf8))   // 32 bytes
+/// let fileKey = try HKDFSHA256.derive(masterKey, salt: fileId, info: Array("tokens".utf8))   // 32 bytes
 /// ```
 package enum HKDFSHA256 {
-    /// `length` bytes (at most 255 × 32) of key material; empty only if libcrypto fails (out of memory).
-    package static func derive(_ key: [UInt8], salt: [UInt8], info: [UInt8], length: Int = 32) -> [UInt8] {
-        guard length > 0, length <= 255 * 32 else { return [] }
+    /// `length` bytes (1 … 255 × 32) of key material.
+    /// - Throws: ``GQLError`` `.invalidArgument` for a length out of range, `.crypto` when libcrypto fails (out of
+    ///   memory): never an empty or short key.
+    package static func derive(_ key: [UInt8], salt: [UInt8], info: [UInt8], length: Int = 32) throws -> [UInt8] {
+        guard length > 0, length <= 255 * 32 else {
+            throw GQLError(.invalidArgument, "HKDF-SHA256 gives 1…8160 bytes; \(length) were asked for")
+        }
         var pseudorandom = HMACSHA256.authenticate(key, key: salt.isEmpty ? [UInt8](repeating: 0, count: 32) : salt)
         defer { pseudorandom.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
-        guard pseudorandom.count == 32 else { return [] }
+        guard pseudorandom.count == 32 else { throw GQLError(.crypto, "libcrypto could not compute HKDF-SHA256") }
         var output: [UInt8] = []
         var block: [UInt8] = []
         var counter: UInt8 = 1
         while output.count < length {
             block = HMACSHA256.authenticate(block + info + [counter], key: pseudorandom)
-            guard block.count == 32 else { return [] }
+            guard block.count == 32 else { throw GQLError(.crypto, "libcrypto could not compute HKDF-SHA256") }
             output += block
             counter &+= 1
         }

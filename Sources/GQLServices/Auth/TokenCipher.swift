@@ -68,7 +68,7 @@ final class TokenCipher: Sendable {
             state = fresh
             return fresh
         }
-        var keys = Keys(material, salt: salt)
+        var keys = try Keys(material, salt: salt)
         defer { keys.wipe() }
         let header = Self.magic + [Self.version, kind.rawValue] + salt + keys.check
         return header + (try AESGCM.seal(plaintext, key: keys.encryption, associatedData: header))
@@ -106,7 +106,7 @@ final class TokenCipher: Sendable {
             if let state, state.salt == salt { return state.key }
             return try derive(salt)
         }
-        var keys = Keys(material, salt: salt)
+        var keys = try Keys(material, salt: salt)
         defer { keys.wipe() }
         guard Bytes.constantTimeEquals(keys.check, check) else {
             throw GQLError(.wrongKey, "the key does not open the token file \(path); the file was not changed")
@@ -143,9 +143,9 @@ final class TokenCipher: Sendable {
         var encryption: [UInt8]
         var check: [UInt8]
 
-        init(_ material: [UInt8], salt: [UInt8]) {
-            encryption = HKDFSHA256.derive(material, salt: salt, info: Array("gqlauth token file encryption".utf8))
-            check = HKDFSHA256.derive(
+        init(_ material: [UInt8], salt: [UInt8]) throws {
+            encryption = try HKDFSHA256.derive(material, salt: salt, info: Array("gqlauth token file encryption".utf8))
+            check = try HKDFSHA256.derive(
                 material, salt: salt, info: Array("gqlauth token file key check".utf8), length: TokenCipher.checkSize)
         }
 
@@ -156,4 +156,10 @@ final class TokenCipher: Sendable {
     }
 
     static func wipe(_ bytes: inout [UInt8]) { Bytes.wipe(&bytes) }
+}
+
+/// No children: after the first load or save the cipher holds key material, which `dump` or a mirror of an app's type
+/// holding a ``GQLAuth/Storage`` must not show.
+extension TokenCipher: CustomReflectable {
+    var customMirror: Mirror { Mirror(self, children: [:]) }
 }
