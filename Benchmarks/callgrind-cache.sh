@@ -8,6 +8,8 @@
 # Without BINARY it builds this tree's CacheBench (release). The reads of the warm-up round and of ROUNDS measured
 # rounds (default 2) are each one section (BenchKit's CallgrindSection: a dump at its start and one at its end);
 # the figure is the mean of a section's dumps. KEEP=1 keeps the dumps for `callgrind_annotate` and says where.
+# CACHE_SIM=1 adds callgrind's cache simulation (first-level and last-level misses, reads and writes: what the
+# instruction count leaves out) and counts the calls to malloc per read.
 set -euo pipefail
 binary=${1:-}
 cd "$(dirname "$0")"
@@ -25,8 +27,10 @@ changes=$(git status --porcelain --untracked-files=no -- ../Sources . 2>/dev/nul
 echo "date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)${changes:+ +changes}"
 echo "$(valgrind --version), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+simulate=()
+if [ -n "${CACHE_SIM:-}" ]; then simulate=(--cache-sim=yes ${BRANCH_SIM:+--branch-sim=yes}); fi
 LD_PRELOAD=$work/mainshim.so BENCH_CALLGRIND=read.cold,read.warm,read.parse valgrind --tool=callgrind \
-    --callgrind-out-file="$work/cg" "--dump-before=*benchkitCallgrindStart*" "--dump-before=*benchkitCallgrindStop*" \
+    "${simulate[@]}" --callgrind-out-file="$work/cg" "--dump-before=*benchkitCallgrindStart*" "--dump-before=*benchkitCallgrindStop*" \
     "$work/CacheBench" --only read --rounds "${ROUNDS:-2}" >"$work/stdout" 2>"$work/stderr" || {
     tail -20 "$work/stderr" >&2
     exit 1
@@ -53,4 +57,31 @@ for section in read.cold read.warm read.parse; do
     awk -v s="$section" '$1 == s { total += $2; n++ } END { if (n) printf "%-12s %16d %8d\n", s, total / n, n }' \
         "$work/pairs"
 done
+if [ -n "${CACHE_SIM:-}" ]; then
+    # Every event of the summary (Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw), and the calls to malloc, per read.
+    echo
+    printf '%-12s %s\n' section "$(awk '/^events:/ {$1 = ""; print; exit}' "${stops[0]}") malloc-calls"
+    for section in read.cold read.warm read.parse; do
+        files=$(awk -v s="$section" '$1 == s { print $3 }' "$work/pairs")
+        [ -n "$files" ] || continue
+        # shellcheck disable=SC2086
+        awk -v s="$section" '
+            FNR == 1 { file++ }
+            /^summary:/ { for (i = 2; i <= NF; i++) total[i] += $i; if (NF > width) width = NF }
+            # Function names are compressed: "(id) name" the first time in a file, "(id)" after.
+            /^c?fn=/ {
+                spec = substr($0, index($0, "=") + 1)
+                id = spec; sub(/ .*/, "", id)
+                name = spec; if (sub(/^\([0-9]+\) /, "", name)) names[file, id] = name; else name = names[file, id]
+                inmalloc = ($0 ~ /^cfn=/ && name == "malloc")
+                next
+            }
+            inmalloc && /^calls=/ { split($1, c, "="); calls += c[2]; inmalloc = 0; next }
+            END {
+                line = sprintf("%-12s", s)
+                for (i = 2; i <= width; i++) line = line sprintf(" %d", total[i] / file)
+                printf "%s %d\n", line, calls / file
+            }' $files
+    done
+fi
 if [ -n "${KEEP:-}" ]; then cat "$work/pairs"; fi

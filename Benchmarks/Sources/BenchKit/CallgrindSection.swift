@@ -11,22 +11,79 @@ import Foundation
 /// inside it. `stop` also prints `callgrind-section <name> <operations>` on standard error, one line per section in
 /// the dumps' order, so that `Benchmarks/callgrind-values.sh` can add each section's dumps and divide by its
 /// operations. Other sections, and every run without the variable, call neither function.
+///
+/// `BENCH_RUSAGE=<section>[,<section>…]` (without valgrind) measures the same sections with the kernel's and the
+/// allocator's own counts, which instructions do not show: `stop` prints `rusage-section <name> <minor faults>
+/// <major faults> <user µs> <system µs> <involuntary switches> <resident KiB>` on standard error (the process's
+/// `getrusage` and its resident set from `/proc/self/statm`, each the difference across the section).
 public enum CallgrindSection {
     /// The sections named by `BENCH_CALLGRIND` (comma-separated), none without it.
     public static let selected = Set(
         (ProcessInfo.processInfo.environment["BENCH_CALLGRIND"] ?? "").split(separator: ",").map(String.init))
+    /// The sections named by `BENCH_RUSAGE` (comma-separated), none without it.
+    public static let measured = Set(
+        (ProcessInfo.processInfo.environment["BENCH_RUSAGE"] ?? "").split(separator: ",").map(String.init))
 
     /// Starts a section (callgrind dumps what ran before it here when asked to).
     public static func start(_ name: String) {
+        if measured.contains(name) { ResourceCounts.started = ResourceCounts.now() }
         guard selected.contains(name) else { return }
         benchkitCallgrindStart()
     }
 
     /// Ends a section of `operations` operations (callgrind dumps the section's counts here when asked to).
     public static func stop(_ name: String, operations: Int) {
+        if measured.contains(name) {
+            let spent = ResourceCounts.now() - ResourceCounts.started
+            FileHandle.standardError.write(Data("rusage-section \(name) \(spent)\n".utf8))
+        }
         guard selected.contains(name) else { return }
         benchkitCallgrindStop()
         FileHandle.standardError.write(Data("callgrind-section \(name) \(operations)\n".utf8))
+    }
+}
+
+/// The process's page faults, CPU times and involuntary context switches (`getrusage`), and its resident set.
+struct ResourceCounts: CustomStringConvertible {
+    var minorFaults = 0
+    var majorFaults = 0
+    var userMicroseconds = 0
+    var systemMicroseconds = 0
+    var involuntarySwitches = 0
+    var residentKiB = 0
+
+    /// The counts at a section's start (sections do not nest; benchmarks run them on one thread).
+    nonisolated(unsafe) static var started = ResourceCounts()
+
+    static func now() -> ResourceCounts {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return ResourceCounts(
+            minorFaults: usage.ru_minflt, majorFaults: usage.ru_majflt,
+            userMicroseconds: usage.ru_utime.tv_sec * 1_000_000 + usage.ru_utime.tv_usec,
+            systemMicroseconds: usage.ru_stime.tv_sec * 1_000_000 + usage.ru_stime.tv_usec,
+            involuntarySwitches: usage.ru_nivcsw, residentKiB: resident())
+    }
+
+    /// The resident set in KiB (the second field of `/proc/self/statm`, in pages); 0 where there is none.
+    static func resident() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
+    }
+
+    static func - (lhs: ResourceCounts, rhs: ResourceCounts) -> ResourceCounts {
+        ResourceCounts(
+            minorFaults: lhs.minorFaults - rhs.minorFaults, majorFaults: lhs.majorFaults - rhs.majorFaults,
+            userMicroseconds: lhs.userMicroseconds - rhs.userMicroseconds,
+            systemMicroseconds: lhs.systemMicroseconds - rhs.systemMicroseconds,
+            involuntarySwitches: lhs.involuntarySwitches - rhs.involuntarySwitches,
+            residentKiB: lhs.residentKiB - rhs.residentKiB)
+    }
+
+    var description: String {
+        "\(minorFaults) \(majorFaults) \(userMicroseconds) \(systemMicroseconds) \(involuntarySwitches) \(residentKiB)"
     }
 }
 
