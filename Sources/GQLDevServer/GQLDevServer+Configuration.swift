@@ -49,6 +49,10 @@ extension GQLDevServer {
         public var clock: @Sendable () -> Date = Date.init
         /// Faults injected to test clients.
         public var faults = Faults()
+        /// Tests only: awaited before each WebSocket subscription is registered, with its operation name. The
+        /// socket's next message waits with it, so a test can hold a subscription unregistered for as long as it
+        /// needs (GQLSync's live sync tests). Default `nil`.
+        package var beforeSubscriptionStarts: (@Sendable (_ operationName: String?) async -> Void)?
         /// The event loops the server runs on. `nil` (the default): NIO's shared loops
         /// (`MultiThreadedEventLoopGroup.singleton`, one thread per core), which every other NIO user in the process
         /// (HTTP clients, WebSockets, other servers) shares. A number: loops of the server's own with that many

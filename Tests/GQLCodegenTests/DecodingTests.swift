@@ -53,6 +53,9 @@ import Testing
         #expect(user.id == "1" && user.userParts.role == .admin)
         #expect(post.status == .published)
         #expect(comment.__typename == "Comment" && poll.__typename == "Poll" && poll.id == "x1")
+        // Encodable on request: every case keeps its `__typename`, so the encoded answer decodes to the same cases.
+        #expect(user.__typename == "User" && post.__typename == "Post")
+        #expect(try GQLValue(encoding: data).decode(SearchQuery.Data.self) == data)
     }
 
     @Test func interfaceCasesMergeTheFieldsEveryConditionSelects() throws {

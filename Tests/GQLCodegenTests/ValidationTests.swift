@@ -47,6 +47,34 @@ import Testing
         #expect(found.contains("b.graphql:2:58: error: unknown field extra of the input object PostInput"))
     }
 
+    /// GraphQL's "fields can merge" rule: one response key across fragments answers one field, or fields of object
+    /// types that exclude each other with answers of the same type; the arguments must agree too.
+    @Test func fieldsThatCannotMergeAreNamedAtBothPlaces() {
+        #expect(
+            diagnostics(["a.graphql": "query M { item { ... on User { x: name } ... on Post { x: status } } }"]) == [
+                "a.graphql:1:56: error: x cannot answer both User.name: String (at a.graphql:1:32) and Post.status: "
+                    + "Status: their answers have different types; alias one of them"
+            ])
+        #expect(
+            diagnostics(["b.graphql": "query N { user(id: 1) { posts(first: 1) { id } posts(first: 2) { id } } }"]) == [
+                "b.graphql:1:48: error: posts cannot answer both User.posts(first: 1): [Post!]! (at b.graphql:1:25) "
+                    + "and User.posts(first: 2): [Post!]!: their arguments differ; alias one of them"
+            ])
+        // Through a fragment: the spread's field and the selection's own on the same type.
+        let found = diagnostics([
+            "c.graphql": "query O { node(id: 1) { id ...Parts } }\nfragment Parts on Node { id: __typename }"
+        ])
+        #expect(found.count == 1 && found.first?.hasPrefix("c.graphql:2:26: error: id cannot answer both Node.id") == true)
+        // What merges: the same field on exclusive object types, and one field selected twice.
+        #expect(
+            diagnostics([
+                "d.graphql": "query P { item { ... on User { id x: name } ... on Post { id x: title } } }"
+            ]).count == 1)  // String and String! differ in shape
+        #expect(
+            diagnostics(["e.graphql": "query Q { item { ... on User { id } ... on Post { id } } node(id: 1) { id id } }"])
+                .isEmpty)
+    }
+
     @Test func aFragmentOnAnImpossibleType() {
         let found = diagnostics(["c.graphql": "query D { user(id: 1) { ... on Post { id } ...TagParts } }\nfragment TagParts on Tag { label }"])
         #expect(found == [

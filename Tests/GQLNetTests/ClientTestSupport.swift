@@ -82,6 +82,9 @@ struct RunningDevServer {
         return engine.subscriptionCount == count
     }
 
+    /// How many subscriptions the server serves now.
+    var subscriptionCount: Int { (server.engine as? DevEngine)?.subscriptionCount ?? -1 }
+
     /// Stops the server (sockets get 1001) and waits for it to finish.
     func stop() async {
         await server.shutdown()

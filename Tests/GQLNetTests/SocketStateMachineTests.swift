@@ -51,6 +51,30 @@ struct SocketStateMachineTests {
         #expect(machine.publicState == .connected)
     }
 
+    /// `start_ack` (AppSync) marks a subscription started on the current socket; a new socket starts it again.
+    @Test func startAcksCountOnTheCurrentSocketOnly() {
+        var machine = Self.machine(.appSync)
+        _ = machine.start(Self.subscription("1"), at: t0)
+        _ = machine.start(Self.query("q"), at: t0)
+        #expect(machine.unacknowledgedSubscriptions == ["1"])  // no socket yet; queries are never waited for
+        _ = machine.socketOpened(1, at: t0)
+        _ = machine.received(.ack(keepAliveTimeout: nil), on: 1, at: t0)
+        #expect(machine.unacknowledgedSubscriptions == ["1"])
+        #expect(machine.received(.startAck(id: "1"), on: 1, at: t0) == [.startAcknowledged(id: "1")])
+        #expect(machine.received(.startAck(id: "q"), on: 1, at: t0) == [])
+        #expect(machine.unacknowledgedSubscriptions.isEmpty)
+        _ = machine.socketClosed(1, code: 1006, reason: nil, at: t0)
+        #expect(machine.unacknowledgedSubscriptions == ["1"])  // lost with its socket
+        _ = machine.tick(at: t0 + .seconds(60))
+        let socket = machine.generation
+        _ = machine.socketOpened(socket, at: t0 + .seconds(60))
+        _ = machine.received(.ack(keepAliveTimeout: nil), on: socket, at: t0 + .seconds(60))
+        #expect(machine.unacknowledgedSubscriptions == ["1"])
+        #expect(
+            machine.received(.startAck(id: "1"), on: socket, at: t0 + .seconds(60)) == [.startAcknowledged(id: "1")])
+        #expect(machine.unacknowledgedSubscriptions.isEmpty)
+    }
+
     @Test func resultsAreRoutedAndQueriesEndAfterOneResult() {
         var machine = connected()
         _ = machine.start(Self.query("q"), at: t0)

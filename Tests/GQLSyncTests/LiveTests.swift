@@ -3,6 +3,7 @@ import GQLCore
 import GQLDevServer
 import GQLNet
 import GQLStore
+import GQLTestSupport
 import Testing
 
 @testable import GQLSync
@@ -123,6 +124,45 @@ import Testing
         try await fixture.createNotes(10...10)
         _ = await Self.next(&events, Self.isApplied)
         #expect(try SyncedNote.fetchOne(db, key: "note-10") != nil)
+        await live.stop()
+        await fixture.finish(sync)
+        try? await client.shutdown()
+    }
+
+    /// The gap-filling pull reads only once the server has registered every subscription: an update made while
+    /// one is still being registered (no event of it can reach the app) reaches the store through the pull. The
+    /// server holds OnUpdateNote's registration until the test has made the update.
+    @Test func thePullWaitsForTheSubscriptionsToBeRegistered() async throws {
+        let gate = HeldGate(holding: "OnUpdateNote")
+        let fixture = try await SyncFixture.make(beforeSubscriptionStarts: { await gate.pass($0) })
+        let client = Self.socketClient(fixture)
+        let db = try fixture.appDatabase()
+        let sync = try GQLSync(client, database: db, configuration: fixture.configuration())
+        try await fixture.createNotes(1...2)
+        let live = try sync.live(SyncedNote.self, subscriptions: Self.subscriptions, query: "SyncNotes")
+        var events = live.events.makeAsyncIterator()
+        // The socket is acknowledged and OnUpdateNote is on its way in: before the fix the pull ran from here on,
+        // read version 1, and the update below reached no one.
+        await gate.held()
+        try await fixture.retitle("note-1", "while registering")
+        gate.open()
+        guard case .pulled(let first)? = await Self.next(&events, Self.isPull) else {
+            Issue.record("live sync ended before its first pull")
+            return
+        }
+        #expect(first.written == 2)
+        #expect(
+            try SyncedNote.fetchOne(db, key: "note-1")
+                == SyncedNote(id: "note-1", title: "while registering", n: 1, _version: 2))
+
+        // Every subscription is live once the pull reported: a change now arrives as an event, without waiting.
+        try await fixture.retitle("note-2", "after the pull")
+        guard case .applied(let field, let written, _, _)? = await Self.next(&events, Self.isApplied) else {
+            Issue.record("no event after the pull")
+            return
+        }
+        #expect(field == "onUpdateNote" && written == 1)
+        #expect(try SyncedNote.fetchOne(db, key: "note-2")?.title == "after the pull")
         await live.stop()
         await fixture.finish(sync)
         try? await client.shutdown()

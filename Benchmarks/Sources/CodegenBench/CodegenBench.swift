@@ -2,7 +2,7 @@ import BenchKit
 import Foundation
 
 /// `swift run -c release CodegenBench [--rounds N] [--no-warmup] [--verbose] [--skip-compile | --only-compile]
-/// [--compile-rounds N] [--configurations debug,release] [--cli PATH] [--venv PATH]`
+/// [--compile-rounds N] [--configurations debug,release] [--prepare | --profile] [--cli PATH] [--venv PATH]`
 ///
 /// Typed Swift for 200 operations on GitHub's public schema (CodegenCorpus): generation time by GQLCodegen, in this
 /// process and as `gql-cli codegen`, against ariadne-codegen 0.19.0 (the Python client generator, at its defaults)
@@ -20,6 +20,7 @@ struct CodegenBench {
         var compile = true
         var compileRounds = 1
         var configurations = ["debug", "release"]
+        var compileMode = CompileSize.Mode.measure
         var cli: URL?
         var venv = Peers.root.appendingPathComponent(".venv-codegen")
 
@@ -33,6 +34,8 @@ struct CodegenBench {
                 case "--skip-compile": compile = false
                 case "--only-compile": generate = false
                 case "--compile-rounds": compileRounds = try arguments.number(for: argument)
+                case "--prepare": compileMode = .prepare
+                case "--profile": compileMode = .profile
                 case "--configurations":
                     configurations = try arguments.list(for: argument, allowed: ["debug", "release"]).sorted()
                 case "--cli": cli = URL(fileURLWithPath: try arguments.value(for: argument))
@@ -58,8 +61,10 @@ struct CodegenBench {
             guard corpus.operationCount == 200 else { throw BenchError("expected 200 operations") }
             if options.generate { try generation(corpus, options) }
             if options.compile {
-                try CompileSize(corpus: corpus, rounds: options.compileRounds, configurations: options.configurations)
-                    .run()
+                try CompileSize(
+                    corpus: corpus, rounds: options.compileRounds, configurations: options.configurations,
+                    mode: options.compileMode
+                ).run()
             }
             print("load average after: \(BenchEnvironment.loadAverage())")
         } catch {

@@ -5,42 +5,84 @@ import GQLCodegen
 /// The generated Swift's size and compile time, beside Swift written by hand for 10 of the operations.
 ///
 /// A package in `Benchmarks/.build-codegen/package` (git-ignored, kept between runs so that its dependencies are
-/// built once) holds three targets: `Generated200` (GQLCodegen's output for all 200 operations), `Generated10`
-/// (its output for Compared.graphql alone) and `HandWritten10` (Benchmarks/Codegen/HandWritten/Compared.swift).
-/// Each measurement is one `swift build --target T` after T's sources were touched, with everything T depends on
-/// already built: the seconds it takes to compile that module again, SwiftPM's own start included (the no-op build
-/// beside them is that start alone).
+/// built once; its own scratch folder, never the repository's `.build`) depends on GraphQLite's GQLNet by path and
+/// holds four targets: `Generated200` (GQLCodegen's output for all 200 operations), `Generated10` (its output for
+/// Compared.graphql alone), `HandWritten10` (Benchmarks/Codegen/HandWritten/Compared.swift) and `Profiled200` (the
+/// 200 operations again, compiled with the frontend's timers on, built only by `--profile`). Two measures, each one
+/// `swift build --target T` with everything T depends on already built, SwiftPM's own start included (the no-op
+/// build beside them is that start alone):
+/// - **the module afresh**: every source of T touched, so every file is compiled again and the module re-emitted:
+///   a clean build of that module alone;
+/// - **one operation edited**: one generated file of `Generated200` touched (``incrementalFile``), the rebuild an
+///   app developer waits for after changing one `.graphql` file.
 struct CompileSize {
     static let folder = Peers.root.appendingPathComponent("Benchmarks/.build-codegen")
     static let package = folder.appendingPathComponent("package")
     static let scratch = folder.appendingPathComponent("scratch")
     static let targets = ["Generated200", "Generated10", "HandWritten10"]
+    /// The generated file touched for the incremental measure: one document of `Generated200`.
+    static let incrementalFile = "Benchmarks.Compared.graphql.swift"
+
+    /// What to do: measure, only build untimed (`--prepare`: the dependencies, the first time several minutes per
+    /// configuration), or build `Profiled200` and print where its compile time goes (`--profile`).
+    enum Mode: String {
+        case measure, prepare, profile
+    }
 
     let corpus: CodegenCorpus
     let rounds: Int
     let configurations: [String]
+    var mode = Mode.measure
 
     func run() throws {
         let generated = try corpus.generate()
+        guard generated[Self.incrementalFile] != nil else {
+            throw BenchError("GQLCodegen wrote no \(Self.incrementalFile) (the incremental measure touches it)")
+        }
         let compared = try corpus.generate(only: CodegenCorpus.comparedDocument)
         let handWritten = try String(contentsOf: CodegenCorpus.handWritten, encoding: .utf8)
         try stage([
             "Generated200": generated, "Generated10": compared, "HandWritten10": ["Compared.swift": handWritten],
+            "Profiled200": generated,
         ])
+        switch mode {
+        case .prepare:
+            for configuration in configurations {
+                print("building the package (\(configuration), untimed; the dependencies take minutes the first time)")
+                let seconds = try Self.targets.map { try build(configuration, target: $0, touching: nil) }
+                print(String(format: "built in %.1f s", seconds.reduce(0, +)))
+            }
+            return
+        case .profile:
+            for configuration in configurations { try CompileProfile.run(configuration) }
+            return
+        case .measure:
+            break
+        }
         var seconds: [String: [String: Double]] = [:]
+        var incremental: [String: Double] = [:]
         var noOp: [String: Double] = [:]
         for configuration in configurations {
             print("building the package (\(configuration), untimed; its dependencies take minutes the first time)…")
-            _ = try build(configuration, target: nil, touching: nil)
+            for target in Self.targets { _ = try build(configuration, target: target, touching: nil) }
             noOp[configuration] = try build(configuration, target: "HandWritten10", touching: nil)
             var samples: [String: [Double]] = [:]
+            var incrementalSamples: [Double] = []
             for round in 0..<rounds {
                 for index in Self.targets.indices {
                     let target = Self.targets[(index + round) % Self.targets.count]
                     samples[target, default: []].append(try build(configuration, target: target, touching: target))
                 }
+                let edited = try build(
+                    configuration, target: "Generated200", touching: "Generated200", only: Self.incrementalFile)
+                incrementalSamples.append(edited)
             }
             for (target, values) in samples { seconds[target, default: [:]][configuration] = Statistics.median(values) }
+            incremental[configuration] = Statistics.median(incrementalSamples)
+            func list(_ values: [Double]) -> String { values.map { String(format: "%.2f", $0) }.joined(separator: " ") }
+            let all = samples.sorted { $0.key < $1.key }.map { "\($0.key) \(list($0.value))" }
+            print("\(configuration) samples, s: " + all.joined(separator: "; ") + "; one operation edited "
+                + list(incrementalSamples))
         }
         let rows = [
             ("generated, 200 operations", "Generated200", Lines.count(generated.values), corpus.operationCount),
@@ -49,7 +91,8 @@ struct CompileSize {
         ]
         print("")
         print("Size and compile time (lines: not blank, not comments, a multi-line string literal counted as one;")
-        print("seconds: `swift build --target T` after T's sources were touched, dependencies built; median of \(rounds))")
+        print("seconds: `swift build --target T` after every source of T was touched (the module afresh), dependencies")
+        print("built; median of \(rounds))")
         let header = "code                          files   lines  lines/op" + configurations.map { " \($0.padded(9)) s" }.joined()
         print(header)
         for (label, target, lines, operations) in rows {
@@ -68,6 +111,9 @@ struct CompileSize {
             ratio += String(format: " %10.2f×", generatedSeconds / handSeconds)
         }
         print(ratio + "   goal: lines ≤ 2×")
+        var edit = "one operation edited (200)".padded(28) + String(repeating: " ", count: 25)
+        for configuration in configurations { edit += String(format: " %11.2f", incremental[configuration] ?? .nan) }
+        print(edit + "   (\(Self.incrementalFile) touched, Generated200 rebuilt)")
         var floor = "no-op build (SwiftPM alone)".padded(28) + String(repeating: " ", count: 25)
         for configuration in configurations { floor += String(format: " %11.2f", noOp[configuration] ?? .nan) }
         print(floor)
@@ -88,6 +134,15 @@ struct CompileSize {
                     .target(name: "Generated200", dependencies: [.product(name: "GQLNet", package: "GraphQLite")]),
                     .target(name: "Generated10", dependencies: [.product(name: "GQLNet", package: "GraphQLite")]),
                     .target(name: "HandWritten10"),
+                    // The frontend's timers, for --profile only: target flags, so no dependency is rebuilt.
+                    .target(
+                        name: "Profiled200", dependencies: [.product(name: "GQLNet", package: "GraphQLite")],
+                        swiftSettings: [
+                            .unsafeFlags([
+                                "-driver-time-compilation", "-Xfrontend", "-debug-time-function-bodies",
+                                "-Xfrontend", "-debug-time-expression-type-checking",
+                            ])
+                        ]),
                 ],
                 swiftLanguageModes: [.v6]
             )
@@ -110,24 +165,31 @@ struct CompileSize {
         try Data(text.utf8).write(to: url, options: .atomic)
     }
 
-    /// One `swift build` of `target`, after touching the sources of `touching`: its seconds. A failed build (the
-    /// generated code does not compile) throws with the compiler's last lines.
-    private func build(_ configuration: String, target: String?, touching: String?) throws -> Double {
-        if let touching {
-            let folder = Self.package.appendingPathComponent("Sources/\(touching)")
-            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
-                try FileManager.default.setAttributes(
-                    [.modificationDate: Date()], ofItemAtPath: folder.appendingPathComponent(name).path)
-            }
-        }
-        let arguments =
-            ["swift", "build", "-c", configuration, "--package-path", Self.package.path, "--scratch-path", Self.scratch.path]
-            + (target.map { ["--target", $0] } ?? [])
-        let (seconds, status, log) = try Generators.timed(URL(fileURLWithPath: "/usr/bin/env"), arguments, in: Self.folder)
-        guard status == 0 else {
-            throw BenchError("\(arguments.dropFirst().prefix(4).joined(separator: " ")) \(target ?? "") failed:\n\(log)")
-        }
+    /// One `swift build` of `target`, after touching the sources of `touching` (only the file `only` when given):
+    /// its seconds. A failed build (the generated code does not compile) throws with the compiler's last lines.
+    private func build(_ configuration: String, target: String?, touching: String?, only: String? = nil) throws
+        -> Double
+    {
+        if let touching { try Self.touch(touching, only: only) }
+        let (seconds, status, log) = try Generators.timed(
+            URL(fileURLWithPath: "/usr/bin/env"), Self.arguments(configuration, target: target), in: Self.folder)
+        guard status == 0 else { throw BenchError("swift build -c \(configuration) \(target ?? "") failed:\n\(log)") }
         return seconds
+    }
+
+    static func arguments(_ configuration: String, target: String?) -> [String] {
+        ["swift", "build", "-c", configuration, "--package-path", package.path, "--scratch-path", scratch.path]
+            + (target.map { ["--target", $0] } ?? [])
+    }
+
+    /// Sets the modification date of every source of `target` (of the file `only` alone when given) to now.
+    static func touch(_ target: String, only: String? = nil) throws {
+        let folder = package.appendingPathComponent("Sources/\(target)")
+        let names = try only.map { [$0] } ?? FileManager.default.contentsOfDirectory(atPath: folder.path)
+        for name in names {
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date()], ofItemAtPath: folder.appendingPathComponent(name).path)
+        }
     }
 }
 

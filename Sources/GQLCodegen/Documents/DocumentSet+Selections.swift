@@ -69,7 +69,9 @@ extension DocumentSet {
         directives(field.directives)
         if name == "__typename" {
             if field.selectionSet != nil { error(field.selectionSet?.loc, "__typename is a String: it takes no selection") }
-            return FieldIR(key: key, name: name, type: .nonNull(.named("String")), conditional: conditional, selections: nil)
+            return FieldIR(
+                key: key, name: name, type: .nonNull(.named("String")), conditional: conditional, selections: nil,
+                parent: parent, place: Place(field.loc))
         }
         guard let definition = schema.types[parent]?.fields[name] else {
             error(field.name.loc, "unknown field \(name) on the \(schema.types[parent]?.kind.rawValue ?? "type") \(parent)")
@@ -91,7 +93,11 @@ extension DocumentSet {
         case (false, nil):
             break
         }
-        return FieldIR(key: key, name: name, type: definition.type, conditional: conditional, selections: selections)
+        let arguments = field.arguments.sorted { $0.name.value < $1.name.value }
+            .map { "\($0.name.value): \(GraphQL.print(ast: $0.value))" }.joined(separator: ", ")
+        return FieldIR(
+            key: key, name: name, type: definition.type, conditional: conditional, selections: selections,
+            parent: parent, arguments: arguments, place: Place(field.loc))
     }
 
     // MARK: Arguments and values

@@ -74,6 +74,7 @@ struct DocumentSet {
             for (definition, file) in operationDefinitions {
                 if let operation = operation(definition, file: file) { operations.append(operation) }
             }
+            if errors.isEmpty { checkMerges() }
         }
         guard errors.isEmpty else {
             throw GQLCodegen.Failure(errors.sorted { ($0.file, $0.line, $0.column) < ($1.file, $1.line, $1.column) })

@@ -49,4 +49,24 @@ struct FieldIR: Sendable {
     /// Under `@include` or `@skip`: the answer may leave it out.
     var conditional: Bool
     var selections: Selections?
+    /// The type the field is selected on, its arguments as printed (sorted by name) and where it is written: what
+    /// GraphQL's "fields can merge" rule compares (DocumentSet+Merging).
+    var parent = ""
+    var arguments = ""
+    var place: Place?
+}
+
+/// A place in a document, for a diagnostic.
+struct Place: Sendable, Hashable {
+    var file: String
+    var line: Int
+    var column: Int
+
+    init(_ loc: Location?) {
+        file = loc?.source.name ?? ""
+        line = loc?.startToken.line ?? 1
+        column = loc?.startToken.column ?? 1
+    }
+
+    var description: String { "\(file):\(line):\(column)" }
 }

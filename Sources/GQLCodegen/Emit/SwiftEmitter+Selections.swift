@@ -135,7 +135,8 @@ extension SwiftEmitter {
                 writer.line()
                 var merged = Merged()
                 merge(selections, for: entry.possible, partial: true, into: &merged)
-                emitStruct(typeName, merged, typename: false, taken: nested, into: &writer)
+                // Encoded, a case must carry the `__typename` its decoding switches on.
+                emitStruct(typeName, merged, typename: configuration.encodable, taken: nested, into: &writer)
             }
             writer.line()
             var merged = Merged()

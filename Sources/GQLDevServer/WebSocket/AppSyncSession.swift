@@ -29,7 +29,6 @@ struct AppSyncSession {
 
     /// Runs a subscription; queries and mutations are refused, as AppSync's real-time endpoint does.
     private func start(id: String, request: DevEngine.Request) async {
-        let engine = transport.engine
         let outcome = transport.prepare(request, id: id)
         let kind: DevEngine.OperationKind?
         switch outcome {
@@ -42,11 +41,7 @@ struct AppSyncSession {
             await writer.send(AppSyncStateMachine.error(id, "UnsupportedOperation", message))
             return
         }
-        let writer = self.writer
-        let run: @Sendable () async -> Void = {
-            await SessionWire.appSync.perform(outcome, id: id, engine: engine, writer: writer)
-        }
-        switch operations.start(id, run) {
+        switch await transport.start(outcome, id: id, wire: .appSync, operations: operations, writer: writer) {
         case .duplicate:
             await writer.send(AppSyncStateMachine.error(id, "BadRequestException", "Subscription \(id) already exists"))
         case .full:

@@ -25,12 +25,8 @@ struct LegacyWSSession {
     }
 
     private func start(id: String, request: DevEngine.Request) async {
-        let writer = self.writer
-        let engine = transport.engine
         let outcome = transport.prepare(request, id: id)
-        switch operations.start(
-            id, { await SessionWire.legacy.perform(outcome, id: id, engine: engine, writer: writer) })
-        {
+        switch await transport.start(outcome, id: id, wire: .legacy, operations: operations, writer: writer) {
         case .duplicate:
             await writer.send(LegacyWSStateMachine.error(id, "Subscriber for \(id) already exists"))
         case .full:

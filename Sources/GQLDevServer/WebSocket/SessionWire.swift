@@ -1,7 +1,7 @@
 import GQLCore
 
 /// How one WebSocket protocol reports an operation's life: its results, its refusal, its end. The three sessions
-/// share ``perform(_:id:engine:writer:)``, which runs the operation and sends what this wire says.
+/// share ``perform(_:id:engine:writer:registered:gate:)``, which runs the operation and sends what this wire says.
 struct SessionWire: Sendable {
     /// How the engine shapes responses and errors for this protocol.
     let style: DevEngine.ErrorStyle
@@ -37,11 +37,15 @@ struct SessionWire: Sendable {
         acknowledgesStart: true, refusesUnparsable: true)
 
     /// Runs one prepared operation and reports it, or reports why it could not run; sends nothing more once the
-    /// client stopped it (task cancelled).
+    /// client stopped it (task cancelled). `registered` is resumed once a subscription is registered with the
+    /// engine (after `gate`, a test's hook), or at once for anything else.
     func perform(
         _ outcome: Result<DevEngine.Prepared, DevEngine.Refusal>, id: String, engine: any DevExecutor,
-        writer: SocketWriter
+        writer: SocketWriter, registered: GQLWaiter<Void>? = nil,
+        gate: (@Sendable (_ operationName: String?) async -> Void)? = nil
     ) async {
+        // Whatever way this ends, the session waiting for the registration goes on.
+        defer { registered?.resume(returning: ()) }
         let prepared: DevEngine.Prepared
         switch outcome {
         case .failure(let refusal):
@@ -63,6 +67,7 @@ struct SessionWire: Sendable {
             prepared = value
         }
         guard prepared.kind == .subscription else {
+            registered?.resume(returning: ())
             let budget = ResponseBudget(limit: engine.limits.maxResponseBytes)
             let response = await engine.execute(prepared, style: style, budget: budget)
             guard !Task.isCancelled else { return }
@@ -70,7 +75,10 @@ struct SessionWire: Sendable {
             await writer.send(Self.complete(id))
             return
         }
-        switch await engine.subscribe(prepared, style: style) {
+        await gate?(prepared.operation.name?.value)
+        let subscription = await engine.subscribe(prepared, style: style)
+        registered?.resume(returning: ())
+        switch subscription {
         case .failed(let response):
             guard !Task.isCancelled else { return }
             await writer.send(message("error", id, refusal(response)))

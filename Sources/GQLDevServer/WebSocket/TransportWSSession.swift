@@ -34,7 +34,7 @@ struct TransportWSSession {
             var action = machine.receive(WebSocketTransport.decode(message))
             if machine.isAcknowledged { timer.cancel() }
             if case .run(let id, let request) = action {
-                switch start(request, id: id) {
+                switch await start(request, id: id) {
                 case .duplicate: action = TransportWSStateMachine.duplicate(id)
                 case .full: action = .send(SessionWire.transportWS.full(id, limit: operations.limit))
                 case .started, .closed: break
@@ -56,13 +56,9 @@ struct TransportWSSession {
     }
 
     /// Prepares and starts the operation (a refusal is reported by the operation's task).
-    private func start(_ request: DevEngine.Request, id: String) -> OperationRegistry.StartResult {
-        let engine = transport.engine
-        let writer = self.writer
-        let outcome = transport.prepare(request, id: id)
-        return operations.start(id) {
-            await SessionWire.transportWS.perform(outcome, id: id, engine: engine, writer: writer)
-        }
+    private func start(_ request: DevEngine.Request, id: String) async -> OperationRegistry.StartResult {
+        await transport.start(
+            transport.prepare(request, id: id), id: id, wire: .transportWS, operations: operations, writer: writer)
     }
 
 }

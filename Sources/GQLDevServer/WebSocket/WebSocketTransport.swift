@@ -66,6 +66,25 @@ struct WebSocketTransport: Sendable {
         }
     }
 
+    /// Starts operation `id` in `operations`, on `wire`, and returns once a subscription is registered with the
+    /// engine (or was refused, or the operation is no subscription).
+    ///
+    /// The session reads the socket's next message only then: a client that has the answer to a query it sent
+    /// after its subscribes knows that they are all live (GQLSync's live sync pulls only after such an answer).
+    func start(
+        _ outcome: Result<DevEngine.Prepared, DevEngine.Refusal>, id: String, wire: SessionWire,
+        operations: OperationRegistry, writer: SocketWriter
+    ) async -> OperationRegistry.StartResult {
+        let engine = self.engine
+        let gate = configuration.beforeSubscriptionStarts
+        let registered = GQLWaiter<Void>()
+        let result = operations.start(id) {
+            await wire.perform(outcome, id: id, engine: engine, writer: writer, registered: registered, gate: gate)
+        }
+        if result == .started { await registered.wait(whenCancelled: ()) }
+        return result
+    }
+
     /// Prepares the operation a socket's client started as `id`, and logs it (its name, never its variables).
     func prepare(_ request: DevEngine.Request, id: String) -> Result<DevEngine.Prepared, DevEngine.Refusal> {
         let outcome = engine.prepare(request)

@@ -125,6 +125,30 @@ extension GQLServer {
         }
     }
 
+    /// Returns once the server has started every subscription this client runs on its WebSocket, as far as its
+    /// protocol can tell, within ``Configuration/timeout``.
+    ///
+    /// AppSync acknowledges each subscription (`start_ack`): this waits for all of them on the current socket.
+    /// graphql-transport-ws and graphql-ws acknowledge none: this runs a `{ __typename }` query over the same socket
+    /// after them and waits for its answer; a server that starts a socket's subscriptions before it reads that
+    /// socket's next message (the dev server does) has then started them all. GQLSync's live sync pulls only after
+    /// this, so an update the server makes after the pull read cannot fall before its subscription.
+    ///
+    /// ```swift
+    /// try await server.subscriptionsStarted()
+    /// ```
+    /// - Throws: ``GQLError`` `.timeout`, `.connection` when the socket is lost meanwhile, `.invalidArgument` without
+    ///   a WebSocket endpoint.
+    package func subscriptionsStarted() async throws {
+        let socket = try requireSocket("subscriptionsStarted")
+        if socket.endpoint.codec.kind == .appSync {
+            try await socket.startsAcknowledged(within: configuration.timeout)
+        } else {
+            _ = try await overSocket(Self.request("query SubscriptionsStarted { __typename }", [:]),
+                operation: "subscriptionsStarted")
+        }
+    }
+
     // MARK: - Helpers
 
     /// Runs a query or mutation over the WebSocket and returns its single result, within

@@ -50,6 +50,8 @@ final class SocketConnection: Sendable {
         var sentAuthorization: String?
         /// After ``shutdown()``: operations and connects fail with `.closed`, state streams end at once.
         var isShutDown = false
+        /// Callers of ``startsAcknowledged(within:)``: the subscriptions each still waits for.
+        var startWaiters: [Int: (pending: Set<String>, waiter: GQLWaiter<Bool>)] = [:]
     }
 
     /// Work to do once the lock is released.
@@ -57,6 +59,8 @@ final class SocketConnection: Sendable {
         case yield(SocketResults, GQLValue)
         case finish(SocketResults, (any Error)?)
         case resume(GQLWaiters<Void, any Error>.Resumption)
+        /// A caller of ``startsAcknowledged(within:)`` has nothing left to wait for.
+        case startsDone(GQLWaiter<Bool>)
     }
 
     let endpoint: Endpoint
@@ -197,7 +201,7 @@ final class SocketConnection: Sendable {
         run(
             shared.withLock { shared in
                 shared.streams.removeValue(forKey: id)
-                return apply(shared.machine.stop(id: id), to: &shared)
+                return Self.startSettled(id, in: &shared) + apply(shared.machine.stop(id: id), to: &shared)
             })
     }
 
@@ -259,7 +263,10 @@ final class SocketConnection: Sendable {
                 shared.socket?.setReadingPaused(paused)
             case .deliver(let id, let payload):
                 if let stream = shared.streams[id] { effects.append(.yield(stream, payload)) }
+            case .startAcknowledged(let id):
+                effects += Self.startSettled(id, in: &shared)
             case .finish(let id, let ending):
+                effects += Self.startSettled(id, in: &shared)
                 guard let stream = shared.streams.removeValue(forKey: id) else { continue }
                 effects.append(.finish(stream, Self.error(for: ending)))
             case .state(let state):
@@ -293,6 +300,8 @@ final class SocketConnection: Sendable {
                 stream.finish(throwing: error)
             case .resume(let resumption):
                 resumption.run()
+            case .startsDone(let waiter):
+                waiter.resume(returning: true)
             }
         }
     }

@@ -77,6 +77,8 @@ extension SocketStateMachine {
         case close(code: UInt16, reason: String)
         /// One result payload for an operation.
         case deliver(id: String, GQLValue)
+        /// The server acknowledged subscription `id` on the current socket (AppSync's `start_ack`).
+        case startAcknowledged(id: String)
         case finish(id: String, Ending)
         case state(GQLServer.ConnectionState)
         /// Resume the callers of `connect()`: `nil` on success.

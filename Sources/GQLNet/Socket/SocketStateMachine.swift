@@ -14,8 +14,9 @@ struct SocketStateMachine: Sendable {
     /// The reconnect delays: grow with every loss, start over after a stable connection or a fresh start.
     private var backoff: GQLBackoff.Schedule
     private(set) var generation = 0
-    /// Live operations by id; `started` orders them for resending.
-    private var live: [String: (operation: Operation, started: Int)] = [:]
+    /// Live operations by id; `started` orders them for resending; `acknowledged`: AppSync's `start_ack` for it
+    /// arrived on the current socket.
+    private var live: [String: (operation: Operation, started: Int, acknowledged: Bool)] = [:]
     private var started = 0
     private var pendingConnects = 0
     /// Whether the connection is kept up without subscriptions (a `connect()` succeeded and no `disconnect()` since).
@@ -102,7 +103,7 @@ struct SocketStateMachine: Sendable {
     /// An operation starts: sent now when connected, otherwise after the next acknowledgement.
     mutating func start(_ operation: Operation, at now: Instant) -> [Action] {
         started += 1
-        live[operation.id] = (operation, started)
+        live[operation.id] = (operation, started, false)
         switch phase {
         case .ready:
             // Its answer will be behind reads paused for another operation's caller: the pause gets its bound.
@@ -152,6 +153,8 @@ struct SocketStateMachine: Sendable {
             if pendingConnects > 0 { persistent = true }
             pendingConnects = 0
             authorizationRetryGeneration = nil
+            // Every operation is sent again on this socket: none is acknowledged on it yet.
+            for id in live.keys { live[id]?.acknowledged = false }
             let pause: [Action] =
                 liveness.readingPaused ? [.reading(paused: true)] + boundSharedPause(at: now) : []
             return [.state(.connected), .resumeConnects(nil), .reschedule] + pause + operations.map(sendStart)
@@ -159,7 +162,11 @@ struct SocketStateMachine: Sendable {
             return [.pong(settings.codec.pong(payload))]
         case .keepAlive:
             return liveness.keepAliveReceived() ? [.reschedule] : []
-        case .pong, .startAck, .unknown:
+        case .startAck(let id):
+            guard live[id]?.operation.isSubscription == true, case .ready = phase else { return [] }
+            live[id]?.acknowledged = true
+            return [.startAcknowledged(id: id)]
+        case .pong, .unknown:
             return []
         case .next(let id, let payload):
             guard let entry = live[id] else { return [] }
@@ -279,6 +286,15 @@ struct SocketStateMachine: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The live subscriptions the server has not acknowledged (`start_ack`) on the current socket: all of them while
+    /// no socket is acknowledged. Only AppSync's protocol acknowledges a start; for the others this is every live
+    /// subscription.
+    var unacknowledgedSubscriptions: Set<String> {
+        let ready = if case .ready = phase { true } else { false }
+        let waiting = live.values.filter { $0.operation.isSubscription && !(ready && $0.acknowledged) }
+        return Set(waiting.map(\.operation.id))
+    }
 
     /// Live operations in the order they started (resent in that order).
     var operations: [Operation] {

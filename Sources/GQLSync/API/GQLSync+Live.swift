@@ -8,7 +8,10 @@ extension GQLSync {
     /// the store.
     ///
     /// The subscriptions start first; every `connected` state of the server's WebSocket (the first one
-    /// included) then runs `query` as a delta ``pull(_:query:variables:into:base:progress:)``. Events with
+    /// included) then runs `query` as a delta ``pull(_:query:variables:into:base:progress:)``, once the server has
+    /// started the subscriptions (AppSync's `start_ack`s; for the other protocols a query answered on the same
+    /// socket after them), so that a change after the pull's read arrives as an event; events that arrive
+    /// meanwhile are written after the pulled rows (see <doc:PullAndLive>, "What is not missed"). Events with
     /// `_deleted: true`, and those of `onDelete…` fields, delete their row; others insert or update it, with the
     /// origin ``origin``. As for pulls, a row with unsent outbox items is not overwritten, nor one whose local
     /// `_version` is newer than the event's.

@@ -32,22 +32,21 @@ extension GQLSync {
             let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
             self.events = events
             self.continuation = continuation
+            let hold = LiveHold()
             task = GQLLocked(
                 Task {
                     await withTaskGroup(of: Void.self) { group in
+                        // Each subscription says when it started (its `subscribe` is queued on the socket): the pull
+                        // waits for all of them, so that the server has them before its read.
+                        let (started, subscribed) = AsyncStream<Void>.makeStream()
                         for (name, text) in subscriptions {
                             group.addTask {
                                 do {
-                                    for try await result in server.subscription(text) {
-                                        do {
-                                            let (field, tally) = try await writer.apply(result)
-                                            continuation.yield(
-                                                .applied(
-                                                    field: field, written: tally.written, deleted: tally.deleted,
-                                                    kept: tally.kept))
-                                        } catch {
-                                            continuation.yield(.failed(error))
-                                        }
+                                    var results = server.subscription(text).makeAsyncIterator()
+                                    subscribed.yield()
+                                    while let result = try await results.next() {
+                                        if hold.hold(result) { continue }
+                                        await Self.write(result, writer, continuation)
                                     }
                                     // The server completed it: no event of it reaches the store any more. Said,
                                     // not subscribed again (a server that ends every subscription at once would
@@ -68,19 +67,61 @@ extension GQLSync {
                         }
                         if let pull {
                             group.addTask {
+                                var count = 0
+                                for await _ in started {
+                                    count += 1
+                                    if count == subscriptions.count { break }
+                                }
                                 for await state in server.connectionStates where state == .connected {
-                                    do {
-                                        continuation.yield(.pulled(try await pull.run(forceBase: false, progress: nil)))
-                                    } catch {
-                                        if Task.isCancelled { return }
-                                        continuation.yield(.failed(error))
-                                    }
+                                    await Self.catchUp(server, pull, hold, writer, continuation)
+                                    if Task.isCancelled { return }
                                 }
                             }
                         }
                     }
                     continuation.finish()
                 })
+        }
+
+        /// Fills the gap after a connection: waits until the server started the subscriptions (events are held
+        /// from then on), runs the delta pull, then writes the events held meanwhile.
+        private static func catchUp(
+            _ server: GQLServer, _ pull: PullRunner, _ hold: LiveHold, _ writer: LiveWriter,
+            _ continuation: AsyncStream<Event>.Continuation
+        ) async {
+            hold.begin()
+            do {
+                try await server.subscriptionsStarted()
+            } catch {
+                // Not known to be started (a timeout, the socket lost meanwhile): pull anyway; the next connection
+                // pulls again.
+                if !Task.isCancelled { continuation.yield(.failed(error)) }
+            }
+            if !Task.isCancelled {
+                do {
+                    continuation.yield(.pulled(try await pull.run(forceBase: false, progress: nil)))
+                } catch {
+                    if !Task.isCancelled { continuation.yield(.failed(error)) }
+                }
+            }
+            while true {
+                let held = hold.take()
+                if held.isEmpty { return }
+                for result in held { await write(result, writer, continuation) }
+            }
+        }
+
+        /// Writes one subscription event and says what it did.
+        private static func write(
+            _ result: GQLResult, _ writer: LiveWriter, _ continuation: AsyncStream<Event>.Continuation
+        ) async {
+            do {
+                let (field, tally) = try await writer.apply(result)
+                continuation.yield(
+                    .applied(field: field, written: tally.written, deleted: tally.deleted, kept: tally.kept))
+            } catch {
+                continuation.yield(.failed(error))
+            }
         }
 
         deinit {

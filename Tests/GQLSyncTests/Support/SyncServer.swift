@@ -42,6 +42,8 @@ func syncTestQueries() throws -> GQLQuery {
 final class SyncServer: Sendable {
     let directory: URL
     let faults: GQLDevServer.Faults
+    /// Awaited before each WebSocket subscription is registered (GQLDevServer's `beforeSubscriptionStarts`).
+    let beforeSubscriptionStarts: (@Sendable (String?) async -> Void)?
     private struct Running: Sendable {
         var server: GQLDevServer
         var task: Task<Void, any Error>
@@ -50,9 +52,13 @@ final class SyncServer: Sendable {
     private let portState = GQLLocked(0)
     private let earlierReplays = GQLLocked(0)
 
-    init(directory: URL, faults: GQLDevServer.Faults = .init()) {
+    init(
+        directory: URL, faults: GQLDevServer.Faults = .init(),
+        beforeSubscriptionStarts: (@Sendable (String?) async -> Void)? = nil
+    ) {
         self.directory = directory
         self.faults = faults
+        self.beforeSubscriptionStarts = beforeSubscriptionStarts
     }
 
     var databasePath: String { directory.appendingPathComponent("server.sqlite").path }
@@ -67,6 +73,7 @@ final class SyncServer: Sendable {
         configuration.port = port
         configuration.schema = syncTestSchema
         configuration.faults = faults
+        configuration.beforeSubscriptionStarts = beforeSubscriptionStarts
         // Loops of its own, so that tests running in parallel cannot hold back its timers and answers.
         configuration.eventLoopThreads = 2
         let server = try GQLDevServer(configuration: configuration, database: GQLDatabase(path: databasePath))
@@ -128,9 +135,13 @@ struct SyncFixture {
     let client: GQLServer
     let queries: GQLQuery
 
-    static func make(faults: GQLDevServer.Faults = .init(), started: Bool = true) async throws -> SyncFixture {
+    static func make(
+        faults: GQLDevServer.Faults = .init(), started: Bool = true,
+        beforeSubscriptionStarts: (@Sendable (String?) async -> Void)? = nil
+    ) async throws -> SyncFixture {
         let directory = try TemporaryDirectory()
-        let server = SyncServer(directory: directory.url, faults: faults)
+        let server = SyncServer(
+            directory: directory.url, faults: faults, beforeSubscriptionStarts: beforeSubscriptionStarts)
         try await server.start()
         if !started { await server.stop() }
         var configuration = GQLServer.Configuration()

@@ -42,25 +42,29 @@ public struct SearchQuery: GQLTypedQuery {
             }
 
             public struct User: GQLSelectionSet, Encodable {
+                public var __typename: String
                 public var id: String
                 public var userParts: UserParts
 
-                enum CodingKeys: String, CodingKey { case id }
+                enum CodingKeys: String, CodingKey { case __typename, id }
 
                 public init(from decoder: any Decoder) throws {
                     let container = try decoder.container(keyedBy: CodingKeys.self)
+                    __typename = try container.decode(String.self, forKey: .__typename)
                     id = try container.decode(String.self, forKey: .id)
                     userParts = try UserParts(from: decoder)
                 }
 
                 public func encode(to encoder: any Encoder) throws {
                     var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(__typename, forKey: .__typename)
                     try container.encode(id, forKey: .id)
                     try userParts.encode(to: encoder)
                 }
             }
 
             public struct Post: GQLSelectionSet, Encodable {
+                public var __typename: String
                 public var id: String
                 public var title: String
                 public var status: PostStatus
@@ -113,6 +117,7 @@ public struct GetNodeQuery: GQLTypedQuery {
             }
 
             public struct Post: GQLSelectionSet, Encodable {
+                public var __typename: String
                 public var id: String
                 public var title: String
                 public var author: Author
@@ -124,6 +129,7 @@ public struct GetNodeQuery: GQLTypedQuery {
             }
 
             public struct Authored: GQLSelectionSet, Encodable {
+                public var __typename: String
                 public var id: String
                 public var author: Author
 

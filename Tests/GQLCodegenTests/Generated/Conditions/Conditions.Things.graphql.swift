@@ -41,11 +41,13 @@ extension Conditions {
                 }
 
                 public struct Aged: GQLSelectionSet, Encodable {
+                    public var __typename: String
                     public var age: Int
                     public var name: String?
                 }
 
                 public struct Named: GQLSelectionSet, Encodable {
+                    public var __typename: String
                     public var name: String
                 }
 
@@ -94,33 +96,42 @@ extension Conditions {
                 }
 
                 public struct Named: GQLSelectionSet, Encodable {
+                    public var __typename: String
                     public var name: String
                     public var agedParts: AgedParts?
 
-                    enum CodingKeys: String, CodingKey { case name }
+                    enum CodingKeys: String, CodingKey { case __typename, name }
 
                     public init(from decoder: any Decoder) throws {
                         let container = try decoder.container(keyedBy: CodingKeys.self)
+                        __typename = try container.decode(String.self, forKey: .__typename)
                         name = try container.decode(String.self, forKey: .name)
                         agedParts = try decoder.gqlContains(["age"]) ? AgedParts(from: decoder) : nil
                     }
 
                     public func encode(to encoder: any Encoder) throws {
                         var container = encoder.container(keyedBy: CodingKeys.self)
+                        try container.encode(__typename, forKey: .__typename)
                         try container.encode(name, forKey: .name)
                         try agedParts?.encode(to: encoder)
                     }
                 }
 
                 public struct Aged: GQLSelectionSet, Encodable {
+                    public var __typename: String
                     public var agedParts: AgedParts
 
+                    enum CodingKeys: String, CodingKey { case __typename }
 
                     public init(from decoder: any Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        __typename = try container.decode(String.self, forKey: .__typename)
                         agedParts = try AgedParts(from: decoder)
                     }
 
                     public func encode(to encoder: any Encoder) throws {
+                        var container = encoder.container(keyedBy: CodingKeys.self)
+                        try container.encode(__typename, forKey: .__typename)
                         try agedParts.encode(to: encoder)
                     }
                 }
@@ -170,14 +181,16 @@ extension Conditions {
                 }
 
                 public struct Person: GQLSelectionSet, Encodable {
+                    public var __typename: String
                     public var id: String
                     public var personParts: PersonParts?
                     public var nodeName: NodeName?
 
-                    enum CodingKeys: String, CodingKey { case id }
+                    enum CodingKeys: String, CodingKey { case __typename, id }
 
                     public init(from decoder: any Decoder) throws {
                         let container = try decoder.container(keyedBy: CodingKeys.self)
+                        __typename = try container.decode(String.self, forKey: .__typename)
                         id = try container.decode(String.self, forKey: .id)
                         personParts = try decoder.gqlContains(["age"]) ? PersonParts(from: decoder) : nil
                         nodeName = try? NodeName(from: decoder)
@@ -185,6 +198,7 @@ extension Conditions {
 
                     public func encode(to encoder: any Encoder) throws {
                         var container = encoder.container(keyedBy: CodingKeys.self)
+                        try container.encode(__typename, forKey: .__typename)
                         try container.encode(id, forKey: .id)
                         try personParts?.encode(to: encoder)
                         try nodeName?.encode(to: encoder)
@@ -284,6 +298,7 @@ extension Conditions {
         }
 
         public struct Named: GQLSelectionSet, Encodable {
+            public var __typename: String
             public var name: String
         }
 
