@@ -129,9 +129,9 @@ extension GQLError {
         if kind == GQLCRYPT_WRONG_KEY {
             return GQLError(
                 .wrongKey,
-                "page \(page) of the encrypted \(name) is under another key, as is the file's page 1: the file was "
-                    + "replaced or rekeyed since the database was opened, and this key does not open it; none of it "
-                    + "was read", sql: sql, table: table, sqliteCode: sqliteCode)
+                "page \(page) of the encrypted \(name) is under another key\(page == 1 ? "" : ", as is page 1"): the "
+                    + "file was replaced or rekeyed since the database was opened, and this key does not open it; "
+                    + "none of it was read", sql: sql, table: table, sqliteCode: sqliteCode)
         }
         return GQLError(
             .corrupt,

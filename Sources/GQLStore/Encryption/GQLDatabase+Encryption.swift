@@ -19,8 +19,9 @@ extension GQLDatabase {
     /// ```
     /// - Throws: ``GQLError`` `.wrongKey` when the key does not open the file (nothing was written);
     ///   `.notEncrypted` when the file is a plain SQLite database (see ``encrypt(path:to:key:)``); `.corrupt` when
-    ///   the first page was altered; `.invalidArgument` for a raw key that is not 32 bytes, an empty passphrase,
-    ///   `":memory:"` or a URI path.
+    ///   the first page was altered; `.unsupportedFormat` for a file a development build wrote before the format's
+    ///   first release; `.invalidArgument` for a raw key that is not 32 bytes, an empty passphrase, `":memory:"` or a
+    ///   URI path.
     public convenience init(path: String, key: Key, configuration: Configuration = Configuration()) throws {
         guard path != ":memory:", !path.hasPrefix("file:"), !path.isEmpty else {
             throw GQLError(
