@@ -4,7 +4,8 @@
 //
 //   page image (SQLite's size, 32 reserved bytes at its end):
 //     [0, usable)          ciphertext of SQLite's bytes (page 1: bytes 0..23 stay outside, see below)
-//     [usable, +12)        nonce: 4 random bytes per connection, then a 64-bit counter (random start) per page write
+//     [usable, +12)        nonce: 4 random bytes per connection, then a 64-bit counter (random start) per page write;
+//                          drawn again in a forked child before its first write
 //     [+12, +28)           GCM tag
 //     [+28, +32)           key check: HMAC-SHA256(key, "gqlcrypt key check" || file id), first 4 bytes
 //   page 1, bytes 0..15:   the file id (random; also the passphrase salt) in place of "SQLite format 3\0"
@@ -25,11 +26,17 @@
 #include <openssl/hmac.h>
 #include <openssl/kdf.h>
 #include <openssl/rand.h>
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NONCE_SIZE 12
 #define TAG_SIZE 16
@@ -151,6 +158,7 @@ typedef struct {
     unsigned char check[CHECK_SIZE];
     int hasFileId;
     unsigned char nonce[NONCE_SIZE];  // the next page write's nonce: 4 random bytes, then a 64-bit counter
+    pid_t pid;                        // the process that drew `nonce`
     EVP_CIPHER_CTX *encrypt;
     EVP_CIPHER_CTX *decrypt;
 } PageCipher;
@@ -206,6 +214,7 @@ static int cipher_init(PageCipher *cipher, const unsigned char *key) {
     // Nonces: random once per connection (prefix and the counter's start), then counted, so no page write draws
     // from the random generator and no two writes of one connection share a nonce.
     if (RAND_bytes(cipher->nonce, NONCE_SIZE) != 1) return 0;
+    cipher->pid = getpid();
     // The AES key comes with the file id (cipher_set_file_id): each file encrypts under a key of its own.
     if (EVP_EncryptInit_ex(cipher->encrypt, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1) return 0;
     if (EVP_DecryptInit_ex(cipher->decrypt, EVP_aes_256_gcm(), NULL, NULL, NULL) != 1) return 0;
@@ -247,6 +256,13 @@ static int encrypt_page(PageCipher *cipher, uint32_t page, const unsigned char *
         memcpy(out + 16, in + 16, 8);
     }
     int aadLength = make_aad(cipher, page, page == 1 ? in + 16 : NULL, aad);
+    pid_t pid = getpid();
+    if (pid != cipher->pid) {
+        // A forked child holds a copy of the parent's prefix and counter: its writes would repeat the parent's next
+        // nonces under the same key. It draws its own before its first write.
+        if (RAND_bytes(cipher->nonce, NONCE_SIZE) != 1) return 0;
+        cipher->pid = pid;
+    }
     memcpy(nonce, cipher->nonce, NONCE_SIZE);
     // The next nonce: the counter (bytes 4..11, big-endian) plus one.
     for (int i = NONCE_SIZE - 1; i >= 4; i--)
@@ -330,6 +346,18 @@ static int main_read_header(CryptFile *file) {
     return SQLITE_OK;
 }
 
+/// What a page whose key check is not this connection's means. When page 1's is not either, the whole file is under
+/// another key (it was replaced or rekeyed since this connection opened it, or the key never opened it): a wrong key.
+/// When page 1's is, only this page is foreign (copied from another file): tampering.
+static int key_mismatch(CryptFile *main, uint32_t page) {
+    unsigned char check[CHECK_SIZE];
+    if (page == 1) return GQLCRYPT_WRONG_KEY;
+    if (main->pageSize == 0
+        || main->real->pMethods->xRead(main->real, check, CHECK_SIZE, main->pageSize - CHECK_SIZE) != SQLITE_OK)
+        return GQLCRYPT_TAMPERED;
+    return CRYPTO_memcmp(check, main->cipher.check, CHECK_SIZE) == 0 ? GQLCRYPT_TAMPERED : GQLCRYPT_WRONG_KEY;
+}
+
 /// The main file's page size: a connection opened on an empty file learns it from the header once another
 /// connection has written page 1 (0 while the file has no header).
 static int main_page_size(CryptFile *main) {
@@ -367,7 +395,7 @@ static int main_read(CryptFile *file, void *out, int amount, sqlite3_int64 offse
     if (rc != SQLITE_OK) return rc;
     int outcome = decrypt_page(&file->cipher, page, data, size);
     if (outcome != GQLCRYPT_OK) {
-        note_failure(outcome == GQLCRYPT_WRONG_KEY ? GQLCRYPT_TAMPERED : outcome, page, GQLCRYPT_FILE_MAIN);
+        note_failure(outcome == GQLCRYPT_WRONG_KEY ? key_mismatch(file, page) : outcome, page, GQLCRYPT_FILE_MAIN);
         return GQLCRYPT_IOERR_DATA;
     }
     if (!whole) memcpy(out, data + (offset - pageIndex * size), (size_t)amount);
@@ -417,7 +445,8 @@ static int wal_read(CryptFile *file, void *out, int amount, sqlite3_int64 offset
         uint32_t page = get32(frame);
         int outcome = decrypt_page(&file->main->cipher, page, frame + WAL_FRAME_HEADER, size);
         if (outcome != GQLCRYPT_OK) {
-            note_failure(outcome == GQLCRYPT_WRONG_KEY ? GQLCRYPT_TAMPERED : outcome, page, GQLCRYPT_FILE_WAL);
+            note_failure(outcome == GQLCRYPT_WRONG_KEY ? key_mismatch(file->main, page) : outcome, page,
+                         GQLCRYPT_FILE_WAL);
             return GQLCRYPT_IOERR_DATA;
         }
         memcpy(out, frame + WAL_FRAME_HEADER, (size_t)size);
@@ -703,29 +732,146 @@ const char *gqlcrypt_base_vfs_name(void) {
     return gBase ? gBase->zName : "unix";
 }
 
+/// A file opened read-only through the wrapped VFS (see gqlcrypt_read_header).
+typedef struct {
+    sqlite3_file *file;
+    char *full;
+    sqlite3_filename name;
+} BaseFile;
+
+static void base_close(BaseFile *base) {
+    if (base->file && base->file->pMethods) base->file->pMethods->xClose(base->file);
+    sqlite3_free(base->file);
+    sqlite3_free_filename(base->name);
+    sqlite3_free(base->full);
+    memset(base, 0, sizeof(*base));
+}
+
+/// Opens `path` read-only through the wrapped (default) VFS. SQLite's unix VFS keeps one record per inode for all of
+/// its file objects in the process and, while any of them holds a lock, defers closing a descriptor: so reading the
+/// file here leaves the locks of the process's connections in place, where opening and closing a descriptor of our
+/// own would drop them all (POSIX fcntl locks belong to the process and the inode, and any close releases them).
+static int base_open(const char *path, BaseFile *base) {
+    memset(base, 0, sizeof(*base));
+    gqlcrypt_register();
+    if (!gBase || !path) return 0;
+    int flags = 0;
+    base->full = sqlite3_malloc(gBase->mxPathname + 1);
+    base->file = sqlite3_malloc(gBase->szOsFile);
+    if (!base->full || !base->file) {
+        base_close(base);
+        return 0;
+    }
+    memset(base->file, 0, (size_t)gBase->szOsFile);
+    int rc = gBase->xFullPathname(gBase, path, gBase->mxPathname + 1, base->full);
+    // A database name as SQLite hands it to a VFS (journal and WAL names after it); no URI parameters.
+    if (rc == SQLITE_OK || rc == SQLITE_OK_SYMLINK) base->name = sqlite3_create_filename(base->full, "", "", 0, NULL);
+    if (!base->name
+        || gBase->xOpen(gBase, base->name, base->file, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB, &flags)
+               != SQLITE_OK) {
+        base_close(base);
+        return 0;
+    }
+    return 1;
+}
+
+int gqlcrypt_read_header(const char *path, unsigned char *out, int count) {
+    BaseFile base;
+    sqlite3_int64 size = 0;
+    int got = 0;
+    if (!base_open(path, &base)) return 0;
+    if (base.file->pMethods->xFileSize(base.file, &size) == SQLITE_OK && size > 0) {
+        int amount = size < count ? (int)size : count;
+        if (base.file->pMethods->xRead(base.file, out, amount, 0) == SQLITE_OK) got = amount;
+    }
+    base_close(&base);
+    return got;
+}
+
+/// Whether page 1 (`page`, `size` bytes; overwritten) decrypts as the development builds before the per-file page
+/// key wrote it: the same layout, nonce, associated data and key check, with the key itself as the AES key.
+static int decrypts_in_earlier_format(const unsigned char *key, const unsigned char *fileId, unsigned char *page,
+                                      int size) {
+    PageCipher cipher;
+    int ok = cipher_init(&cipher, key) && cipher_set_file_id(&cipher, fileId)
+             && EVP_DecryptInit_ex(cipher.decrypt, NULL, NULL, key, NULL) == 1
+             && decrypt_page(&cipher, 1, page, size) == GQLCRYPT_OK;
+    cipher_free(&cipher);
+    return ok;
+}
+
 int gqlcrypt_check_file(const char *path, int slot) {
     unsigned char header[24];
     unsigned char key[GQLCRYPT_KEY_SIZE], salt[GQLCRYPT_SALT_SIZE];
+    BaseFile base;
     if (!slot_copy(slot, key, salt)) return GQLCRYPT_IO;
-    static _Thread_local unsigned char page[MAX_PAGE];
-    FILE *handle = fopen(path, "rb");
-    if (!handle) {
+    if (!base_open(path, &base)) {
         OPENSSL_cleanse(key, sizeof(key));
         return GQLCRYPT_IO;
     }
     int result = GQLCRYPT_IO;
-    if (fread(header, 1, 24, handle) == 24 && gqlcrypt_header_kind(header, 24) == GQLCRYPT_HEADER_ENCRYPTED) {
+    sqlite3_file *file = base.file;
+    if (file->pMethods->xRead(file, header, 24, 0) == SQLITE_OK
+        && gqlcrypt_header_kind(header, 24) == GQLCRYPT_HEADER_ENCRYPTED) {
         int size = header_page_size(header);
-        rewind(handle);
-        if (fread(page, 1, (size_t)size, handle) == (size_t)size) {
+        unsigned char *page = malloc((size_t)size * 2);
+        if (page && file->pMethods->xRead(file, page, size, 0) == SQLITE_OK) {
+            unsigned char *copy = page + size;
+            memcpy(copy, page, (size_t)size);
             PageCipher cipher;
             if (cipher_init(&cipher, key) && cipher_set_file_id(&cipher, header))
                 result = decrypt_page(&cipher, 1, page, size);
             cipher_free(&cipher);
+            // Only on the way to refusing: an authentication failure is damage unless it is the earlier format.
+            if (result == GQLCRYPT_TAMPERED && decrypts_in_earlier_format(key, header, copy, size))
+                result = GQLCRYPT_EARLIER_FORMAT;
         }
-        OPENSSL_cleanse(page, (size_t)size);
+        if (page) {
+            OPENSSL_cleanse(page, (size_t)size * 2);
+            free(page);
+        }
     }
     OPENSSL_cleanse(key, sizeof(key));
-    fclose(handle);
+    base_close(&base);
+    return result;
+}
+
+int gqlcrypt_fork_nonce_probe(unsigned char *parent, unsigned char *child) {
+    enum { SIZE = 512 };
+    static unsigned char in[SIZE], first[SIZE], out[SIZE];
+    unsigned char key[GQLCRYPT_KEY_SIZE] = {1}, fileId[GQLCRYPT_SALT_SIZE] = {2};
+    unsigned char nonce[NONCE_SIZE];
+    int fds[2], status = 0, result = 0;
+    PageCipher cipher;
+    if (!cipher_init(&cipher, key) || !cipher_set_file_id(&cipher, fileId) || !encrypt_page(&cipher, 2, in, SIZE, first)
+        || pipe(fds) != 0) {
+        cipher_free(&cipher);
+        return 0;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        int ok = encrypt_page(&cipher, 2, in, SIZE, out)
+                 && write(fds[1], out + SIZE - GQLCRYPT_RESERVE, NONCE_SIZE) == NONCE_SIZE;
+        _exit(ok ? 0 : 1);
+    }
+    close(fds[1]);
+    if (pid > 0 && encrypt_page(&cipher, 2, in, SIZE, out)) {
+        memcpy(parent, out + SIZE - GQLCRYPT_RESERVE, NONCE_SIZE);
+        struct pollfd wait = {fds[0], POLLIN, 0};
+        ssize_t got = 0;
+        if (poll(&wait, 1, 10000) == 1) got = read(fds[0], nonce, NONCE_SIZE);
+        if (got == NONCE_SIZE) {
+            memcpy(child, nonce, NONCE_SIZE);
+            result = 1;
+        }
+    }
+    if (pid > 0) {
+        if (!result) kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) result = 0;
+    }
+    close(fds[0]);
+    cipher_free(&cipher);
     return result;
 }

@@ -79,6 +79,10 @@ public struct GQLError: Error, Sendable, Hashable {
         public static let keyRequired = Code("keyRequired")
         /// The file is not encrypted (a plain SQLite database, a plain token file) and was opened with a key.
         public static let notEncrypted = Code("notEncrypted")
+        /// The file is in a format this version cannot read: an encrypted GQLStore database written by a development
+        /// build before its first release (pages under the key itself, not under a key of their own per file). The
+        /// file was not changed.
+        public static let unsupportedFormat = Code("unsupportedFormat")
     }
 
     /// What went wrong.

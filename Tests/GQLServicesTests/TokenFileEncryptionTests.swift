@@ -4,8 +4,9 @@ import Testing
 
 @testable import GQLServices
 
-/// GQLAuth's encrypted token file (`.file(path, key:)`): no token in the file's bytes, reopened with its key, and
-/// exact refusals — a wrong key, an altered file, a plain file, an encrypted file opened without a key.
+/// GQLAuth's encrypted token file (`.file(path, key:)`): no token in the file's bytes, reopened with its key, a plain
+/// file sealed when a key first opens it, and exact refusals — a wrong key, an altered file, an encrypted file opened
+/// without a key.
 @Suite struct TokenFileEncryptionTests {
     static let key = GQLAuth.FileKey.raw(Data((0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 5) }))
     static let otherKey = GQLAuth.FileKey.raw(Data(repeating: 7, count: 32))
@@ -113,12 +114,44 @@ import Testing
         #expect(try GQLAuth.Storage.file(path, key: Self.key).store.load() == Self.tokens)
     }
 
-    @Test func aPlainFileOrABadKeyIsRefusedWithTheReason() throws {
+    /// An app that kept its tokens in a plain file and now passes a key: the first load seals them in place (the user
+    /// stays signed in), and no file in the folder holds a token in clear — neither the old file nor what a plain
+    /// save killed before its rename left beside it.
+    @Test func aPlainFileIsSealedWhenAKeyFirstOpensItAndNoPlaintextRemains() throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("auth.json").path
         try GQLAuth.Storage.file(path).store.save(Self.tokens)
-        Self.expectError(.notEncrypted, "plain") { try GQLAuth.Storage.file(path, key: Self.key).store.load() }
+        let plain = try Data(contentsOf: URL(fileURLWithPath: path))
+        // A killed save's temporary file: `<name>.<pid>.<n>.tmp`, its process gone (no pid reaches 2^22 on Linux).
+        let killed = path + ".4194304.77.tmp"
+        try plain.write(to: URL(fileURLWithPath: killed))
+        // Another process's save in flight is left alone.
+        let inFlight = path + ".1.78.tmp"
+        try Data("sealed bytes".utf8).write(to: URL(fileURLWithPath: inFlight))
+
+        // What GQLAuth(…, tokens: .file(path, key:)) does first.
+        #expect(try GQLAuth.Storage.file(path, key: Self.key).store.load() == Self.tokens)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == ["auth.json", "auth.json.1.78.tmp"])
+        for name in names {
+            let bytes = try Data(contentsOf: directory.appendingPathComponent(name))
+            for secret in [Self.tokens.accessToken, Self.tokens.idToken, Self.tokens.refreshToken ?? "", "SECRET"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "'\(secret)' is in \(name)")
+            }
+        }
+        let sealed = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(sealed.prefix(7) == Data("GQLAUTH".utf8))
+        #expect(try Self.mode(path) == 0o600)
+        #expect(try GQLAuth.Storage.file(path, key: Self.key).store.load() == Self.tokens)
+        Self.expectError(.keyRequired, "no key") { try GQLAuth.Storage.file(path).store.load() }
+        Self.expectError(.wrongKey, "other key") { try GQLAuth.Storage.file(path, key: Self.otherKey).store.load() }
+    }
+
+    @Test func aBadKeyIsRefusedWithTheReason() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("auth.json").path
         let short = GQLAuth.Storage.file(path + "2", key: .raw(Data(count: 16))).store
         Self.expectError(.invalidArgument, "16-byte key") { try short.save(Self.tokens) }
         #expect(!FileManager.default.fileExists(atPath: path + "2"))
@@ -161,7 +194,8 @@ import Testing
         do {
             let result = try body()
             Issue.record(
-                "\(label): expected GQLError.\(code), got \(String(describing: result))", sourceLocation: sourceLocation)
+                "\(label): expected GQLError.\(code), got \(String(describing: result))", sourceLocation: sourceLocation
+            )
         } catch let error as GQLError {
             #expect(error.code == code, "\(label): \(error)", sourceLocation: sourceLocation)
             #expect(!error.message.contains("SECRET"), sourceLocation: sourceLocation)

@@ -38,6 +38,14 @@ import Testing
         #expect(pages[0].prefix(16) != pages[1].prefix(16))
     }
 
+    /// Nonces are a per-connection random prefix and a counter: a forked child copies both, so it must draw its own
+    /// before it encrypts, or its first page would reuse the nonce of the parent's next one under the same key.
+    @Test func aForkedChildDrawsNoncesOfItsOwn() throws {
+        let nonces = try #require(CipherForkProbe.nonces(), "the forked child did not answer")
+        #expect(nonces.parent != nonces.child)
+        #expect(nonces.parent.prefix(4) != nonces.child.prefix(4), "the child kept the parent's nonce prefix")
+    }
+
     /// A new encrypted file at `path` with one user named `name`, closed.
     static func writeOneUser(_ name: String, to path: String, key: GQLDatabase.Key) throws {
         let db = try GQLDatabase(path: path, key: key)
@@ -48,37 +56,63 @@ import Testing
     @Test func twoDatabasesOpeningTheSameMissingFileAtOnceAgreeOnItsSalt() throws {
         let directory = try TemporaryDirectory(prefix: "gqlcrypt-race")
         defer { directory.cleanup() }
-        let key = GQLDatabase.Key.passphrase("correct horse battery staple")
-        // A few rounds: each opening stretches the passphrase (about 0.1 s), so both open the missing file before
-        // either writes its first page — the case where two salts made one of them fail to read the other's page 1.
         for round in 0..<3 {
             let path = directory.path("race-\(round).sqlite")
-            let start = DispatchSemaphore(value: 0)
-            let outcomes = GQLLocked<[Int: String]>([:])
-            let group = DispatchGroup()
-            for id in 1...2 {
-                group.enter()
-                Thread.detachNewThread {
-                    defer { group.leave() }
-                    start.wait()
-                    do {
-                        let db = try GQLDatabase(path: path, key: key)
-                        try makeUser(id, "writer \(id)").insert(db)
-                        try db.close()
-                        outcomes.withLock { $0[id] = "ok" }
-                    } catch {
-                        outcomes.withLock { $0[id] = "\(error)" }
-                    }
+            try Self.openAtOnce(path, path, round: round)
+        }
+    }
+
+    /// The salt is the file's, not the spelling's: a symlinked folder and the folder itself, or `a/./b` and `a/b`,
+    /// name one file and share one salt.
+    @Test func spellingsOfOneMissingFileShareItsSalt() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcrypt-race")
+        defer { directory.cleanup() }
+        let real = directory.path("real")
+        let link = directory.path("link")
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        for round in 0..<2 {
+            let name = "race-\(round).sqlite"
+            try Self.openAtOnce("\(real)/\(name)", "\(link)/\(name)", round: round)
+        }
+    }
+
+    /// Opens the missing file under `first` and `second` (two spellings, or the same) from two threads at once with
+    /// one passphrase; each writes a row. Both must succeed and both rows be there.
+    static func openAtOnce(
+        _ first: String, _ second: String, round: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let key = GQLDatabase.Key.passphrase("correct horse battery staple")
+        // Each opening stretches the passphrase (about 0.1 s), so both open the missing file before either writes
+        // its first page — the case where two salts made one of them fail to read the other's page 1.
+        let start = DispatchSemaphore(value: 0)
+        let outcomes = GQLLocked<[Int: String]>([:])
+        let group = DispatchGroup()
+        for (id, path) in [(1, first), (2, second)] {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                start.wait()
+                do {
+                    let db = try GQLDatabase(path: path, key: key)
+                    try makeUser(id, "writer \(id)").insert(db)
+                    try db.close()
+                    outcomes.withLock { $0[id] = "ok" }
+                } catch {
+                    outcomes.withLock { $0[id] = "\(error)" }
                 }
             }
-            start.signal()
-            start.signal()
-            // Generous: two key stretches and two small writes take well under a second.
-            #expect(group.wait(timeout: .now() + 30) == .success)
-            #expect(outcomes.withLock { $0 } == [1: "ok", 2: "ok"], "round \(round)")
-            let db = try GQLDatabase(path: path, key: key)
-            #expect(try User.fetchAll(db, order: "userId").map(\.name) == ["writer 1", "writer 2"], "round \(round)")
-            try db.close()
         }
+        start.signal()
+        start.signal()
+        // Generous: two key stretches and two small writes take well under a second.
+        #expect(group.wait(timeout: .now() + 30) == .success, sourceLocation: sourceLocation)
+        #expect(
+            outcomes.withLock { $0 } == [1: "ok", 2: "ok"], "round \(round)", sourceLocation: sourceLocation)
+        let db = try GQLDatabase(path: first, key: key)
+        #expect(
+            try User.fetchAll(db, order: "userId").map(\.name) == ["writer 1", "writer 2"], "round \(round)",
+            sourceLocation: sourceLocation)
+        try db.close()
     }
 }

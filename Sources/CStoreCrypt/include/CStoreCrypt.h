@@ -24,7 +24,8 @@ enum {
     GQLCRYPT_OK = 0,
     GQLCRYPT_WRONG_KEY = 1,   // the page's key check does not match the key
     GQLCRYPT_TAMPERED = 2,    // the key check matches but the tag does not: the page was altered
-    GQLCRYPT_IO = 3           // the page could not be read
+    GQLCRYPT_IO = 3,          // the page could not be read
+    GQLCRYPT_EARLIER_FORMAT = 4  // page 1 is in the format of the development builds before the per-file page key
 };
 
 /// Which file a failure was in.
@@ -53,11 +54,20 @@ void gqlcrypt_wipe(void *pointer, size_t count);
 
 /// Classifies the first `count` bytes of a file (GQLCRYPT_HEADER_*).
 int gqlcrypt_header_kind(const unsigned char *header, int count);
-/// Reads page 1 of the encrypted file at `path` and checks it against the key in slot `slot` (GQLCRYPT_OK,
-/// _WRONG_KEY, _TAMPERED, _IO). Nothing is written.
+/// Reads up to `count` bytes from the start of the file at `path` into `out`; returns how many (0 when the file is
+/// missing or unreadable). Reads through the VFS this one wraps, so it never drops a lock a connection of this
+/// process holds on the file (closing a descriptor of its own would: POSIX drops all of them).
+int gqlcrypt_read_header(const char *path, unsigned char *out, int count);
+/// Reads page 1 of the encrypted file at `path` (as gqlcrypt_read_header does) and checks it against the key in slot
+/// `slot` (GQLCRYPT_OK, _WRONG_KEY, _TAMPERED, _IO, _EARLIER_FORMAT). Nothing is written.
 int gqlcrypt_check_file(const char *path, int slot);
 
 /// The last page failure on this thread (GQLCRYPT_OK when none), its page number and file; clears it.
 int gqlcrypt_take_failure(unsigned int *page, int *file);
+
+/// For tests: encrypts a page with one page cipher, forks, and encrypts one more page with it in the parent and in
+/// the child; the two nonces come back in `parent` and `child` (12 bytes each). Returns 1 when both were written
+/// (the child is waited for, and killed after 10 s). Nothing else runs in the child.
+int gqlcrypt_fork_nonce_probe(unsigned char *parent, unsigned char *child);
 
 #endif

@@ -62,7 +62,8 @@ extension GQLAuth {
         /// The same file, encrypted and authenticated with AES-256-GCM under `key`: the tokens never reach the disk
         /// in clear. A wrong key is ``GQLCore/GQLError/Code/wrongKey`` and an altered file
         /// ``GQLCore/GQLError/Code/corrupt`` (both until the next sign-in replaces the file); the Auth article has
-        /// the format.
+        /// the format. A plain file at `path` (the app used ``file(_:)`` before) is sealed under the key when it is
+        /// first loaded, so the user stays signed in and no token stays in clear beside it.
         /// ```swift
         /// GQLAuth(domain: d, clientId: c, tokens: .file(path, key: .passphrase("correct horse")))
         /// ```

@@ -13,7 +13,8 @@ import GQLCore
 /// new file beside it, created 0600 before any byte is written, flushed, then renamed over the old one, so a
 /// crash leaves the old tokens or the new ones, never half of either. With a `cipher`
 /// (``GQLAuth/Storage/file(_:key:)``) the JSON is sealed with AES-256-GCM before it is written, so it never
-/// reaches the disk in clear.
+/// reaches the disk in clear, and a plain file found at the path (the app used ``GQLAuth/Storage/file(_:)`` before) is
+/// sealed on the first load (`sealPlainFile`).
 struct TokenFile: GQLAuth.TokenStore {
     let path: String
     var cipher: TokenCipher? = nil
@@ -33,6 +34,10 @@ struct TokenFile: GQLAuth.TokenStore {
         }
         var data = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readDataToEndOfFile()
         guard !data.isEmpty else { return nil }
+        if cipher != nil, data.first == UInt8(ascii: "{") {
+            defer { data.resetBytes(in: 0..<data.count) }
+            return try sealPlainFile(data, descriptor: descriptor)
+        }
         if let cipher {
             var plaintext = try cipher.open(Array(data), path: path)
             defer { TokenCipher.wipe(&plaintext) }
@@ -42,10 +47,64 @@ struct TokenFile: GQLAuth.TokenStore {
                 .keyRequired, "the token file \(path) is encrypted: open it with GQLAuth.Storage.file(_:key:)")
         }
         defer { data.resetBytes(in: 0..<data.count) }
+        return try decode(data)
+    }
+
+    private func decode(_ json: Data) throws -> GQLAuth.Tokens {
         do {
-            return try JSONDecoder.tokens.decode(GQLAuth.Tokens.self, from: data)
+            return try JSONDecoder.tokens.decode(GQLAuth.Tokens.self, from: json)
         } catch {
             throw GQLError(.decoding, "the token file \(path) is not GQLAuth's JSON (sign in again to replace it)")
+        }
+    }
+
+    /// A plain token file opened with a key (`descriptor`, its bytes `json`): the tokens are sealed into a new file
+    /// renamed over it, so the session goes on and no plaintext stays at the path or beside it. Then the old file's
+    /// bytes are overwritten with zeros (best effort: a copy-on-write file system or an SSD may keep the old blocks;
+    /// skipped when the file has another name). The save also removes what a killed plain save left beside it.
+    private func sealPlainFile(_ json: Data, descriptor: Int32) throws -> GQLAuth.Tokens {
+        let tokens = try decode(json)
+        var plain = stat()
+        guard fstat(descriptor, &plain) == 0 else { throw failure("cannot inspect the token file", errno) }
+        // Opened for writing before the rename, and only if it is still the file just read.
+        var old = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        var reopened = stat()
+        if old >= 0,
+            fstat(old, &reopened) != 0 || reopened.st_ino != plain.st_ino || reopened.st_dev != plain.st_dev
+                || plain.st_nlink != 1
+        {
+            close(old)
+            old = -1
+        }
+        defer { if old >= 0 { close(old) } }
+        try save(tokens)
+        if old >= 0 {
+            let zeros = [UInt8](repeating: 0, count: 4096)
+            var offset = 0
+            while offset < Int(plain.st_size) {
+                let count = pwrite(old, zeros, min(zeros.count, Int(plain.st_size) - offset), off_t(offset))
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                offset += count
+            }
+            fsync(old)
+        }
+        return tokens
+    }
+
+    /// Removes the temporary files (`<name>.<pid>.<n>.tmp`) of saves whose process is gone: one a plain save left
+    /// when it was killed before its rename holds the tokens in clear.
+    private func removeKilledSavesTemporaries() {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let prefix = url.lastPathComponent + "."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            let middle = name.dropFirst(prefix.count).dropLast(".tmp".count).split(separator: ".")
+            guard middle.count == 2, let pid = Int32(middle[0]), UInt32(middle[1]) != nil, pid != getpid() else {
+                continue
+            }
+            if kill(pid, 0) != 0, errno == ESRCH { unlink(folder + "/" + name) }
         }
     }
 
@@ -97,6 +156,7 @@ struct TokenFile: GQLAuth.TokenStore {
             fsync(folder)
             close(folder)
         }
+        if cipher != nil { removeKilledSavesTemporaries() }
     }
 
     private func failure(_ what: String, _ code: Int32) -> GQLError {

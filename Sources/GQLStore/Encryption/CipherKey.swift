@@ -33,7 +33,8 @@ final class CipherKey: Sendable {
             guard ok == 1 else { throw GQLError(.crypto, "the passphrase could not be stretched (PBKDF2)") }
         case .raw(let data):
             guard data.count == material.count else {
-                throw GQLError(.invalidArgument, "a raw key must be \(material.count) bytes; this one has \(data.count)")
+                throw GQLError(
+                    .invalidArgument, "a raw key must be \(material.count) bytes; this one has \(data.count)")
             }
             material.withUnsafeMutableBytes { _ = data.copyBytes(to: $0) }
         }
@@ -45,14 +46,16 @@ final class CipherKey: Sendable {
 
     deinit { gqlcrypt_key_remove(slot) }
 
-    enum Check { case ok, wrongKey, tampered, unreadable }
+    enum Check { case ok, wrongKey, tampered, earlierFormat, unreadable }
 
-    /// Checks this key against the first page of the encrypted file at `path`; reads only.
+    /// Checks this key against the first page of the encrypted file at `path`; reads only, and leaves the locks of
+    /// this process's connections to the file in place (see ``FileHeader/read(_:)``).
     func check(_ path: String) -> Check {
         switch Int(gqlcrypt_check_file(path, slot)) {
         case Int(GQLCRYPT_OK): .ok
         case Int(GQLCRYPT_WRONG_KEY): .wrongKey
         case Int(GQLCRYPT_TAMPERED): .tampered
+        case Int(GQLCRYPT_EARLIER_FORMAT): .earlierFormat
         default: .unreadable
         }
     }
@@ -90,10 +93,16 @@ enum FileHeader {
     case encrypted(salt: [UInt8])
     case unknown
 
+    /// What the file at `path` starts with (`.empty` when it is missing or unreadable).
+    ///
+    /// The bytes are read through SQLite's own VFS, never with a descriptor of our own: on POSIX, closing any
+    /// descriptor of a file drops every fcntl lock the process holds on it, so opening a second database (or a
+    /// GQLSync, a GQLCache, a reader) on a file a connection of this process has locked would let another process
+    /// write under that connection's transaction.
     static func read(_ path: String) -> FileHeader {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return .empty }
-        defer { try? handle.close() }
-        let bytes = [UInt8]((try? handle.read(upToCount: 24)) ?? Data())
+        var bytes = [UInt8](repeating: 0, count: 24)
+        let count = Int(gqlcrypt_read_header(path, &bytes, Int32(bytes.count)))
+        bytes.removeSubrange(count...)
         switch Int(gqlcrypt_header_kind(bytes, Int32(bytes.count))) {
         case Int(GQLCRYPT_HEADER_EMPTY): return .empty
         case Int(GQLCRYPT_HEADER_PLAIN): return .plain
@@ -109,17 +118,36 @@ extension GQLError {
         guard sqliteCode == GQLCRYPT_IOERR_DATA else { return nil }
         var page: UInt32 = 0
         var file: Int32 = 0
-        guard gqlcrypt_take_failure(&page, &file) != 0 else { return nil }
+        let kind = gqlcrypt_take_failure(&page, &file)
+        guard kind != GQLCRYPT_OK else { return nil }
         let name =
             switch file {
             case Int32(GQLCRYPT_FILE_WAL): "WAL file"
             case Int32(GQLCRYPT_FILE_JOURNAL): "rollback journal"
             default: "database file"
             }
+        if kind == GQLCRYPT_WRONG_KEY {
+            return GQLError(
+                .wrongKey,
+                "page \(page) of the encrypted \(name) is under another key\(page == 1 ? "" : ", as is page 1"): the "
+                    + "file was replaced or rekeyed since the database was opened, and this key does not open it; "
+                    + "none of it was read", sql: sql, table: table, sqliteCode: sqliteCode)
+        }
         return GQLError(
             .corrupt,
             "page \(page) of the encrypted \(name) failed authentication: it was altered or damaged on disk, "
                 + "so none of it was read",
             sql: sql, table: table, sqliteCode: sqliteCode)
+    }
+}
+
+/// For tests: the nonce one page cipher gives its next page write in this process, and in a child forked from it.
+package enum CipherForkProbe {
+    /// Nil when the child could not be started or did not answer within 10 s.
+    package static func nonces() -> (parent: [UInt8], child: [UInt8])? {
+        var parent = [UInt8](repeating: 0, count: 12)
+        var child = [UInt8](repeating: 0, count: 12)
+        guard gqlcrypt_fork_nonce_probe(&parent, &child) == 1 else { return nil }
+        return (parent, child)
     }
 }

@@ -19,8 +19,9 @@ extension GQLDatabase {
     /// ```
     /// - Throws: ``GQLError`` `.wrongKey` when the key does not open the file (nothing was written);
     ///   `.notEncrypted` when the file is a plain SQLite database (see ``encrypt(path:to:key:)``); `.corrupt` when
-    ///   the first page was altered; `.invalidArgument` for a raw key that is not 32 bytes, an empty passphrase,
-    ///   `":memory:"` or a URI path.
+    ///   the first page was altered; `.unsupportedFormat` for a file a development build wrote before the format's
+    ///   first release; `.invalidArgument` for a raw key that is not 32 bytes, an empty passphrase, `":memory:"` or a
+    ///   URI path.
     public convenience init(path: String, key: Key, configuration: Configuration = Configuration()) throws {
         guard path != ":memory:", !path.hasPrefix("file:"), !path.isEmpty else {
             throw GQLError(
@@ -162,13 +163,19 @@ extension GQLDatabase {
                     .corrupt,
                     "page 1 of the encrypted database file at \(path) failed authentication: it was altered or "
                         + "damaged on disk", operation: "open")
+            case .earlierFormat:
+                throw GQLError(
+                    .unsupportedFormat,
+                    "the encrypted database at \(path) is in an earlier, unreleased format (a development build "
+                        + "before per-file page keys wrote it); this version cannot read it: decrypt it with the build "
+                        + "that wrote it and encrypt the plain copy again; the file was not changed", operation: "open")
             case .unreadable:
                 throw GQLError(.io, "cannot read the first page of \(path)", operation: "open")
             }
         }
     }
 
-    /// The salts this process handed to files that did not exist yet, by absolute path, until their first page is
+    /// The salts this process handed to files that did not exist yet, by real path, until their first page is
     /// written: two GQLDatabase opening the same missing file at once take the same salt, so whichever writes page 1
     /// first, the other's key (a passphrase is stretched over the salt) still opens it. Other processes are not
     /// covered (the Encryption article says so).
@@ -177,7 +184,7 @@ extension GQLDatabase {
     /// What the file at `path` is. An empty or missing one comes with the salt it is to take when
     /// `claimingSaltIfEmpty` (the one another opening in this process already took, else a new one), nil otherwise.
     private static func header(_ path: String, claimingSaltIfEmpty: Bool) throws -> OpeningHeader {
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let absolute = realFile(path)
         return try newFileSalts.withLock { salts in
             switch FileHeader.read(path) {
             case .empty:
@@ -200,11 +207,27 @@ extension GQLDatabase {
 
     /// Forgets the salt handed to the new file at `path` once its first page is on disk (it is read from there on).
     private static func settleNewFileSalt(_ path: String) {
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let absolute = realFile(path)
         newFileSalts.withLock { salts in
             guard salts[absolute] != nil, case .encrypted = FileHeader.read(path) else { return }
             salts[absolute] = nil
         }
+    }
+
+    /// The file `path` names, however it is spelled (`x`, `./x`, a symlinked folder): its real path, or, while it
+    /// does not exist, its folder's real path and its name.
+    static func realFile(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        func resolved(_ path: String) -> String? {
+            guard let real = realpath(path, nil) else { return nil }
+            defer { free(real) }
+            return String(cString: real)
+        }
+        if let real = resolved(url.path) { return real }
+        if let folder = resolved(url.deletingLastPathComponent().path) {
+            return URL(fileURLWithPath: folder).appendingPathComponent(url.lastPathComponent).path
+        }
+        return url.path
     }
 
     private enum OpeningHeader {

@@ -40,7 +40,11 @@ final class Connection {
         let rc = sqlite3_open_v2(cipher?.uri(path) ?? path, &db, flags, cipher == nil ? nil : gqlcrypt_vfs_name())
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let extended = db.map { sqlite3_extended_errcode($0) } ?? rc
             if let db { sqlite3_close_v2(db) }
+            // SQLite reads the header of page 1 while it opens: an encrypted file replaced since its key was checked
+            // fails there.
+            if let failure = GQLError.pageFailure(sql: nil, table: nil, sqliteCode: extended) { throw failure }
             throw GQLError(
                 .io, "cannot open database at \(path): \(message)", operation: "open", sqliteCode: rc)
         }
