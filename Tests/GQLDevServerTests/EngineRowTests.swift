@@ -60,8 +60,10 @@ struct EngineRowTests {
             let choices = executable ? choices.filter { !$0.hasSuffix("1e999") } : choices
             return choices[Int(random.next() % UInt64(choices.count))]
         }
-        let columns = ["name", "count", "ratio", "flag", "stamp", "meta", "when", "tags", "size", "required"]
-            + ["createdAt", "updatedAt", "_version", "_deleted", "_lastChangedAt"]
+        let columns = [
+            "name", "count", "ratio", "flag", "stamp", "meta", "when", "tags", "size", "required", "createdAt",
+            "updatedAt", "_version", "_deleted", "_lastChangedAt",
+        ]
         for n in 0..<count {
             var values = ["'r\(n)'"]
             for column in columns {

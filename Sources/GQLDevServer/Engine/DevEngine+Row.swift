@@ -52,7 +52,9 @@ extension DevEngine {
             }
             // Any other form: the item's value, as `codec.item` makes it, through the dictionary path's writer.
             let value: (String) -> GQLValue? = { name in
-                (index ?? store.model.fieldIndex[name]).map { store.codec.itemValue(columns.value(Int32($0)), fields[$0]) }
+                (index ?? store.model.fieldIndex[name]).map {
+                    store.codec.itemValue(columns.value(Int32($0)), fields[$0])
+                }
             }
             guard member(output, value, path: { [field.key] }, errors: &errors, into: &out) else { return false }
         }
@@ -104,9 +106,9 @@ extension DevEngine {
 
     /// ``ResponseBudget/size(of:)`` of the field's item value, read from the column without making the value in
     /// the common forms.
-    private static func valueSize(_ columns: GQLColumns, _ index: Int32, _ field: ModelDefinition.Field, _ codec: ModelCodec)
-        -> Int
-    {
+    private static func valueSize(
+        _ columns: GQLColumns, _ index: Int32, _ field: ModelDefinition.Field, _ codec: ModelCodec
+    ) -> Int {
         let kind = columns.kind(index)
         if kind == .null { return 8 }  // a null item value, list or not
         if !field.isList {
