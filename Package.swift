@@ -212,6 +212,7 @@ let package = Package(
             name: "GQLDevServerTests",
             dependencies: [
                 "GQLDevServer", "GQLCore", "GQLStore", "GQLCrypto", "GQLTestSupport",
+                .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),

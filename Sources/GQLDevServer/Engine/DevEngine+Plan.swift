@@ -13,15 +13,16 @@ extension DevEngine {
         -> Response?
     {
         guard let arguments = Self.arguments(of: plan, variables: prepared.request.variables) else { return nil }
-        var items: [Result<GQLValues?, any Error>] = []
+        var items: [Result<FieldAnswer, any Error>] = []
         items.reserveCapacity(plan.fields.count)
         for (field, args) in zip(plan.fields, arguments) {
             if case .mutate(let verb, let store) = field.action {
                 do {
                     items.append(
                         .success(
-                            try await ModelResolvers.mutate(
-                                verb, store, input: args["input"], condition: args["condition"])))
+                            .item(
+                                try await ModelResolvers.mutate(
+                                    verb, store, input: args["input"], condition: args["condition"]))))
                 } catch {
                     items.append(.failure(error))
                 }
@@ -56,7 +57,7 @@ extension DevEngine {
         guard plan.fields.count(where: \.mutates) <= 1,
             let arguments = Self.arguments(of: plan, variables: prepared.request.variables)
         else { return nil }
-        var items: [Result<GQLValues?, any Error>] = []
+        var items: [Result<FieldAnswer, any Error>] = []
         items.reserveCapacity(plan.fields.count)
         var queued: (index: Int, store: ModelStore, mutation: ModelStore.Mutation)?
         for (field, args) in zip(plan.fields, arguments) {
@@ -69,10 +70,10 @@ extension DevEngine {
                 let mutation = try ModelResolvers.mutation(
                     verb, store, input: args["input"], condition: args["condition"])
                 if commitHere, let item = try store.commitNow(mutation) {
-                    items.append(.success(item))
+                    items.append(.success(.item(item)))
                 } else {
                     queued = (items.count, store, mutation)
-                    items.append(.success(nil))
+                    items.append(.success(.item(nil)))
                 }
             } catch {
                 items.append(.failure(error))
@@ -82,26 +83,34 @@ extension DevEngine {
         let before = items
         return .queued(writes: queued.store.writes, mutation: queued.mutation) { result in
             var items = before
-            items[queued.index] = result.map { $0 }
+            items[queued.index] = result.map { .item($0) }
             return Self.response(plan, items, formatter: formatter)
         }
     }
 
-    /// A root field that reads: its item (`nil`: null), charged to `budget`.
+    /// What a root field answered, for ``response(_:_:formatter:)``.
+    enum FieldAnswer {
+        /// An item to write (`nil`: null).
+        case item(GQLValues?)
+        /// The field's value already written (a `getT`, straight from its row), with the errors of its fields.
+        case written(ResponseJSON, [GraphQLError])
+    }
+
+    /// A root field that reads: its item (`nil`: null) or its value written, charged to `budget`.
     private static func read(_ field: OperationPlan.RootField, _ args: GQLValues, budget: ResponseBudget) throws
-        -> GQLValues?
+        -> FieldAnswer
     {
         switch field.action {
-        case .typename: return nil
-        case .get(let store): return try ModelResolvers.get(store, key: args[store.model.key], budget: budget)
-        case .page(let store, let sync): return try ModelResolvers.page(store, args, sync: sync, budget: budget)
-        case .mutate: return nil  // run by the callers, which decide the thread
+        case .typename: return .item(nil)
+        case .get(let store): return try written(field, store, key: args[store.model.key], budget: budget)
+        case .page(let store, let sync): return .item(try ModelResolvers.page(store, args, sync: sync, budget: budget))
+        case .mutate: return .item(nil)  // run by the callers, which decide the thread
         }
     }
 
-    /// The response of `plan` for its root fields' items in order (an error is located at its field).
+    /// The response of `plan` for its root fields' answers in order (an error is located at its field).
     private static func response(
-        _ plan: OperationPlan, _ items: [Result<GQLValues?, any Error>], formatter: ResponseFormatter
+        _ plan: OperationPlan, _ items: [Result<FieldAnswer, any Error>], formatter: ResponseFormatter
     ) -> Response {
         var out = ResponseJSON()
         var errors: [GraphQLError] = []
@@ -114,10 +123,13 @@ extension DevEngine {
                 continue
             }
             switch result {
-            case .success(let item?):
+            case .success(.item(let item?)):
                 object(item, field.outputs, path: { [field.key] }, errors: &errors, into: &out)
-            case .success(nil):
+            case .success(.item(nil)):
                 out.raw("null")
+            case .success(.written(let value, let fieldErrors)):
+                out.append(value)
+                errors.append(contentsOf: fieldErrors)
             case .failure(let error):
                 errors.append(ResolverError.located(error, nodes: [field.node], path: [field.key]))
                 out.raw("null")
@@ -156,7 +168,7 @@ extension DevEngine {
     /// Writes the item's selected fields to `out` as a JSON object in selection order, or `null` (the item is
     /// null) when a non-null field is null or cannot be serialized, its error recorded as the executor records it.
     /// Nested objects are written into the same text, so an answer is one string however deep it is.
-    private static func object(
+    static func object(
         _ item: GQLValues, _ outputs: [OperationPlan.OutputField], path: () -> [any IndexPathElement],
         errors: inout [GraphQLError], into out: inout ResponseJSON
     ) {
@@ -176,53 +188,62 @@ extension DevEngine {
         for (n, output) in outputs.enumerated() {
             if n > 0 { out.raw(",") }
             out.key(output.key)
-            switch output.value {
-            case .typename(let name):
-                out.string(name)
-            case .objects(let name, let type, let inner):
-                guard case .array(let elements)? = item[name] else {
-                    errors.append(GraphQLError(message: "Cannot return null for non-nullable field \(type).\(name)."))
-                    return false
-                }
-                out.raw("[")
-                for (index, element) in elements.enumerated() {
-                    if index > 0 { out.raw(",") }
-                    if let member = element.objectValue {
-                        object(member, inner, path: { path() + [output.key, index] }, errors: &errors, into: &out)
-                    } else {
-                        out.raw("null")
-                    }
-                }
-                out.raw("]")
-            case .column(let name, let type, let scalar, let nonNull):
-                let raw = item[name] ?? .null
-                let serialized: GQLValue
-                if raw.isNull {
-                    guard !nonNull else {
-                        errors.append(
-                            GraphQLError(message: "Cannot return null for non-nullable field \(type).\(name)."))
-                        return false
-                    }
-                    serialized = .null
+            guard member(output, { item[$0] }, path: path, errors: &errors, into: &out) else { return false }
+        }
+        out.raw("}")
+        return true
+    }
+
+    /// Writes one member's value (its key already written) as ``writeObject(_:_:path:errors:into:)`` does, its
+    /// stored value `value(name)` (`nil`: the item has no such member); `false` when it makes the item null.
+    static func member(
+        _ output: OperationPlan.OutputField, _ value: (String) -> GQLValue?, path: () -> [any IndexPathElement],
+        errors: inout [GraphQLError], into out: inout ResponseJSON
+    ) -> Bool {
+        switch output.value {
+        case .typename(let name):
+            out.string(name)
+        case .objects(let name, let type, let inner):
+            guard case .array(let elements)? = value(name) else {
+                errors.append(GraphQLError(message: "Cannot return null for non-nullable field \(type).\(name)."))
+                return false
+            }
+            out.raw("[")
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.raw(",") }
+                if let member = element.objectValue {
+                    object(member, inner, path: { path() + [output.key, index] }, errors: &errors, into: &out)
                 } else {
-                    // The field's node is copied (a struct of the parsed document) only for an error.
-                    switch serialize(raw, scalar, node: output.node, path: IndexPath(path() + [output.key])) {
-                    case .success(let value):
-                        serialized = value
-                    case .failure(let error):
-                        errors.append(error)
-                        guard !nonNull else { return false }
-                        serialized = .null
-                    }
-                }
-                do {
-                    try out.value(serialized)
-                } catch {
                     out.raw("null")
                 }
             }
+            out.raw("]")
+        case .column(let name, let type, let scalar, let nonNull):
+            let raw = value(name) ?? .null
+            let serialized: GQLValue
+            if raw.isNull {
+                guard !nonNull else {
+                    errors.append(GraphQLError(message: "Cannot return null for non-nullable field \(type).\(name)."))
+                    return false
+                }
+                serialized = .null
+            } else {
+                // The field's node is copied (a struct of the parsed document) only for an error.
+                switch serialize(raw, scalar, node: output.node, path: IndexPath(path() + [output.key])) {
+                case .success(let value):
+                    serialized = value
+                case .failure(let error):
+                    errors.append(error)
+                    guard !nonNull else { return false }
+                    serialized = .null
+                }
+            }
+            do {
+                try out.value(serialized)
+            } catch {
+                out.raw("null")
+            }
         }
-        out.raw("}")
         return true
     }
 

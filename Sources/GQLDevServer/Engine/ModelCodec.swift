@@ -17,7 +17,8 @@ struct ModelCodec: Sendable {
         return item
     }
 
-    private func itemValue(_ raw: GQLValue, _ field: ModelDefinition.Field) -> GQLValue {
+    /// One column's raw value as the item holds it (what ``item(_:)`` stores under the field's name).
+    func itemValue(_ raw: GQLValue, _ field: ModelDefinition.Field) -> GQLValue {
         if raw.isNull { return .null }
         if field.isList {
             guard let text = raw.stringValue, let parsed = try? GQLValue(json: text), let elements = parsed.arrayValue

@@ -94,6 +94,13 @@ struct ModelStore: Sendable {
         try row(database, key).map(codec.item)
     }
 
+    /// Hands `body` each row with `key` (one, where the key is the table's primary key), deleted or not, its columns
+    /// in ``ModelDefinition/fields`` order, read on a reader connection as ``get(_:)`` reads it but with no row or
+    /// item dictionary: a compiled plan writes a `getT` answer straight from the columns.
+    func withRows(_ key: GQLValue, _ body: (GQLColumns) throws -> Void) throws {
+        try database.forEachRow(sql: byKeySQL, [key], table: nil, body)
+    }
+
     private func row(_ context: some GQLDatabaseContext, _ key: GQLValue) throws -> GQLValues? {
         var arguments = GQLArguments()
         arguments.positional = [key]

@@ -88,6 +88,9 @@ struct OperationPlan: Sendable {
         let action: Action
         let arguments: [ArgumentPlan]
         let outputs: [OutputField]
+        /// For a `getT`, each output's column: its index in the model's fields (``ModelDefinition/fields``, the order
+        /// the store selects them), `nil` for an output that is not a column of the model. Empty for other actions.
+        let columns: [Int?]
 
         init(key: String, node: Field, action: Action, arguments: [ArgumentPlan], outputs: [OutputField]) {
             self.key = key
@@ -95,6 +98,14 @@ struct OperationPlan: Sendable {
             self.action = action
             self.arguments = arguments
             self.outputs = outputs
+            if case .get(let store) = action {
+                columns = outputs.map { output in
+                    guard case .column(let name, _, _, _) = output.value else { return nil }
+                    return store.model.fieldIndex[name]
+                }
+            } else {
+                columns = []
+            }
         }
 
         /// Whether running the field writes (a `createT`, `updateT` or `deleteT`).

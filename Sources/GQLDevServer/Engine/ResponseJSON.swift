@@ -56,6 +56,23 @@ struct ResponseJSON {
         bytes.append(contentsOf: fragment.utf8)
     }
 
+    /// Appends what `other` wrote.
+    mutating func append(_ other: ResponseJSON) {
+        bytes.append(contentsOf: other.bytes)
+    }
+
+    /// `utf8` as a JSON string literal when every byte is printable ASCII other than `"` and `\` (0x20–0x7F): then
+    /// its `String` has the same bytes and ``string(_:)`` would copy them whole. `false`, nothing written, otherwise.
+    mutating func plainASCII(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in utf8 where byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            return false
+        }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: utf8)
+        bytes.append(UInt8(ascii: "\""))
+        return true
+    }
+
     /// Where the text ends now, for ``rewind(to:)``.
     var mark: Int { bytes.count }
 

@@ -37,7 +37,8 @@ package final class ResponseBudget: Sendable {
         }
     }
 
-    private static func size(of value: GQLValue) -> Int {
+    /// What ``charge(_:)`` counts for one value.
+    static func size(of value: GQLValue) -> Int {
         switch value {
         case .string(let text): text.utf8.count + 2
         case .data(let data): data.count * 4 / 3 + 2

@@ -112,6 +112,8 @@ struct ModelDefinition: Sendable {
     var line: Int
     /// Field index by name.
     let fieldIndex: [String: Int]
+    /// The UTF-8 bytes of every field's name together: what an item's names cost in a ``ResponseBudget``.
+    let nameBytes: Int
     /// The field holding each item's owner when the type has `@auth(rules: [{ allow: owner }])` (`owner`, or the
     /// rule's `ownerField`): its items are then the caller's alone (see ``OwnerScope``). `nil`: no owner rule.
     var ownerField: String?
@@ -126,6 +128,7 @@ struct ModelDefinition: Sendable {
         var index: [String: Int] = [:]
         for (i, field) in fields.enumerated() { index[field.name] = i }
         self.fieldIndex = index
+        self.nameBytes = fields.reduce(0) { $0 + $1.name.utf8.count }
     }
 
     func field(_ name: String) -> Field? { fieldIndex[name].map { fields[$0] } }

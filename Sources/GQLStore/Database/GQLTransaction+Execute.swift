@@ -64,35 +64,38 @@ extension GQLTransaction {
     }
 }
 
-extension GQLTransaction {
-    /// Runs one statement of a module's own tables (a `SELECT`, or a write with `RETURNING`), prepared once per
-    /// connection, with `values` bound in order, and hands each row to `body` to read by column position;
-    /// `table` names the table in its errors.
+extension GQLDatabaseContext {
+    /// Runs one statement of a module's own tables (a `SELECT`, or inside a write transaction a write with
+    /// `RETURNING`), prepared once per connection, with `values` bound in order, and hands each row to `body` to
+    /// read by column position; `table` (when given) names the table in its errors. On a ``GQLDatabase`` it reads on
+    /// a connection of the reader pool, as ``fetchAll(sql:_:)`` does; on a transaction, on the transaction's.
     ///
     /// No dictionary, and no ``GQLValue`` for a column read as a number or text: GQLSync's delivery loop reads its
     /// next items with it, where ``GQLDatabaseContext/fetchAll(sql:_:)``'s dictionaries cost about a microsecond a
-    /// row. A row is valid only inside `body`.
+    /// row, and GQLDevServer writes a `getT` answer straight from the columns. A row is valid only inside `body`.
     /// ```swift
     /// try tx.forEachRow(sql: "SELECT id, input FROM item WHERE id > ?", [0], table: "item") { row in
     ///     print(row.integer(0) ?? 0, row.text(1) ?? "")
     /// }
     /// ```
     package func forEachRow(
-        sql: String, _ values: [GQLValue], table: String, _ body: (GQLColumns) throws -> Void
+        sql: String, _ values: [GQLValue], table: String?, _ body: (GQLColumns) throws -> Void
     ) throws {
-        let statement = try checkedConnection(write: false).cached(sql)
-        defer { statement.reset() }
-        for (i, value) in values.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
-        do {
-            while try statement.step() { try body(GQLColumns(statement: statement)) }
-        } catch var error as GQLError {
-            error.table = error.table ?? table
-            throw error
+        try withReadConnection { connection in
+            let statement = try connection.cached(sql)
+            defer { statement.reset() }
+            for (i, value) in values.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
+            do {
+                while try statement.step() { try body(GQLColumns(statement: statement)) }
+            } catch var error as GQLError {
+                error.table = error.table ?? table
+                throw error
+            }
         }
     }
 }
 
-/// The current row of ``GQLTransaction/forEachRow(sql:_:table:_:)``, read by column position (from 0).
+/// The current row of ``GQLDatabaseContext/forEachRow(sql:_:table:_:)``, read by column position (from 0).
 package struct GQLColumns {
     fileprivate let statement: Statement
 
@@ -119,4 +122,36 @@ package struct GQLColumns {
 
     /// The column as a value, whatever it holds.
     package func value(_ index: Int32) -> GQLValue { statement.value(at: index) }
+
+    /// What a column of the current row holds (SQLite's storage class of the value, not the declared type).
+    package enum Kind: Sendable {
+        case null, integer, real, text, blob
+    }
+
+    /// What the column holds.
+    package func kind(_ index: Int32) -> Kind {
+        switch statement.type(at: index) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
+
+    /// The column as a real number; `nil` when it holds anything else (an integer included).
+    package func real(_ index: Int32) -> Double? {
+        statement.type(at: index) == SQLITE_FLOAT ? sqlite3_column_double(statement.stmt, index) : nil
+    }
+
+    /// Calls `body` with the UTF-8 bytes of a TEXT column as SQLite holds them (not checked to be valid UTF-8; no
+    /// copy is made), valid only inside `body`; `nil` when the column holds anything else.
+    package func withText<R>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+        guard statement.type(at: index) == SQLITE_TEXT else { return nil }
+        // The text first, then its length: SQLite's documented order.
+        let chars = sqlite3_column_text(statement.stmt, index)
+        let count = Int(sqlite3_column_bytes(statement.stmt, index))
+        guard count > 0, let chars else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeBufferPointer(start: chars, count: count))
+    }
 }
