@@ -107,6 +107,54 @@ import Testing
         }
     }
 
+    /// What a process killed at each step of a write leaves, planted by hand, and what the next start makes of it:
+    /// the emulator's own temporary files (UUID names) are removed, and so are a data file no record names, a
+    /// part's file no part record names and an upload folder without its record; a file or folder of another name
+    /// in `.tmp` is not the emulator's and stays, and the object and the upload's part stay whole.
+    @Test func aStartRemovesWhatAKilledWriteLeftAndNothingElse() throws {
+        let directory = try TemporaryDirectory(prefix: "gql-s3emu-start")
+        defer { directory.cleanup() }
+        let folder = try GQLDataFolder(path: directory.path("data"))
+        let store = try ObjectStore(folder: folder)
+        try store.createBucket("bucket", at: Date())
+        let bytes = Data("whole".utf8)
+        var temporary = try folder.temporaryFileURL()
+        try GQLDataFolder.writeSynced(bytes, to: temporary)
+        try store.commit(
+            "bucket", temporary: temporary,
+            StoredObject(key: "kept.bin", size: 5, etag: Bytes.hex(MD5.hash(bytes)), lastModified: Date(), dataFile: ""))
+        let uploads = try MultipartStore(folder: folder)
+        let upload = try uploads.create(
+            StoredUpload(id: "", bucket: "bucket", key: "multi.bin", initiated: Date(), headers: [:], metadata: [:]))
+        temporary = try folder.temporaryFileURL()
+        try GQLDataFolder.writeSynced(bytes, to: temporary)
+        try uploads.addPart(
+            upload.id, temporary: temporary,
+            StoredUpload.Part(number: 1, size: 5, etag: Bytes.hex(MD5.hash(bytes)), lastModified: Date(), file: ""))
+
+        let root = folder.url
+        let stale = [
+            ".tmp/\(UUID().uuidString)", "buckets/bucket/data/\(UUID().uuidString)",
+            "uploads/\(upload.id)/part-1-\(UUID().uuidString)", "uploads/\(String(repeating: "ab", count: 16))/part-1-x",
+        ]
+        let foreign = [".tmp/notes.txt", ".tmp/\(UUID().uuidString)/inside.txt"]
+        for path in stale + foreign {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("left".utf8).write(to: url)
+        }
+        #expect(try Self.unreferencedFiles(root).count == stale.count + foreign.count)
+
+        let reopened = try ObjectStore(folder: folder)
+        let reopenedUploads = try MultipartStore(folder: folder)
+        #expect(try Self.unreferencedFiles(root) == foreign.sorted())
+        let (object, _) = try reopened.open("bucket", "kept.bin")
+        #expect(object.size == 5)
+        let part = try #require(try reopenedUploads.upload(upload.id, bucket: "bucket", key: "multi.bin").parts[1])
+        #expect(try Data(contentsOf: reopenedUploads.partURL(upload.id, part)) == bytes)
+        #expect(reopenedUploads.uploads(in: "bucket").map(\.id) == [upload.id])
+    }
+
     // MARK: Cutting
 
     /// Sends `head` and `body` on a fresh connection, waits until the emulator's temporary file has grown to a MiB,
@@ -207,7 +255,11 @@ import Testing
     /// `bucket.json` and object records, the data files those records name, an upload's `upload.json` and part
     /// records, the part files those name. A temporary or partial file left anywhere shows here.
     static func unreferencedFiles(_ fixture: StorageFixture) throws -> [String] {
-        let root = fixture.directory.url.appendingPathComponent("data")
+        try unreferencedFiles(fixture.directory.url.appendingPathComponent("data"))
+    }
+
+    /// The same for the data folder `root`.
+    static func unreferencedFiles(_ root: URL) throws -> [String] {
         let decoder = JSONDecoder()
         var files = Set<String>()
         var named = Set<String>()
