@@ -6,8 +6,9 @@ import GQLServices
 /// (curl) beside them, and the memory GQLStorage's streamed download adds (in a fresh process).
 ///
 /// Uploads go to moto (Tests/Interop/s3_peer.py --no-auth) and to the project's storage emulator (GQLStorageEmulator
-/// in a child process, signatures checked): GQLStorage's `upload`, boto3's `upload_file` (default TransferConfig)
-/// and, as the limit, curl sending the file in one PUT of a presigned URL. Both clients' objects are read back and
+/// in a child process, signatures checked): GQLStorage's `upload`, boto3's `upload_file` with the default
+/// TransferConfig and tuned (32 MiB parts, 4 threads: Benchmarks/Server/s3_bench_peer.py) and, as the limit, curl
+/// sending the file in one PUT of a presigned URL. Both clients' objects are read back and
 /// compared with the source. Downloads come from three servers: moto, which builds the whole object for every GET
 /// (so a ranged GET costs it a whole object), nginx serving the same file from the disk, and the emulator, both of
 /// which serve ranges natively; from each, GQLStorage's `download` (one streamed GET), boto3's `download_file` with its default
@@ -21,7 +22,7 @@ struct TransferLoad {
     static let bucket = "bench"
 
     enum Uploader: String, CaseIterable {
-        case gqlstorage, boto3, curl
+        case gqlstorage, boto3, boto3Tuned, curl
     }
 
     enum Downloader: String, CaseIterable {
@@ -110,12 +111,14 @@ struct TransferLoad {
                 }
                 // Both clients' uploads read back and compared (GQLStorage's through the downloads below, boto3's
                 // here, untimed); curl's, the limit, by its size.
-                let readBack = directory.appendingPathComponent("boto3-back.bin")
-                try await target.storage.download(Self.bucket, "boto3.bin", to: readBack)
-                guard try Self.fingerprint(readBack) == expected else {
-                    throw BenchError("boto3's upload to \(target.name) differs")
+                for key in ["boto3.bin", "boto3-tuned.bin"] {
+                    let readBack = directory.appendingPathComponent("boto3-back.bin")
+                    try await target.storage.download(Self.bucket, key, to: readBack)
+                    guard try Self.fingerprint(readBack) == expected else {
+                        throw BenchError("boto3's upload to \(target.name) (\(key)) differs")
+                    }
+                    try FileManager.default.removeItem(at: readBack)
                 }
-                try FileManager.default.removeItem(at: readBack)
                 guard let curlObject = try await target.storage.info(Self.bucket, "curl.bin"), curlObject.size == size
                 else { throw BenchError("curl's upload to \(target.name) was not stored whole") }
             }
@@ -173,6 +176,11 @@ struct TransferLoad {
                 Peers.run(
                     "Benchmarks/Server/s3_bench_peer.py",
                     ["upload", target.endpoint, source.path, Self.bucket, "boto3.bin"]))
+        case .boto3Tuned:
+            return try seconds(
+                Peers.run(
+                    "Benchmarks/Server/s3_bench_peer.py",
+                    ["upload", target.endpoint, source.path, Self.bucket, "boto3-tuned.bin", "tuned"]))
         case .curl:
             let url = try target.storage.presignedURL(.put, Self.bucket, "curl.bin", expires: .seconds(3600))
             let elapsed = try Self.curl(["-T", source.path, url.absoluteString])
@@ -225,6 +233,9 @@ struct TransferLoad {
             print(
                 Rounds(ours: ours, theirs: rates[.boto3] ?? [])
                     .line("upload (multipart) to \(server.name)", unit: "MiB/s", target: 1))
+            print(
+                Rounds(ours: ours, theirs: rates[.boto3Tuned] ?? [])
+                    .line("upload to \(server.name), boto3 tuned", unit: "MiB/s", target: 1))
             print(Self.limit("\(server.name): upload limit, curl one PUT (presigned)", rates[.curl] ?? [], ours))
         }
         for server in sources {

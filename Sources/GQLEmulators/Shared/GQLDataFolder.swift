@@ -74,6 +74,18 @@ public struct GQLDataFolder: Sendable, Hashable {
         return tmp.appendingPathComponent(UUID().uuidString)
     }
 
+    /// Removes what a killed process left in the folder's `.tmp`: the files named as ``temporaryFileURL()`` names
+    /// them (a UUID) and nothing else — not a folder, not a file of another name, nothing outside `.tmp` (a link
+    /// of such a name is removed itself, never what it points to). Call it when an emulator opens its folder,
+    /// before it writes there.
+    package func removeStaleTemporaries() {
+        let tmp = url.appendingPathComponent(".tmp", isDirectory: true)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? [] where UUID(uuidString: name) != nil {
+            // unlink(2) removes a file or a link and refuses a folder.
+            _ = unlink(tmp.appendingPathComponent(name).path)
+        }
+    }
+
     /// Writes `data` to `relative` atomically: into a temporary file, flushed, then renamed over the old one.
     package func write(_ data: Data, to relative: String) throws {
         let target = try resolve(relative)

@@ -29,7 +29,8 @@ struct StoredUpload: Codable, Sendable {
 
 /// The multipart uploads of a storage emulator: `uploads/ID/upload.json` for each, with a file and a record per
 /// part; kept in memory too. A part replaced by a later upload of the same number is removed once the new one is
-/// in place.
+/// in place; what a killed process left half done (part files no record names, an upload folder without its
+/// record) is removed when the store opens.
 final class MultipartStore: Sendable {
     let folder: GQLDataFolder
     private let state: GQLLocked<[String: StoredUpload]>
@@ -39,17 +40,29 @@ final class MultipartStore: Sendable {
         var uploads: [String: StoredUpload] = [:]
         let root = try folder.subfolder("uploads")
         let decoder = JSONDecoder()
-        for id in (try? FileManager.default.contentsOfDirectory(atPath: root.url.path)) ?? [] where Self.isUploadId(id) {
+        let fileManager = FileManager.default
+        for id in (try? fileManager.contentsOfDirectory(atPath: root.url.path)) ?? [] where Self.isUploadId(id) {
+            let partsFolder = root.url.appendingPathComponent(id)
+            guard fileManager.fileExists(atPath: partsFolder.appendingPathComponent("upload.json").path) else {
+                // Killed while the upload was created, completed or aborted: no record, so nothing can use its parts.
+                try? fileManager.removeItem(at: partsFolder)
+                continue
+            }
             guard let data = try? folder.read("uploads/\(id)/upload.json"),
                 var upload = try? decoder.decode(StoredUpload.self, from: data)
             else { continue }
-            let partsFolder = root.url.appendingPathComponent(id)
-            for file in (try? FileManager.default.contentsOfDirectory(atPath: partsFolder.path)) ?? []
-            where file.hasPrefix("part-") && file.hasSuffix(".json") {
+            let files = (try? fileManager.contentsOfDirectory(atPath: partsFolder.path)) ?? []
+            for file in files where file.hasPrefix("part-") && file.hasSuffix(".json") {
                 guard let data = try? Data(contentsOf: partsFolder.appendingPathComponent(file)),
                     let part = try? decoder.decode(StoredUpload.Part.self, from: data)
                 else { continue }
                 upload.parts[part.number] = part
+            }
+            // A part's bytes whose record never replaced the old one (killed between the two renames), or that a
+            // newer part replaced (killed before its removal): no record names them.
+            let named = Set(upload.parts.values.map(\.file))
+            for file in files where file.hasPrefix("part-") && !file.hasSuffix(".json") && !named.contains(file) {
+                try? fileManager.removeItem(at: partsFolder.appendingPathComponent(file))
             }
             uploads[id] = upload
         }

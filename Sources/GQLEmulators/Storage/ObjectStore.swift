@@ -51,7 +51,7 @@ final class ObjectStore: Sendable {
             }
             buckets[name] = bucket
         }
-        try? fileManager.removeItem(at: folder.url.appendingPathComponent(".tmp"))
+        folder.removeStaleTemporaries()
         state = GQLLocked(buckets)
     }
 

@@ -81,6 +81,12 @@ final class ServeProcess {
         return status
     }
 
+    /// Kills the process with SIGKILL (no handler runs, nothing is cleaned up) and waits until it is gone.
+    func kill() async -> ChildProcess.Termination {
+        process.kill(SIGKILL)
+        return await process.wait()
+    }
+
     deinit {
         process.kill(SIGKILL)
     }
