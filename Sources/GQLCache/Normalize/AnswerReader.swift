@@ -18,7 +18,8 @@ struct AnswerReader {
     /// The ages fields are held to, the time now, and the type name of the root record (`Query`); `nil`: no
     /// field is checked (not even against a server's deadline).
     var expiry: (rule: FieldExpiry, now: Double, rootTypename: String)?
-    /// The memory layer as the read began, and the records loaded from SQLite (or overlaid by layers) since.
+    /// The memory layer as the read began (after a load: as it is with the rows loaded), and the records kept
+    /// apart from it: overlaid by layers, or loaded when the memory layer may not keep them (see ``prefetch``).
     private var snapshot: RecordStore.Snapshot
     private var loaded: [String: GQLValues] = [:]
     /// Whether a record the build needed was missing from memory (the build then stops, to load and build again).
@@ -96,18 +97,25 @@ struct AnswerReader {
         var isRoot: Bool
     }
 
-    /// Loads every record the selection reaches, level by level, into ``loaded``: those in memory are copied there,
-    /// the others read from SQLite in one batched load per level. Everything the build will read is then in
-    /// ``loaded``, so a memory layer trimmed meanwhile (or a write keeping the load out of it) cannot make it miss.
+    /// Loads every record the selection reaches, level by level: those not in memory are read from SQLite in one
+    /// batched load per level, and join the memory layer.
+    ///
+    /// While nothing but loads joins the memory layer (no write, nothing trimmed, no optimistic layer), every
+    /// record found or loaded stays in the latest ``snapshot``, which the build then reads: no record is copied
+    /// or looked up in a second table. Otherwise every record is kept in ``loaded``, so a memory layer trimmed
+    /// meanwhile (or a write keeping a load out of it) cannot make the build miss.
     private mutating func prefetch(_ selections: SelectionSetPlan, rootKey: String) throws {
+        let start = (generation: snapshot.generation, trims: snapshot.trims)
+        var pinned = snapshot.layers.isEmpty
         var level = [Pending(key: rootKey, selections: selections, isRoot: true)]
-        var missing: Set<String> = []
+        // Every key looked for, found or not, so a key met again costs one lookup.
+        var seen: Set<String> = []
         while !level.isEmpty {
             var wanted: [String] = []
-            // `missing` takes every key looked for here (a key found is in `loaded`, which is asked first), so a
-            // key met again costs two lookups and a new one three.
-            for pending in level where loaded[pending.key] == nil && missing.insert(pending.key).inserted {
-                if let record = record(pending.key) {
+            for pending in level where seen.insert(pending.key).inserted {
+                if pinned {
+                    if snapshot.records[pending.key] == nil { wanted.append(pending.key) }
+                } else if let record = record(pending.key) {
                     loaded[pending.key] = record
                 } else {
                     wanted.append(pending.key)
@@ -118,23 +126,22 @@ struct AnswerReader {
                 // copy them all for this reader; a fresh snapshot has them and what joined.
                 let generation = snapshot.generation
                 snapshot.records = [:]
-                let rows = try store.loadFromTable(wanted, generation: generation)
+                let (rows, joined) = try store.loadFromTableNotingJoin(wanted, generation: generation)
                 snapshot = store.snapshot()
-                if snapshot.layers.isEmpty {
-                    loaded.reserveCapacity(loaded.count + rows.count)
-                    for (key, record) in rows { loaded[key] = record }
-                } else {
-                    var found: [String: GQLValues] = [:]
-                    for (key, record) in rows { found[key] = record }
-                    RecordStore.overlay(snapshot.layers, on: &found, keys: wanted)
-                    for (key, record) in found { loaded[key] = record }
+                if pinned,
+                    !joined || snapshot.generation != start.generation || snapshot.trims != start.trims
+                        || !snapshot.layers.isEmpty
+                {
+                    pinned = false
+                    try keepSeen(seen, except: Set(wanted))
                 }
+                if !pinned { keep(rows, keys: wanted) }
             }
             var next: [Pending] = []
             for pending in level {
                 // No visited set is needed: each level is one step deeper in the selection, which is finite, so
                 // an object referencing itself ends where the selection does.
-                guard let record = loaded[pending.key] else { continue }
+                guard let record = pinned ? snapshot.records[pending.key] : loaded[pending.key] else { continue }
                 let typename = record["__typename"]?.stringValue
                 let fields = matcher.collect(
                     pending.selections, typename: typename, isRoot: pending.isRoot, variables: variables)
@@ -157,6 +164,30 @@ struct AnswerReader {
             }
             level = next
         }
+    }
+
+    /// Puts `rows`, loaded for `keys`, in ``loaded``, with the snapshot's layers over them.
+    private mutating func keep(_ rows: [(key: String, record: GQLValues)], keys: [String]) {
+        if snapshot.layers.isEmpty {
+            loaded.reserveCapacity(loaded.count + rows.count)
+            for (key, record) in rows { loaded[key] = record }
+        } else {
+            var found: [String: GQLValues] = [:]
+            for (key, record) in rows { found[key] = record }
+            RecordStore.overlay(snapshot.layers, on: &found, keys: keys)
+            for (key, record) in found { loaded[key] = record }
+        }
+    }
+
+    /// Puts every record of `seen` (but those of `except`, just loaded) in ``loaded``: from the snapshot, or
+    /// read again when the memory layer let it go since it was found.
+    private mutating func keepSeen(_ seen: Set<String>, except: Set<String>) throws {
+        var gone: [String] = []
+        for key in seen where !except.contains(key) {
+            if let record = record(key) { loaded[key] = record } else { gone.append(key) }
+        }
+        guard !gone.isEmpty else { return }
+        keep(try store.loadFromTable(gone, generation: snapshot.generation), keys: gone)
     }
 
     private mutating func build(key: String, selections: SelectionSetPlan, isRoot: Bool) throws -> GQLValue {

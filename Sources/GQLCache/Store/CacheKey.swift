@@ -82,7 +82,13 @@ enum StoredValue {
     static let referenceMember = "__ref"
     static let valueMember = "__value"
 
-    static func reference(_ key: String) -> GQLValue { .object([referenceMember: .string(key)]) }
+    static func reference(_ key: String) -> GQLValue {
+        // Built member by member: a cold read makes one per reference it decodes, and the dictionary literal's
+        // generic path cost several times as much.
+        var members = GQLValues(minimumCapacity: 1)
+        members.appendUnique(referenceMember, .string(key))
+        return .object(members)
+    }
 
     /// The key a stored value refers to, when it is a reference.
     static func referencedKey(_ stored: GQLValue) -> String? {

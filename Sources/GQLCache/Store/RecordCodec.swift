@@ -137,9 +137,28 @@ package enum RecordCodec {
     static func decode(_ bytes: UnsafeRawBufferPointer, noting name: String)
         -> (fields: GQLValues, hasNoted: Bool)?
     {
-        var reader = Reader(bytes: bytes, noted: name)
+        var names = Names()
+        return decode(bytes, noting: name, names: &names)
+    }
+
+    /// ``decode(_:noting:)`` with the member names of the records decoded before (pass the same `names` for
+    /// records read one after another).
+    static func decode(_ bytes: UnsafeRawBufferPointer, noting name: String, names: inout Names)
+        -> (fields: GQLValues, hasNoted: Bool)?
+    {
+        var reader = Reader(bytes: bytes, noted: name, names: names)
+        names = Names()  // the reader holds the only reference while it reads: no copy when a name changes
+        defer { names = reader.names }
         guard reader.byte() == format, let fields = reader.members(depth: 0), reader.isAtEnd else { return nil }
         return (fields, reader.sawNoted)
+    }
+
+    /// The top-level member names of the last record decoded, by position. Records of one type, read one after
+    /// another (a level of a cold read comes back in key order, so type by type), spell the same names in the
+    /// same places: each name is compared with the one before at its place and shared when equal, rather than
+    /// made and checked as UTF-8 again.
+    struct Names {
+        fileprivate var byPosition: [String] = []
     }
 
     private struct Reader {
@@ -148,10 +167,12 @@ package enum RecordCodec {
         let noted: String
         var sawNoted = false
         var offset = 0
+        var names: Names
 
-        init(bytes: UnsafeRawBufferPointer, noted: String) {
+        init(bytes: UnsafeRawBufferPointer, noted: String, names: Names) {
             self.bytes = bytes
             self.noted = noted
+            self.names = names
         }
 
         var isAtEnd: Bool { offset == bytes.count }
@@ -191,11 +212,33 @@ package enum RecordCodec {
             slice().map { String(decoding: $0.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
         }
 
+        /// A top-level member's name at `position`: the previous record's name there when the bytes spell it.
+        mutating func name(at position: Int) -> String? {
+            guard let slice = slice() else { return nil }
+            if position < names.byPosition.count,
+                names.byPosition[position].utf8.withContiguousStorageIfAvailable({ known in
+                    guard known.count == slice.count else { return false }
+                    guard let start = known.baseAddress, let other = slice.baseAddress else { return slice.isEmpty }
+                    return memcmp(start, other, slice.count) == 0
+                }) == true
+            {
+                return names.byPosition[position]
+            }
+            let name = String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+            if position < names.byPosition.count {
+                names.byPosition[position] = name
+            } else if position == names.byPosition.count {
+                names.byPosition.append(name)
+            }
+            return name
+        }
+
         mutating func members(depth: Int) -> GQLValues? {
             guard depth < RecordCodec.maximumDepth, let count = count() else { return nil }
             var members = GQLValues(minimumCapacity: count)
-            for _ in 0..<count {
-                guard let name = string(), let value = value(depth: depth + 1) else { return nil }
+            for position in 0..<count {
+                guard let name = depth == 0 ? name(at: position) : string(), let value = value(depth: depth + 1)
+                else { return nil }
                 if depth == 0, !sawNoted, name == noted { sawNoted = true }
                 // Names are unique as written (from a GQLValues); not looked up again here, as a damaged row
                 // with a repeated name at worst reads that member's first value.

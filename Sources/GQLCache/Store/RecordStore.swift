@@ -7,7 +7,7 @@ import GQLStore
 ///
 /// Writes go through ``merge(_:)``, ``remove(_:)`` and ``removeAll()``, one at a time (a lock held across the
 /// transaction and the memory update), so the memory layer and the table always agree. A read takes what the
-/// memory layer has and loads the rest from SQLite in batched `IN` lists; what it loads joins the memory layer
+/// memory layer has and loads the rest from SQLite in batches of keys; what it loads joins the memory layer
 /// only if no write came in between (a generation count), so a stale row can never return over a newer write.
 ///
 /// Optimistic layers (``RecordStore+Layers.swift``) sit above both: records read are overlaid with every layer's
@@ -19,7 +19,7 @@ final class RecordStore: Sendable {
 
     static let table = "_gqlcache_records"
     static let namespace = "gqlcache"
-    /// Keys per `IN` list: well under SQLite's parameter limit (32,766 since 3.32; 999 before).
+    /// Keys per statement of a read (a JSON array of them, one parameter).
     static let batchSize = 500
 
     /// Most bytes (keys and stored fields) the table may hold; past it the least recently read records go.
@@ -30,6 +30,8 @@ final class RecordStore: Sendable {
     struct Memory {
         var records: [String: GQLValues] = [:]
         var generation: UInt64 = 0
+        /// Counts the times ``trim(_:)`` dropped records (which, unlike writes, leaves the generation as it is).
+        var trims: UInt64 = 0
         /// Whether the memory layer holds every row of the table (the table was empty when the cache opened or
         /// was cleared, and nothing was trimmed from memory since): a key it lacks is then in no row either, and
         /// a write need not look for it in the table. (This store is the file's only writer of records.)
@@ -114,6 +116,9 @@ final class RecordStore: Sendable {
     struct Snapshot {
         var records: [String: GQLValues]
         var generation: UInt64
+        /// ``Memory/trims`` when it was taken: the same generation and trims in a later snapshot mean records
+        /// were only added in between.
+        var trims: UInt64
         var layers: [Layer]
         var mayHoldDeadlines: Bool
     }
@@ -121,7 +126,7 @@ final class RecordStore: Sendable {
     func snapshot() -> Snapshot {
         memory.withLock {
             Snapshot(
-                records: $0.records, generation: $0.generation, layers: $0.layers,
+                records: $0.records, generation: $0.generation, trims: $0.trims, layers: $0.layers,
                 mayHoldDeadlines: $0.mayHoldDeadlines)
         }
     }
@@ -129,17 +134,27 @@ final class RecordStore: Sendable {
     /// Reads `keys` from the table; they join the memory layer when no write came in since the snapshot of
     /// `generation` was taken (so a row read before a write can never return over it).
     func loadFromTable(_ keys: [String], generation: UInt64) throws -> [(key: String, record: GQLValues)] {
+        try loadFromTableNotingJoin(keys, generation: generation).rows
+    }
+
+    /// ``loadFromTable(_:generation:)``, and whether every row read joined the memory layer and stayed there
+    /// (no write since the snapshot of `generation`, nothing trimmed while they joined).
+    func loadFromTableNotingJoin(_ keys: [String], generation: UInt64) throws
+        -> (rows: [(key: String, record: GQLValues)], joined: Bool)
+    {
         var deadlines = false
         let loaded = try database.read { tx in try Self.selectRows(keys, tx, hasDeadlines: &deadlines) }
-        memory.withLock { memory in
+        let joined = memory.withLock { memory -> Bool in
             if deadlines { memory.mayHoldDeadlines = true }
-            guard memory.generation == generation else { return }
+            guard memory.generation == generation else { return false }
             memory.records.reserveCapacity(memory.records.count + loaded.count)
             // With no write since, a record memory holds is the row just read: replacing it changes nothing.
             for (key, record) in loaded { memory.records[key] = record }
+            let trims = memory.trims
             trim(&memory)
+            return memory.trims == trims
         }
-        return loaded
+        return (loaded, joined)
     }
 
     /// Notes that `keys` were read, when there is a byte budget (otherwise no read times are kept).
@@ -147,8 +162,7 @@ final class RecordStore: Sendable {
         if maximumBytes != nil { try noteReads(keys) }
     }
 
-    /// Reads `keys` from the table in `IN` lists of at most ``batchSize``; each list is padded to a power of two
-    /// (repeating its last key) so a handful of statements cover every size and stay prepared.
+    /// Reads `keys` from the table, at most ``batchSize`` keys per statement, in key order.
     private static func select(_ keys: [String], _ tx: GQLTransaction) throws -> [String: GQLValues] {
         var deadlines = false
         var records: [String: GQLValues] = [:]
@@ -156,12 +170,24 @@ final class RecordStore: Sendable {
         return records
     }
 
+    /// Looks up each key of a JSON array of keys (one parameter) by the primary key: `json_each` walks the array
+    /// and drives the loop (`CROSS JOIN` keeps it outside), so one prepared statement serves every number of keys
+    /// and SQLite builds no temporary index first, as it does for an `IN` list of parameters.
+    private static let selectByKeys = """
+        SELECT r.key, r.fields FROM json_each(?) AS j CROSS JOIN \(table) AS r ON r.key = j.value
+        """
+
+    /// One key's row, for a key the JSON path cannot carry (SQLite's JSON reads `\u0000` as the end of a string).
+    private static let selectByKey = "SELECT key, fields FROM \(table) WHERE key = ?"
+
     /// The rows of ``select(_:_:)`` as a list (no table of them is made), setting `hasDeadlines` when a record
     /// read holds a server's deadlines.
     ///
-    /// SQLite's part and the decoding run one after the other, not row by row: every row's key and bytes are
-    /// copied out as the statements step, then decoded in one loop. Alternating SQLite's code and the decoder's
-    /// for each row made each evict the other from the processor's instruction cache.
+    /// The keys are looked up in sorted order: neighbouring keys share the B-tree's pages, and records of one
+    /// type come together, which ``RecordCodec/Names`` relies on. SQLite's part and the decoding run one after
+    /// the other, not row by row: every row's key and bytes are copied out as the statements step, then decoded
+    /// in one loop. Alternating SQLite's code and the decoder's for each row made each evict the other from the
+    /// processor's instruction cache.
     private static func selectRows(_ keys: [String], _ tx: GQLTransaction, hasDeadlines: inout Bool) throws
         -> [(key: String, record: GQLValues)]
     {
@@ -172,43 +198,52 @@ final class RecordStore: Sendable {
         blobRows.reserveCapacity(keys.count)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(keys.count * 256)
-        var start = 0
-        while start < keys.count {
-            let chunk = keys[start..<min(start + batchSize, keys.count)]
-            start += chunk.count
-            var size = 1
-            while size < chunk.count { size *= 2 }
-            size = min(size, batchSize)
-            var values = chunk.map { GQLValue.string($0) }
-            while values.count < size, let last = values.last { values.append(last) }
-            let sql =
-                "SELECT key, fields FROM \(table) WHERE key IN ("
-                + Array(repeating: "?", count: values.count)
-                .joined(separator: ",") + ")"
-            try tx.forEachRow(sql: sql, values, table: table) { row in
-                guard let key = row.text(0) else { return }
-                if row.withBlob(1, { bytes.append(contentsOf: $0) }) != nil {
-                    blobRows.append((key, bytes.count))
-                } else if let decoded = decodeNotingDeadlines(row, 1) {
-                    // JSON text (a row written before format 1): rare, decoded at once.
-                    records.append((key, decoded.fields))
-                    if decoded.hasDeadlines { hasDeadlines = true }
-                }
+        var sawDeadlines = false
+        func take(_ row: GQLColumns) {
+            guard let key = row.text(0) else { return }
+            if row.withBlob(1, { bytes.append(contentsOf: $0) }) != nil {
+                blobRows.append((key, bytes.count))
+            } else if let decoded = decodeNotingDeadlines(row, 1) {
+                // JSON text (a row written before format 1): rare, decoded at once.
+                records.append((key, decoded.fields))
+                if decoded.hasDeadlines { sawDeadlines = true }
             }
+        }
+        let sorted = keys.sorted()
+        var start = 0
+        var json = ""
+        while start < sorted.count {
+            let chunk = sorted[start..<min(start + batchSize, sorted.count)]
+            start += chunk.count
+            json.removeAll(keepingCapacity: true)
+            json += "["
+            for key in chunk {
+                if key.utf8.contains(0) {
+                    try tx.forEachRow(sql: selectByKey, [.string(key)], table: table, take)
+                    continue
+                }
+                if json.utf8.count > 1 { json += "," }
+                JSONWriter.quote(key, into: &json)
+            }
+            json += "]"
+            try tx.forEachRow(sql: selectByKeys, [.string(json)], table: table, take)
         }
         bytes.withUnsafeBytes { buffer in
             var offset = 0
+            var names = RecordCodec.Names()
             for (key, end) in blobRows {
                 defer { offset = end }
                 // A BLOB that does not decode is a miss (never read as text).
                 guard
                     let decoded = RecordCodec.decode(
-                        UnsafeRawBufferPointer(rebasing: buffer[offset..<end]), noting: FieldExpiry.expiresMember)
+                        UnsafeRawBufferPointer(rebasing: buffer[offset..<end]), noting: FieldExpiry.expiresMember,
+                        names: &names)
                 else { continue }
                 records.append((key, decoded.fields))
-                if decoded.hasNoted { hasDeadlines = true }
+                if decoded.hasNoted { sawDeadlines = true }
             }
         }
+        if sawDeadlines { hasDeadlines = true }
         return records
     }
 
@@ -342,6 +377,7 @@ final class RecordStore: Sendable {
         guard memory.records.count > memoryLimit else { return }
         let drop = memory.records.count - memoryLimit / 2
         memory.isComplete = false
+        memory.trims &+= 1
         for key in Array(memory.records.keys.prefix(drop)) { memory.records[key] = nil }
     }
 }
