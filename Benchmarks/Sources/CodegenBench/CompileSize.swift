@@ -8,7 +8,7 @@ import GQLCodegen
 /// built once; its own scratch folder, never the repository's `.build`) depends on GraphQLite's GQLNet by path and
 /// holds four targets: `Generated200` (GQLCodegen's output for all 200 operations), `Generated10` (its output for
 /// Compared.graphql alone), `HandWritten10` (Benchmarks/Codegen/HandWritten/Compared.swift) and `Profiled200` (the
-/// 200 operations again, compiled with the frontend's timers on, built only by `--profile`). Two measures, each one
+/// 200 operations again, compiled with the frontend's type-checking timers on, built only by `--profile`). Two measures, each one
 /// `swift build --target T` with everything T depends on already built, SwiftPM's own start included (the no-op
 /// build beside them is that start alone):
 /// - **the module afresh**: every source of T touched, so every file is compiled again and the module re-emitted:
@@ -71,11 +71,14 @@ struct CompileSize {
             for round in 0..<rounds {
                 for index in Self.targets.indices {
                     let target = Self.targets[(index + round) % Self.targets.count]
-                    samples[target, default: []].append(try build(configuration, target: target, touching: target))
+                    let seconds = try build(configuration, target: target, touching: target)
+                    samples[target, default: []].append(seconds)
+                    Self.progress("\(configuration) round \(round + 1): \(target) afresh \(Self.seconds(seconds))")
                 }
                 let edited = try build(
                     configuration, target: "Generated200", touching: "Generated200", only: Self.incrementalFile)
                 incrementalSamples.append(edited)
+                Self.progress("\(configuration) round \(round + 1): one operation edited \(Self.seconds(edited))")
             }
             for (target, values) in samples { seconds[target, default: [:]][configuration] = Statistics.median(values) }
             incremental[configuration] = Statistics.median(incrementalSamples)
@@ -139,7 +142,7 @@ struct CompileSize {
                         name: "Profiled200", dependencies: [.product(name: "GQLNet", package: "GraphQLite")],
                         swiftSettings: [
                             .unsafeFlags([
-                                "-driver-time-compilation", "-Xfrontend", "-debug-time-function-bodies",
+                                "-Xfrontend", "-debug-time-function-bodies",
                                 "-Xfrontend", "-debug-time-expression-type-checking",
                             ])
                         ]),
@@ -175,6 +178,14 @@ struct CompileSize {
             URL(fileURLWithPath: "/usr/bin/env"), Self.arguments(configuration, target: target), in: Self.folder)
         guard status == 0 else { throw BenchError("swift build -c \(configuration) \(target ?? "") failed:\n\(log)") }
         return seconds
+    }
+
+    static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+
+    /// A line printed at once (a run cut short by a time limit still shows what it measured).
+    static func progress(_ line: String) {
+        print(line)
+        fflush(nil)
     }
 
     static func arguments(_ configuration: String, target: String?) -> [String] {
