@@ -17,8 +17,11 @@
 #   body JSON    HTTPRequestDecoder.decodeBody: the body's JSON into a request
 #   plan lookup  DevEngine.prepare: the cached document, the operation, the limits
 #   run          DevEngine.runNow: arguments, the store read and the response's JSON, of it
-#     SQLite       GQLDatabaseContext.fetchAll(sql:): the read connection, the statement, the row
-#     item         ModelCodec.item: the row into an item
+#     SQLite       the read connection, the statement, the row: GQLDatabaseContext.fetchAll(sql:) (the row as a
+#                  dictionary), or since a getT is written from its columns GQLDatabaseContext.forEachRow, which
+#                  includes the next column's work (its row callback)
+#     item         the row into an item (ModelCodec.item; 0 where inlined), or since then the getT's answer
+#                  written from the columns (DevEngine.written's row callback, inside forEachRow)
 #     encode       the response's JSON
 #   head+write   DirectHTTPHandler.write: the answer's head and body into a buffer, queued on the channel
 #   flush        DirectHTTPHandler.channelReadComplete: the flush, the socket write
@@ -86,8 +89,8 @@ for build in "${builds[@]}"; do
             'HTTPRequestDecoderO10decodeBodyys6Result.*Says5UInt8VGFZ' \
             'DevEngineC7prepareys6Result' \
             'DevEngineC6runNow__9formatter' \
-            'GQLDatabaseContextPAAE8fetchAll3sql_' \
-            'ModelCodecV4itemy' \
+            'GQLDatabaseContextPAAE8fetchAll3sql_|GQLDatabaseContextPAAE10forEachRow3sql' \
+            'ModelCodecV4itemy|DevEngineC7written__3key6budget.*GQLColumnsVXEfU_' \
             'DevEngineC8response.*OperationPlanV_Says6Result' \
             'DirectHTTPHandlerC5write.*HTTPResponseV6Status' \
             'DirectHTTPHandlerC7NIOCore22_ChannelInboundHandlerAadEP19channelReadComplete7context'; do
