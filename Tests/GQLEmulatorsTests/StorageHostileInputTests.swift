@@ -111,6 +111,37 @@ import Testing
         }
     }
 
+    /// S3's 5 MiB minimum for every part but the last, at its default: two 1 KiB parts do not complete
+    /// (`EntityTooSmall`, the upload stays), the second alone, as the last part, does.
+    @Test func aPartUnderFiveMiBThatIsNotTheLastIsEntityTooSmall() async throws {
+        try await StorageFixture.with { fixture in
+            let storage = fixture.storage
+            let create = GQLStorage.Call(method: "POST", bucket: "bucket", key: "small.bin", query: [("uploads", "")], operation: "upload")
+            let uploadId = try #require(try storage.parseXML(try await storage.send(create), call: create)?["UploadId"])
+            let bodies = [1: Data(repeating: 1, count: 1024), 2: Data(repeating: 2, count: 1024)]
+            for (number, body) in bodies {
+                var part = GQLStorage.Call(
+                    method: "PUT", bucket: "bucket", key: "small.bin",
+                    query: [("partNumber", String(number)), ("uploadId", uploadId)], operation: "upload")
+                part.body = body
+                _ = try await storage.send(part)
+            }
+            func complete(_ numbers: [Int]) -> GQLStorage.Call {
+                let parts = numbers.map { number in
+                    "<Part><PartNumber>\(number)</PartNumber><ETag>\"\(Bytes.hex(MD5.hash(bodies[number] ?? Data())))\"</ETag></Part>"
+                }
+                return GQLStorage.Call(
+                    method: "POST", bucket: "bucket", key: "small.bin", query: [("uploadId", uploadId)],
+                    headers: [("Content-Type", "application/xml")],
+                    body: Data("<CompleteMultipartUpload>\(parts.joined())</CompleteMultipartUpload>".utf8), operation: "upload")
+            }
+            #expect(await Self.refusal(storage, complete([1, 2])) == "EntityTooSmall")
+            #expect(try await storage.info("bucket", "small.bin") == nil)
+            #expect(await Self.refusal(storage, complete([2])) == nil)
+            #expect(try await storage.download("bucket", "small.bin") == bodies[2])
+        }
+    }
+
     /// A client that trickles bytes never stalls for a whole body timeout; it is cut off because it averages
     /// under the minimum rate. The timeout is 1.5 s here and a byte comes every 0.3 s (five times within any
     /// timeout, so only the rate rule, not the stall rule, can end it even on a loaded machine); the test bounds its
