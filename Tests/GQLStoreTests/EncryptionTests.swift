@@ -118,6 +118,30 @@ import Testing
         #expect(said.contains("refused: file is not a database"), "python said: \(said)")
     }
 
+    /// The `sqlite3` command-line tool refuses the file, and what it prints holds none of the values inserted. CI
+    /// installs Debian's `sqlite3`; where the tool is absent the test is skipped and says so.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"),
+            "needs the sqlite3 command-line tool at /usr/bin/sqlite3"))
+    func theSQLiteCommandLineToolCannotOpenTheFile() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcrypt")
+        defer { directory.cleanup() }
+        let path = directory.path("secret.sqlite")
+        let db = try GQLDatabase(path: path, key: Self.keyA)
+        try Self.insertMarkers(db, ["hello-from-the-cli-test"])
+        try db.close()
+        let (out, err) = (directory.path("sqlite3.out"), directory.path("sqlite3.err"))
+        let child = try ChildProcess(
+            "/usr/bin/sqlite3", ["-batch", path, "SELECT count(*) FROM sqlite_master;"],
+            stdout: .file(out), stderr: .file(err))
+        let ended = child.waitBlocking()
+        let said = [out, err].map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }.joined()
+        #expect(ended != .exited(0), "sqlite3 opened the file: \(said)")
+        #expect(said.contains("file is not a database"), "sqlite3 said: \(said)")
+        #expect(!said.contains("hello-from-the-cli-test"))
+    }
+
     // MARK: Refusals
 
     @Test func aWrongKeyIsRefusedAtOpenAndTheFileIsUntouched() throws {
