@@ -187,7 +187,7 @@ extension DevEngine {
         out.raw("{")
         for (n, output) in outputs.enumerated() {
             if n > 0 { out.raw(",") }
-            out.key(output.key)
+            out.raw(output.keyJSON)
             guard member(output, { item[$0] }, path: path, errors: &errors, into: &out) else { return false }
         }
         out.raw("}")

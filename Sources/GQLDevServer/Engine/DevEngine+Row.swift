@@ -40,15 +40,19 @@ extension DevEngine {
         errors: inout [GraphQLError], into out: inout ResponseJSON
     ) -> Bool {
         let fields = store.model.fields
-        out.raw("{")
+        out.raw(ascii: UInt8(ascii: "{"))
         for (n, output) in field.outputs.enumerated() {
-            if n > 0 { out.raw(",") }
-            out.key(output.key)
+            if n > 0 { out.raw(ascii: UInt8(ascii: ",")) }
+            out.raw(output.keyJSON)
             let index = field.columns[n]
-            if let index, case .column(_, _, let scalar, _) = output.value,
-                writeColumn(columns, Int32(index), fields[index], scalar.kind, into: &out)
-            {
-                continue
+            if let index, case .column(_, _, let scalar, let nonNull) = output.value {
+                // A NULL column is a null item value (``ModelCodec/itemValue(_:_:)``), which the member writer
+                // writes as `null` for a nullable output; a non-null one takes its error path below.
+                if !nonNull, columns.kind(Int32(index)) == .null {
+                    out.raw(Self.null)
+                    continue
+                }
+                if writeColumn(columns, Int32(index), fields[index], scalar.kind, into: &out) { continue }
             }
             // Any other form: the item's value, as `codec.item` makes it, through the dictionary path's writer.
             let value: (String) -> GQLValue? = { name in
@@ -58,9 +62,11 @@ extension DevEngine {
             }
             guard member(output, value, path: { [field.key] }, errors: &errors, into: &out) else { return false }
         }
-        out.raw("}")
+        out.raw(ascii: UInt8(ascii: "}"))
         return true
     }
+
+    private static let null: [UInt8] = Array("null".utf8)
 
     /// Writes a column in one of the common forms as the dictionary path writes its item value; `false`, nothing
     /// written, for any other (a NULL included: the member writer decides what a null means for the item).

@@ -44,11 +44,16 @@ struct OperationPlan: Sendable {
     /// One output field of the item a root field returns. A class, so running a plan copies no fields.
     final class OutputField: Sendable {
         let key: String
+        /// `"key":` as ``ResponseJSON/key(_:)`` writes it, escaped once when the plan is compiled.
+        let keyJSON: [UInt8]
         let node: Field
         let value: Value
 
         init(key: String, node: Field, value: Value) {
             self.key = key
+            var json = ResponseJSON(capacity: key.utf8.count + 3)
+            json.key(key)
+            self.keyJSON = json.utf8
             self.node = node
             self.value = value
         }

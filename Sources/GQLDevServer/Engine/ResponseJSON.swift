@@ -56,6 +56,19 @@ struct ResponseJSON {
         bytes.append(contentsOf: fragment.utf8)
     }
 
+    /// The bytes written so far (a plan's precomputed fragment, such as ``OperationPlan/OutputField/keyJSON``).
+    var utf8: [UInt8] { bytes }
+
+    /// Appends bytes written before (``utf8``), as they are.
+    mutating func raw(_ fragment: [UInt8]) {
+        bytes.append(contentsOf: fragment)
+    }
+
+    /// Appends one ASCII byte (`,`, `{`, `}`).
+    mutating func raw(ascii byte: UInt8) {
+        bytes.append(byte)
+    }
+
     /// Appends what `other` wrote.
     mutating func append(_ other: ResponseJSON) {
         bytes.append(contentsOf: other.bytes)
