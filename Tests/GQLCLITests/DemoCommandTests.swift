@@ -55,6 +55,13 @@ struct DemoCommandTests {
         "   the same fetch again -> from the cache, no request; the cache holds 2 Objects records",
         "   mutate(…) changes Objects:demo-c1 -> the screen's watcher emits [\"Milk and eggs\", \"Train tickets\"]",
         "   server stopped: fetch(…, policy: .networkFirst) -> [\"Milk and eggs\", \"Train tickets\"] from the cache",
+        "Every service at once for steps 13 and 14 (gql-cli serve --all, in-process)",
+        "13. Files (GQLStorage against the S3 emulator of gql-cli serve --all)",
+        "   downloaded it again: the same bytes",
+        "   list demo-photos/2026/ -> 2026/holiday.mov, 2026/note.txt",
+        "14. Sign-up, owner-scoped data and a push (the Auth0 and OneSignal emulators of gql-cli serve --all)",
+        "   listNotes with bob's token -> 0 notes",
+        "   signed out: the refresh token is revoked at the emulator",
         "Removed the temporary database.",
     ]
 
@@ -73,6 +80,48 @@ struct DemoCommandTests {
         #expect(
             !FileManager.default.fileExists(
                 atPath: URL(fileURLWithPath: String(database)).deletingLastPathComponent().path))
+        try expectOneServeAll(lines)
+    }
+
+    /// Steps 13 and 14 ran against the one `serve --all` the demo starts: the endpoints it printed (as `serve`
+    /// prints them) are the ones the steps used, its state was in the demo's temporary folder, and that is removed.
+    /// (Part of ``tourRunsAndPrintsEachStep()``: each run of the demo costs CI seconds.)
+    private func expectOneServeAll(_ lines: [String]) throws {
+        let start = try #require(lines.firstIndex { $0.hasPrefix("Every service at once") })
+        // The lines serve prints, once, after the heading: "HTTP      http://127.0.0.1:PORT/graphql" and so on.
+        func printed(_ label: String) throws -> String {
+            let line = try #require(lines[start...].first { $0.hasPrefix("   \(label) ") }, "no \(label) line")
+            let value = line.dropFirst(3 + label.count).drop { $0 == " " }
+            return String(value.prefix { $0 != " " })
+        }
+        let graphql = try printed("HTTP")
+        let storage = try printed("Storage")
+        let auth = try printed("Auth")
+        let push = try printed("Push")
+        let data = try printed("Data")
+        let urls = [graphql, storage, auth, push]
+        for url in urls { #expect(url.hasPrefix("http://127.0.0.1:"), "\(url)") }
+        // Four parts, four ports of their own, each printed once.
+        #expect(Set(urls.compactMap { URL(string: $0)?.port }).count == 4)
+        #expect(lines.filter { $0.hasPrefix("   Storage ") }.count == 1)
+        // The steps print the composition's URLs, and no other emulator's.
+        #expect(lines.contains("   GQLStorageEmulator at \(storage), bucket demo-photos, signatures checked as S3 checks them"))
+        #expect(lines.contains { $0.hasPrefix("   Auth0 emulator at \(auth) (issuer ") && $0.hasSuffix("OneSignal emulator at \(push)") })
+        #expect(lines.contains("   GraphQL API at \(graphql), checking the Auth0 emulator's tokens"))
+        // Every address steps 13 and 14 print (presigned URL included) is on one of the composition's ports.
+        let ports = Set(urls.compactMap { URL(string: $0)?.port })
+        let step13 = try #require(lines.firstIndex { $0.hasPrefix("13. ") })
+        let address = try Regex(#"127\.0\.0\.1:([0-9]+)"#)
+        let used = lines[step13...].flatMap { line in
+            line.matches(of: address).compactMap { $0.output[1].substring.flatMap { Int($0) } }
+        }
+        #expect(used.count >= 4)
+        #expect(Set(used).isSubset(of: ports), "ports \(used) beside the composition's \(ports)")
+        // Its state was in the demo's temporary folder, which is gone.
+        let database = try #require(lines.first { $0.hasPrefix("Database: ") }?.dropFirst("Database: ".count))
+        let folder = URL(fileURLWithPath: String(database)).deletingLastPathComponent().path
+        #expect(data.hasPrefix(folder + "/"))
+        #expect(!FileManager.default.fileExists(atPath: data))
     }
 
     @Test func tourIsDeterministic() async throws {
@@ -82,6 +131,8 @@ struct DemoCommandTests {
             let varying = [
                 (#"127\.0\.0\.1:[0-9]+"#, "127.0.0.1:PORT"), (#"auth0\|[0-9a-f]+"#, "auth0|ID"),
                 (#"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, "NOTIFICATION-ID"),
+                // The demo's temporary folder, where serve --all keeps its state (its Data line).
+                (#"gql-cli-demo-[0-9A-F-]{36}"#, "gql-cli-demo-ID"),
             ]
             return text.split(separator: "\n")
                 .filter { !$0.hasPrefix("Database: ") && !$0.contains("listening on http://") }

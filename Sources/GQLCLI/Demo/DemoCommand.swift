@@ -19,12 +19,13 @@ struct DemoCommand: AsyncParsableCommand {
             changes queued while the server is down, delivered when it starts, and a delta pull; GQLCache: a \
             screen's query kept as records, a watcher that hears a mutation, and the same query answered with the \
             server stopped; then a server that checks bearer tokens, whose expired token GQLServer's authorization \
-            provider replaces without the app noticing; then GQLStorage against the S3 emulator of gql-cli serve \
-            --storage: a file uploaded in parts and downloaded with progress bars, and a presigned URL fetched \
-            without credentials; then the Auth0 and OneSignal emulators of gql-cli serve --auth --push: a user \
-            signed up and in, a note only its owner sees, and a push that the emulator's inbox shows. The \
-            databases are temporary files, removed at the end \
-            unless --keep names where to keep the store's.
+            provider replaces without the app noticing; then one gql-cli serve --all started in-process (the \
+            GraphQL API with the S3, Auth0 and OneSignal emulators, every port free, its state in the demo's \
+            temporary folder), its endpoints printed once as serve prints them, and against it: GQLStorage, a \
+            file uploaded in parts and downloaded with progress bars, and a presigned URL fetched without \
+            credentials; GQLAuth and GQLPush, a user signed up and in, a note only its owner sees, and a push \
+            that the emulator's inbox shows; then it is shut down (also when a step fails). The databases are \
+            temporary files, removed at the end unless --keep names where to keep the store's.
             """
     )
 
@@ -52,8 +53,10 @@ struct DemoCommand: AsyncParsableCommand {
             try await DemoSyncTour(path: directory.appendingPathComponent("sync.sqlite").path).run()
             try await DemoCacheTour(path: directory.appendingPathComponent("cache.sqlite").path).run()
             try await DemoAuthTour().run()
-            try await DemoStorageTour(directory: directory).run()
-            try await DemoAccountsTour().run()
+            try await DemoServices.run(in: directory) { services in
+                try await DemoStorageTour(directory: directory, services: services).run()
+                try await DemoAccountsTour(services: services).run()
+            }
         } catch {
             throw CLIError("the demo stopped", error)
         }

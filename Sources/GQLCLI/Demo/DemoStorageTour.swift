@@ -2,35 +2,33 @@ import Foundation
 import GQLCore
 import GQLEmulators
 import GQLServices
-import Logging
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-/// The storage step of `gql-cli demo`: the S3 emulator `gql-cli serve --storage` runs, in-process, and GQLStorage
-/// against it: a file uploaded in parts and downloaded with progress bars, then a presigned URL fetched by a plain
-/// HTTP client that holds no credentials.
+/// The storage step of `gql-cli demo`: GQLStorage against the S3 emulator of the demo's `gql-cli serve --all`
+/// (``DemoServices``): a file uploaded in parts and downloaded with progress bars, then a presigned URL fetched by
+/// a plain HTTP client that holds no credentials.
 struct DemoStorageTour: DemoStep {
-    /// Where the emulator keeps its objects and the demo its files (removed by the demo).
+    /// Where the demo keeps its files (removed by the demo).
     let directory: URL
+    /// The running `serve --all`.
+    let services: DemoServices
 
     func run() async throws {
-        heading("13. Files (GQLStorage against the S3 emulator of gql-cli serve --storage)")
-        var configuration = GQLStorageEmulator.Configuration()
-        configuration.port = 0
-        configuration.buckets = ["demo-photos"]
-        configuration.dataFolder = try GQLDataFolder(path: directory.appendingPathComponent("storage").path)
-        let quiet = Logger(label: "gql-cli.demo", factory: { _ in SwiftLogNoOpLogHandler() })
-        let started = try await GQLStorageEmulator(configuration: configuration, logger: quiet).start()
-        defer { Task { await started.shutdown() } }
-        say("GQLStorageEmulator at \(started.url), bucket demo-photos, signatures checked as S3 checks them")
+        heading("13. Files (GQLStorage against the S3 emulator of gql-cli serve --all)")
+        let endpoints = services.endpoints
+        guard let emulator = services.suite.storage, let url = endpoints.storage,
+            let accessKey = endpoints.storageAccessKey, let secretKey = endpoints.storageSecretKey
+        else { throw CLIError("the demo's gql-cli serve --all runs no storage emulator") }
+        say("GQLStorageEmulator at \(url), bucket \(DemoServices.bucket), signatures checked as S3 checks them")
         var clientConfiguration = GQLStorage.Configuration()
         clientConfiguration.multipartThreshold = 8 << 20
         clientConfiguration.partSize = 5 << 20
         let storage = GQLStorage(
-            endpoint: started.url, region: configuration.region, accessKey: configuration.accessKey,
-            secretKey: configuration.secretKey, configuration: clientConfiguration)
+            endpoint: url, region: emulator.configuration.region, accessKey: accessKey, secretKey: secretKey,
+            configuration: clientConfiguration)
         do {
             try await tour(storage)
             try await storage.shutdown()
@@ -38,7 +36,6 @@ struct DemoStorageTour: DemoStep {
             try? await storage.shutdown()
             throw error
         }
-        await started.shutdown()
     }
 
     private func tour(_ storage: GQLStorage) async throws {

@@ -9,16 +9,23 @@ extension ServeCommand {
     static func serve(_ suite: GQLEmulatorSuite, endpointsFile: String?) async throws {
         try await serving(
             what: "the emulators", run: { try await suite.runUntilTerminated() },
-            announce: {
-                let endpoints = try await suite.endpoints()
-                let webSocket = try await suite.graphQL?.endpoints().webSocket
-                if let endpointsFile {
-                    try CLIError.guarding("cannot write \(endpointsFile)") {
-                        try writeAtomically(endpoints.json(), to: endpointsFile)
-                    }
-                }
-                return lines(endpoints, webSocket: webSocket, data: suite.dataFolder.url.path)
-            }, shutdown: { await suite.shutdown() })
+            announce: { try await announcement(suite, endpointsFile: endpointsFile).lines },
+            shutdown: { await suite.shutdown() })
+    }
+
+    /// Waits until every part of `suite` listens; writes the endpoints to `endpointsFile` when given; returns them
+    /// with the lines `serve` prints (``lines(_:webSocket:data:)``). `gql-cli demo` prints the same lines.
+    static func announcement(_ suite: GQLEmulatorSuite, endpointsFile: String?) async throws
+        -> (endpoints: GQLEmulatorSuite.Endpoints, lines: String)
+    {
+        let endpoints = try await suite.endpoints()
+        let webSocket = try await suite.graphQL?.endpoints().webSocket
+        if let endpointsFile {
+            try CLIError.guarding("cannot write \(endpointsFile)") {
+                try writeAtomically(endpoints.json(), to: endpointsFile)
+            }
+        }
+        return (endpoints, lines(endpoints, webSocket: webSocket, data: suite.dataFolder.url.path))
     }
 
     /// What `serve` prints once everything listens: one line per endpoint, credentials beside their service.

@@ -117,9 +117,7 @@ struct ServeCommand: AsyncParsableCommand, InterruptibleCommand {
     }
 
     func run() async throws {
-        let sdl = try schema.map { path in
-            try CLIError.guarding("cannot read \(path)") { try String(contentsOfFile: path, encoding: .utf8) }
-        }
+        let sdl = try schemaText()
         if printSchema {
             let text = try CLIError.guarding("the schema is not valid") { try GQLDevServer.generatedSchema(sdl) }
             print(text)
@@ -130,13 +128,7 @@ struct ServeCommand: AsyncParsableCommand, InterruptibleCommand {
                 Data("Warning: \(host) is not a loopback address; gql-cli serve is meant for 127.0.0.1.\n".utf8))
         }
         if emulators.isSuite {
-            let suite = try CLIError.guarding("cannot start the emulators") {
-                var configuration = serverConfiguration(sdl)
-                configuration.openIDConnect = try tokens.openIDConnect()
-                return try GQLEmulatorSuite(
-                    configuration: emulators.suiteConfiguration(graphQL: configuration, host: host), logger: logger())
-            }
-            try await Self.serve(suite, endpointsFile: emulators.endpointsFile)
+            try await Self.serve(try suite(schema: sdl, logger: logger()), endpointsFile: emulators.endpointsFile)
             return
         }
         let server = try CLIError.guarding("cannot start the server") {
@@ -145,6 +137,24 @@ struct ServeCommand: AsyncParsableCommand, InterruptibleCommand {
             return try GQLDevServer(configuration: configuration, logger: logger())
         }
         try await Self.serve(server)
+    }
+
+    /// The text of the --schema file, or `nil` without one.
+    func schemaText() throws -> String? {
+        try schema.map { path in
+            try CLIError.guarding("cannot read \(path)") { try String(contentsOfFile: path, encoding: .utf8) }
+        }
+    }
+
+    /// The composition `serve --all` (or any emulator option) runs: the GraphQL API of these options with the
+    /// emulators they ask for, not yet listening. `gql-cli demo` starts its services with this too.
+    func suite(schema sdl: String?, logger: Logger) throws -> GQLEmulatorSuite {
+        try CLIError.guarding("cannot start the emulators") {
+            var configuration = serverConfiguration(sdl)
+            configuration.openIDConnect = try tokens.openIDConnect()
+            return try GQLEmulatorSuite(
+                configuration: emulators.suiteConfiguration(graphQL: configuration, host: host), logger: logger)
+        }
     }
 
     static let loopbackHosts: Set<String> = ["127.0.0.1", "localhost", "::1"]
