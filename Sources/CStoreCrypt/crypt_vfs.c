@@ -27,6 +27,7 @@
 #include <openssl/kdf.h>
 #include <openssl/rand.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -247,6 +248,24 @@ static int make_aad(const PageCipher *cipher, uint32_t page, const unsigned char
     return 28;
 }
 
+/// Copies the nonce of the next page write into `nonce` and counts past it. A forked child holds a copy of the
+/// parent's prefix and counter: its writes would repeat the parent's next nonces under the same key, so it draws its
+/// own with `draw` (RAND_bytes; the fork probe's child passes one that takes no lock) before its first write. (gForks
+/// spares every page write a getpid() system call, about 140 ns here.) Returns 1 on success.
+static int next_nonce(PageCipher *cipher, unsigned char *nonce, int (*draw)(unsigned char *, int)) {
+    if (cipher->forks != gForks) {
+        pid_t pid = getpid();
+        if (pid != cipher->pid && draw(cipher->nonce, NONCE_SIZE) != 1) return 0;
+        cipher->pid = pid;
+        cipher->forks = gForks;
+    }
+    memcpy(nonce, cipher->nonce, NONCE_SIZE);
+    // The next nonce: the counter (bytes 4..11, big-endian) plus one.
+    for (int i = NONCE_SIZE - 1; i >= 4; i--)
+        if (++cipher->nonce[i] != 0) break;
+    return 1;
+}
+
 /// Encrypts SQLite's page image `in` (page number `page`, `size` bytes) into `out`. Returns 1 on success.
 static int encrypt_page(PageCipher *cipher, uint32_t page, const unsigned char *in, int size, unsigned char *out) {
     int usable = size - GQLCRYPT_RESERVE;
@@ -264,19 +283,7 @@ static int encrypt_page(PageCipher *cipher, uint32_t page, const unsigned char *
         memcpy(out + 16, in + 16, 8);
     }
     int aadLength = make_aad(cipher, page, page == 1 ? in + 16 : NULL, aad);
-    if (cipher->forks != gForks) {
-        // A forked child holds a copy of the parent's prefix and counter: its writes would repeat the parent's next
-        // nonces under the same key. It draws its own before its first write. (gForks spares every page write a
-        // getpid() system call, about 140 ns here.)
-        pid_t pid = getpid();
-        if (pid != cipher->pid && RAND_bytes(cipher->nonce, NONCE_SIZE) != 1) return 0;
-        cipher->pid = pid;
-        cipher->forks = gForks;
-    }
-    memcpy(nonce, cipher->nonce, NONCE_SIZE);
-    // The next nonce: the counter (bytes 4..11, big-endian) plus one.
-    for (int i = NONCE_SIZE - 1; i >= 4; i--)
-        if (++cipher->nonce[i] != 0) break;
+    if (!next_nonce(cipher, nonce, RAND_bytes)) return 0;
     if (EVP_EncryptInit_ex(cipher->encrypt, NULL, NULL, NULL, nonce) != 1) return 0;
     if (EVP_EncryptUpdate(cipher->encrypt, NULL, &length, aad, aadLength) != 1) return 0;
     if (EVP_EncryptUpdate(cipher->encrypt, out + start, &length, in + start, usable - start) != 1) return 0;
@@ -847,6 +854,22 @@ int gqlcrypt_check_file(const char *path, int slot) {
     return result;
 }
 
+/// `count` bytes from /dev/urandom: only open, read and close, which a child forked from a multi-threaded process
+/// may call (OpenSSL's generator may take a lock another thread held at fork()). Returns 1 on success.
+static int draw_without_locks(unsigned char *out, int count) {
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    int got = 0;
+    if (fd < 0) return 0;
+    while (got < count) {
+        ssize_t n = read(fd, out + got, (size_t)(count - got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (int)n;
+    }
+    close(fd);
+    return got == count;
+}
+
 int gqlcrypt_fork_nonce_probe(unsigned char *parent, unsigned char *child) {
     enum { SIZE = 512 };
     static unsigned char in[SIZE], first[SIZE], out[SIZE];
@@ -862,9 +885,10 @@ int gqlcrypt_fork_nonce_probe(unsigned char *parent, unsigned char *child) {
     }
     pid_t pid = fork();
     if (pid == 0) {
+        // Only async-signal-safe calls here (the test process has other threads): the child's next nonce, as
+        // encrypt_page takes it, with the fork detection and the redraw, but no OpenSSL call.
         close(fds[0]);
-        int ok = encrypt_page(&cipher, 2, in, SIZE, out)
-                 && write(fds[1], out + SIZE - GQLCRYPT_RESERVE, NONCE_SIZE) == NONCE_SIZE;
+        int ok = next_nonce(&cipher, nonce, draw_without_locks) && write(fds[1], nonce, NONCE_SIZE) == NONCE_SIZE;
         _exit(ok ? 0 : 1);
     }
     close(fds[1]);

@@ -77,6 +77,29 @@ import Testing
         }
     }
 
+    /// A new file whose folder does not exist yet, named through a symlinked folder: the first opening creates the
+    /// folder, after which the path resolves through the link; the second opening must still find the first one's
+    /// salt (two salts made one of them fail with `.wrongKey`).
+    @Test func twoOpeningsOfANewFileInAMissingFolderShareItsSalt() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcrypt-folder")
+        defer { directory.cleanup() }
+        let real = directory.path("real")
+        let link = directory.path("link")
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        let path = "\(link)/new/deeper/db.sqlite"
+        let key = GQLDatabase.Key.passphrase("correct horse battery staple")
+        let first = try GQLDatabase(path: path, key: key)
+        let second = try GQLDatabase(path: path, key: key)
+        try makeUser(1, "writer 1").insert(second)
+        try makeUser(2, "writer 2").insert(first)
+        try first.close()
+        try second.close()
+        let db = try GQLDatabase(path: "\(real)/new/deeper/db.sqlite", key: key)
+        #expect(try User.fetchAll(db, order: "userId").map(\.name) == ["writer 1", "writer 2"])
+        try db.close()
+    }
+
     /// Opens the missing file under `first` and `second` (two spellings, or the same) from two threads at once with
     /// one passphrase; each writes a row. Both must succeed and both rows be there.
     static func openAtOnce(

@@ -215,19 +215,25 @@ extension GQLDatabase {
     }
 
     /// The file `path` names, however it is spelled (`x`, `./x`, a symlinked folder): its real path, or, while it
-    /// does not exist, its folder's real path and its name.
+    /// or its folders do not exist yet, the real path of the deepest folder that does and the missing names after it
+    /// (so the name stays the same once the folders and the file are created).
     static func realFile(_ path: String) -> String {
-        let url = URL(fileURLWithPath: path).standardizedFileURL
-        func resolved(_ path: String) -> String? {
-            guard let real = realpath(path, nil) else { return nil }
-            defer { free(real) }
-            return String(cString: real)
+        var existing = URL(fileURLWithPath: path).standardizedFileURL
+        var missing: [String] = []
+        while true {
+            if let real = realpath(existing.path, nil) {
+                defer { free(real) }
+                var url = URL(fileURLWithPath: String(cString: real))
+                for name in missing.reversed() { url.appendPathComponent(name) }
+                return url.path
+            }
+            let parent = existing.deletingLastPathComponent()
+            guard parent.path != existing.path, !existing.lastPathComponent.isEmpty else {
+                return URL(fileURLWithPath: path).standardizedFileURL.path
+            }
+            missing.append(existing.lastPathComponent)
+            existing = parent
         }
-        if let real = resolved(url.path) { return real }
-        if let folder = resolved(url.deletingLastPathComponent().path) {
-            return URL(fileURLWithPath: folder).appendingPathComponent(url.lastPathComponent).path
-        }
-        return url.path
     }
 
     private enum OpeningHeader {
