@@ -16,10 +16,10 @@ import Testing
         type Mutation { createPost(input: PostInput!): Post }
         """, name: "schema.graphql")
 
-    func diagnostics(_ documents: [String: String]) -> [String] {
+    func diagnostics(_ documents: [String: String], schema: GQLCodegen.Schema = Self.schema) -> [String] {
         do {
             _ = try GQLCodegen().generate(
-                schema: Self.schema, documents: documents.map { GQLCodegen.Document(text: $0.value, name: $0.key) })
+                schema: schema, documents: documents.map { GQLCodegen.Document(text: $0.value, name: $0.key) })
             return []
         } catch let failure as GQLCodegen.Failure {
             return failure.diagnostics.map(\.description)
@@ -73,6 +73,55 @@ import Testing
         #expect(
             diagnostics(["e.graphql": "query Q { item { ... on User { id } ... on Post { id } } node(id: 1) { id id } }"])
                 .isEmpty)
+    }
+
+    /// Input objects' fields are compared in name order, as graphql-js does: written in another order they are
+    /// the same argument.
+    @Test func argumentsThatDifferOnlyInTheirFieldsOrderMerge() {
+        #expect(
+            diagnostics([
+                "m.graphql": """
+                mutation R {
+                  createPost(input: { title: "a", status: LIVE }) { id }
+                  createPost(input: { status: LIVE, title: "a" }) { title }
+                }
+                """
+            ]).isEmpty)
+        #expect(
+            diagnostics([
+                "n.graphql": """
+                mutation S {
+                  createPost(input: { title: "a", status: LIVE }) { id }
+                  createPost(input: { status: DRAFT, title: "a" }) { title }
+                }
+                """
+            ]).count == 1)
+    }
+
+    /// One pair of fields on exclusive object types does not make the group's other pairs exclusive: the
+    /// sub-fields of two `User.posts` under one key must still merge (`t` is two different fields).
+    @Test func aConflictUnderTheNonExclusivePairsIsFoundBesideAnExclusivePair() throws {
+        let schema = try GQLCodegen.Schema(sdl: """
+            type User { posts: [Post!]! }
+            type Post { replies: [Post!]! title: String! body: String! }
+            union Item = User | Post
+            type Query { item: Item }
+            """, name: "schema.graphql")
+        let found = diagnostics(
+            [
+                "o.graphql": """
+                query T {
+                  item {
+                    ... on User { p: posts { t: title } }
+                    ... on Post { p: replies { t: title } }
+                    ... on User { p: posts { t: body } }
+                  }
+                }
+                """
+            ], schema: schema)
+        #expect(found.count == 1)
+        #expect(found.first?.hasPrefix("o.graphql:5:30: error: t cannot answer both Post.title") == true)
+        #expect(found.first?.contains("they are different fields") == true)
     }
 
     @Test func aFragmentOnAnImpossibleType() {

@@ -11,19 +11,37 @@ import GQLCore
 /// gate.open()
 /// ```
 public final class HeldGate: Sendable {
-    public let name: String
+    /// The name held; nil when the gate holds a caller by its number (``init(holdingCall:)``).
+    public let name: String?
+    private let number: Int
     private let entered = GQLWaiter<Void>()
     private let opened = GQLWaiter<Void>()
     /// Whether a caller was held (or the gate opened): every later one passes.
     private let used = GQLLocked(false)
+    private let names = GQLLocked<[String?]>([])
 
     public init(holding name: String) {
         self.name = name
+        number = 0
     }
 
-    /// For the first call with ``name``, waits until ``open()``; returns at once for any other.
+    /// Holds the `number`th caller, whatever its name (the ones before it are registered by then).
+    public init(holdingCall number: Int) {
+        name = nil
+        self.number = number
+    }
+
+    /// The names that reached the gate so far, in order.
+    public var passed: [String?] { names.withLock { $0 } }
+
+    /// For the first call with ``name`` (or the call numbered so), waits until ``open()``; returns at once for any
+    /// other.
     public func pass(_ name: String?) async {
-        guard name == self.name,
+        let count = names.withLock { names in
+            names.append(name)
+            return names.count
+        }
+        guard self.name == nil ? count == number : name == self.name,
             used.withLock({ used in
                 defer { used = true }
                 return !used
@@ -33,12 +51,12 @@ public final class HeldGate: Sendable {
         await opened.wait(whenCancelled: ())
     }
 
-    /// Returns once ``name`` reached the gate.
+    /// Returns once the caller held reached the gate.
     public func held() async {
         await entered.wait(whenCancelled: ())
     }
 
-    /// Lets ``name`` through, now and from now on.
+    /// Lets the caller held through, and every one from now on.
     public func open() {
         used.withLock { $0 = true }
         opened.resume(returning: ())

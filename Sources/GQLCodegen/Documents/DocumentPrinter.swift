@@ -6,9 +6,19 @@ import GraphQL
 /// or a union gains `__typename`, which the generated type cases decode on.
 struct DocumentPrinter {
     let schema: GQLCodegen.Schema
+    /// Whether input objects' fields are written in name order (as the fields-can-merge rule compares arguments)
+    /// rather than as written.
+    var sortsFields = false
     private var out = ""
 
     init(schema: GQLCodegen.Schema) { self.schema = schema }
+
+    /// One value as text.
+    mutating func print(_ value: any Value) -> String {
+        out = ""
+        write(value)
+        return out
+    }
 
     mutating func print(_ operation: OperationDefinition) -> String {
         out = operation.operation.rawValue
@@ -112,7 +122,8 @@ struct DocumentPrinter {
             out += "]"
         case let object as ObjectValue:
             out += "{"
-            for (index, field) in object.fields.enumerated() {
+            let fields = sortsFields ? object.fields.sorted { $0.name.value < $1.name.value } : object.fields
+            for (index, field) in fields.enumerated() {
                 out += index > 0 ? ", " : ""
                 out += field.name.value + ": "
                 write(field.value)

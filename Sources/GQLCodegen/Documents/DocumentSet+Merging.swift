@@ -51,8 +51,10 @@ extension DocumentSet {
         for key in order {
             guard let group = byKey[key], let first = group.first else { continue }
             var spread: Set<String> = []
-            var sub: [FieldIR] = first.selections.map { self.fields(of: $0, spread: &spread) } ?? []
-            var subExclusive = exclusive
+            let firstSub: [FieldIR] = first.selections.map { self.fields(of: $0, spread: &spread) } ?? []
+            // The sub-fields of the pairs that do not exclude each other are compared as such, together; each
+            // exclusive pair's on its own (one exclusive pair must not make the others' sub-fields exclusive).
+            var sub = firstSub
             for other in group.dropFirst() {
                 let excludes = exclusive || (first.parent != other.parent && isObject(first.parent) && isObject(other.parent))
                 if let conflict = conflict(first, other, excludes: excludes) {
@@ -67,10 +69,15 @@ extension DocumentSet {
                     }
                     continue
                 }
-                subExclusive = subExclusive || excludes
-                sub += other.selections.map { self.fields(of: $0, spread: &spread) } ?? []
+                if excludes && !exclusive {
+                    var pairSpread: Set<String> = []
+                    let otherSub = other.selections.map { self.fields(of: $0, spread: &pairSpread) } ?? []
+                    if !otherSub.isEmpty { checkMerges(firstSub + otherSub, exclusive: true, reported: &reported) }
+                } else {
+                    sub += other.selections.map { self.fields(of: $0, spread: &spread) } ?? []
+                }
             }
-            if !sub.isEmpty { checkMerges(sub, exclusive: subExclusive, reported: &reported) }
+            if !sub.isEmpty { checkMerges(sub, exclusive: exclusive, reported: &reported) }
         }
     }
 

@@ -93,8 +93,11 @@ extension DocumentSet {
         case (false, nil):
             break
         }
+        // Compared by the fields-can-merge rule: in name order, input objects' fields too (as graphql-js does).
+        var printer = DocumentPrinter(schema: schema)
+        printer.sortsFields = true
         let arguments = field.arguments.sorted { $0.name.value < $1.name.value }
-            .map { "\($0.name.value): \(GraphQL.print(ast: $0.value))" }.joined(separator: ", ")
+            .map { "\($0.name.value): \(printer.print($0.value))" }.joined(separator: ", ")
         return FieldIR(
             key: key, name: name, type: definition.type, conditional: conditional, selections: selections,
             parent: parent, arguments: arguments, place: Place(field.loc))

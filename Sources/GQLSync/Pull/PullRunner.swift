@@ -31,9 +31,14 @@ struct PullRunner: Sendable {
     /// the `startedAt` of the first page, so a change made on the server while later pages were fetched is asked
     /// for again next time rather than missed. Each page is written with the sync origin; when the outbox
     /// shares the store's file, the last page and the new cursor commit together.
-    func run(forceBase: Bool, progress: (@Sendable (GQLSync.PullReport) -> Void)?) async throws -> GQLSync.PullReport {
+    ///
+    /// `from`: the cursor to pull from instead of the stored one (a live sync reading again what its last pull
+    /// read, see ``GQLSync/Live``).
+    func run(
+        forceBase: Bool, from earlier: OutboxStore.Cursor? = nil, progress: (@Sendable (GQLSync.PullReport) -> Void)?
+    ) async throws -> GQLSync.PullReport {
         let takenAt = Int64((now().timeIntervalSince1970 * 1000).rounded())
-        let cursor = try outbox.cursor(query, variables: cursorVariables)
+        let cursor = try earlier ?? outbox.cursor(query, variables: cursorVariables)
         let isBase = forceBase || cursor == nil || cursor.map { expired($0, at: takenAt) } == true
         var report = GQLSync.PullReport(kind: isBase ? .base : .delta)
         let shared = store === outbox.database
