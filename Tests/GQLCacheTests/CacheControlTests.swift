@@ -48,44 +48,6 @@ import Testing
         }
     }
 
-    /// A watch's answer after a change follows fetch's rule: a `no-cache` field written by another query's
-    /// answer is asked of the server, not emitted from the cache; the watcher's own answer, `no-cache` again, is
-    /// not asked for a second time.
-    @Test func aWatchRevalidatesANoCacheAnswerAWriteBroughtIn() async throws {
-        let stand = try Stand { index in index == 0 ? [] : ["Cache-Control: no-cache"] }
-        defer { stand.server.stop() }
-        var watch = stand.cache.watch(stand.client, Self.query, policy: .cacheFirst).makeAsyncIterator()
-        let first = try #require(try await watch.next())
-        #expect(first.source == .network && first.data?["note"]?["title"] == "answer 0")
-        // Another fetch stores answer 1, no-cache: the watcher must not serve it from the cache unasked.
-        _ = try await stand.fetch()
-        let revalidated = try #require(try await watch.next())
-        #expect(revalidated.source == .network && revalidated.data?["note"]?["title"] == "answer 2")
-        #expect(revalidated.isStale == false)
-        // Answer 2 said no-cache too and woke the watcher as it was stored; what it reads back is what it emitted,
-        // so the server is not asked again. The next answer is the next write's (a manual one: fresh).
-        try stand.cache.write(Self.query, data: ["note": ["__typename": "Note", "id": "1", "title": "by hand"]])
-        let manual = try #require(try await watch.next())
-        #expect(manual.source == .cache && !manual.isStale && manual.data?["note"]?["title"] == "by hand")
-        #expect(stand.server.requestCount == 3)
-        try await stand.finish()
-    }
-
-    /// cacheOnly asks no server: its watch emits the no-cache answer from the cache, flagged, as its fetch does.
-    @Test func aCacheOnlyWatchEmitsANoCacheAnswerFlaggedStale() async throws {
-        let stand = try Stand { index in index == 0 ? [] : ["Cache-Control: no-cache"] }
-        defer { stand.server.stop() }
-        _ = try await stand.fetch()
-        var watch = stand.cache.watch(stand.client, Self.query, policy: .cacheOnly).makeAsyncIterator()
-        let first = try #require(try await watch.next())
-        #expect(first.source == .cache && !first.isStale && first.data?["note"]?["title"] == "answer 0")
-        _ = try await stand.fetch()
-        let second = try #require(try await watch.next())
-        #expect(second.source == .cache && second.isStale && second.data?["note"]?["title"] == "answer 1")
-        #expect(stand.server.requestCount == 2)
-        try await stand.finish()
-    }
-
     @Test func maxAgeMakesTheAnswerStaleThenRefetchedWithoutAConfiguredAge() async throws {
         let stand = try Stand { index in index == 0 ? ["Cache-Control: public, max-age=60"] : [] }
         defer { stand.server.stop() }

@@ -13,10 +13,7 @@ extension GQLCache {
     /// ```
     /// When a change leaves the cache without part of the answer (an ``evict(key:)``, a ``clear()``), a watch
     /// that may use the network fetches the answer again; a ``Policy/cacheOnly`` watch waits for the records to
-    /// come back. A change that leaves the answer holding a field of a `Cache-Control: no-cache` answer is
-    /// treated the same way (asked of the server, never emitted from the cache unrevalidated), as
-    /// ``fetch(_:_:_:policy:store:maxStale:)`` treats it. A failed refetch is not an error of the watch: it waits
-    /// for the next change.
+    /// come back. A failed refetch is not an error of the watch: it waits for the next change.
     /// - Throws (from the iteration): the first answer's errors, as ``fetch(_:_:_:policy:store:maxStale:)`` throws them.
     public func watch(
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
@@ -117,33 +114,19 @@ private struct Watcher: Sendable {
         for await _ in wakes {
             try Task.checkCancellation()
             let before = cache.watchers.changeCount
-            // A failed refetch is not an error of the watch: it waits for the next change.
-            func refetch() async {
-                guard let fetched = try? await cache.network(server, request) else { return }
-                emit(fetched)
-                track(id, request, since: before)
-            }
             do {
                 let answer = try cache.cachedAnswer(request.operation, request.variables)
                 cache.watchers.setDependencies(answer.keys, of: id, readSince: before)
-                // As for fetch: an answer holding a field of a `no-cache` answer is not served without the server's
-                // word (RFC 9111 §4.2.4), except under cacheOnly, which asks no server. The watcher's own
-                // revalidated answer, when it says `no-cache` again, wakes it and reads back as it emitted it:
-                // nothing new to emit then, so the server is not asked again (no loop of refetches).
-                if policy != .cacheOnly, let staleness = answer.staleness,
-                    CacheControl.mustBeRevalidated(staleness: staleness)
-                {
-                    if let last, last.data == answer.data { continue }
-                    await refetch()
-                    continue
-                }
                 emit(
                     GQLCache.Result(
                         result: GQLResult(data: answer.data), source: .cache, isStale: answer.staleness != nil))
             } catch let miss as ReadMiss {
                 cache.watchers.setDependencies(miss.keys, of: id, readSince: before)
                 guard policy != .cacheOnly else { continue }
-                await refetch()
+                if let fetched = try? await cache.network(server, request) {
+                    emit(fetched)
+                    track(id, request, since: before)
+                }
             }
         }
     }
