@@ -7,7 +7,7 @@ import Testing
 @testable import GQLServices
 
 /// CRC-32 on known values (zlib's `crc32` gives the same), and the checksums GQLStorage's uploads carry, read back
-/// from moto's S3 server (signature checking on, so the checksum headers are signed and checked with the rest).
+/// from each ``StorageServer`` (signature checking on, so the checksum headers are signed and checked with the rest).
 @Suite(.serialized) struct StorageChecksumTests {
     @Test(arguments: [
         ("", UInt32(0)),
@@ -76,8 +76,9 @@ import Testing
         )
     }
 
-    @Test func uploadsCarryTheirCRC32AndMultipartUploadsGetTheCompositeOfTheirParts() async throws {
-        try await StorageTests.withStorage(configure: {
+    @Test(arguments: StorageServer.allCases)
+    func uploadsCarryTheirCRC32AndMultipartUploadsGetTheCompositeOfTheirParts(_ server: StorageServer) async throws {
+        try await StorageTests.withStorage(server, configure: {
             $0.multipartThreshold = 5 << 20
             $0.partSize = 5 << 20
             $0.maximumConcurrentParts = 2
@@ -86,7 +87,7 @@ import Testing
             try await storage.upload("checksums", "small.txt", Data("123456789".utf8))
             #expect(try await Self.storedChecksum(storage, "checksums", "small.txt").crc == "y/Q5Jg==")
 
-            // moto computes each part's CRC-32 from the bytes it stored, then the composite of them.
+            // The server computes each part's CRC-32 from the bytes it stored, then the composite of them.
             let size = (11 << 20) + 777
             let data = StorageTests.bytes(size, seed: 12)
             let directory = try TemporaryFiles()
@@ -103,8 +104,9 @@ import Testing
         }
     }
 
-    @Test func noChecksumIsSentWhenTurnedOff() async throws {
-        try await StorageTests.withStorage(configure: {
+    @Test(arguments: StorageServer.allCases)
+    func noChecksumIsSentWhenTurnedOff(_ server: StorageServer) async throws {
+        try await StorageTests.withStorage(server, configure: {
             $0.sendsChecksums = false
             $0.multipartThreshold = 5 << 20
             $0.partSize = 5 << 20

@@ -9,6 +9,9 @@ import Testing
 /// GQLStorage against a hostile S3 stand-in (Tests/Interop/hostile_s3_peer.py), whose bucket names pick the
 /// answer: XML too deep to free recursively, listings that never end or never stop growing, keys that are not what
 /// they seem, downloads that crawl. Every case ends with a clear error (or the right keys), the process alive.
+/// These are answers only a stand-in gives; what a real server answers (keys with XML's entities, and at the
+/// emulator a control character, percent-encoded in listings; multipart ETags) StorageTests checks against moto and
+/// the storage emulator.
 @Suite(.serialized) struct StorageHostileTests {
     static func withHostile<T>(
         configure: (inout GQLStorage.Configuration) -> Void = { _ in },

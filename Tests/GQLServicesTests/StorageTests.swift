@@ -1,31 +1,42 @@
 import AsyncHTTPClient
 import Foundation
 import GQLCore
+import GQLEmulators
 import GQLTestSupport
 import Testing
 
 @testable import GQLServices
 
-/// GQLStorage against moto's S3 server (Tests/Interop/s3_peer.py) with request authentication on: every request
-/// must carry a valid SigV4 signature of the peer's access key.
+/// The S3-shaped servers GQLStorage's suites run against: moto's S3 server (Tests/Interop/s3_peer.py), and
+/// GQLEmulators' storage emulator (what `gql-cli serve --storage` runs), in-process on 127.0.0.1.
+enum StorageServer: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case moto
+    case emulator
+
+    var testDescription: String { self == .moto ? "s3_peer.py (moto)" : "GQLStorageEmulator" }
+}
+
+/// GQLStorage against each ``StorageServer`` with request authentication on: every request must carry a valid
+/// SigV4 signature of the server's access key.
 ///
-/// Keys here avoid `+ ! ' ( ) *`, which moto's own signature check wrongly refuses; SigV4OracleTests covers them
-/// against botocore.
+/// Keys sent to moto avoid `+ ! ' ( ) *`, which moto's own signature check wrongly refuses (S3 takes any UTF-8
+/// key); the emulator gets them too, and SigV4OracleTests covers them against botocore.
 @Suite(.serialized) struct StorageTests {
-    /// The peer's port and credentials, from its READY line.
+    /// The server's port and credentials (moto's from its READY line).
     struct PeerInfo: Decodable {
         var port: Int
         var accessKey: String
         var secretKey: String
     }
 
+    /// Runs `body` with a client of a fresh `server`. `authenticated: false` starts moto without its signature
+    /// check; the emulator always checks signatures, presigned ones included.
     static func withStorage<T>(
-        secret: String? = nil, authenticated: Bool = true,
+        _ server: StorageServer = .moto, secret: String? = nil, authenticated: Bool = true,
         configure: (inout GQLStorage.Configuration) -> Void = { _ in },
         _ body: (GQLStorage, PeerInfo) async throws -> T
     ) async throws -> T {
-        try await PythonPeer.with("s3_peer.py", authenticated ? [] : ["--no-auth"]) { peer in
-            let info = try JSONDecoder().decode(PeerInfo.self, from: Data(peer.ready.utf8))
+        func run(_ info: PeerInfo) async throws -> T {
             var configuration = GQLStorage.Configuration()
             configuration.backoff = GQLBackoff(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50))
             configure(&configuration)
@@ -41,18 +52,45 @@ import Testing
                 throw error
             }
         }
+        switch server {
+        case .moto:
+            return try await PythonPeer.with("s3_peer.py", authenticated ? [] : ["--no-auth"]) { peer in
+                try await run(try JSONDecoder().decode(PeerInfo.self, from: Data(peer.ready.utf8)))
+            }
+        case .emulator:
+            let directory = try TemporaryDirectory(prefix: "gql-storage")
+            defer { directory.cleanup() }
+            var emulator = GQLStorageEmulator.Configuration()
+            emulator.port = 0
+            emulator.dataFolder = try GQLDataFolder(path: directory.path("data"))
+            let started = try await GQLStorageEmulator(configuration: emulator).start()
+            do {
+                let result = try await run(
+                    PeerInfo(port: started.port, accessKey: emulator.accessKey, secretKey: emulator.secretKey))
+                await started.shutdown()
+                return result
+            } catch {
+                await started.shutdown()
+                throw error
+            }
+        }
     }
 
     static func bytes(_ count: Int, seed: UInt64) -> Data { TestSeed.bytes(count, seed: seed) }
 
-    @Test func roundTripsOfSmallObjectsWithGeneratedKeys() async throws {
-        try await Self.withStorage { storage, _ in
+    @Test(arguments: StorageServer.allCases)
+    func roundTripsOfSmallObjectsWithGeneratedKeys(_ server: StorageServer) async throws {
+        try await Self.withStorage(server) { storage, _ in
             try await storage.createBucket("round-trips")
-            let keys = [
+            let everywhere = [
                 "plain.txt", "folder/file name.png", "deep/a/b/c/d.bin", "unicode/é日本ü😀.txt", "percent%20literal%",
                 "query?and#hash&amp=1", "colon:at@dollar$comma,semi;", "tilde~under_score-dash.dot",
-                "brackets[]{}^`|", "spaces  twice", "trailing/slash/",
+                "brackets[]{}^`|", "spaces  twice", "trailing/slash/", "x<y>z\"q",
             ]
+            // S3 takes any UTF-8 key. moto's signature check refuses `+ ! ' ( ) *` (see above), and moto answers
+            // NoSuchKey to a key with a tab or a newline it has just stored: the emulator gets them all.
+            let notMoto: [String] = server == .moto ? [] : ["a+b.txt", "bang!quote'(paren)*star", "한/tab\tnewline\n"]
+            let keys: [String] = everywhere + notMoto
             for (index, key) in keys.enumerated() {
                 let data = Self.bytes([0, 1, 17, 1000, 4096][index % 5], seed: UInt64(index))
                 let etag = try await storage.upload("round-trips", key, data)
@@ -73,8 +111,9 @@ import Testing
         }
     }
 
-    @Test func missingObjectsAndBucketsAreNotFound() async throws {
-        try await Self.withStorage { storage, _ in
+    @Test(arguments: StorageServer.allCases)
+    func missingObjectsAndBucketsAreNotFound(_ server: StorageServer) async throws {
+        try await Self.withStorage(server) { storage, _ in
             try await storage.createBucket("present")
             let missingKey = await #expect(throws: GQLError.self) { try await storage.download("present", "nope") }
             #expect(missingKey?.code == .notFound)
@@ -88,8 +127,9 @@ import Testing
         }
     }
 
-    @Test func aWrongSecretIsASignatureErrorThatQuotesNoSecret() async throws {
-        try await Self.withStorage(secret: "not-the-secret-0123456789") { storage, info in
+    @Test(arguments: StorageServer.allCases)
+    func aWrongSecretIsASignatureErrorThatQuotesNoSecret(_ server: StorageServer) async throws {
+        try await Self.withStorage(server, secret: "not-the-secret-0123456789") { storage, info in
             let error = await #expect(throws: GQLError.self) { try await storage.createBucket("refused") }
             #expect(error?.code == .signature)
             #expect(error?.serviceCode == "SignatureDoesNotMatch")
@@ -115,10 +155,12 @@ import Testing
         }
     }
 
-    /// moto cannot check presigned URLs while it authenticates (see Tests/Interop/s3_peer.py): this round trip
-    /// runs against a peer that checks nothing, and SigV4OracleTests proves the signatures against botocore.
-    @Test func presignedGetAndPutWorkWithAPlainHTTPClient() async throws {
-        try await Self.withStorage(authenticated: false) { storage, _ in
+    /// moto cannot check presigned URLs while it authenticates (see Tests/Interop/s3_peer.py): its round trip runs
+    /// against a peer that checks nothing, and SigV4OracleTests proves the signatures against botocore. The
+    /// emulator checks them as S3 does.
+    @Test(arguments: StorageServer.allCases)
+    func presignedGetAndPutWorkWithAPlainHTTPClient(_ server: StorageServer) async throws {
+        try await Self.withStorage(server, authenticated: false) { storage, _ in
             try await storage.createBucket("presigned")
             let data = Self.bytes(3000, seed: 7)
             let key = "shared/report 2026 (final).pdf"
@@ -140,8 +182,9 @@ import Testing
         }
     }
 
-    @Test func multipartUploadAndStreamedDownloadOfFiles() async throws {
-        try await Self.withStorage(configure: {
+    @Test(arguments: StorageServer.allCases)
+    func multipartUploadAndStreamedDownloadOfFiles(_ server: StorageServer) async throws {
+        try await Self.withStorage(server, configure: {
             $0.multipartThreshold = 5 << 20
             $0.partSize = 5 << 20
             $0.maximumConcurrentParts = 3
@@ -174,8 +217,9 @@ import Testing
         }
     }
 
-    @Test func aCancelledMultipartUploadIsAborted() async throws {
-        try await Self.withStorage(configure: {
+    @Test(arguments: StorageServer.allCases)
+    func aCancelledMultipartUploadIsAborted(_ server: StorageServer) async throws {
+        try await Self.withStorage(server, configure: {
             $0.multipartThreshold = 5 << 20
             $0.partSize = 5 << 20
             $0.maximumConcurrentParts = 1
@@ -201,8 +245,9 @@ import Testing
         }
     }
 
-    @Test func downloadsThatFailLeaveNoFile() async throws {
-        try await Self.withStorage { storage, _ in
+    @Test(arguments: StorageServer.allCases)
+    func downloadsThatFailLeaveNoFile(_ server: StorageServer) async throws {
+        try await Self.withStorage(server) { storage, _ in
             try await storage.createBucket("nofile")
             let directory = try TemporaryFiles()
             let target = directory.url("missing.bin")
