@@ -80,11 +80,14 @@ struct PlanDifferential {
     @discardableResult
     mutating func expectSame(
         _ query: String, _ variables: GQLValues = [:], style: DevEngine.ErrorStyle = .standard,
-        budget: Int = 16 << 20, planned expectPlan: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        budget: Int = 16 << 20, planned expectPlan: Bool? = nil, errorsInAnyOrder: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async -> String {
         let outcome = await run(query, variables, style: style, budget: budget)
         #expect(
-            outcome.planned == outcome.executed,
+            errorsInAnyOrder
+                ? Self.sameIgnoringErrorOrder(outcome.planned, outcome.executed)
+                : outcome.planned == outcome.executed,
             "\(query) \(variables)\nplan:     \(outcome.planned)\nexecutor: \(outcome.executed)",
             sourceLocation: sourceLocation)
         if let expectPlan {
@@ -93,6 +96,18 @@ struct PlanDifferential {
                 sourceLocation: sourceLocation)
         }
         return outcome.planned
+    }
+
+    /// Whether two responses have the same `data`, byte for byte, and the same errors in any order (the GraphQL spec
+    /// does not order a response's errors, and the executor lists field errors in an order of its own).
+    static func sameIgnoringErrorOrder(_ a: String, _ b: String) -> Bool {
+        guard case .object(let first)? = try? GQLValue(json: a), case .object(let second)? = try? GQLValue(json: b)
+        else { return a == b }
+        func errors(_ response: GQLValues) -> [String] {
+            (response["errors"]?.arrayValue ?? []).compactMap { try? $0.jsonString() }.sorted()
+        }
+        let data = { (response: GQLValues) in (try? response["data"]?.jsonString()) ?? nil }
+        return data(first) == data(second) && errors(first) == errors(second)
     }
 
     /// Runs raw SQL on both databases (values the API cannot write).
