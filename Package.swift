@@ -185,7 +185,7 @@ let package = Package(
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
         .testTarget(
             name: "GQLCLITests",
-            dependencies: ["GQLCore", "GQLStore", "GQLSync", "GQLCache", "GQLCrypto", "GQLTestSupport"]
+            dependencies: ["GQLCore", "GQLStore", "GQLSync", "GQLCache", "GQLCrypto", "GQLServices", "GQLTestSupport"]
         ),
         .testTarget(
             name: "GQLNetTests",

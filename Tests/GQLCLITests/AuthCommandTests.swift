@@ -1,4 +1,5 @@
 import Foundation
+import GQLServices
 import GQLTestSupport
 import Testing
 
@@ -140,6 +141,117 @@ import Testing
             #expect(retried.contains("listObjects"))
             #expect(try await stats()["token_refresh"] == refreshes + 1)
             _ = try await server.stop()
+        }
+    }
+
+    /// Whether strace can trace a child here (CI installs Debian's strace; a container may forbid ptrace).
+    static let canTrace: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"),
+            let probe = try? ChildProcess("/usr/bin/strace", ["-o", "/dev/null", "-e", "trace=none", "/bin/true"])
+        else { return false }
+        return probe.waitBlocking() == .exited(0)
+    }()
+
+    /// `gql-cli auth token --refresh` under strace, which sends `signal` at the process's first fsync(2): the save
+    /// of the refreshed tokens has written its temporary (`tokens.json.<pid>.<n>.tmp`) in full, holds it, and has
+    /// not renamed it yet.
+    private static func refreshInterruptedAtFsync(_ tokenFile: String, signal: String) throws -> ChildProcess {
+        try ChildProcess(
+            "/usr/bin/strace",
+            [
+                "-f", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:signal=\(signal):when=1", "--",
+                try CLIProcess.executable().path, "auth", "token", "--refresh", "--token-file", tokenFile,
+            ])
+    }
+
+    /// The temporaries beside `tokenFile` and their sizes.
+    private static func temporaries(_ scratch: TemporaryDirectory) -> [(name: String, size: Int)] {
+        fileSizes(in: scratch.url) { $0.hasPrefix("tokens.json.") && $0.hasSuffix(".tmp") }
+    }
+
+    /// Signs a new user up through `gql-cli` (a plain token file in `scratch`); the token file's path.
+    private static func signUp(_ email: String, _ flags: [String], in scratch: TemporaryDirectory) async throws
+        -> String
+    {
+        _ = try await CLIProcess.succeed(["auth", "signup", "--email", email, "--password", password] + flags)
+        return scratch.path("tokens.json")
+    }
+
+    /// What an app does when it first passes a key for the plain token file: GQLAuth loads it, which seals it.
+    /// The file's bytes afterwards, checked sealed.
+    private static func openWithAKey(_ tokenFile: String, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> Data
+    {
+        let key = GQLAuth.FileKey.raw(Data(repeating: 0x5e, count: 32))
+        let auth = GQLAuth(domain: "tenant.test", clientId: "cli-app", tokens: .file(tokenFile, key: key))
+        #expect(auth.isSignedIn, sourceLocation: sourceLocation)
+        try await auth.shutdown()
+        let sealed = try Data(contentsOf: URL(fileURLWithPath: tokenFile))
+        #expect(
+            sealed.prefix(7) == Data("GQLAUTH".utf8), "the key's load sealed the file", sourceLocation: sourceLocation)
+        return sealed
+    }
+
+    /// A plain save killed before its rename leaves its temporary beside the token file, the tokens in clear. The
+    /// app later opens the file with a key, in a process whose pid is the one that temporary carries (pid 1 again
+    /// after a container restarts): sealing the file removes the temporary.
+    @Test(.enabled(if: canTrace, "needs strace (Debian's) allowed to trace a child"))
+    func aSaveKilledBeforeItsRenameLeavesATemporaryThatTheFirstKeyedLoadRemoves() async throws {
+        try await Self.withTenant { scratch, flags in
+            let tokenFile = try await Self.signUp("dee@example.com", flags, in: scratch)
+            let before = try Data(contentsOf: URL(fileURLWithPath: tokenFile))
+            let killed = try Self.refreshInterruptedAtFsync(tokenFile, signal: "SIGKILL")
+            let ended = await killed.wait()
+            #expect(ended == .signalled(SIGKILL), "strace and gql-cli: \(ended)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: tokenFile)) == before, "the old tokens stay whole")
+            let left = try #require(Self.temporaries(scratch).first, "no temporary was left")
+            let plain = try String(contentsOfFile: scratch.path(left.name), encoding: .utf8)
+            #expect(plain.hasPrefix(#"{"accessToken":"at-"#), "\(plain.prefix(20))")
+            // As a restarted container's pid 1 finds it: the same pid as its own.
+            try FileManager.default.moveItem(
+                atPath: scratch.path(left.name), toPath: scratch.path("tokens.json.\(getpid()).1.tmp"))
+
+            let sealed = try await Self.openWithAKey(tokenFile)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted()
+                    == ["tokens.json", "tokens.json.tenant"])
+            #expect(sealed.range(of: Data(#""accessToken""#.utf8)) == nil)
+        }
+    }
+
+    /// A keyed save's cleaning never removes the temporary of a save still running in another process, whatever
+    /// pid it carries: here `gql-cli` is stopped between writing its temporary and renaming it, while the app seals
+    /// the file with a key; once continued, its save finishes.
+    @Test(.enabled(if: canTrace, "needs strace (Debian's) allowed to trace a child"))
+    func aKeyedLoadLeavesTheTemporaryOfASaveStillRunning() async throws {
+        try await Self.withTenant { scratch, flags in
+            let tokenFile = try await Self.signUp("eve@example.com", flags, in: scratch)
+            let stopped = try Self.refreshInterruptedAtFsync(tokenFile, signal: "SIGSTOP")
+            // A temporary with bytes: its save holds it, and cannot rename it before it is continued.
+            let written = await pollUntil(timeout: .seconds(30)) { Self.temporaries(scratch).first?.size ?? 0 > 0 }
+            guard written, let inFlight = Self.temporaries(scratch).first else {
+                stopped.kill()
+                Issue.record("gql-cli never wrote its temporary: \(String(describing: stopped.termination))")
+                return
+            }
+            // Its name carries the saving process's pid (strace's child).
+            let pid = try #require(inFlight.name.split(separator: ".").dropFirst(2).first.flatMap { pid_t($0) })
+            defer {
+                // Only when something above failed: strace runs as long as the stopped gql-cli does.
+                if stopped.isRunning {
+                    kill(pid, SIGKILL)
+                    stopped.kill()
+                }
+            }
+            _ = try await Self.openWithAKey(tokenFile)
+            #expect(Self.temporaries(scratch).map(\.name) == [inFlight.name], "the running save's temporary went")
+
+            kill(pid, SIGCONT)
+            let ended = await stopped.wait()
+            #expect(ended == .exited(0), "strace and gql-cli: \(ended)")
+            #expect(Self.temporaries(scratch).isEmpty)
+            let saved = try Data(contentsOf: URL(fileURLWithPath: tokenFile))
+            #expect(saved.starts(with: Data(#"{"accessToken":"at-"#.utf8)), "the continued save wrote its tokens")
         }
     }
 

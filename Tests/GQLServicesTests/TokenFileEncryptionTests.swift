@@ -1,5 +1,6 @@
 import Foundation
 import GQLCore
+import GQLTestSupport
 import Testing
 
 @testable import GQLServices
@@ -126,14 +127,23 @@ import Testing
         // A killed save's temporary file: `<name>.<pid>.<n>.tmp`, its process gone (no pid reaches 2^22 on Linux).
         let killed = path + ".4194304.77.tmp"
         try plain.write(to: URL(fileURLWithPath: killed))
-        // Another process's save in flight is left alone.
-        let inFlight = path + ".1.78.tmp"
+        // One a killed save left under this process's pid (a restarted container's pid 1 has the same one).
+        try plain.write(to: URL(fileURLWithPath: path + ".\(getpid()).7.tmp"))
+        // A save in flight holds its temporary locked: left alone whatever its pid says (here one no process has,
+        // as a process in another pid namespace sharing the folder looks from here).
+        let inFlight = path + ".4194305.78.tmp"
         try Data("sealed bytes".utf8).write(to: URL(fileURLWithPath: inFlight))
+        let saving = open(inFlight, O_RDONLY | O_CLOEXEC)
+        #expect(saving >= 0 && flock(saving, LOCK_EX) == 0)
+        defer { close(saving) }
+        // An empty one holds no tokens and may be a save that has not locked it yet: left too.
+        let justCreated = path + ".4194306.79.tmp"
+        try Data().write(to: URL(fileURLWithPath: justCreated))
 
         // What GQLAuth(…, tokens: .file(path, key:)) does first.
         #expect(try GQLAuth.Storage.file(path, key: Self.key).store.load() == Self.tokens)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-        #expect(names == ["auth.json", "auth.json.1.78.tmp"])
+        #expect(names == ["auth.json", "auth.json.4194305.78.tmp", "auth.json.4194306.79.tmp"])
         for name in names {
             let bytes = try Data(contentsOf: directory.appendingPathComponent(name))
             for secret in [Self.tokens.accessToken, Self.tokens.idToken, Self.tokens.refreshToken ?? "", "SECRET"] {
@@ -146,6 +156,39 @@ import Testing
         #expect(try GQLAuth.Storage.file(path, key: Self.key).store.load() == Self.tokens)
         Self.expectError(.keyRequired, "no key") { try GQLAuth.Storage.file(path).store.load() }
         Self.expectError(.wrongKey, "other key") { try GQLAuth.Storage.file(path, key: Self.otherKey).store.load() }
+    }
+
+    /// Two savers with a key on one file at once (two apps, or two stores in one): each save's cleaning pass sees
+    /// the other's temporary while it is being written, and must leave it, since its save still holds it. A removed
+    /// one would fail that save's rename. Each thread writes its own tokens; the file ends whole with one of them.
+    @Test func keyedSavesAtOnceNeverRemoveEachOthersTemporaries() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("auth.json").path
+        let written = (0..<2).map { writer in
+            GQLAuth.Tokens(
+                accessToken: "at-writer-\(writer)", idToken: "id-writer-\(writer)", refreshToken: nil,
+                expiresAt: Date(timeIntervalSince1970: 2_000_000_000))
+        }
+        let failures = try await withThrowingTaskGroup(of: [String].self) { group in
+            for tokens in written {
+                group.addTask {
+                    await onThread {
+                        let store = GQLAuth.Storage.file(path, key: Self.key).store
+                        var failures: [String] = []
+                        for round in 0..<150 {
+                            do { try store.save(tokens) } catch { failures.append("round \(round): \(error)") }
+                        }
+                        return failures
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(failures.count == 0, "\(failures.count) saves failed, the first: \(failures.prefix(3))")
+        let final = try GQLAuth.Storage.file(path, key: Self.key).store.load()
+        #expect(final.map(written.contains) == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["auth.json"])
     }
 
     @Test func aBadKeyIsRefusedWithTheReason() throws {

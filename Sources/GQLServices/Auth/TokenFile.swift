@@ -92,8 +92,12 @@ struct TokenFile: GQLAuth.TokenStore {
         return tokens
     }
 
-    /// Removes the temporary files (`<name>.<pid>.<n>.tmp`) of saves whose process is gone: one a plain save left
-    /// when it was killed before its rename holds the tokens in clear.
+    /// Removes the temporary files (`<name>.<pid>.<n>.tmp`) of saves that are no longer running: one a plain save
+    /// left when it was killed before its rename holds the tokens in clear. A save holds an exclusive `flock` on its
+    /// temporary from before its first byte until after its rename (`save`), so a temporary that has bytes, can be
+    /// locked and still has its name is abandoned, whatever pid its name carries: this process's own after a restart
+    /// (pid 1 in a container), or a live one in another pid namespace sharing the folder. An empty one holds no
+    /// tokens and may be a save that has not locked it yet: it is left.
     private func removeKilledSavesTemporaries() {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
@@ -101,10 +105,20 @@ struct TokenFile: GQLAuth.TokenStore {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
             let middle = name.dropFirst(prefix.count).dropLast(".tmp".count).split(separator: ".")
-            guard middle.count == 2, let pid = Int32(middle[0]), UInt32(middle[1]) != nil, pid != getpid() else {
-                continue
-            }
-            if kill(pid, 0) != 0, errno == ESRCH { unlink(folder + "/" + name) }
+            guard middle.count == 2, Int32(middle[0]) != nil, UInt32(middle[1]) != nil else { continue }
+            let file = folder + "/" + name
+            let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            var locked = stat()
+            var named = stat()
+            // The name is checked again once locked: a save that renamed its temporary away and closed it leaves
+            // the lock free, and the name may have been given to another save's file since.
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, fstat(descriptor, &locked) == 0,
+                (locked.st_mode & S_IFMT) == S_IFREG, locked.st_size > 0, lstat(file, &named) == 0,
+                named.st_ino == locked.st_ino, named.st_dev == locked.st_dev
+            else { continue }
+            unlink(file)
         }
     }
 
@@ -132,6 +146,11 @@ struct TokenFile: GQLAuth.TokenStore {
         let temporary = path + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw failure("cannot create a token file beside", errno) }
+        // Held until after the rename: a temporary with bytes that can be locked is a killed save's, which a keyed
+        // save removes (removeKilledSavesTemporaries). Only a cleaner that found the file still empty can hold it
+        // now, for a moment. Where flock fails (a file system without it), the cleaner cannot lock either and
+        // removes nothing.
+        while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
         var written = 0
         let ok = data.withUnsafeBytes { buffer -> Bool in
             guard let base = buffer.baseAddress else { return false }
@@ -144,12 +163,13 @@ struct TokenFile: GQLAuth.TokenStore {
             return fsync(descriptor) == 0
         }
         let code = errno
-        close(descriptor)
         guard ok, rename(temporary, path) == 0 else {
             let renameCode = errno
             unlink(temporary)
+            close(descriptor)
             throw failure("cannot write the token file", ok ? renameCode : code)
         }
+        close(descriptor)
         // The rename itself reaches the disk with the directory.
         let folder = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
