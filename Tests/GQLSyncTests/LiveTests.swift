@@ -224,6 +224,76 @@ import Testing
         #expect(!hold.hold(event))  // take() found none: holding ended
     }
 
+    /// The hold's cap end to end (``theHoldIsBounded()`` is the hold alone): more events arrive while the pull waits
+    /// than the live sync holds (a cap of 3 here; 10,000 by default). As <doc:PullAndLive> says, the events past the
+    /// cap are written as they come, the pull reads again after the held ones are written, and nothing is lost: the
+    /// store ends as the server is. The server holds the second subscription's registration, so the pull waits
+    /// while the first one's events arrive; they are updates of one row when that one is OnUpdateNote (the held
+    /// ones, older than the row the pulls leave, must not bring an older title back), or new rows when it is
+    /// OnCreateNote. The first one asked for is mostly the first registered: both orders, for both cases.
+    @Test(arguments: [["OnCreateNote", "OnUpdateNote"], ["OnUpdateNote", "OnCreateNote"]])
+    func eventsPastTheHoldCapAreWrittenAtOnceAndNoneIsLost(subscriptions: [String]) async throws {
+        let gate = HeldGate(holdingCall: 2)
+        let fixture = try await SyncFixture.make(beforeSubscriptionStarts: { await gate.pass($0) })
+        let client = Self.socketClient(fixture)
+        let db = try fixture.appDatabase()
+        let cap = 3
+        let sync = try GQLSync(client, database: db, configuration: fixture.configuration { $0.liveHoldLimit = cap })
+        try await fixture.createNotes(1...1)
+        let live = try sync.live(SyncedNote.self, subscriptions: subscriptions, query: "SyncNotes")
+        var events = live.events.makeAsyncIterator()
+        await gate.held()
+        // The catch-up holds from before it waits for the subscriptions (the gate keeps it waiting).
+        while !live.hold.isHolding { await Task.yield() }
+        let updates = gate.passed.first == "OnUpdateNote"
+        let count = cap + 5
+        for index in 2...(count + 1) {
+            if updates {
+                try await fixture.retitle("note-1", "title v\(index)")
+            } else {
+                try await fixture.createNotes(index...index)
+            }
+        }
+        // The first `cap` are held; the rest are written at once, before any pull.
+        var writtenAtOnce = 0
+        for _ in 0..<(count - cap) {
+            guard case .applied(_, let written, _, _)? = await Self.next(&events, { Self.isApplied($0) || Self.isPull($0) })
+            else {
+                Issue.record("expected an event written at once, before the pull")
+                break
+            }
+            writtenAtOnce += written
+        }
+        #expect(writtenAtOnce == count - cap)
+        #expect(live.hold.count == cap)
+        #expect(try SyncedNote.count(db) == (updates ? 1 : count - cap))
+
+        // The pull, the held events after it, and (something was held) the pull again.
+        gate.open()
+        var pulls = 0
+        while pulls < 2 {
+            guard let event = await Self.next(&events, { Self.isPull($0) || Self.isApplied($0) }) else { break }
+            if Self.isPull(event) { pulls += 1 }
+        }
+        #expect(pulls == 2)
+        if updates {
+            #expect(
+                try SyncedNote.fetchAll(db)
+                    == [SyncedNote(id: "note-1", title: "title v\(count + 1)", n: 1, _version: count + 1)])
+        } else {
+            #expect(try SyncedNote.fetchAll(db, order: "n").map(\.n) == Array(1...(count + 1)))
+        }
+
+        // The catch-up is over: a new event is written as it comes, with no pull before it.
+        try await fixture.createNotes(100...100)
+        let after = await Self.next(&events, { Self.isApplied($0) || Self.isPull($0) })
+        #expect(after.map(Self.isApplied) == true)
+        #expect(try SyncedNote.fetchOne(db, key: "note-100") != nil)
+        await live.stop()
+        await fixture.finish(sync)
+        try? await client.shutdown()
+    }
+
     @Test func liveNeedsSubscriptionsOverAWebSocket() async throws {
         let fixture = try await SyncFixture.make()
         let db = try fixture.appDatabase()

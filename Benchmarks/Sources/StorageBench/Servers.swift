@@ -63,6 +63,18 @@ final class S3Peer {
         return kilobytes / 1024
     }
 
+    /// The CPU time (user and system) the process has used so far, in seconds; nil once it ended.
+    var cpuSeconds: Double? {
+        // /proc/PID/stat: the command's name is in parentheses (and may hold spaces); utime and stime are the 12th
+        // and 13th fields after it, in clock ticks.
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     func stop() {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()

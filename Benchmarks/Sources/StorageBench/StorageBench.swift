@@ -3,19 +3,22 @@ import BenchKit
 import Foundation
 import GQLServices
 
-/// `swift run -c release StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--no-checksums]
-/// [--no-nginx] [--no-emulator] [--only sign,transfer]`
+/// `swift run -c release StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N]
+/// [--tuned-part-mib N] [--tuned-parts N] [--no-checksums] [--no-nginx] [--no-emulator] [--only sign,transfer,grid]`
 ///
 /// GQLStorage against the AWS SDK for Python, each at its best, in interleaved rounds with every answer checked:
 /// - SigV4 signatures per second: presigned URLs for the same generated keys, GQLStorage's public
 ///   `presignedURL` vs botocore's S3SigV4QueryAuth called directly (no client in the loop); the signatures of
 ///   both must be identical (compared by a digest of all of them).
-/// - Upload and download of one large file (TransferLoad): GQLStorage vs boto3's transfer manager at its default and,
-///   for downloads, at its best (one GET), against moto (Tests/Interop/s3_peer.py --no-auth), the project's storage
+/// - Upload and download of one large file (TransferLoad): GQLStorage vs boto3's transfer manager at its default and
+///   at its best (uploads: both tuned, each at the part size and concurrency fastest against the emulator here;
+///   downloads: boto3's one GET), against moto (Tests/Interop/s3_peer.py --no-auth), the project's storage
 ///   emulator (GQLStorageEmulator in a child process: ranges served natively, signatures checked) and, for
 ///   downloads, nginx serving the same file; each server's limit (curl) beside them; every download and both
 ///   clients' uploads compared with the source.
 /// - The peak resident memory GQLStorage's streamed download adds, in a fresh process (MemoryProbe).
+/// - `--only grid` (not in the default run): GQLStorage's upload to the emulator over a grid of part sizes and
+///   concurrencies (UploadGrid), which picked the tuned row's defaults.
 @main
 struct StorageBench {
     struct Options {
@@ -24,6 +27,11 @@ struct StorageBench {
         var rounds = 3
         /// GQLStorage's parts in flight at once (its `maximumConcurrentParts`; the default when nil).
         var parts: Int?
+        /// The part size, in MiB, of the tuned GQLStorage row: the fastest of UploadGrid's grid against the emulator
+        /// (`--only grid --rounds 2` at 256 MiB, 2026-11-28; Docs/Performance.md).
+        var tunedPartMiB = 16
+        /// The parts in flight at once of the tuned GQLStorage row (UploadGrid's fastest, with ``tunedPartMiB``).
+        var tunedParts = 4
         /// Whether GQLStorage's uploads carry CRC-32 checksums (its `sendsChecksums`; `--no-checksums` turns it off).
         var checksums = true
         /// Whether downloads are also measured from nginx serving the same file (`--no-nginx` leaves it out).
@@ -33,8 +41,8 @@ struct StorageBench {
         var only: Set<String> = ["sign", "transfer"]
 
         static let usage =
-            "usage: StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--no-checksums] "
-            + "[--no-nginx] [--no-emulator] [--only sign,transfer]"
+            "usage: StorageBench [--signatures N] [--megabytes N] [--rounds N] [--parts N] [--tuned-part-mib N] "
+            + "[--tuned-parts N] [--no-checksums] [--no-nginx] [--no-emulator] [--only sign,transfer,grid]"
 
         init(_ arguments: ArraySlice<String>) throws {
             var arguments = Arguments(arguments)
@@ -44,10 +52,12 @@ struct StorageBench {
                 case "--megabytes": megabytes = try arguments.number(for: argument)
                 case "--rounds": rounds = try arguments.number(for: argument)
                 case "--parts": parts = try arguments.number(for: argument)
+                case "--tuned-part-mib": tunedPartMiB = try arguments.number(for: argument)
+                case "--tuned-parts": tunedParts = try arguments.number(for: argument)
                 case "--no-checksums": checksums = false
                 case "--no-nginx": nginx = false
                 case "--no-emulator": emulator = false
-                case "--only": only = try arguments.list(for: argument, allowed: ["sign", "transfer"])
+                case "--only": only = try arguments.list(for: argument, allowed: ["sign", "transfer", "grid"])
                 default: throw BenchError("unknown argument \(argument); \(Self.usage)")
                 }
             }
@@ -71,6 +81,7 @@ struct StorageBench {
             for line in BenchEnvironment.header() { print(line) }
             if options.only.contains("sign") { try await SigningLoad(options: options).run() }
             if options.only.contains("transfer") { try await TransferLoad(options: options).run() }
+            if options.only.contains("grid") { try await UploadGrid(options: options).run() }
             print("load average after: \(BenchEnvironment.loadAverage())")
         } catch {
             print("StorageBench failed: \(error)")

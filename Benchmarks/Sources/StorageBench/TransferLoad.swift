@@ -6,10 +6,12 @@ import GQLServices
 /// (curl) beside them, and the memory GQLStorage's streamed download adds (in a fresh process).
 ///
 /// Uploads go to moto (Tests/Interop/s3_peer.py --no-auth) and to the project's storage emulator (GQLStorageEmulator
-/// in a child process, signatures checked): GQLStorage's `upload`, boto3's `upload_file` with the default
+/// in a child process, signatures checked): GQLStorage's `upload` at its defaults and tuned (`--tuned-part-mib`,
+/// `--tuned-parts`: the fastest of UploadGrid's grid against the emulator), boto3's `upload_file` with the default
 /// TransferConfig and tuned (32 MiB parts, 4 threads: Benchmarks/Server/s3_bench_peer.py) and, as the limit, curl
-/// sending the file in one PUT of a presigned URL. Both clients' objects are read back and
-/// compared with the source. Downloads come from three servers: moto, which builds the whole object for every GET
+/// sending the file in one PUT of a presigned URL. Every uploaded object is read back and compared with the source
+/// (GQLStorage's default one through the timed downloads, the others by an untimed download after each round's
+/// uploads). Downloads come from three servers: moto, which builds the whole object for every GET
 /// (so a ranged GET costs it a whole object), nginx serving the same file from the disk, and the emulator, both of
 /// which serve ranges natively; from each, GQLStorage's `download` (one streamed GET), boto3's `download_file` with its default
 /// TransferConfig (ranged GETs of 8 MiB, 10 at a time) and with a TransferConfig whose multipart threshold is above
@@ -22,19 +24,21 @@ struct TransferLoad {
     static let bucket = "bench"
 
     enum Uploader: String, CaseIterable {
-        case gqlstorage, boto3, boto3Tuned, curl
+        case gqlstorage, gqlstorageTuned, boto3, boto3Tuned, curl
     }
 
     enum Downloader: String, CaseIterable {
         case gqlstorage, boto3, boto3OneGet, curl
     }
 
-    /// A server downloads come from: its name, the GQLStorage that talks to it and the URL curl fetches.
+    /// A server downloads come from: its name, the GQLStorage that talks to it and the URL curl fetches; for a
+    /// server uploads go to, also the tuned GQLStorage.
     struct Source {
         var name: String
         var endpoint: String
         var storage: GQLStorage
         var curlURL: String
+        var tuned: GQLStorage?
     }
 
     func run() async throws {
@@ -52,14 +56,21 @@ struct TransferLoad {
         var configuration = GQLStorage.Configuration()
         if let parts = options.parts { configuration.maximumConcurrentParts = parts }
         configuration.sendsChecksums = options.checksums
-        let storage = GQLStorage(
-            endpoint: moto, region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key",
-            configuration: configuration)
+        var tunedConfiguration = configuration
+        tunedConfiguration.partSize = options.tunedPartMiB << 20
+        tunedConfiguration.maximumConcurrentParts = options.tunedParts
+        func client(_ endpoint: String, _ configuration: GQLStorage.Configuration) -> GQLStorage {
+            GQLStorage(
+                endpoint: endpoint, region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key",
+                configuration: configuration)
+        }
+        let storage = client(moto, configuration)
         try await storage.createBucket(Self.bucket)
         var sources = [
             Source(
                 name: "moto", endpoint: moto, storage: storage,
-                curlURL: try storage.presignedURL(.get, Self.bucket, "ours.bin", expires: .seconds(3600)).absoluteString)
+                curlURL: try storage.presignedURL(.get, Self.bucket, "ours.bin", expires: .seconds(3600)).absoluteString,
+                tuned: client(moto, tunedConfiguration))
         ]
         var uploadTargets = sources
         var emulator: S3Peer?
@@ -85,14 +96,13 @@ struct TransferLoad {
             let peer = try S3Peer.emulator(directory: directory.appendingPathComponent("emulator"))
             emulator = peer
             let endpoint = "http://127.0.0.1:\(peer.port)"
-            let emulatorStorage = GQLStorage(
-                endpoint: endpoint, region: "us-east-1", accessKey: "AKIDBENCHMARK", secretKey: "bench/secret+key",
-                configuration: configuration)
+            let emulatorStorage = client(endpoint, configuration)
             try await emulatorStorage.createBucket(Self.bucket)
             let target = Source(
                 name: "emulator", endpoint: endpoint, storage: emulatorStorage,
                 curlURL: try emulatorStorage.presignedURL(.get, Self.bucket, "ours.bin", expires: .seconds(3600))
-                    .absoluteString)
+                    .absoluteString,
+                tuned: client(endpoint, tunedConfiguration))
             uploadTargets.append(target)
             sources.append(target)
         }
@@ -109,18 +119,16 @@ struct TransferLoad {
                     uploaded[target.name, default: [:]][uploader] =
                         megabytes / (try await upload(uploader, target, source))
                 }
-                // Both clients' uploads read back and compared (GQLStorage's through the downloads below, boto3's
-                // here, untimed); curl's, the limit, by its size.
-                for key in ["boto3.bin", "boto3-tuned.bin"] {
-                    let readBack = directory.appendingPathComponent("boto3-back.bin")
-                    try await target.storage.download(Self.bucket, key, to: readBack)
+                // Every upload read back and compared with the source, untimed (GQLStorage's default one through
+                // the downloads below).
+                for uploader in Uploader.allCases where uploader != .gqlstorage {
+                    let readBack = directory.appendingPathComponent("read-back.bin")
+                    try await target.storage.download(Self.bucket, Self.key(uploader), to: readBack)
                     guard try Self.fingerprint(readBack) == expected else {
-                        throw BenchError("boto3's upload to \(target.name) (\(key)) differs")
+                        throw BenchError("\(uploader.rawValue)'s upload to \(target.name) differs from the source")
                     }
                     try FileManager.default.removeItem(at: readBack)
                 }
-                guard let curlObject = try await target.storage.info(Self.bucket, "curl.bin"), curlObject.size == size
-                else { throw BenchError("curl's upload to \(target.name) was not stored whole") }
             }
             var downloaded: [String: [Downloader: Double]] = [:]
             for server in sources {
@@ -153,36 +161,49 @@ struct TransferLoad {
         }
         try await storage.shutdown()
         for server in sources where server.name != "moto" { try await server.storage.shutdown() }
+        for server in sources { try await server.tuned?.shutdown() }
         report(
             uploads: uploads, downloads: downloads, memory: memory, sources: sources, nginx: fileServer?.version,
             emulatorPeak: emulator?.peakResidentMiB)
     }
 
+    /// The key each uploader's object is stored under.
+    static func key(_ uploader: Uploader) -> String {
+        switch uploader {
+        case .gqlstorage: "ours.bin"
+        case .gqlstorageTuned: "ours-tuned.bin"
+        case .boto3: "boto3.bin"
+        case .boto3Tuned: "boto3-tuned.bin"
+        case .curl: "curl.bin"
+        }
+    }
+
     /// One timed upload of `source` to `target`; its seconds.
     private func upload(_ uploader: Uploader, _ target: Source, _ source: URL) async throws -> Double {
+        let key = Self.key(uploader)
         switch uploader {
-        case .gqlstorage:
+        case .gqlstorage, .gqlstorageTuned:
+            let tuned = uploader == .gqlstorageTuned
+            guard let storage = tuned ? target.tuned : target.storage else {
+                throw BenchError("no tuned GQLStorage for \(target.name)")
+            }
             let started = ContinuousClock.now
             let cpu = Self.cpuSeconds()
-            try await target.storage.upload(Self.bucket, "ours.bin", file: source)
+            try await storage.upload(Self.bucket, key, file: source)
             let elapsed = (ContinuousClock.now - started).seconds
             Self.note(
                 String(
-                    format: "GQLStorage upload to %@: %.3f s, %.3f s of CPU", target.name, elapsed,
-                    Self.cpuSeconds() - cpu))
+                    format: "GQLStorage%@ upload to %@: %.3f s, %.3f s of CPU", tuned ? " tuned" : "", target.name,
+                    elapsed, Self.cpuSeconds() - cpu))
             return elapsed
-        case .boto3:
+        case .boto3, .boto3Tuned:
             return try seconds(
                 Peers.run(
                     "Benchmarks/Server/s3_bench_peer.py",
-                    ["upload", target.endpoint, source.path, Self.bucket, "boto3.bin"]))
-        case .boto3Tuned:
-            return try seconds(
-                Peers.run(
-                    "Benchmarks/Server/s3_bench_peer.py",
-                    ["upload", target.endpoint, source.path, Self.bucket, "boto3-tuned.bin", "tuned"]))
+                    ["upload", target.endpoint, source.path, Self.bucket, key]
+                        + (uploader == .boto3Tuned ? ["tuned"] : [])))
         case .curl:
-            let url = try target.storage.presignedURL(.put, Self.bucket, "curl.bin", expires: .seconds(3600))
+            let url = try target.storage.presignedURL(.put, Self.bucket, key, expires: .seconds(3600))
             let elapsed = try Self.curl(["-T", source.path, url.absoluteString])
             Self.note(String(format: "curl upload (one PUT) to %@: %.3f s", target.name, elapsed))
             return elapsed
@@ -224,7 +245,8 @@ struct TransferLoad {
             "\(options.megabytes) MiB file; uploads to moto's S3 server (no auth)"
                 + (options.emulator ? " and the storage emulator" : "") + ", downloads from "
                 + sources.map(named).joined(separator: ", ")
-                + "; every download compared with the source, both clients' uploads read back and compared"
+                + "; every download and every upload (curl's too) read back and compared with the source"
+                + "; GQLStorage tuned: \(options.tunedPartMiB) MiB parts, \(options.tunedParts) at a time"
                 + (options.checksums ? "" : "; GQLStorage without CRC-32 checksums"))
         print("workload" + String(repeating: " ", count: 48) + "GQLStorage               boto3    ratio")
         for server in sources where uploads[server.name] != nil {
@@ -236,7 +258,15 @@ struct TransferLoad {
             print(
                 Rounds(ours: ours, theirs: rates[.boto3Tuned] ?? [])
                     .line("upload to \(server.name), boto3 tuned", unit: "MiB/s", target: 1))
+            let tuned = rates[.gqlstorageTuned] ?? []
+            print(
+                Rounds(ours: tuned, theirs: rates[.boto3Tuned] ?? [])
+                    .line("upload to \(server.name), both tuned", unit: "MiB/s", target: 1))
+            print(
+                Rounds(ours: tuned, theirs: rates[.boto3] ?? [])
+                    .line("upload to \(server.name), GQLStorage tuned, boto3 default", unit: "MiB/s", target: 1))
             print(Self.limit("\(server.name): upload limit, curl one PUT (presigned)", rates[.curl] ?? [], ours))
+            print(Self.limit("\(server.name): the same limit, GQLStorage tuned", rates[.curl] ?? [], tuned))
         }
         for server in sources {
             let rates = downloads[server.name] ?? [:]

@@ -7,7 +7,7 @@ import Logging
 /// its state in the demo's temporary folder.
 ///
 /// ``run(in:_:)`` prints the endpoints once, as `serve` prints them, and shuts every part down when the steps are
-/// done or one of them fails.
+/// done or one of them fails (the demo then stops with a message that says so, and why).
 struct DemoServices: DemoStep {
     /// The API's models: a note only its owner sees (step 14).
     static let schema = "type Note @model @auth(rules: [{ allow: owner }]) { id: ID! text: String }"
@@ -49,7 +49,13 @@ struct DemoServices: DemoStep {
         } catch {
             await suite.shutdown()
             _ = try? await task.value
-            throw error
+            // Said before the cause, so that the message reads whole (`gql-cli demo` prints it and exits 1).
+            let stopped = "the demo stopped; its gql-cli serve --all was shut down"
+            if var failure = error as? CLIError {
+                failure.message = "\(stopped): \(failure.message)"
+                throw failure
+            }
+            throw CLIError(stopped, error)
         }
         await suite.shutdown()
         try await task.value

@@ -64,7 +64,14 @@ struct DemoStorageTour: DemoStep {
         try await storage.upload("demo-photos", "2026/note.txt", Data("See you at the lake!".utf8), contentType: "text/plain")
         let url = try storage.presignedURL(.get, "demo-photos", "2026/note.txt", expires: .seconds(300))
         say("presigned URL, valid 5 minutes: \(url.absoluteString.prefix(72))…")
-        let (data, response) = try await URLSession.shared.data(from: url)
+        let (data, response): (Data, URLResponse)
+        do {
+            (data, response) = try await URLSession.shared.data(from: url)
+        } catch {
+            // The error's description, not the error: Foundation's names the URL, whose query holds the signature.
+            throw CLIError(
+                "13. Files: the presigned URL could not be fetched: \((error as NSError).localizedDescription)")
+        }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         say("fetched with no credentials -> HTTP \(status): \"\(String(decoding: data, as: UTF8.self))\"")
         var listed: [String] = []

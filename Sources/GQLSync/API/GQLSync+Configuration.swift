@@ -72,6 +72,9 @@ extension GQLSync {
         package var delivers = true
         /// The clock pull cursors are dated by; tests inject their own.
         package var now: @Sendable () -> Date = { Date() }
+        /// The most subscription events a live sync holds while its gap-filling pull runs (see <doc:PullAndLive>);
+        /// past it they are written as they come and the pull reads again. Default 10,000; tests set a small one.
+        package var liveHoldLimit = 10_000
         /// The jitter's random source; tests inject a fixed one.
         package var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 

@@ -68,6 +68,8 @@ extension GQLSync {
         let runner = try query.map { try pullRunner(table, query: $0, variables: variables, into: store) }
         let writer = LiveWriter(
             outbox: outbox, store: store, rows: try ServerRows(table: table, in: store), cache: configuration.cache)
-        return Live(server: server, subscriptions: texts, writer: writer, pull: runner)
+        return Live(
+            server: server, subscriptions: texts, writer: writer, pull: runner,
+            holdLimit: configuration.liveHoldLimit)
     }
 }

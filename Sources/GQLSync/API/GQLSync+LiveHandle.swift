@@ -26,13 +26,19 @@ extension GQLSync {
         public let events: AsyncStream<Event>
         private let continuation: AsyncStream<Event>.Continuation
         private let task: GQLLocked<Task<Void, Never>?>
+        /// The events held while a pull runs (tests read whether it holds).
+        let hold: LiveHold
 
-        /// `subscriptions`: each subscription's name and text.
-        init(server: GQLServer, subscriptions: [(name: String, text: String)], writer: LiveWriter, pull: PullRunner?) {
+        /// `subscriptions`: each subscription's name and text; `holdLimit`: the most events held while a pull runs.
+        init(
+            server: GQLServer, subscriptions: [(name: String, text: String)], writer: LiveWriter, pull: PullRunner?,
+            holdLimit: Int
+        ) {
             let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
             self.events = events
             self.continuation = continuation
-            let hold = LiveHold()
+            let hold = LiveHold(limit: holdLimit)
+            self.hold = hold
             task = GQLLocked(
                 Task {
                     await withTaskGroup(of: Void.self) { group in

@@ -77,4 +77,7 @@ final class LiveHold: Sendable {
 
     /// How many events are held now.
     var count: Int { state.withLock { $0.held.count } }
+
+    /// Whether events are held now (from ``begin()`` until ``take()`` finds none).
+    var isHolding: Bool { state.withLock { $0.holding } }
 }

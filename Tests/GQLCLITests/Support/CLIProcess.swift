@@ -63,12 +63,12 @@ enum CLIProcess {
         throw NotFound(searched: candidates.map(\.path))
     }
 
-    /// Runs `gql-cli arguments…` to the end. Output goes through files, so a chatty child never blocks on a
-    /// full pipe.
-    static func run(_ arguments: [String]) async throws -> Output {
+    /// Runs `gql-cli arguments…` to the end, with this process's environment plus `environment`. Output goes
+    /// through files, so a chatty child never blocks on a full pipe.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Output {
         let scratch = try TemporaryDirectory()
         let process = try ChildProcess(
-            try executable().path, arguments, stdout: .file(scratch.path("stdout")),
+            try executable().path, arguments, environment: environment, stdout: .file(scratch.path("stdout")),
             stderr: .file(scratch.path("stderr")))
         return Output(await process.wait(), stdout: scratch.read("stdout"), stderr: scratch.read("stderr"))
     }
