@@ -35,13 +35,16 @@ extension ServerBench {
         static let allWorkloads: Set<String> = ["queries", "plans-off", "mutations", "fan-out", "attack"]
 
         enum Load: String {
+            /// checkload for the query turns, wrk for the mutation turns (the default when both can run).
+            case checkload
             case wrk
             case client
         }
 
         static let usage = """
             usage: ServerBench [--seconds N] [--rounds N] [--fan-out-rounds N] [--subscribers N] [--events N]
-                               [--workers N] [--only gqldevserver,strawberry,limit,nginx] [--load wrk|client]
+                               [--workers N] [--only gqldevserver,strawberry,limit,nginx]
+                               [--load checkload|wrk|client]
                                [--workloads queries,plans-off,mutations,fan-out,attack] [--headers bare,python,browser]
                                [--python PATH] [--memory]
               --seconds N         length of each contender's turn in a throughput round (default 2)
@@ -57,7 +60,10 @@ extension ServerBench {
                                   GQL_DEV_SERVER_PLANS=off), mutations (1 and 16), fan-out, attack (memory)
               --headers LIST      the header sets of the query rows (default all): bare (wrk's request), python
                                   (a requests session's), browser (a page's, from an origin GQLDevServer allows)
-              --load wrk|client   what drives the throughput rounds: wrk (default when installed; every answer
+              --load checkload|wrk|client
+                                  what drives the throughput rounds: checkload (default when wrk and cc are
+                                  installed: the query turns by Benchmarks/loadgen/checkload.c, which compares
+                                  every answer's bytes, the mutation turns by wrk), wrk (every turn, every answer
                                   checked by a Lua hook) or ServerBench's own Swift client (slower than the limits)
               --python PATH       the Python with strawberry-graphql and uvicorn[standard] (default <package
                                   root>/.venv/bin/python, made by Tests/Interop/setup-venv.sh)
@@ -82,7 +88,7 @@ extension ServerBench {
                 case "--load":
                     let name = try arguments.value(for: argument)
                     guard let chosen = Load(rawValue: name) else {
-                        throw BenchError("--load takes wrk or client, not \(name)")
+                        throw BenchError("--load takes checkload, wrk or client, not \(name)")
                     }
                     load = chosen
                 case "--workloads": workloads = try arguments.list(for: argument, allowed: Self.allWorkloads)

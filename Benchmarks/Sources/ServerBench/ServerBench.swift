@@ -78,14 +78,17 @@ struct ServerBench {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let servers = try ContenderSet()
         do {
-            let wrk = try loadGenerator(options, directory: servers.directory)
+            let wrk = try await loadGenerator(options, directory: servers.directory)
             let header = BenchEnvironment.header()
             try await start(options, servers: servers, client: client, python: python)
             let results = try await run(options, servers.contenders, plansOff: servers.plansOff, wrk: wrk)
             await servers.stop()
             try await client.shutdown()
             var report = Report(options: options, results: results, configurations: servers.configurations)
-            report.loadGenerator = wrk.map { "wrk (\($0.executable)), -t1 -c1 and -t2 -c16" }
+            report.loadGenerator = wrk.map { wrk in
+                (wrk.checkload == nil ? "" : "checkload (Benchmarks/loadgen) for the query rows, ")
+                    + "wrk (\(wrk.executable)), -t1 -c1 and -t2 -c16"
+            }
             return report.print(header: header, loadAfter: BenchEnvironment.loadAverage())
         } catch {
             await servers.stop()
@@ -94,16 +97,26 @@ struct ServerBench {
         }
     }
 
-    /// wrk when it is asked for or installed; nil for ServerBench's own client.
-    static func loadGenerator(_ options: Options, directory: URL) throws -> WrkLoad? {
+    /// wrk (with checkload for the query turns unless `--load wrk`) when it is asked for or installed; nil for
+    /// ServerBench's own client.
+    static func loadGenerator(_ options: Options, directory: URL) async throws -> WrkLoad? {
         if options.load == .client { return nil }
         guard let executable = WrkLoad.find() else {
-            if options.load == .wrk { throw ChildServer.Failure(description: "wrk is not installed (apt install wrk)") }
+            if options.load == .wrk || options.load == .checkload {
+                throw ChildServer.Failure(description: "wrk is not installed (apt install wrk)")
+            }
             FileHandle.standardError.write(
                 Data("note: wrk is not installed (apt install wrk): ServerBench's own client drives the rounds\n".utf8))
             return nil
         }
-        return WrkLoad(executable: executable, directory: directory)
+        var wrk = WrkLoad(executable: executable, directory: directory)
+        if options.load != .wrk {
+            wrk.checkload = await CheckLoad.build(root: root, directory: directory)
+            if options.load == .checkload, wrk.checkload == nil {
+                throw ChildServer.Failure(description: "checkload did not build (Benchmarks/loadgen/checkload.c)")
+            }
+        }
+        return wrk
     }
 
     static func start(_ options: Options, servers: ContenderSet, client: HTTPClient, python: String) async throws {

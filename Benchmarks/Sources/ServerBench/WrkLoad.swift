@@ -24,10 +24,14 @@ struct WrkLoad {
         /// The `Access-Control-Allow-Origin` every answer must carry (GQLDevServer's answers to the browser's
         /// requests), or nil.
         var allowOrigin: String?
+        /// A query turn's body, the same for every request (nil for a mutation, whose body changes per request).
+        var body: String?
     }
 
     let executable: String
     let directory: URL
+    /// checkload (Benchmarks/loadgen), built for this run, which then drives the query turns instead of wrk.
+    var checkload: String?
 
     /// wrk on the `PATH`, or nil.
     static func find() -> String? {
@@ -37,7 +41,7 @@ struct WrkLoad {
 
     /// A query turn: the same body every time, the same answer expected.
     static func query(body: String, expected: String) -> Script {
-        Script(request: "wrk.body = \(lua(body))", expected: expected, masked: false)
+        Script(request: "wrk.body = \(lua(body))", expected: expected, masked: false, body: body)
     }
 
     /// A mutation turn: each request creates `createBody(prefix-thread-counter)`.
@@ -57,6 +61,11 @@ struct WrkLoad {
 
     /// Runs one turn: `connections` connections on `threads` wrk threads for `seconds`.
     func run(url: String, connections: Int, seconds: Int, script: Script) async throws -> Throughput {
+        if let checkload, let body = script.body {
+            return try await CheckLoad.run(
+                checkload, url: url, connections: connections, seconds: seconds, body: body, script: script,
+                directory: directory)
+        }
         let file = directory.appendingPathComponent("wrk-\(UUID().uuidString).lua")
         try Self.lua(script).write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -64,8 +73,14 @@ struct WrkLoad {
         let output = try await Self.capture(
             executable,
             ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "10s", "-s", file.path, url])
+        return try Self.summary(output, from: "wrk")
+    }
+
+    /// The throughput in the `SERVERBENCH requests=… seconds=… wrong=… errors=…` line that wrk's script and
+    /// checkload print.
+    static func summary(_ output: String, from generator: String) throws -> Throughput {
         guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("SERVERBENCH ") }) else {
-            throw Failure(description: "wrk printed no summary: \(output.suffix(500))")
+            throw Failure(description: "\(generator) printed no summary: \(output.suffix(500))")
         }
         var fields: [String: Double] = [:]
         for pair in line.split(separator: " ").dropFirst() {
@@ -74,7 +89,7 @@ struct WrkLoad {
         }
         guard let requests = fields["requests"], let seconds = fields["seconds"], let wrong = fields["wrong"],
             let errors = fields["errors"]
-        else { throw Failure(description: "wrk's summary is incomplete: \(line)") }
+        else { throw Failure(description: "\(generator)'s summary is incomplete: \(line)") }
         // A wrong body is already a failure; a socket error or non-200 status is counted by wrk itself.
         let failures = Int(wrong) + Int(errors)
         return Throughput(operations: max(0, Int(requests) - Int(wrong)), failures: failures, seconds: seconds)
@@ -142,7 +157,7 @@ struct WrkLoad {
     }
 
     /// Runs `executable arguments…` to the end and returns its standard output (standard error passes through).
-    private static func capture(_ executable: String, _ arguments: [String]) async throws -> String {
+    static func capture(_ executable: String, _ arguments: [String]) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -158,7 +173,7 @@ struct WrkLoad {
             }
         }
         guard process.terminationStatus == 0 else {
-            throw Failure(description: "wrk exited with status \(process.terminationStatus)")
+            throw Failure(description: "\(executable) exited with status \(process.terminationStatus)")
         }
         return String(decoding: data, as: UTF8.self)
     }
