@@ -197,16 +197,19 @@ extension GQLCache {
                 : try await server.query(request.operation.text, request.given.dictionary)
         }
         var changed: Set<String> = []
+        var written: Set<String> = []
         let said = directives.withLock { $0 }
         if request.store, !said.noStore, result.errors.isEmpty, let data = result.data {
             do {
-                changed = try mergeQuietly(data, request.operation, request.variables, expiresAt: said.deadline(now:))
+                let records = try normalize(data, request.operation, request.variables)
+                changed = try mergeQuietly(records, expiresAt: said.deadline(now:))
+                written = Set(records.keys)
             } catch let error as GQLError where error.code == .recordTooDeep {
                 // Nothing of it was stored (the write rolled back); the server's answer is still the caller's.
             }
         }
         if let layer { changed.formUnion(store.removeLayer(layer.id)) }
-        watchers.notify(changed)
+        watchers.notify(changed, fromServer: written)
         return Result(result: result, source: .network)
     }
 }

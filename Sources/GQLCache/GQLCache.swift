@@ -233,7 +233,11 @@ public final class GQLCache: Sendable {
         _ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues,
         expiresAt: (_ now: Double) -> Double? = { _ in nil }
     ) throws -> Set<String> {
-        let records = try normalize(data, operation, variables)
+        try mergeQuietly(normalize(data, operation, variables), expiresAt: expiresAt)
+    }
+
+    /// ``mergeQuietly(_:_:_:expiresAt:)`` of records already normalized.
+    func mergeQuietly(_ records: [String: GQLValues], expiresAt: (_ now: Double) -> Double?) throws -> Set<String> {
         let now = self.now
         let deadline = expiresAt(now)
         guard expiry.isOn || deadline != nil else { return try store.merge(records) }

@@ -6,22 +6,30 @@ import Testing
 
 /// The server's caching headers (`Cache-Control: max-age` less `Age` or the `Date`'s apparent age, `no-cache`,
 /// `no-store`), from a stand-in server on 127.0.0.1 that sends them; time from an injected clock.
-@Suite struct CacheControlTests {
+@Suite(.timeLimit(.minutes(1))) struct CacheControlTests {
     static let query = "query { note(id: 1) { id title } }"
 
     /// A stand-in whose answer `index` (from 0) carries `headers(index)`, its title naming the answer; a client
     /// for it and a memory cache on an injected clock. From answer `downFrom` on, it closes each connection
-    /// without a word: the network fails, as with a server that went down.
+    /// without a word: the network fails, as with a server that went down. The answers numbered in `held` wait
+    /// until ``release(_:)`` (at most 10 s, a bound for a test gone wrong), so a test decides their order.
     struct Stand {
         let clock = TestClock()
         let server: HostileServer
         let client: GQLServer
         let cache: GQLCache
+        private let released = GQLLocked<Set<Int>>([])
 
         init(
-            maxAge: [String: Duration] = [:], downFrom: Int = .max, _ headers: @escaping @Sendable (Int) -> [String]
+            maxAge: [String: Duration] = [:], downFrom: Int = .max, held: Set<Int> = [],
+            _ headers: @escaping @Sendable (Int) -> [String]
         ) throws {
-            server = try HostileServer { index, _ in
+            server = try HostileServer { [released] index, _ in
+                // The server's own thread waits: the client's concurrency pool is not blocked.
+                let deadline = ContinuousClock.now + .seconds(10)
+                while held.contains(index), !released.withLock({ $0.contains(index) }), ContinuousClock.now < deadline {
+                    usleep(1_000)
+                }
                 guard index < downFrom else { return .raw([]) }
                 return .http(
                     200, #"{"data": {"note": {"__typename": "Note", "id": "1", "title": "answer \#(index)"}}}"#,
@@ -33,6 +41,9 @@ import Testing
                 $0.maxAge = maxAge
             }
         }
+
+        /// Lets held answer `index` go.
+        func release(_ index: Int) { _ = released.withLock { $0.insert(index) } }
 
         /// Whether the cached answer is stale now.
         var isStale: Bool { get throws { try cache.readResult(CacheControlTests.query).isStale } }
@@ -46,6 +57,140 @@ import Testing
             try await client.shutdown()
             server.stop()
         }
+    }
+
+    /// A watch's answer after a change follows fetch's rule: an answer holding a `no-cache` field is asked of the
+    /// server when a change other than a server's answer woke the watcher; a server's answer of the records
+    /// (a fetch's) is the revalidation, emitted as it is stored; the watcher's own answer, `no-cache` again, is
+    /// not asked for a second time.
+    @Test func aWatchRevalidatesANoCacheAnswerAWriteBroughtIn() async throws {
+        let stand = try Stand { index in index == 0 ? [] : ["Cache-Control: no-cache"] }
+        defer { stand.server.stop() }
+        var watch = stand.cache.watch(stand.client, Self.query, policy: .cacheFirst).makeAsyncIterator()
+        let first = try #require(try await watch.next())
+        #expect(first.source == .network && first.data?["note"]?["title"] == "answer 0")
+        // Another fetch stores answer 1, no-cache: what the server just said, the watcher emits unasked.
+        _ = try await stand.fetch()
+        let fetched = try #require(try await watch.next())
+        #expect(fetched.source == .cache && !fetched.isStale && fetched.data?["note"]?["title"] == "answer 1")
+        #expect(stand.server.requestCount == 2)
+        // A manual write to the root record the answer reads (another note) leaves answer 1's no-cache title in
+        // the answer: the watcher must not serve it from the cache unasked.
+        try stand.cache.write(
+            "query { note(id: 2) { id title } }", data: ["note": ["__typename": "Note", "id": "2", "title": "other"]])
+        let revalidated = try #require(try await watch.next())
+        #expect(revalidated.source == .network && revalidated.data?["note"]?["title"] == "answer 2")
+        #expect(revalidated.isStale == false)
+        // Answer 2 said no-cache too and woke the watcher as it was stored; what it reads back is what it emitted,
+        // so the server is not asked again. The next answer is the next write's (a manual one: fresh).
+        try stand.cache.write(Self.query, data: ["note": ["__typename": "Note", "id": "1", "title": "by hand"]])
+        let manual = try #require(try await watch.next())
+        #expect(manual.source == .cache && !manual.isStale && manual.data?["note"]?["title"] == "by hand")
+        #expect(stand.server.requestCount == 3)
+        try await stand.finish()
+    }
+
+    /// Two watches of the same no-cache records whose answer differs on every request do not wake each other's
+    /// refetches without end (3fa868d did: each refetch's answer woke the other watch, which asked again): a
+    /// server's answer written since a watch's last read is its revalidation. A manual write makes both ask; the
+    /// stand holds those two requests and answers them in turn, so the order is the test's. Each watch ends on the
+    /// server's newest answer, and the server hears the two refetches and nothing more (it refuses answer 4 on,
+    /// so a loop would show as a count, not as a hang). `max-age=0` (an answer stale at once, which a watch that
+    /// finds it stale refreshes) takes the same course.
+    @Test(arguments: ["Cache-Control: no-cache", "Cache-Control: max-age=0"])
+    func twoWatchesOfANoCacheAnswerDoNotAskTheServerWithoutEnd(header: String) async throws {
+        let stand = try Stand(downFrom: 4, held: [2, 3]) { index in index == 0 ? [] : [header] }
+        defer { stand.server.stop() }
+        let (events, sink) = AsyncStream.makeStream(of: (watch: String, title: String?, source: GQLCache.Source).self)
+        var watches: [Task<Void, any Error>] = []
+        defer { for watch in watches { watch.cancel() } }
+        var heard = events.makeAsyncIterator()
+        func next() async throws -> (watch: String, title: String?, source: GQLCache.Source) {
+            try #require(await heard.next())
+        }
+        // Answer 0 (no header): a asks for it, b (started once a has it) reads it from the cache.
+        for name in ["a", "b"] {
+            let watch = stand.cache.watch(stand.client, Self.query, policy: .cacheFirst)
+            watches.append(
+                Task {
+                    for try await result in watch {
+                        sink.yield((name, result.data?["note"]?["title"]?.stringValue, result.source))
+                    }
+                })
+            let first = try await next()
+            #expect(first.watch == name && first.title == "answer 0")
+        }
+        // A fetch's answer 1 (the header's): both emit it from the cache, neither asks.
+        _ = try await stand.fetch()
+        let fetched = [try await next(), try await next()]
+        #expect(Set(fetched.map(\.watch)) == ["a", "b"])
+        #expect(fetched.allSatisfy { $0.title == "answer 1" && $0.source == .cache })
+        // A manual write to the root record the answer reads: both ask the server (requests 2 and 3, held).
+        try stand.cache.write(
+            "query { note(id: 2) { id title } }", data: ["note": ["__typename": "Note", "id": "2", "title": "other"]])
+        try #require(await pollUntil { stand.server.requestCount == 4 })
+        stand.release(2)
+        let first = try await next()
+        #expect(first.title == "answer 2" && first.source == .network)
+        // Answer 3 reaches its watch from the network, and the other watch (whose answer 2 it replaced) from the
+        // cache, without asking again.
+        stand.release(3)
+        let last = [try await next(), try await next()]
+        #expect(Set(last.map(\.watch)) == ["a", "b"] && last.allSatisfy { $0.title == "answer 3" })
+        #expect(last.first { $0.watch == first.watch }?.source == .cache)
+        #expect(last.first { $0.watch != first.watch }?.source == .network)
+        // Settled: a fresh manual write reaches both from the cache, and the server heard nothing more.
+        try stand.cache.write(Self.query, data: ["note": ["__typename": "Note", "id": "1", "title": "by hand"]])
+        let manual = [try await next(), try await next()]
+        #expect(Set(manual.map(\.watch)) == ["a", "b"] && manual.allSatisfy { $0.title == "by hand" })
+        #expect(stand.server.requestCount == 4)
+        try await stand.finish()
+    }
+
+    /// A watch's re-read that finds its answer past its max age (a change of the app's woke it: a manual write of
+    /// another note, which changes the root record the answer reads) emits it flagged and refreshes it. The
+    /// refresh says `max-age=0`: stale as it is stored, yet the server's newest word, not asked for again; the
+    /// app's next change while it is stale refreshes it once more, and only that.
+    @Test func aWatchRefreshesAStaleAnswerAfterAChange() async throws {
+        let stand = try Stand(downFrom: 4) { index in
+            index == 0 ? ["Cache-Control: max-age=60"] : ["Cache-Control: max-age=0"]
+        }
+        defer { stand.server.stop() }
+        var watch = stand.cache.watch(stand.client, Self.query, policy: .cacheFirst).makeAsyncIterator()
+        let first = try #require(try await watch.next())
+        #expect(first.source == .network && !first.isStale && first.data?["note"]?["title"] == "answer 0")
+        stand.clock.advance(seconds: 3_600)
+        #expect(try stand.isStale)
+        try stand.cache.write(
+            "query { note(id: 2) { id title } }", data: ["note": ["__typename": "Note", "id": "2", "title": "two"]])
+        let refreshed = try #require(try await watch.next())
+        #expect(refreshed.source == .network && !refreshed.isStale && refreshed.data?["note"]?["title"] == "answer 1")
+        #expect(try stand.isStale)
+        try stand.cache.write(
+            "query { note(id: 3) { id title } }", data: ["note": ["__typename": "Note", "id": "3", "title": "three"]])
+        let again = try #require(try await watch.next())
+        #expect(again.source == .network && again.data?["note"]?["title"] == "answer 2")
+        // A write by hand of the note itself: fresh (no age configured), from the cache; the server heard 3.
+        try stand.cache.write(Self.query, data: ["note": ["__typename": "Note", "id": "1", "title": "by hand"]])
+        let manual = try #require(try await watch.next())
+        #expect(manual.source == .cache && !manual.isStale && manual.data?["note"]?["title"] == "by hand")
+        #expect(stand.server.requestCount == 3)
+        try await stand.finish()
+    }
+
+    /// cacheOnly asks no server: its watch emits the no-cache answer from the cache, flagged, as its fetch does.
+    @Test func aCacheOnlyWatchEmitsANoCacheAnswerFlaggedStale() async throws {
+        let stand = try Stand { index in index == 0 ? [] : ["Cache-Control: no-cache"] }
+        defer { stand.server.stop() }
+        _ = try await stand.fetch()
+        var watch = stand.cache.watch(stand.client, Self.query, policy: .cacheOnly).makeAsyncIterator()
+        let first = try #require(try await watch.next())
+        #expect(first.source == .cache && !first.isStale && first.data?["note"]?["title"] == "answer 0")
+        _ = try await stand.fetch()
+        let second = try #require(try await watch.next())
+        #expect(second.source == .cache && second.isStale && second.data?["note"]?["title"] == "answer 1")
+        #expect(stand.server.requestCount == 2)
+        try await stand.finish()
     }
 
     @Test func maxAgeMakesTheAnswerStaleThenRefetchedWithoutAConfiguredAge() async throws {

@@ -11,7 +11,9 @@ import GQLCore
 /// - write: parsing the answer and storing it (normalize + one transaction) vs parsing it and inserting its
 ///   records as rows by hand in one transaction through SQLite's C API (goal ≤ 1.5×);
 /// - read: the whole query read back from a warm cache (its memory layer) and from a cold one (a fresh GQLCache
-///   on the file: SQLite only) vs parsing the network answer's bytes (goals ≤ 0.5× and ≤ 1.5×);
+///   on the file: SQLite only) vs parsing the network answer's bytes (goals ≤ 0.5× and ≤ 1.5×); beside them, a
+///   relaunched app's cold read: the read in a fresh process vs the parse in a fresh process
+///   (``FreshProcessRead``);
 /// - watch: N watchers on distinct queries (one post each), one user record changed: only the watchers of that
 ///   user's posts emit, and the cache work per unaffected watcher (goal ≤ 10 µs).
 @main
@@ -50,6 +52,15 @@ struct CacheBench {
     }
 
     static func main() async {
+        if CommandLine.arguments.dropFirst().first == "--fresh-child" {
+            do {
+                try FreshProcessRead.child(Array(CommandLine.arguments.dropFirst(2)))
+            } catch {
+                FileHandle.standardError.write(Data("CacheBench --fresh-child: \(error)\n".utf8))
+                exit(1)
+            }
+            return
+        }
         let options: Options
         do {
             options = try Options(CommandLine.arguments.dropFirst())

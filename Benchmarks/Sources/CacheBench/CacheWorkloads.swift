@@ -36,6 +36,10 @@ struct CacheWorkloads {
         var warmReads: [Double] = []
         var coldReads: [Double] = []
         var parses: [Double] = []
+        var freshReads: [Double] = []
+        var freshParses: [Double] = []
+        let answerPath = directory.appendingPathComponent("answer.json")
+        try bytes.write(to: answerPath)
         for round in 0...options.rounds {
             let measured = round > 0
             progress(measured ? "write/read: round \(round) of \(options.rounds)" : "write/read: warm-up round")
@@ -69,7 +73,7 @@ struct CacheWorkloads {
             }
             guard let cache else { continue }
             // Read, in a rotating order.
-            let readers = ["warm", "cold", "parse"]
+            let readers = ["warm", "cold", "parse", "fresh read", "fresh parse"]
             for offset in 0..<readers.count {
                 let reader = readers[(round + offset) % readers.count]
                 var answer: GQLValue = .null
@@ -88,6 +92,12 @@ struct CacheWorkloads {
                     CallgrindSection.stop("read.cold", operations: 1)
                     try check(answer, "the cold cache's answer")
                     if measured { coldReads.append(time) }
+                case "fresh read", "fresh parse":
+                    let what = reader == "fresh read" ? "read" : "parse"
+                    time = try FreshProcessRead.measure(
+                        what, cache: cachePath, answer: answerPath.path, posts: feed.posts)
+                    if measured, what == "read" { freshReads.append(time) }
+                    if measured, what == "parse" { freshParses.append(time) }
                 default:
                     CallgrindSection.start("read.parse")
                     time = try timed { answer = try parse(bytes) }
@@ -107,6 +117,9 @@ struct CacheWorkloads {
             table.add(
                 "read, cold (fresh GQLCache, SQLite)", cache: coldReads, peer: parses, peerName: "parse JSON",
                 goal: 1.5)
+            table.add(
+                "read, cold in a fresh process", cache: freshReads, peer: freshParses,
+                peerName: "parse JSON in a fresh process", goal: 1.5)
         }
     }
 }

@@ -185,9 +185,10 @@ final class RecordStore: Sendable {
     ///
     /// The keys are looked up in sorted order: neighbouring keys share the B-tree's pages, and records of one
     /// type come together, which ``RecordCodec/Names`` relies on. SQLite's part and the decoding run one after
-    /// the other, not row by row: every row's key and bytes are copied out as the statements step, then decoded
-    /// in one loop. Alternating SQLite's code and the decoder's for each row made each evict the other from the
-    /// processor's instruction cache.
+    /// the other, not row by row: a batch's keys and bytes are copied out as its statement steps, then decoded in
+    /// one loop before the next batch (so the copies held at once are one batch's, not the whole read's).
+    /// Alternating SQLite's code and the decoder's for each row made each evict the other from the processor's
+    /// instruction cache.
     private static func selectRows(_ keys: [String], _ tx: GQLTransaction, hasDeadlines: inout Bool) throws
         -> [(key: String, record: GQLValues)]
     {
@@ -195,10 +196,30 @@ final class RecordStore: Sendable {
         records.reserveCapacity(keys.count)
         // The BLOB rows: their keys, and where their bytes end in `bytes` (each starts where the one before ends).
         var blobRows: [(key: String, end: Int)] = []
-        blobRows.reserveCapacity(keys.count)
+        blobRows.reserveCapacity(min(keys.count, batchSize))
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(keys.count * 256)
+        bytes.reserveCapacity(min(keys.count, batchSize) * 256)
         var sawDeadlines = false
+        var names = RecordCodec.Names()
+        // Decodes the rows copied out since the last call, then empties the copies for the next batch.
+        func decodeCopied() {
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                for (key, end) in blobRows {
+                    defer { offset = end }
+                    // A BLOB that does not decode is a miss (never read as text).
+                    guard
+                        let decoded = RecordCodec.decode(
+                            UnsafeRawBufferPointer(rebasing: buffer[offset..<end]),
+                            noting: FieldExpiry.expiresMember, names: &names)
+                    else { continue }
+                    records.append((key, decoded.fields))
+                    if decoded.hasNoted { sawDeadlines = true }
+                }
+            }
+            blobRows.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
+        }
         func take(_ row: GQLColumns) {
             guard let key = row.text(0) else { return }
             if row.withBlob(1, { bytes.append(contentsOf: $0) }) != nil {
@@ -227,21 +248,7 @@ final class RecordStore: Sendable {
             }
             json += "]"
             try tx.forEachRow(sql: selectByKeys, [.string(json)], table: table, take)
-        }
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            var names = RecordCodec.Names()
-            for (key, end) in blobRows {
-                defer { offset = end }
-                // A BLOB that does not decode is a miss (never read as text).
-                guard
-                    let decoded = RecordCodec.decode(
-                        UnsafeRawBufferPointer(rebasing: buffer[offset..<end]), noting: FieldExpiry.expiresMember,
-                        names: &names)
-                else { continue }
-                records.append((key, decoded.fields))
-                if decoded.hasNoted { sawDeadlines = true }
-            }
+            decodeCopied()
         }
         if sawDeadlines { hasDeadlines = true }
         return records

@@ -13,7 +13,14 @@ extension GQLCache {
     /// ```
     /// When a change leaves the cache without part of the answer (an ``evict(key:)``, a ``clear()``), a watch
     /// that may use the network fetches the answer again; a ``Policy/cacheOnly`` watch waits for the records to
-    /// come back. A failed refetch is not an error of the watch: it waits for the next change.
+    /// come back. A change that leaves the answer holding a field of a `Cache-Control: no-cache` answer is
+    /// treated the same way (asked of the server, never emitted from the cache unrevalidated), as
+    /// ``fetch(_:_:_:policy:store:maxStale:)`` treats it, unless every record of the answer that changed since
+    /// the watch last read holds a server's answer (another watch's or a fetch's): that answer is the
+    /// revalidation. An answer past its max age is emitted flagged ``Result/isStale`` and refreshed from the
+    /// network, by the same rule: once per change of the app's that finds it stale, not for a server's answer
+    /// (one that says `max-age=0` is stale at once). A failed refetch is not an error of the watch: it waits for
+    /// the next change.
     /// - Throws (from the iteration): the first answer's errors, as ``fetch(_:_:_:policy:store:maxStale:)`` throws them.
     public func watch(
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
@@ -110,23 +117,55 @@ private struct Watcher: Sendable {
             }
         }
         track(id, request, since: start)
+        // The notification count taken before the last read (changes after it are news to the watcher), and
+        // whether a no-cache answer's refetch failed (what the cache holds of it was not revalidated).
+        var readAt = start
+        var owesRevalidation = false
         // Then each change that touches what the answer read.
         for await _ in wakes {
             try Task.checkCancellation()
             let before = cache.watchers.changeCount
+            let previousRead = readAt
+            readAt = before
+            // A failed refetch is not an error of the watch: it waits for the next change.
+            func refetch() async -> Bool {
+                guard let fetched = try? await cache.network(server, request) else { return false }
+                emit(fetched)
+                track(id, request, since: before)
+                return true
+            }
             do {
                 let answer = try cache.cachedAnswer(request.operation, request.variables)
                 cache.watchers.setDependencies(answer.keys, of: id, readSince: before)
-                emit(
-                    GQLCache.Result(
-                        result: GQLResult(data: answer.data), source: .cache, isStale: answer.staleness != nil))
+                let cached = GQLCache.Result(
+                    result: GQLResult(data: answer.data), source: .cache, isStale: answer.staleness != nil)
+                guard let staleness = answer.staleness, policy != .cacheOnly else {
+                    emit(cached)
+                    continue
+                }
+                // A stale answer is refreshed, and one holding a field of a `no-cache` answer is not served without
+                // the server's word (RFC 9111 §4.2.4), as fetch does, unless every record that changed since the
+                // last read holds a server's answer (this watcher's own refetch, another watch's, a fetch): that
+                // answer is the server's newest word (for no-cache, the revalidation, shared; the records that did
+                // not change hold what the watcher emitted, revalidated, last time), and asking again would let two
+                // watches of the same records wake each other's requests without end, even when the server says
+                // `max-age=0`. A change of the app's (a manual write, a layer) is asked of the server.
+                let changes = cache.watchers.changes(of: answer.keys, since: previousRead)
+                // A second wake for a change the last read saw (a refetch's own write): nothing new.
+                if changes == .none, let last, last.data == answer.data { continue }
+                let mustRevalidate = CacheControl.mustBeRevalidated(staleness: staleness)
+                if changes == .byServer, !(mustRevalidate && owesRevalidation) {
+                    let revalidated = GQLCache.Result(result: cached.result, source: .cache, isStale: false)
+                    emit(mustRevalidate ? revalidated : cached)
+                    continue
+                }
+                if !mustRevalidate { emit(cached) }  // Past its max age: emitted flagged, then refreshed.
+                let refetched = await refetch()
+                if mustRevalidate { owesRevalidation = !refetched }
             } catch let miss as ReadMiss {
                 cache.watchers.setDependencies(miss.keys, of: id, readSince: before)
                 guard policy != .cacheOnly else { continue }
-                if let fetched = try? await cache.network(server, request) {
-                    emit(fetched)
-                    track(id, request, since: before)
-                }
+                _ = await refetch()
             }
         }
     }

@@ -11,6 +11,17 @@ final class WatcherRegistry: Sendable {
         var watchers: [String: Set<Int>] = [:]
         /// Counts notifications, so a watcher can tell a change that came while it was reading.
         var changes: UInt64 = 0
+        /// Of the watched records, the last change of each: its notification count, and whether a server's answer
+        /// made it (the record holds what a server just said, not a write of the app's).
+        var lastChange: [String: (count: UInt64, byServer: Bool)] = [:]
+
+        /// Watcher `id` no longer depends on record `key`; a record no watcher depends on is forgotten.
+        mutating func unwatch(_ key: String, by id: Int) {
+            watchers[key]?.remove(id)
+            guard watchers[key]?.isEmpty == true else { return }
+            watchers[key] = nil
+            lastChange[key] = nil
+        }
     }
 
     private let state = GQLLocked(State())
@@ -28,7 +39,7 @@ final class WatcherRegistry: Sendable {
         state.withLock { state in
             state.wakers[id]?.finish()
             state.wakers[id] = nil
-            for key in state.dependencies[id] ?? [] { state.watchers[key]?.remove(id) }
+            for key in state.dependencies[id] ?? [] { state.unwatch(key, by: id) }
             state.dependencies[id] = nil
         }
     }
@@ -45,25 +56,27 @@ final class WatcherRegistry: Sendable {
         state.withLock { state in
             guard state.wakers[id] != nil else { return }
             let old = state.dependencies[id] ?? []
-            for key in old.subtracting(keys) {
-                state.watchers[key]?.remove(id)
-                if state.watchers[key]?.isEmpty == true { state.watchers[key] = nil }
-            }
+            for key in old.subtracting(keys) { state.unwatch(key, by: id) }
             for key in keys.subtracting(old) { state.watchers[key, default: []].insert(id) }
             state.dependencies[id] = keys
             if state.changes != count { state.wakers[id]?.yield() }
         }
     }
 
-    /// Wakes the watchers that depend on any of `keys`.
-    func notify(_ keys: Set<String>) {
+    /// Wakes the watchers that depend on any of `keys`. `fromServer`: the records a server's answer wrote in this
+    /// change (changed or not), which ``changes(of:since:)`` then tells apart from the app's own writes.
+    func notify(_ keys: Set<String>, fromServer written: Set<String> = []) {
         guard !keys.isEmpty else { return }
         state.withLock { state in
             state.changes &+= 1
+            let now = state.changes
             var woken: Set<Int> = []
             for key in keys {
-                for id in state.watchers[key] ?? [] where woken.insert(id).inserted { state.wakers[id]?.yield() }
+                guard let ids = state.watchers[key] else { continue }
+                state.lastChange[key] = (now, false)
+                for id in ids where woken.insert(id).inserted { state.wakers[id]?.yield() }
             }
+            for key in written where state.watchers[key] != nil { state.lastChange[key] = (now, true) }
         }
     }
 
@@ -71,7 +84,33 @@ final class WatcherRegistry: Sendable {
     func notifyAll() {
         state.withLock { state in
             state.changes &+= 1
+            let now = state.changes
+            for key in state.watchers.keys { state.lastChange[key] = (now, false) }
             for waker in state.wakers.values { waker.yield() }
+        }
+    }
+
+    /// What changed of records since a read.
+    enum ChangesSince: Equatable {
+        /// Nothing: a wake for a change the read already saw.
+        case none
+        /// Only servers' answers (another watch's, a fetch's, the watcher's own): every record that changed holds
+        /// what a server said since.
+        case byServer
+        /// At least one change that was not a server's answer (a manual write, a layer, an eviction, a clear).
+        case other
+    }
+
+    /// How the records of `keys` changed after notification `count` (taken before a watcher's previous read).
+    func changes(of keys: Set<String>, since count: UInt64) -> ChangesSince {
+        state.withLock { state in
+            var changed = false
+            for key in keys {
+                guard let last = state.lastChange[key], last.count > count else { continue }
+                guard last.byServer else { return .other }
+                changed = true
+            }
+            return changed ? .byServer : .none
         }
     }
 }
