@@ -5,16 +5,21 @@ import Testing
 
 /// Answers no honest server sends: each is a clear error or a correct cache, never a crash or a hang.
 @Suite struct HostileAnswerTests {
-    @Test func fiftyLevelsDeep() throws {
-        let cache = try memoryCache()
-        let depth = 50
+    /// A query `depth` levels of `n { id … }` deep, and its answer: objects `N:1` … `N:depth`, each holding the next.
+    static func chain(_ depth: Int) -> (query: String, answer: GQLValue) {
         let query =
             "query { " + String(repeating: "n { id ", count: depth) + String(repeating: "}", count: depth) + " }"
         var data: GQLValue = ["__typename": "N", "id": .string("\(depth)")]
         for level in stride(from: depth - 1, through: 1, by: -1) {
             data = ["__typename": "N", "id": .string("\(level)"), "n": data]
         }
-        let answer: GQLValue = ["n": data]
+        return (query, ["n": data])
+    }
+
+    @Test func fiftyLevelsDeep() throws {
+        let cache = try memoryCache()
+        let depth = 50
+        let (query, answer) = Self.chain(depth)
         try cache.write(query, data: answer)
         #expect(try cache.recordKeys().count == depth + 1)
         #expect(try cache.read(query) == answer)
@@ -136,6 +141,49 @@ import Testing
         let result = try await cache.fetch(client, Self.query, policy: .networkFirst)
         #expect(result.source == .cache && result.data?["note"]?["title"] == "kept")
         #expect(server.requestCount == 1)
+        try await client.shutdown()
+    }
+
+    /// The hostile answers as a server sends them, each through `fetch`: 50 levels deep, an object that
+    /// references itself, key fields missing or null, a `__typename` that changes for the same id. Each is stored
+    /// and read back as sent (or, for the missing key, a miss naming the field the answer left out).
+    @Test func theHostileAnswersFromAServerMakeACorrectCache() async throws {
+        let deep = HostileAnswerTests.chain(50)
+        let me: GQLValue = [
+            "__typename": "User", "id": "1", "name": "Ada",
+            "self": ["__typename": "User", "id": "1", "name": "Ada", "self": ["__typename": "User", "id": "1"]],
+        ]
+        let keyless: GQLValue = [
+            "a": ["__typename": "User", "id": nil, "v": 1], "b": ["__typename": "User", "v": 2],
+        ]
+        let cases: [(query: String, data: GQLValue)] = [
+            (deep.query, deep.answer),
+            ("query { me { id name self { id name self { id } } } }", ["me": me]),
+            ("query { a { id v } b { id v } }", keyless),
+            ("query { thing { id v } }", ["thing": ["__typename": "User", "id": "7", "v": 1]]),
+            ("query { thing { id v } }", ["thing": ["__typename": "Admin", "id": "7", "v": 2]]),
+        ]
+        let bodies = try cases.map { try GQLValue.object(["data": $0.data]).jsonString() }
+        let server = try HostileServer { index, _ in .json(bodies[min(index, bodies.count - 1)]) }
+        defer { server.stop() }
+        let client = GQLServer(HTTP: server.url)
+        let cache = try memoryCache()
+        for (query, data) in cases {
+            let fetched = try await cache.fetch(client, query, policy: .networkOnly)
+            #expect(fetched.data == data)
+            if query.contains("b { id v }") {
+                let miss = await #expect(throws: GQLError.self) {
+                    try await cache.fetch(client, query, policy: .cacheOnly)
+                }
+                #expect(miss?.code == .cacheMiss && miss?.message.contains("`b.id`") == true)
+                #expect(try cache.read("query { a { id v } b { v } }") == data)
+            } else {
+                #expect(try await cache.fetch(client, query, policy: .cacheOnly).data == data)
+            }
+        }
+        #expect(try cache.record("User:1")?["self"] == ["__ref": "User:1"])
+        #expect(try cache.record("N:50") != nil && cache.record("User:7")?["v"] == 1 && cache.record("Admin:7")?["v"] == 2)
+        #expect(server.requestCount == cases.count)
         try await client.shutdown()
     }
 

@@ -20,6 +20,8 @@ final class OutboxLayers: Sendable {
     let engine: String
     /// The layer shown for each item.
     private let shown = GQLLocked<[Int64: GQLCache.Layer]>([:])
+    /// The `__typename` of each shown answer's object, for a server answer that names none (see ``delivered(_:_:)``).
+    private let typenames = GQLLocked<[Int64: String]>([:])
     /// Held across each ``retry(_:_:)``, so retries run one at a time (see there).
     private let retrying = GQLLocked(())
     /// How many retries wait for the one in progress (for tests that script two racing retries).
@@ -66,16 +68,26 @@ final class OutboxLayers: Sendable {
     /// Lays the answer over the cache (replacing the item's earlier layer).
     func show(_ answer: Answer) throws {
         let layer = try cache.addOptimisticLayer(answer.query, answer.variables.dictionary, data: answer.data)
+        if case .object(let fields) = answer.data, fields.count == 1, let (_, object) = fields.first,
+            let typename = object["__typename"]?.stringValue
+        {
+            typenames.withLock { $0[answer.item] = typename }
+        }
         if let old = shown.withLock({ $0.updateValue(layer, forKey: answer.item) }) {
             cache.removeOptimisticLayer(old)
         }
     }
 
-    /// The item was delivered: its answer's object (`updateNote` → a `Note`) becomes the cache's record, then
-    /// the layer and the row go.
+    /// The item was delivered: its answer's object becomes the cache's record, then the layer and the row go.
+    /// The object's type is the one its mutation field names AppSync's way (`updateNote` → a `Note`), else its own
+    /// `__typename`, else the optimistic answer's (`rename` answered `{"id": "1", "name": "Ada"}`, shown as a
+    /// `Person`): the text GQLSync sends is the app's, without the `__typename` GQLCache adds to its own.
     func delivered(_ id: Int64, _ result: GQLResult) async {
+        let shownType = typenames.withLock { $0.removeValue(forKey: id) }
         if case .object(let fields)? = result.data, fields.count == 1, let (field, answer) = fields.first,
-            case .object(var members) = answer, let typename = ConflictHandler.table(forMutationField: field)
+            case .object(var members) = answer,
+            let typename = ConflictHandler.table(forMutationField: field) ?? members["__typename"]?.stringValue
+                ?? shownType
         {
             if field.hasPrefix("delete") { members["_deleted"] = true }
             _ = try? cache.write(objects: [.object(members)], typename: typename)
@@ -86,6 +98,7 @@ final class OutboxLayers: Sendable {
     /// The item is gone without an answer (dropped): the layer and the row go.
     func rolledBack(_ id: Int64) async {
         setAside(id)
+        typenames.withLock { _ = $0.removeValue(forKey: id) }
         _ = try? await database.execute("DELETE FROM \(Self.table) WHERE item = ?", [id])
     }
 
@@ -134,6 +147,7 @@ final class OutboxLayers: Sendable {
     /// A failed item was dropped for good: its row goes (its layer went when it was set aside).
     func dropped(_ id: Int64) {
         setAside(id)
+        typenames.withLock { _ = $0.removeValue(forKey: id) }
         _ = try? database.execute("DELETE FROM \(Self.table) WHERE item = ?", [id])
     }
 
