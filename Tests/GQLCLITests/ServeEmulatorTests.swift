@@ -31,8 +31,10 @@ struct ServeEmulatorTests {
         let listing = try await CLIProcess.succeed(["storage", "ls", "cli-bucket/pics/"] + flags)
         #expect(listing.contains("70000"))
         let wrong = try await CLIProcess.fail(
-            ["storage", "ls", "cli-bucket", "--endpoint", storage, "--access-key", "GQLLOCALACCESSKEY000",
-             "--secret-key", "wrong"])
+            [
+                "storage", "ls", "cli-bucket", "--endpoint", storage, "--access-key", "GQLLOCALACCESSKEY000",
+                "--secret-key", "wrong",
+            ])
         #expect(wrong.contains("SignatureDoesNotMatch") || wrong.contains("signature"), "stderr: \(wrong)")
         // The API's models and the objects are kept in the data folder.
         #expect(FileManager.default.fileExists(atPath: scratch.path("data/graphql.sqlite")))
@@ -126,6 +128,25 @@ struct ServeEmulatorTests {
         ])
         #expect(try GQLValue(json: inbox) == [])
         #expect(try await server.stop(with: SIGTERM) == 0)
+    }
+
+    /// Two `serve --storage` on one data folder would remove each other's uploads in flight (each cleans the
+    /// folder's temporaries at its start): the second is refused, naming the folder and the first's process. A
+    /// killed first one leaves no lock behind: the next starts.
+    @Test func aSecondStorageEmulatorOnTheSameFolderIsRefused() async throws {
+        let scratch = try TemporaryDirectory()
+        let flags = ["--port", "0", "--storage", "--storage-port", "0", "--data", scratch.path("data")]
+        let first = try await ServeProcess.start(flags)
+        let refused = try await CLIProcess.run(["serve"] + flags)
+        #expect(refused.exited && refused.status == 1, "the second serve: \(refused.status), \(refused.stderr)")
+        let folder = URL(fileURLWithPath: scratch.path("data/storage")).standardizedFileURL.path
+        #expect(
+            refused.stderr.contains("data folder \(folder) is in use by another storage emulator"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("(process "), "\(refused.stderr)")
+        #expect(!refused.stdout.contains("HTTP "), "the second one listened: \(refused.stdout)")
+        #expect(await first.kill() == .signalled(SIGKILL))
+        let next = try await ServeProcess.start(flags)
+        #expect(try await next.stop(with: SIGTERM) == 0)
     }
 
     @Test func emulatorFlagsAreChecked() async throws {

@@ -253,7 +253,8 @@ import Testing
 
     /// Every file in the data folder (walked whole) that is neither a record nor named by one: a bucket's
     /// `bucket.json` and object records, the data files those records name, an upload's `upload.json` and part
-    /// records, the part files those name. A temporary or partial file left anywhere shows here.
+    /// records, the part files those name, and the folder's `.lock`. A temporary or partial file left anywhere shows
+    /// here.
     static func unreferencedFiles(_ fixture: StorageFixture) throws -> [String] {
         try unreferencedFiles(fixture.directory.url.appendingPathComponent("data"))
     }
@@ -270,6 +271,8 @@ import Testing
             files.insert(relative)
             let parts = relative.split(separator: "/").map(String.init)
             switch (parts.first, parts.count) {
+            case (".lock", 1):  // the running emulator's hold on the folder
+                named.insert(relative)
             case ("buckets", 3) where parts[2] == "bucket.json":
                 named.insert(relative)
             case ("buckets", 4) where parts[2] == "meta":

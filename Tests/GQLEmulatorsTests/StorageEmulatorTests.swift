@@ -144,6 +144,32 @@ import Testing
         }
     }
 
+    /// One storage emulator per data folder: a second one (here in the same process; another process is refused
+    /// the same way, see ServeEmulatorTests) is refused while the first runs, and the first's objects are
+    /// untouched; once the first has shut down, the folder is free.
+    @Test func aSecondEmulatorOnTheSameFolderIsRefusedUntilTheFirstShutsDown() async throws {
+        try await StorageFixture.with(buckets: ["held"]) { fixture in
+            try await fixture.storage.upload("held", "k", Data("first".utf8))
+            let folder = try #require(fixture.configuration.dataFolder)
+            #expect {
+                try GQLStorageEmulator(configuration: fixture.configuration)
+            } throws: { error in
+                guard let error = error as? GQLError, error.code == .io else { return false }
+                return error.message.contains("data folder \(folder.url.path) is in use by another storage emulator")
+                    && error.message.contains("(process \(getpid()))")
+            }
+            #expect(try await fixture.storage.download("held", "k") == Data("first".utf8))
+            await fixture.started.shutdown()
+            let second = try await GQLStorageEmulator(configuration: fixture.configuration).start()
+            let client = GQLStorage(
+                endpoint: second.url, accessKey: fixture.configuration.accessKey,
+                secretKey: fixture.configuration.secretKey)
+            #expect(try await client.download("held", "k") == Data("first".utf8))
+            try await client.shutdown()
+            await second.shutdown()
+        }
+    }
+
     @Test func objectsSurviveARestartOfTheEmulator() async throws {
         let directory = try TemporaryDirectory(prefix: "gql-s3emu-restart")
         defer { directory.cleanup() }

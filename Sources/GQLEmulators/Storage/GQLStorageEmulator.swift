@@ -25,11 +25,14 @@ public final class GQLStorageEmulator: GQLEmulator {
     /// The folder buckets and objects are kept in.
     public let dataFolder: GQLDataFolder
     let server: EmulatorServer
+    /// Held from `init` until ``shutdown()``: one storage emulator per data folder.
+    private let folderLock: GQLDataFolder.Lock
 
     /// Makes an emulator; nothing listens until ``run()`` (or ``GQLEmulator/start()``).
     ///
     /// - Throws: ``GQLError`` `.invalidArgument` for empty credentials or a bucket name S3 would refuse, `.io`
-    ///   for a data folder that cannot be made or read.
+    ///   for a data folder that cannot be made or read, or that another storage emulator has open (in this process
+    ///   or another, until its ``shutdown()`` or its end): each would remove the other's uploads in flight.
     public init(configuration: Configuration = Configuration(), logger: Logger? = nil) throws {
         guard !configuration.accessKey.isEmpty, !configuration.secretKey.isEmpty else {
             throw GQLError(.invalidArgument, "The storage emulator's access key and secret key must not be empty.")
@@ -37,6 +40,8 @@ public final class GQLStorageEmulator: GQLEmulator {
         self.configuration = configuration
         let folder = try configuration.dataFolder ?? GQLDataFolder.temporary(prefix: "gql-storage")
         self.dataFolder = folder
+        // Before the store reads the folder and removes what a killed upload left there.
+        folderLock = try folder.lockExclusively(for: "storage emulator")
         let logger = logger ?? DebugGatedLogHandler.logger("GraphQLite.GQLStorageEmulator")
         let service = try StorageService(configuration: configuration, folder: folder, logger: logger)
         server = EmulatorServer(
@@ -51,5 +56,9 @@ public final class GQLStorageEmulator: GQLEmulator {
 
     public func endpoint() async throws -> String { try await server.baseURL() }
 
-    public func shutdown() async { await server.shutdown() }
+    /// Stops the server, waits for the requests in flight, and lets the data folder go.
+    public func shutdown() async {
+        await server.shutdown()
+        folderLock.release()
+    }
 }
