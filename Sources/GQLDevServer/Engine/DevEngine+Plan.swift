@@ -102,7 +102,7 @@ extension DevEngine {
     {
         switch field.action {
         case .typename: return .item(nil)
-        case .get(let store): return try written(field, store, key: args[store.model.key], budget: budget)
+        case .get(let source): return try written(field, source, key: args[source.store.model.key], budget: budget)
         case .page(let store, let sync): return .item(try ModelResolvers.page(store, args, sync: sync, budget: budget))
         case .mutate: return .item(nil)  // run by the callers, which decide the thread
         }

@@ -86,6 +86,22 @@ struct ResponseJSON {
         return true
     }
 
+    /// An integer in decimal, as `String(value)` writes it, without making the `String`.
+    mutating func integer(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        // At most 20 digits (UInt64's largest), written from the last.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
     /// Where the text ends now, for ``rewind(to:)``.
     var mark: Int { bytes.count }
 
