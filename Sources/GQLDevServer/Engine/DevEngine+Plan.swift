@@ -116,8 +116,8 @@ extension DevEngine {
         var errors: [GraphQLError] = []
         out.raw(#"{"data":{"#)
         for (n, (field, result)) in zip(plan.fields, items).enumerated() {
-            if n > 0 { out.raw(",") }
-            out.key(field.key)
+            if n > 0 { out.raw(ascii: UInt8(ascii: ",")) }
+            out.raw(field.keyJSON)
             if case .typename(let name) = field.action {
                 out.string(name)
                 continue

@@ -51,9 +51,7 @@ struct OperationPlan: Sendable {
 
         init(key: String, node: Field, value: Value) {
             self.key = key
-            var json = ResponseJSON(capacity: key.utf8.count + 3)
-            json.key(key)
-            self.keyJSON = json.utf8
+            self.keyJSON = ResponseJSON.keyBytes(key)
             self.node = node
             self.value = value
         }
@@ -171,6 +169,8 @@ struct OperationPlan: Sendable {
     /// One root field. A class, so running a plan copies no fields.
     final class RootField: Sendable {
         let key: String
+        /// `"key":` as ``ResponseJSON/key(_:)`` writes it, escaped once when the plan is compiled.
+        let keyJSON: [UInt8]
         let node: Field
         let action: Action
         let arguments: [ArgumentPlan]
@@ -180,6 +180,7 @@ struct OperationPlan: Sendable {
 
         init(key: String, node: Field, action: Action, arguments: [ArgumentPlan], outputs: [OutputField]) {
             self.key = key
+            self.keyJSON = ResponseJSON.keyBytes(key)
             self.node = node
             self.action = action
             self.arguments = arguments
