@@ -100,16 +100,17 @@ struct EngineRowTests {
     ) throws -> Answers {
         let prepared = try engine.prepare(DevEngine.Request(query: query, variables: ["id": .string(key)])).get()
         let field = try #require(prepared.plan?.fields.first)
-        guard case .get(let store) = field.action else {
+        guard case .get(let source) = field.action else {
             Issue.record("not a get: \(query)")
             return Answers(written: "", dictionary: "")
         }
+        let store = source.store
         func text(_ json: ResponseJSON, _ errors: [GraphQLError]) -> String {
             json.text + " " + errors.map { "\($0.message) at \($0.path)" }.joined(separator: "; ")
         }
         let written: String
         do {
-            switch try DevEngine.written(field, store, key: .string(key), budget: ResponseBudget(limit: budget)) {
+            switch try DevEngine.written(field, source, key: .string(key), budget: ResponseBudget(limit: budget)) {
             case .written(let json, let errors): written = text(json, errors)
             case .item(nil): written = "no row"
             case .item(let item?): written = "an item: \(item)"
@@ -136,7 +137,8 @@ struct EngineRowTests {
     /// The bytes the item dictionary path charges for row `key` (the smallest budget it passes).
     static func itemSize(_ engine: DevEngine, key: String) throws -> Int {
         let prepared = try engine.prepare(DevEngine.Request(query: "query($id: ID!) { getItem(id: $id) { id } }")).get()
-        guard case .get(let store)? = prepared.plan?.fields.first?.action else { return -1 }
+        guard case .get(let source)? = prepared.plan?.fields.first?.action else { return -1 }
+        let store = source.store
         var (low, high) = (0, 1 << 20)
         while low < high {
             let middle = (low + high) / 2

@@ -102,7 +102,7 @@ extension DevEngine {
     {
         switch field.action {
         case .typename: return .item(nil)
-        case .get(let store): return try written(field, store, key: args[store.model.key], budget: budget)
+        case .get(let source): return try written(field, source, key: args[source.store.model.key], budget: budget)
         case .page(let store, let sync): return .item(try ModelResolvers.page(store, args, sync: sync, budget: budget))
         case .mutate: return .item(nil)  // run by the callers, which decide the thread
         }
@@ -116,8 +116,8 @@ extension DevEngine {
         var errors: [GraphQLError] = []
         out.raw(#"{"data":{"#)
         for (n, (field, result)) in zip(plan.fields, items).enumerated() {
-            if n > 0 { out.raw(",") }
-            out.key(field.key)
+            if n > 0 { out.raw(ascii: UInt8(ascii: ",")) }
+            out.raw(field.keyJSON)
             if case .typename(let name) = field.action {
                 out.string(name)
                 continue

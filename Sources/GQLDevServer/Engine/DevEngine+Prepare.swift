@@ -54,8 +54,9 @@ extension DevEngine {
         }
     }
 
-    /// A parsed document within the static limits, and valid, with what its operations need at each request.
-    struct CachedDocument: Sendable {
+    /// A parsed document within the static limits, and valid, with what its operations need at each request. A
+    /// class, so a request that finds it in the cache copies one reference, not its five members.
+    final class CachedDocument: Sendable {
         let document: Document
         /// The document's operations in order, found once rather than at each request.
         let operations: [OperationDefinition]
@@ -64,6 +65,17 @@ extension DevEngine {
         let plans: [ObjectIdentifier: OperationPlan]
         /// The cost of each operation whose cost does not depend on its variables.
         let costs: [ObjectIdentifier: Int]
+
+        init(
+            document: Document, operations: [OperationDefinition], limits: DocumentLimits,
+            plans: [ObjectIdentifier: OperationPlan], costs: [ObjectIdentifier: Int]
+        ) {
+            self.document = document
+            self.operations = operations
+            self.limits = limits
+            self.plans = plans
+            self.costs = costs
+        }
     }
 
     /// Parses (or takes from the cache), checks the limits, validates, and selects the operation of `request`.

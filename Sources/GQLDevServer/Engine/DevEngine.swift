@@ -154,7 +154,7 @@ package final class DevEngine: Sendable {
         // Owner-scoped models run on the executor, whose resolvers know the caller.
         for model in parsed.models where model.ownerField == nil {
             guard let store = stores[model.name] else { continue }
-            planActions["get\(model.name)"] = .get(store)
+            planActions["get\(model.name)"] = .get(OperationPlan.RowSource(store))
             planActions["list\(model.plural)"] = .page(store, sync: false)
             planActions["sync\(model.plural)"] = .page(store, sync: true)
             for verb in ModelResolvers.Verb.allCases { planActions["\(verb)\(model.name)"] = .mutate(verb, store) }

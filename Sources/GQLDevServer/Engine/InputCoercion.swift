@@ -9,8 +9,8 @@ import GraphQL
 /// default — is `nil`, and the request runs on the executor instead.
 ///
 /// ```swift
-/// InputCoercion.coerce(.int(7), type: .nonNull(.scalar("ID")))   // .value(.string("7"))
-/// InputCoercion.coerce(.null, type: .nonNull(.scalar("ID")))     // nil: the executor reports it
+/// InputCoercion.coerce(.int(7), type: .nonNull(.scalar(.id)))   // .value(.string("7"))
+/// InputCoercion.coerce(.null, type: .nonNull(.scalar(.id)))     // nil: the executor reports it
 /// ```
 enum InputCoercion {
     /// A coerced value: `nil` inside when the input is absent (`undefined`).
@@ -22,7 +22,7 @@ enum InputCoercion {
     indirect enum InputType: Sendable {
         case nonNull(InputType)
         case list(InputType)
-        case scalar(String)
+        case scalar(Scalar)
         case object(InputObject)
         /// Enums and `@oneOf` inputs: the executor's to coerce.
         case unsupported
@@ -33,7 +33,7 @@ enum InputCoercion {
         static func of(_ type: any GraphQLType, objects: inout [String: InputObject]) -> InputType {
             if let nonNull = type as? GraphQLNonNull { return .nonNull(of(nonNull.ofType, objects: &objects)) }
             if let list = type as? GraphQLList { return .list(of(list.ofType, objects: &objects)) }
-            if let scalar = type as? GraphQLScalarType { return .scalar(scalar.name) }
+            if let scalar = type as? GraphQLScalarType { return .scalar(Scalar(name: scalar.name)) }
             guard let input = type as? GraphQLInputObjectType, !input.isOneOf else { return .unsupported }
             if let known = objects[input.name] { return .object(known) }
             let object = InputObject(name: input.name)
@@ -45,6 +45,27 @@ enum InputCoercion {
             }
             object.define(shapes)
             return .object(object)
+        }
+    }
+
+    /// A scalar input type, by name: read once when the plan compiles, so coercing a value compares no names.
+    enum Scalar: Sendable {
+        case id, string, int, float, boolean, awsDateTime, awsTimestamp, awsJSON
+        /// Any other scalar: the executor's to coerce.
+        case other
+
+        init(name: String) {
+            switch name {
+            case "ID": self = .id
+            case "String": self = .string
+            case "Int": self = .int
+            case "Float": self = .float
+            case "Boolean": self = .boolean
+            case "AWSDateTime": self = .awsDateTime
+            case "AWSTimestamp": self = .awsTimestamp
+            case "AWSJSON": self = .awsJSON
+            default: self = .other
+            }
         }
     }
 
@@ -99,23 +120,23 @@ enum InputCoercion {
                 if let member { coerced[name] = member }
             }
             return .value(.object(coerced))
-        case .scalar(let name):
-            return coerceScalar(value, name).map { .value($0) }
+        case .scalar(let scalar):
+            return coerceScalar(value, scalar).map { .value($0) }
         case .nonNull, .unsupported, .defaulted:
             return nil
         }
     }
 
     /// A scalar input as the resolver sees it, for the kinds whose coercion is certain.
-    private static func coerceScalar(_ value: GQLValue, _ name: String) -> GQLValue? {
-        switch (name, value) {
-        case ("ID", .string), ("String", .string), ("Boolean", .bool): return value
-        case ("ID", .int(let i)): return .string(String(i))
-        case ("Int", .int(let i)) where Int64(Int32.min) <= i && i <= Int64(Int32.max): return value
-        case ("Float", .int): return value
-        case ("Float", .double(let d)) where d.isFinite: return value
+    private static func coerceScalar(_ value: GQLValue, _ scalar: Scalar) -> GQLValue? {
+        switch (scalar, value) {
+        case (.id, .string), (.string, .string), (.boolean, .bool): return value
+        case (.id, .int(let i)): return .string(String(i))
+        case (.int, .int(let i)) where Int64(Int32.min) <= i && i <= Int64(Int32.max): return value
+        case (.float, .int): return value
+        case (.float, .double(let d)) where d.isFinite: return value
         // The AWS scalars take any JSON value as it is (GraphQLSwift's default parseValue).
-        case ("AWSDateTime", .string), ("AWSTimestamp", .int), ("AWSJSON", .string): return value
+        case (.awsDateTime, .string), (.awsTimestamp, .int), (.awsJSON, .string): return value
         default: return nil
         }
     }
@@ -176,27 +197,27 @@ enum InputCoercion {
                 members.append((name, member))
             }
             return .object(members)
-        case .scalar(let name):
-            return scalarSource(value, name)
+        case .scalar(let scalar):
+            return scalarSource(value, scalar)
         case .nonNull, .unsupported, .defaulted:
             return nil
         }
     }
 
-    private static func scalarSource(_ value: any Value, _ scalar: String) -> Source? {
+    private static func scalarSource(_ value: any Value, _ scalar: Scalar) -> Source? {
         switch (scalar, value) {
-        case ("String", let string as StringValue), ("ID", let string as StringValue):
+        case (.string, let string as StringValue), (.id, let string as StringValue):
             return .constant(.string(string.value))
-        case ("ID", let int as IntValue):
+        case (.id, let int as IntValue):
             return .constant(.string(int.value))
-        case ("Int", let int as IntValue):
+        case (.int, let int as IntValue):
             guard let number = Int32(int.value) else { return nil }
             return .constant(.int(Int64(number)))
-        case ("Float", let float as FloatValue):
+        case (.float, let float as FloatValue):
             return finite(Double(float.value))
-        case ("Float", let int as IntValue):
+        case (.float, let int as IntValue):
             return finite(Double(int.value))
-        case ("Boolean", let bool as BooleanValue):
+        case (.boolean, let bool as BooleanValue):
             return .constant(.bool(bool.value))
         default:
             return nil

@@ -35,7 +35,7 @@ struct OperationPlan: Sendable {
     /// What a root field does.
     enum Action: Sendable {
         case typename(String)
-        case get(ModelStore)
+        case get(RowSource)
         /// `listTs` (or `syncTs` when `sync`).
         case page(ModelStore, sync: Bool)
         case mutate(ModelResolvers.Verb, ModelStore)
@@ -51,9 +51,7 @@ struct OperationPlan: Sendable {
 
         init(key: String, node: Field, value: Value) {
             self.key = key
-            var json = ResponseJSON(capacity: key.utf8.count + 3)
-            json.key(key)
-            self.keyJSON = json.utf8
+            self.keyJSON = ResponseJSON.keyBytes(key)
             self.node = node
             self.value = value
         }
@@ -86,28 +84,109 @@ struct OperationPlan: Sendable {
         }
     }
 
+    /// A model's store as a `getT` reads it, with what sizing its item from a row's columns needs, worked out once
+    /// per model. A class, so running a plan copies no store.
+    final class RowSource: Sendable {
+        let store: ModelStore
+        /// How each of the model's fields (``ModelDefinition/fields``, the order the store selects them) is sized
+        /// for the ``ResponseBudget`` in its common forms.
+        let sizes: [ItemSize]
+
+        /// The forms of a column whose item value's budget size is known without making the value.
+        enum ItemSize: Sendable {
+            /// A non-list field whose item value is the column's text: ASCII text is its byte count plus 2.
+            case text
+            /// A non-list `Int`, `AWSTimestamp` or `Boolean`: an integer column is 8.
+            case integer
+            /// A non-list `Float`: an integer or real column is 8.
+            case number
+            /// Any other (a list): sized from its item value.
+            case other
+        }
+
+        init(_ store: ModelStore) {
+            self.store = store
+            sizes = store.model.fields.map { field in
+                guard !field.isList else { return .other }
+                switch field.scalar {
+                case .id, .string, .awsDateTime, .awsJSON, .enumeration: return .text
+                case .int, .awsTimestamp, .boolean: return .integer
+                case .float: return .number
+                }
+            }
+        }
+    }
+
+    /// A `getT` output that is a column of its model, as the row's answer writes it.
+    struct ColumnOutput: Sendable {
+        /// The output's index in the model's fields (``ModelDefinition/fields``, the order the store selects them);
+        /// `nil` for an output that is not a column of the model.
+        let index: Int?
+        /// Whether a NULL column is written `null` at once: a nullable output of a column.
+        let nullable: Bool
+        /// The column's form that is written as it stands, decided from the field and the output's scalar.
+        let form: Form
+
+        /// The storage class and field kind whose column is copied into the answer without an item value.
+        enum Form: Sendable {
+            /// Plain ASCII text of an `ID`, `String`, `AWSDateTime` or `AWSJSON` field.
+            case text
+            /// An integer of an `Int` field within Int32.
+            case int32
+            /// An integer of an `AWSTimestamp` field.
+            case timestamp
+            /// An integer of a `Boolean` field (0 is false).
+            case boolean
+            /// A finite real of a `Float` field.
+            case real
+            /// None: every value takes the item value's path.
+            case none
+        }
+
+        init(_ output: OutputField, _ model: ModelDefinition) {
+            guard case .column(let name, _, let scalar, let nonNull) = output.value, let index = model.fieldIndex[name]
+            else {
+                self.index = nil
+                nullable = false
+                form = .none
+                return
+            }
+            self.index = index
+            nullable = !nonNull
+            let field = model.fields[index]
+            switch (field.scalar, scalar.kind) {
+            case _ where field.isList: form = .none
+            case (.id, .id), (.string, .string), (.awsDateTime, .awsDateTime), (.awsJSON, .awsJSON): form = .text
+            case (.int, .int): form = .int32
+            case (.awsTimestamp, .awsTimestamp): form = .timestamp
+            case (.boolean, .boolean): form = .boolean
+            case (.float, .float): form = .real
+            default: form = .none
+            }
+        }
+    }
+
     /// One root field. A class, so running a plan copies no fields.
     final class RootField: Sendable {
         let key: String
+        /// `"key":` as ``ResponseJSON/key(_:)`` writes it, escaped once when the plan is compiled.
+        let keyJSON: [UInt8]
         let node: Field
         let action: Action
         let arguments: [ArgumentPlan]
         let outputs: [OutputField]
-        /// For a `getT`, each output's column: its index in the model's fields (``ModelDefinition/fields``, the order
-        /// the store selects them), `nil` for an output that is not a column of the model. Empty for other actions.
-        let columns: [Int?]
+        /// For a `getT`, each output's column, in the order of ``outputs``. Empty for other actions.
+        let columns: [ColumnOutput]
 
         init(key: String, node: Field, action: Action, arguments: [ArgumentPlan], outputs: [OutputField]) {
             self.key = key
+            self.keyJSON = ResponseJSON.keyBytes(key)
             self.node = node
             self.action = action
             self.arguments = arguments
             self.outputs = outputs
-            if case .get(let store) = action {
-                columns = outputs.map { output in
-                    guard case .column(let name, _, _, _) = output.value else { return nil }
-                    return store.model.fieldIndex[name]
-                }
+            if case .get(let source) = action {
+                columns = outputs.map { ColumnOutput($0, source.store.model) }
             } else {
                 columns = []
             }

@@ -86,6 +86,12 @@ struct ResponseJSON {
         return true
     }
 
+    /// An integer in decimal, as `String(value)` writes it, without making the `String`.
+    mutating func integer(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        DecimalDigits.withDigits(of: value.magnitude) { bytes.append(contentsOf: $0) }
+    }
+
     /// Where the text ends now, for ``rewind(to:)``.
     var mark: Int { bytes.count }
 
@@ -98,6 +104,13 @@ struct ResponseJSON {
     mutating func key(_ name: String) {
         string(name)
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// The bytes ``key(_:)`` writes for `name`, for a plan to escape its keys once.
+    static func keyBytes(_ name: String) -> [UInt8] {
+        var json = ResponseJSON(capacity: name.utf8.count + 3)
+        json.key(name)
+        return json.bytes
     }
 
     /// `string` as a JSON string literal, escaped as ``JSONWriter`` escapes it; a string that needs no escape (the
@@ -167,4 +180,22 @@ struct ResponseJSON {
 
     /// The text that stands for a response JSON cannot hold (a NaN or infinite number).
     static let unencodable = #"{"errors":[{"message":"The response could not be encoded."}]}"#
+}
+
+/// An integer's decimal digits as bytes, for writers that would otherwise make a `String` of it per answer.
+enum DecimalDigits {
+    /// Calls `body` with the ASCII digits of `value` (no sign, no leading zero), valid only inside `body`.
+    static func withDigits(of value: UInt64, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var rest = value
+        // At most 20 digits (UInt64's largest), written from the last.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            body(UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
 }

@@ -93,17 +93,23 @@ enum BrowserRules {
     /// Whether `contentType` is missing, empty or one a browser sends without a preflight: its media type (before `;`,
     /// without surrounding spaces or tabs) compared with the simple ones, ignoring ASCII case.
     static func isSimple(_ contentType: String?) -> Bool {
-        guard let contentType else { return true }
-        var utf8 = contentType.utf8[...]
-        if let semicolon = utf8.firstIndex(of: UInt8(ascii: ";")) { utf8 = utf8[..<semicolon] }
-        while let first = utf8.first, first == 0x20 || first == 0x09 { utf8 = utf8.dropFirst() }
-        while let last = utf8.last, last == 0x20 || last == 0x09 { utf8 = utf8.dropLast() }
-        guard !utf8.isEmpty else { return true }  // an empty type is as good as none
-        return simpleContentTypes.contains { simple in
-            simple.count == utf8.count
-                && zip(simple, utf8).allSatisfy { expected, byte in
-                    expected == (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+        guard var contentType else { return true }
+        // Read as contiguous bytes: the `String.UTF8View` slices this was written with cost every POST about 1,000
+        // instructions (callgrind-server.sh).
+        return contentType.withUTF8 { utf8 in
+            var start = 0
+            var end = utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.count
+            while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 { start += 1 }
+            while end > start, utf8[end - 1] == 0x20 || utf8[end - 1] == 0x09 { end -= 1 }
+            guard start < end else { return true }  // an empty type is as good as none
+            return simpleContentTypes.contains { simple in
+                guard simple.count == end - start else { return false }
+                for (offset, expected) in simple.enumerated() {
+                    let byte = utf8[start + offset]
+                    guard expected == (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) else { return false }
                 }
+                return true
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import HummingbirdCore
 import NIOCore
@@ -63,7 +64,8 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var lastActivity = NIODeadline.now()
     private var idleTimer: Scheduled<Void>?
     private var idleCheckStarted = false
-    private var date = HTTPDate()
+    /// The head's `Date` and `Server` lines (`\r\nDate: …\r\nServer: GQLDevServer\r\n`), made once a second.
+    private var dateLines: (second: Int, bytes: [UInt8]) = (-1, [])
 
     init(
         transport: HTTPTransport, engine: DevEngine, connection: ConnectionGuard, idleTimeout: TimeAmount,
@@ -297,16 +299,18 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
         }
         buffer.writeStaticString("Content-Type: application/json; charset=utf-8\r\nContent-Length: ")
-        buffer.writeString(String(length))
+        buffer.writeDecimal(length)
         if let origin {
             buffer.writeStaticString("\r\nAccess-Control-Allow-Origin: ")
             buffer.writeString(origin)
             buffer.writeStaticString("\r\nVary: Origin")
         }
-        buffer.writeStaticString("\r\nDate: ")
-        buffer.writeString(date.now())
-        buffer.writeStaticString(
-            closing ? "\r\nServer: GQLDevServer\r\nConnection: close\r\n\r\n" : "\r\nServer: GQLDevServer\r\n\r\n")
+        let now = time(nil)
+        if now != dateLines.second {
+            dateLines = (now, Array("\r\nDate: \(HTTPDate.format(now))\r\nServer: GQLDevServer\r\n".utf8))
+        }
+        buffer.writeBytes(dateLines.bytes)
+        buffer.writeStaticString(closing ? "Connection: close\r\n\r\n" : "\r\n")
         buffer.writeString(json)
         context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
         needsFlush = true
@@ -337,5 +341,12 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 scheduleIdleCheck(context, at: lastActivity + idleTimeout)
             }
         }
+    }
+}
+
+extension ByteBuffer {
+    /// Writes a non-negative integer in decimal, as `String(value)` spells it, without making the `String`.
+    fileprivate mutating func writeDecimal(_ value: Int) {
+        DecimalDigits.withDigits(of: UInt64(value.magnitude)) { writeBytes($0) }
     }
 }

@@ -28,20 +28,7 @@ enum HTTPRequestDecoder {
     static func decodeBody(_ bytes: [UInt8]) -> Result<Payload, Failure> {
         // One object, the common case: its three members straight into the request, with no GQLValue built for the
         // whole body. Anything else (a batch, another value, a fault) takes the path below, which says what is wrong.
-        var query: GQLValue?
-        var variables: GQLValue?
-        var operationName: GQLValue?
-        let single = try? GQLValue.forEachMember(ofJSONObject: bytes) { name, value in
-            switch name {
-            case "query": query = value
-            case "variables": variables = value
-            case "operationName": operationName = value
-            default: break
-            }
-        }
-        if single == true {
-            return request(query: query, variables: variables, operationName: operationName).map(Payload.single)
-        }
+        if let single = singleObject(bytes) { return single.map(Payload.single) }
         let value: GQLValue
         do {
             value = try GQLValue(jsonBytes: bytes)
@@ -67,6 +54,32 @@ enum HTTPRequestDecoder {
         default:
             return .failure(Failure("The body must be a JSON object or array, not \(value.kindName)."))
         }
+    }
+
+    /// The request of a body that ``decodeBody(_:)`` decodes as `.success(.single(request))`, and `nil` for every
+    /// other body (a batch, another value, a fault, a request it refuses): for a caller that answers only that.
+    static func singleRequest(_ bytes: [UInt8]) -> DevEngine.Request? {
+        guard case .success(let request)? = singleObject(bytes) else { return nil }
+        return request
+    }
+
+    /// The request of a body whose JSON value is an object, read member by member (`query`, `variables`,
+    /// `operationName`) with no ``GQLValue`` built for the whole body; `nil` when the body is not a JSON object
+    /// (a batch, another value, a fault), which only the whole-value path describes.
+    private static func singleObject(_ bytes: [UInt8]) -> Result<DevEngine.Request, Failure>? {
+        var query: GQLValue?
+        var variables: GQLValue?
+        var operationName: GQLValue?
+        let single = try? GQLValue.forEachMember(ofJSONObject: bytes) { name, value in
+            switch name {
+            case "query": query = value
+            case "variables": variables = value
+            case "operationName": operationName = value
+            default: break
+            }
+        }
+        guard single == true else { return nil }
+        return request(query: query, variables: variables, operationName: operationName)
     }
 
     /// Decodes GET query parameters (already percent-decoded).

@@ -58,7 +58,7 @@ extension HTTPTransport {
         _ credentials: DevAuthenticator.Credentials, body: [UInt8], idempotencyKey: String?, engine: DevEngine
     ) -> NowAnswer? {
         guard case .success = authenticator.check(credentials),
-            case .success(.single(let request)) = HTTPRequestDecoder.decodeBody(body)
+            let request = HTTPRequestDecoder.singleRequest(body)
         else { return nil }
         let answer: (status: HTTPResponse.Status, json: String)
         switch engine.prepare(request) {

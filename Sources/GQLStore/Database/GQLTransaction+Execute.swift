@@ -144,6 +144,43 @@ package struct GQLColumns {
         statement.type(at: index) == SQLITE_FLOAT ? sqlite3_column_double(statement.stmt, index) : nil
     }
 
+    /// Calls `body` with the bytes of a TEXT column that are all ASCII (below 0x80, so valid UTF-8 as they stand; no
+    /// copy is made), valid only inside `body`, and returns what it returns; `false`, without calling it, when the
+    /// column holds anything else or text with a byte of 0x80 or more. Not generic, unlike ``withText(_:_:)``, so a
+    /// caller in another module pays no generic metadata per column (a row's answer reads several).
+    package func withASCIIText(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        guard let bytes = asciiText(index) else { return false }
+        return body(bytes)
+    }
+
+    /// The byte count of a TEXT column whose bytes are all ASCII (what its `String`'s `utf8.count` is); `nil` when
+    /// the column holds anything else or text with a byte of 0x80 or more.
+    package func asciiTextCount(_ index: Int32) -> Int? {
+        asciiText(index)?.count
+    }
+
+    private func asciiText(_ index: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard statement.type(at: index) == SQLITE_TEXT else { return nil }
+        // The text first, then its length: SQLite's documented order.
+        let chars = sqlite3_column_text(statement.stmt, index)
+        let count = Int(sqlite3_column_bytes(statement.stmt, index))
+        guard count > 0, let chars else { return UnsafeBufferPointer(start: nil, count: 0) }
+        let bytes = UnsafeBufferPointer(start: chars, count: count)
+        // Eight bytes at a time while they last: a high bit anywhere marks a byte that is not ASCII.
+        let raw = UnsafeRawPointer(chars)
+        var high: UInt64 = 0
+        var i = 0
+        while i + 8 <= count {
+            high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < count {
+            high |= UInt64(bytes[i])
+            i += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0 ? bytes : nil
+    }
+
     /// Calls `body` with the UTF-8 bytes of a TEXT column as SQLite holds them (not checked to be valid UTF-8; no
     /// copy is made), valid only inside `body`; `nil` when the column holds anything else.
     package func withText<R>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
