@@ -143,4 +143,24 @@ import Testing
         #expect(try cache.read(Self.query) == feed)
         #expect(try GQLCache(path: path, configuration: configuration).read(Self.query) == feed)
     }
+
+    /// A cold read of a level that takes three statements (500 keys each), each batch's rows decoded before the
+    /// next batch is read: 1,200 posts of about 1 KB each, read back whole from a fresh cache on the file.
+    @Test func aColdReadOfALevelInSeveralBatchesReadsEveryRecord() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        let title = String(repeating: "t", count: 1_000)
+        let feed: GQLValue = [
+            "feed": .array(
+                (1...1_200).map { id in
+                    [
+                        "__typename": "Post", "id": .string("\(id)"), "title": .string("\(id) \(title)"),
+                        "author": ["__typename": "User", "id": .string("u\(id % 7)"), "name": .string("U\(id % 7)")],
+                    ]
+                })
+        ]
+        try GQLCache(path: path).write(Self.query, data: feed)
+        #expect(try GQLCache(path: path).read(Self.query) == feed)
+    }
 }
