@@ -1,5 +1,6 @@
 import Foundation
 import GQLCache
+import GQLTestSupport
 import Testing
 
 /// How answers become records and come back, with `write` and `read` (the path every network answer takes).
@@ -191,6 +192,25 @@ import Testing
             "query { a { id } b { _id } }",
             data: ["a": ["__typename": "A", "id": 7], "b": ["__typename": "B", "_id": "m"]])
         #expect(try cache.record("A:7") != nil && cache.record("B:m") != nil)
+    }
+
+    /// The initializers' `keyFields:` argument, as the issue spells it: `GQLCache(…, keyFields: ["Post": [...]])`.
+    @Test func theInitializersTakeKeyFields() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let keyFields = ["Post": ["author", "slug"]]
+        let caches = [
+            try GQLCache(inMemory: true, keyFields: keyFields),
+            try GQLCache(path: directory.path("own.sqlite"), keyFields: keyFields),
+            try GQLCache(database: GQLDatabase(path: directory.path("app.sqlite")), keyFields: keyFields),
+        ]
+        for cache in caches {
+            try cache.write(
+                "query { post { author slug title } }",
+                data: ["post": ["__typename": "Post", "author": "ada", "slug": "hello", "title": "Hello"]])
+            #expect(try cache.record("Post:ada,hello")?["title"] == "Hello")
+            #expect(try cache.read("query { post { title } }") == ["post": ["__typename": "Post", "title": "Hello"]])
+        }
     }
 
     @Test func recordsMergeFieldByField() throws {

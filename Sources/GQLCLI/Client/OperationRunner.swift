@@ -35,7 +35,9 @@ enum OperationRunner {
     }
 
     /// Runs a query through the cache of `--cache` by `--policy`, printing each response (two for
-    /// cache-and-network when the cache has the answer: the cached one, then the network's).
+    /// cache-and-network when the cache has the answer: the cached one at once, then the network's). When the
+    /// network fails after cache-and-network printed the cached response, that response stands (as
+    /// `GQLCache.fetch` returns it offline): the failure is a note on standard error and the exit status is 0.
     static func runCached(client: ClientOptions, operation: OperationOptions, cache options: CacheOptions)
         async throws
     {
@@ -45,7 +47,8 @@ enum OperationRunner {
         let server = try client.makeServer(subscribing: false)
         let socketOnly = client.isSocketOnly
         let policy = options.policy?.policy ?? .cacheFirst
-        var results: [GQLCache.Result] = []
+        let fetched: GQLCache.Result
+        var printedCached = false
         var opened: GQLCache?
         do {
             guard let cache = try options.open() else { return }
@@ -53,24 +56,27 @@ enum OperationRunner {
             if policy == .cacheAndNetwork,
                 let cached = try? await cache.fetch(server, text, variables, policy: .cacheOnly)
             {
-                results.append(cached)
+                print(try operation.printed(json: options.response(cached)))
+                printedCached = true
             }
-            let fetched = try await within(client.timeout ?? defaultTimeout, kind: .query, server: server) {
+            fetched = try await within(client.timeout ?? defaultTimeout, kind: .query, server: server) {
                 if socketOnly && policy != .cacheOnly { try await server.connect() }
                 return try await cache.fetch(
                     server, text, variables, policy: policy == .cacheAndNetwork ? .networkOnly : policy)
             }
-            results.append(fetched)
         } catch {
             try? await opened?.database.close()
             try? await server.shutdown()
-            throw ClientFailure.error(error, "the query failed", secrets: secrets)
+            let failure = ClientFailure.error(error, "the query failed", secrets: secrets)
+            guard printedCached else { throw failure }
+            ClientFailure.warn("the cached response stands; the network's did not come: \(failure.message)")
+            return
         }
         try? await opened?.database.close()
         try? await server.shutdown()
-        for result in results { print(try operation.printed(json: options.response(result))) }
-        if let errors = results.last?.errors, !errors.isEmpty {
-            throw ClientFailure.graphQLErrors(errors, in: "query", secrets: secrets)
+        print(try operation.printed(json: options.response(fetched)))
+        if !fetched.errors.isEmpty {
+            throw ClientFailure.graphQLErrors(fetched.errors, in: "query", secrets: secrets)
         }
     }
 

@@ -17,7 +17,8 @@ struct QueryCommand: AsyncParsableCommand {
                 gql-cli query --url http://127.0.0.1:4000/graphql '{ listObjects { items { objectId } } }'
 
                 With --cache FILE the query goes through a GQLCache kept in that SQLite file, by --policy \
-                (cache-first by default; cache-and-network prints the cached response, then the network's), \
+                (cache-first by default; cache-and-network prints the cached response, then the network's, or \
+                a note when the network fails), \
                 and --verbose adds "source": "cache" or "network" (and "stale": true) to each response. The \
                 query sent asks for __typename in every selection set, so the responses show it.
                 """)
