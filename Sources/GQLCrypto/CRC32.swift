@@ -25,22 +25,7 @@ package struct CRC32: Sendable {
     }
 
     /// Table `k` (at `k × 256`) maps a byte to the CRC of that byte followed by `k` zero bytes.
-    private static let tables: [UInt32] = {
-        var tables = [UInt32](repeating: 0, count: 16 * 256)
-        for byte in 0..<256 {
-            var crc = UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-            tables[byte] = crc
-        }
-        for byte in 0..<256 {
-            var crc = tables[byte]
-            for slice in 1..<16 {
-                crc = (crc >> 8) ^ tables[Int(crc & 0xFF)]
-                tables[slice * 256 + byte] = crc
-            }
-        }
-        return tables
-    }()
+    private static let tables = ReflectedCRC<UInt32>.tables(0xEDB8_8320, slices: 16)
 
     /// Adds `bytes` to the CRC.
     package mutating func update(_ bytes: some ContiguousBytes) {
@@ -91,12 +76,7 @@ package struct CRC32: Sendable {
             pointer += 16
             count -= 16
         }
-        while count > 0 {
-            crc = (crc >> 8) ^ table[Int((crc ^ UInt32(pointer.load(as: UInt8.self))) & 0xFF)]
-            pointer += 1
-            count -= 1
-        }
-        return crc
+        return ReflectedCRC.bytewise(pointer, count, crc, table)
     }
 
     /// The CRCs of three consecutive runs of `length` bytes (a multiple of 16) at `base`, computed side by side.
@@ -117,42 +97,13 @@ package struct CRC32: Sendable {
         return (~first, ~second, ~third)
     }
 
-    /// `a × b` modulo the CRC polynomial, both as reflected polynomials (zlib's `multmodp`).
-    private static func multiplyModP(_ a: UInt32, _ b: UInt32) -> UInt32 {
-        var b = b
-        var bit: UInt32 = 1 << 31
-        var product: UInt32 = 0
-        while bit != 0, a & (bit &* 2 &- 1) != 0 {
-            if a & bit != 0 { product ^= b }
-            bit >>= 1
-            b = b & 1 == 1 ? (b >> 1) ^ 0xEDB8_8320 : b >> 1
-        }
-        return product
-    }
-
     /// `x^(2^k)` modulo the polynomial for k = 0…31 (zlib's `x2n_table`).
-    private static let powers: [UInt32] = {
-        var powers = [UInt32](repeating: 0, count: 32)
-        var power: UInt32 = 1 << 30  // x¹
-        for k in 0..<32 {
-            powers[k] = power
-            power = multiplyModP(power, power)
-        }
-        return powers
-    }()
+    private static let powers = ReflectedCRC<UInt32>.powers(0xEDB8_8320)
 
     /// The CRC of `A` followed by `B` from the CRC of `A`, the CRC of `B` and `B`'s length (zlib's
     /// `crc32_combine`): `crcA × x^(8 × lengthB) + crcB`.
     package static func combine(_ crcA: UInt32, _ crcB: UInt32, _ lengthB: Int) -> UInt32 {
-        var shift: UInt32 = 1 << 31  // x⁰
-        var bits = lengthB
-        var k = 3  // a byte is 2³ bits
-        while bits > 0 {
-            if bits & 1 == 1 { shift = multiplyModP(powers[k & 31], shift) }
-            bits >>= 1
-            k += 1
-        }
-        return multiplyModP(shift, crcA) ^ crcB
+        ReflectedCRC.combine(crcA, crcB, Int64(lengthB), 0xEDB8_8320, powers)
     }
 
     /// The CRC's four bytes, most significant first.

@@ -120,8 +120,9 @@ import Testing
             let refused = try await client.execute(HTTPClientRequest(url: altered), timeout: .seconds(10))
             #expect(refused.status == .forbidden)
             #expect(String(buffer: try await refused.body.collect(upTo: 4096)).contains("SignatureDoesNotMatch"))
-            // Expired: the emulator's clock moves past the expiry.
-            now.withLock { $0 = $0.addingTimeInterval(61) }
+            // Expired: the emulator's clock moves well past the expiry (the URLs were signed by the client's own
+            // clock, some seconds after the emulator's was read: 61 seconds on was not always past).
+            now.withLock { $0 = $0.addingTimeInterval(600) }
             let expired = try await client.execute(HTTPClientRequest(url: get.absoluteString), timeout: .seconds(10))
             #expect(expired.status == .forbidden)
             #expect(String(buffer: try await expired.body.collect(upTo: 4096)).contains("Request has expired"))

@@ -41,6 +41,23 @@ import Testing
         #expect(seen["left"]?.intValue == 201)
     }
 
+    /// S3's default CRC-64/NVME, read by boto3 at its defaults; the script computes the expected value from the
+    /// definition (botocore can compute it only with the AWS CRT, which it does not have here, so it does not
+    /// check the body against it itself).
+    @Test func anObjectUploadedWithoutAChecksumCarriesS3sDefaultCRC64NVME() async throws {
+        let seen = try await Self.check("defaultChecksum")
+        let expected = try #require(seen["expected"]?.stringValue)
+        #expect(seen["putAnswer"]?.stringValue == expected)
+        #expect(seen["head"]?.stringValue == expected)
+        #expect(seen["headType"]?.stringValue == "FULL_OBJECT")
+        #expect(seen["get"]?.stringValue == expected)
+        #expect(seen["getSame"] == true)
+        #expect(seen["withoutMode"] == false)
+        #expect(seen["crc32Object"]?["crc32"]?.stringValue?.count == 8, "\(seen)")
+        #expect(seen["crc32Object"]?["crc64nvme"] == .null, "\(seen)")
+        #expect(seen["listed"] == ["default/crc32.bin": ["CRC32"], "default/plain.bin": ["CRC64NVME"]])
+    }
+
     @Test func presignedURLsFromBotocoreWork() async throws {
         let seen = try await Self.check("presigned")
         #expect(seen["putStatus"]?.intValue == 200)

@@ -10,13 +10,15 @@ struct ReceivedBody: Sendable {
     var size: Int64
     var md5: [UInt8]
     var crc32: CRC32
+    /// The CRC-64/NVME, S3's default checksum for an upload that sends none; `nil` when not asked for.
+    var crc64: CRC64NVME?
     /// `aws-chunked` trailing headers (a checksum), names lowercased.
     var trailers: [(name: String, value: String)]
 }
 
 /// Streams a request body to a temporary file in the data folder — decoding `aws-chunked` and checking its
-/// signatures on the way — while computing its MD5, its CRC-32 and, when the signature covers it, its SHA-256;
-/// memory stays at one write buffer whatever the size. A body that stalls longer than the body timeout, trickles
+/// signatures on the way — while computing its MD5, its CRC-32, when asked its CRC-64/NVME and, when the signature
+/// covers it, its SHA-256; memory stays at one write buffer whatever the size. A body that stalls longer than the body timeout, trickles
 /// (fewer than `minimumRate` bytes a second over a whole body timeout), runs past its limit or its declared length,
 /// or does not match its signed hash leaves nothing behind.
 struct BodyReceiver: Sendable {
@@ -26,6 +28,8 @@ struct BodyReceiver: Sendable {
     /// never stalls, yet would hold its connection and temporary file for days).
     let minimumRate: Int64
     let maxBytes: Int64
+    /// Whether to compute the body's CRC-64/NVME (the upload sends one, or will get S3's default).
+    var computesCRC64 = false
 
     /// When the last byte came, and how many came since the current window of one body timeout began.
     private struct Progress {
@@ -106,7 +110,8 @@ struct BodyReceiver: Sendable {
         progress: GQLLocked<Progress>
     ) async throws -> ReceivedBody {
         let file = try OpenFile.creating(temporary)
-        let sink = try BodySink(hashesSHA256: { if case .sha256 = payload { true } else { false } }())
+        let sink = try BodySink(
+            hashesSHA256: { if case .sha256 = payload { true } else { false } }(), computesCRC64: computesCRC64)
         let decoder: AWSChunkedDecoder? =
             switch payload {
             case .signedChunks(let signer, let trailer): AWSChunkedDecoder(signer: signer, signsTrailer: trailer)
@@ -163,7 +168,8 @@ struct BodyReceiver: Sendable {
             }
         }
         return ReceivedBody(
-            temporary: temporary, size: sink.size, md5: md5, crc32: sink.crc, trailers: decoder?.trailers ?? [])
+            temporary: temporary, size: sink.size, md5: md5, crc32: sink.crc, crc64: sink.crc64,
+            trailers: decoder?.trailers ?? [])
     }
 }
 
@@ -172,10 +178,12 @@ private final class BodySink {
     private var md5: Digest?
     private var sha256: Digest?
     private(set) var crc = CRC32()
+    private(set) var crc64: CRC64NVME?
     private(set) var size: Int64 = 0
     private(set) var pending = ByteBuffer()
 
-    init(hashesSHA256: Bool) throws {
+    init(hashesSHA256: Bool, computesCRC64: Bool) throws {
+        crc64 = computesCRC64 ? CRC64NVME() : nil
         md5 = try Digest(.md5)
         sha256 = hashesSHA256 ? try Digest(.sha256) : nil
     }
@@ -187,6 +195,7 @@ private final class BodySink {
                 try md5?.update(bytes)
                 try sha256?.update(bytes)
                 crc.update(bytes)
+                crc64?.update(bytes)
             }
         } catch {
             throw S3Error(.internalError, "The body could not be hashed.")

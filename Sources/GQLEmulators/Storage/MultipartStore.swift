@@ -11,6 +11,8 @@ struct StoredUpload: Codable, Sendable {
         var etag: String
         /// The part's CRC-32 in base64, when the upload declared CRC32 or the part sent one.
         var checksumCRC32: String?
+        /// The part's CRC-64/NVME in base64 (always computed; the object's default checksum combines them).
+        var checksumCRC64NVME: String?
         var lastModified: Date
         /// The part's file in the upload's folder.
         var file: String

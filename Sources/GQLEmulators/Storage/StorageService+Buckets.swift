@@ -158,7 +158,12 @@ extension StorageService {
         xml.element("Key", encode(object.key))
         xml.element("LastModified", Self.timestamp(object.lastModified))
         xml.element("ETag", Self.quoted(object.etag))
-        if object.checksumCRC32 != nil { xml.element("ChecksumAlgorithm", "CRC32") }
+        if object.checksumCRC32 != nil {
+            xml.element("ChecksumAlgorithm", "CRC32")
+        } else if object.checksumCRC64NVME != nil {
+            xml.element("ChecksumAlgorithm", "CRC64NVME")
+            xml.element("ChecksumType", "FULL_OBJECT")
+        }
         xml.element("Size", String(object.size))
         if owner {
             xml.open("Owner")

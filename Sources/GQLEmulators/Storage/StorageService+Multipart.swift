@@ -41,15 +41,18 @@ extension StorageService {
         if request.header("x-amz-copy-source") != nil {
             throw S3Error(.notImplemented, "UploadPartCopy is not implemented by the storage emulator.")
         }
-        _ = try uploads.upload(uploadId, bucket: bucket, key: key)
-        let (received, crc) = try await receiveChecked(body, request, payload, maxBytes: configuration.maxObjectBytes)
+        let upload = try uploads.upload(uploadId, bucket: bucket, key: key)
+        // The parts' CRC-64/NVMEs make the object's default checksum, unless the upload was started with CRC32.
+        let (received, checksums) = try await receiveChecked(
+            body, request, payload, maxBytes: configuration.maxObjectBytes, crc64: upload.checksumAlgorithm == nil)
         let part = StoredUpload.Part(
             number: number, size: received.size, etag: Bytes.hex(received.md5),
-            checksumCRC32: crc ?? received.crc32.base64, lastModified: configuration.clock(), file: "")
+            checksumCRC32: checksums.crc32 ?? received.crc32.base64, checksumCRC64NVME: received.crc64?.base64,
+            lastModified: configuration.clock(), file: "")
         try uploads.addPart(uploadId, temporary: received.temporary, part)
         var headers = HTTPFields()
         headers[.eTag] = Self.quoted(part.etag)
-        if let crc { headers[.checksumCRC32] = crc }
+        if let crc = checksums.crc32 { headers[.checksumCRC32] = crc }
         return Response(status: .ok, headers: headers)
     }
 
@@ -147,10 +150,10 @@ extension StorageService {
             }
         }
         let parts = listed.compactMap { upload.parts[$0.number] }
-        let (etag, crc): (String, String?)
+        let (etag, object): (String, StoredObject)
         // A completion that fails (a disk error) leaves the upload as it was, to be completed again or aborted.
         do throws(S3Error) {
-            (etag, crc) = try await commit(upload, parts: parts, bucket: bucket, key: key)
+            (etag, object) = try await commit(upload, parts: parts, bucket: bucket, key: key)
         } catch {
             uploads.putBack(uploadId, upload)
             throw error
@@ -162,17 +165,22 @@ extension StorageService {
         xml.element("Bucket", bucket)
         xml.element("Key", key)
         xml.element("ETag", Self.quoted(etag))
-        if let crc {
+        if let crc = object.checksumCRC32 {
             xml.element("ChecksumCRC32", crc)
             xml.element("ChecksumType", "COMPOSITE")
+        } else if let crc = object.checksumCRC64NVME {
+            xml.element("ChecksumCRC64NVME", crc)
+            xml.element("ChecksumType", "FULL_OBJECT")
         }
         xml.close("CompleteMultipartUploadResult")
         return Self.xml(xml)
     }
 
-    /// The upload's object from `parts`: concatenated, stored under `key`; its ETag and composite CRC-32.
+    /// The upload's object from `parts`: concatenated, stored under `key`; its ETag and its record. Its checksum
+    /// is the composite CRC-32 of an upload started with CRC32, otherwise S3's default, the CRC-64/NVME of the
+    /// whole object, combined from the parts' (none when a part's record predates them).
     private func commit(_ upload: StoredUpload, parts: [StoredUpload.Part], bucket: String, key: String)
-        async throws(S3Error) -> (etag: String, crc: String?)
+        async throws(S3Error) -> (etag: String, object: StoredObject)
     {
         let (temporary, size) = try await concatenate(upload.id, parts)
         var md5s: [UInt8] = []
@@ -184,11 +192,23 @@ extension StorageService {
             for part in parts { whole.update(Array(Data(base64Encoded: part.checksumCRC32 ?? "") ?? Data())) }
             crc = "\(whole.base64)-\(parts.count)"
         }
+        var crc64: String?
+        if crc == nil {
+            var whole: CRC64NVME? = CRC64NVME()
+            for part in parts {
+                guard let text = part.checksumCRC64NVME, let partCRC = CRC64NVME(base64: text) else {
+                    whole = nil
+                    break
+                }
+                whole = whole.map { CRC64NVME.combine($0, partCRC, part.size) }
+            }
+            crc64 = whole?.base64
+        }
         let object = StoredObject(
             key: key, size: size, etag: etag, lastModified: configuration.clock(), dataFile: "",
-            headers: upload.headers, metadata: upload.metadata, checksumCRC32: crc)
+            headers: upload.headers, metadata: upload.metadata, checksumCRC32: crc, checksumCRC64NVME: crc64)
         try store.commit(bucket, temporary: temporary, object)
-        return (etag, crc)
+        return (etag, object)
     }
 
     /// The parts' bytes one after the other in a new temporary file; its URL and size.

@@ -15,21 +15,26 @@ extension StorageService {
     ) async throws(S3Error) -> Response {
         guard store.bucketExists(bucket) else { throw ObjectStore.noSuchBucket(bucket) }
         let (headers, metadata) = try Self.objectHeaders(request)
-        let (received, crc) = try await receiveChecked(body, request, payload, maxBytes: configuration.maxObjectBytes)
+        let (received, checksums) = try await receiveChecked(
+            body, request, payload, maxBytes: configuration.maxObjectBytes, crc64: Self.needsCRC64(request))
         let object = StoredObject(
             key: key, size: received.size, etag: Bytes.hex(received.md5), lastModified: configuration.clock(),
-            dataFile: "", headers: headers, metadata: metadata, checksumCRC32: crc)
+            dataFile: "", headers: headers, metadata: metadata, checksumCRC32: checksums.crc32,
+            checksumCRC64NVME: checksums.crc64nvme)
         try store.commit(bucket, temporary: received.temporary, object)
         var answer = HTTPFields()
         answer[.eTag] = Self.quoted(object.etag)
-        if let crc { answer[.checksumCRC32] = crc }
+        if let crc = checksums.crc32 { answer[.checksumCRC32] = crc }
+        if let crc = checksums.crc64nvme { answer[.checksumCRC64NVME] = crc }
+        if checksums.crc32 != nil || checksums.crc64nvme != nil { answer[.checksumType] = "FULL_OBJECT" }
         return Response(status: .ok, headers: answer)
     }
 
     /// Reads a body for an upload: its declared length (`x-amz-decoded-content-length` for `aws-chunked`) and
     /// the payload mode the signature set.
     func receive(
-        _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload, maxBytes: Int64
+        _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload, maxBytes: Int64,
+        crc64: Bool = false
     ) async throws(S3Error) -> ReceivedBody {
         let declared: Int64?
         switch payload {
@@ -51,16 +56,25 @@ extension StorageService {
         }
         let receiver = BodyReceiver(
             folder: store.folder, bodyTimeout: configuration.limits.bodyTimeout,
-            minimumRate: configuration.minimumBodyRate, maxBytes: maxBytes)
+            minimumRate: configuration.minimumBodyRate, maxBytes: maxBytes, computesCRC64: crc64)
         return try await receiver.receive(body, payload: payload, declaredLength: declared)
     }
 
-    /// Reads an upload's body and checks its digests (nothing is left behind when they do not match); the CRC-32
-    /// in base64 when one was sent.
+    /// The checksums an upload keeps, in base64.
+    struct UploadChecksums: Sendable {
+        /// The CRC-32 it sent.
+        var crc32: String?
+        /// The CRC-64/NVME it sent, or, when it sent no checksum at all, the one S3 gives it by default.
+        var crc64nvme: String?
+    }
+
+    /// Reads an upload's body and checks its digests (nothing is left behind when they do not match); the
+    /// checksums it keeps.
     func receiveChecked(
-        _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload, maxBytes: Int64
-    ) async throws(S3Error) -> (ReceivedBody, crc: String?) {
-        let received = try await receive(body, request, payload, maxBytes: maxBytes)
+        _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload, maxBytes: Int64,
+        crc64: Bool = false
+    ) async throws(S3Error) -> (ReceivedBody, UploadChecksums) {
+        let received = try await receive(body, request, payload, maxBytes: maxBytes, crc64: crc64)
         do {
             return (received, try Self.checkDigests(received, request))
         } catch {
@@ -69,8 +83,10 @@ extension StorageService {
         }
     }
 
-    /// Checks `Content-MD5` and a CRC-32 sent as a header or a trailer; the CRC in base64 when one was sent.
-    static func checkDigests(_ received: ReceivedBody, _ request: S3Request) throws(S3Error) -> String? {
+    /// Checks `Content-MD5`, and a CRC-32 or a CRC-64/NVME sent as a header or a trailer. What the upload keeps:
+    /// what it sent of those two, or, when it sent no checksum at all, S3's default: the CRC-64/NVME of its bytes.
+    /// (The emulator computes no CRC-32C, SHA-1 or SHA-256: an upload that sends one of those keeps none.)
+    static func checkDigests(_ received: ReceivedBody, _ request: S3Request) throws(S3Error) -> UploadChecksums {
         if let md5 = request.header("content-md5") {
             guard let sent = Data(base64Encoded: md5), sent.count == 16 else {
                 throw S3Error(.invalidDigest, "The Content-MD5 you specified was invalid.", details: [("Content-MD5", md5)])
@@ -81,12 +97,32 @@ extension StorageService {
                     details: [("ExpectedDigest", md5), ("CalculatedDigest", Data(received.md5).base64EncodedString())])
             }
         }
-        let sent = request.header("x-amz-checksum-crc32") ?? received.trailers.first { $0.name == "x-amz-checksum-crc32" }?.value
-        guard let sent else { return nil }
-        guard sent == received.crc32.base64 else {
+        func sent(_ name: String) -> String? {
+            request.header(name) ?? received.trailers.first { $0.name == name }?.value
+        }
+        let crc32 = sent("x-amz-checksum-crc32")
+        if let crc32, crc32 != received.crc32.base64 {
             throw S3Error(.badDigest, "The CRC32 you specified did not match the calculated checksum.")
         }
-        return sent
+        let crc64 = sent("x-amz-checksum-crc64nvme")
+        if let crc64, crc64 != received.crc64?.base64 {
+            throw S3Error(.badDigest, "The CRC64NVME you specified did not match the calculated checksum.")
+        }
+        let others = ["x-amz-checksum-crc32c", "x-amz-checksum-sha1", "x-amz-checksum-sha256"]
+        let sentNone = crc32 == nil && crc64 == nil && !others.contains { sent($0) != nil }
+        return UploadChecksums(crc32: crc32, crc64nvme: crc64 ?? (sentNone ? received.crc64?.base64 : nil))
+    }
+
+    /// Whether an upload needs its CRC-64/NVME computed: it sends one (a header, or a trailer `x-amz-trailer`
+    /// announces), or it declares no checksum at all and gets S3's default. An upload that sends a CRC-32 (GQLStorage
+    /// and the AWS SDKs at their defaults) costs no CRC-64.
+    static func needsCRC64(_ request: S3Request) -> Bool {
+        let algorithms = ["crc32", "crc32c", "sha1", "sha256", "crc64nvme"].map { "x-amz-checksum-" + $0 }
+        let trailers = (request.header("x-amz-trailer") ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        let declared = algorithms.filter { request.header($0) != nil || trailers.contains($0) }
+        return declared.isEmpty || declared.contains("x-amz-checksum-crc64nvme")
     }
 
     /// The headers an upload keeps (`Content-Type` …) and its user metadata.
@@ -146,9 +182,14 @@ extension StorageService {
             if let value = request.parameter(parameter) { headers[field] = value }
         }
         let range = try ByteRange.resolve(request.header("range"), size: object.size)
-        if range == nil, let crc = object.checksumCRC32, request.header("x-amz-checksum-mode")?.uppercased() == "ENABLED" {
-            headers[.checksumCRC32] = crc
-            if crc.contains("-") { headers[HTTPField.Name("x-amz-checksum-type")!] = "COMPOSITE" }
+        if range == nil, request.header("x-amz-checksum-mode")?.uppercased() == "ENABLED" {
+            if let crc = object.checksumCRC32 {
+                headers[.checksumCRC32] = crc
+                if crc.contains("-") { headers[.checksumType] = "COMPOSITE" }
+            } else if let crc = object.checksumCRC64NVME {
+                headers[.checksumCRC64NVME] = crc
+                headers[.checksumType] = "FULL_OBJECT"
+            }
         }
         var status = HTTPResponse.Status.ok
         if let range {
@@ -226,6 +267,10 @@ extension StorageService {
         xml.element("LastModified", Self.timestamp(object.lastModified))
         xml.element("ETag", Self.quoted(object.etag))
         if let crc = object.checksumCRC32 { xml.element("ChecksumCRC32", crc) }
+        if let crc = object.checksumCRC64NVME {
+            xml.element("ChecksumCRC64NVME", crc)
+            xml.element("ChecksumType", "FULL_OBJECT")
+        }
         xml.close("CopyObjectResult")
         return Self.xml(xml)
     }
@@ -312,4 +357,6 @@ extension StorageService {
 
 extension HTTPField.Name {
     static let checksumCRC32 = HTTPField.Name("x-amz-checksum-crc32")!
+    static let checksumCRC64NVME = HTTPField.Name("x-amz-checksum-crc64nvme")!
+    static let checksumType = HTTPField.Name("x-amz-checksum-type")!
 }

@@ -17,6 +17,9 @@ struct StoredObject: Codable, Sendable, Equatable {
     var metadata: [String: String] = [:]
     /// The CRC-32 in base64 when the upload sent one (`…-N` for a multipart upload's composite checksum).
     var checksumCRC32: String?
+    /// The CRC-64/NVME of the whole object in base64: S3's default checksum, which it gives an object uploaded
+    /// without one (in one PUT, or in parts none of which sent one). `nil` in records written before it was kept.
+    var checksumCRC64NVME: String?
 
     /// The stored headers S3 keeps and answers with.
     static let keptHeaders = [
