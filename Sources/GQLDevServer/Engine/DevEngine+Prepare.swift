@@ -10,7 +10,9 @@ extension DevEngine {
         package let kind: OperationKind
         /// The estimated cost (see ``GQLDevServer/Limits/maxCost``).
         package let cost: Int
-        let document: Document
+        /// The cache's entry for the request's text: held by reference, so preparing a request copies no document.
+        let cached: CachedDocument
+        var document: Document { cached.document }
         let operation: OperationDefinition
         /// The operation compiled to run without the executor, when it has one of the shapes a plan runs.
         let plan: OperationPlan?
@@ -111,7 +113,7 @@ extension DevEngine {
         }
         return .success(
             Prepared(
-                request: request, kind: kind, cost: cost, document: cached.document, operation: operation,
+                request: request, kind: kind, cost: cost, cached: cached, operation: operation,
                 plan: cached.plans[id]))
     }
 

@@ -59,14 +59,23 @@ enum HTTPRequestDecoder {
     /// The request of a body that ``decodeBody(_:)`` decodes as `.success(.single(request))`, and `nil` for every
     /// other body (a batch, another value, a fault, a request it refuses): for a caller that answers only that.
     static func singleRequest(_ bytes: [UInt8]) -> DevEngine.Request? {
-        guard case .success(let request)? = singleObject(bytes) else { return nil }
-        return request
+        guard let (query, variables, operationName) = members(bytes) else { return nil }
+        return try? makeRequest(query: query, variables: variables, operationName: operationName)
     }
 
-    /// The request of a body whose JSON value is an object, read member by member (`query`, `variables`,
-    /// `operationName`) with no ``GQLValue`` built for the whole body; `nil` when the body is not a JSON object
-    /// (a batch, another value, a fault), which only the whole-value path describes.
+    /// The request of a body whose JSON value is an object, read member by member with no ``GQLValue`` built for
+    /// the whole body; `nil` when the body is not a JSON object (a batch, another value, a fault), which only the
+    /// whole-value path describes.
     private static func singleObject(_ bytes: [UInt8]) -> Result<DevEngine.Request, Failure>? {
+        guard let members = members(bytes) else { return nil }
+        return request(query: members.query, variables: members.variables, operationName: members.operationName)
+    }
+
+    /// The `query`, `variables` and `operationName` members of a body whose JSON value is an object (the last of a
+    /// repeated one, as the whole-value path keeps it); `nil` when it is not an object.
+    private static func members(_ bytes: [UInt8])
+        -> (query: GQLValue?, variables: GQLValue?, operationName: GQLValue?)?
+    {
         var query: GQLValue?
         var variables: GQLValue?
         var operationName: GQLValue?
@@ -79,7 +88,7 @@ enum HTTPRequestDecoder {
             }
         }
         guard single == true else { return nil }
-        return request(query: query, variables: variables, operationName: operationName)
+        return (query, variables, operationName)
     }
 
     /// Decodes GET query parameters (already percent-decoded).
@@ -121,27 +130,38 @@ enum HTTPRequestDecoder {
     }
 
     /// The request of an object's `query`, `variables` and `operationName` members (`nil`: absent).
-    private static func request(query queryValue: GQLValue?, variables: GQLValue?, operationName: GQLValue?)
+    private static func request(query: GQLValue?, variables: GQLValue?, operationName: GQLValue?)
         -> Result<DevEngine.Request, Failure>
     {
+        do throws(Failure) {
+            return .success(try makeRequest(query: query, variables: variables, operationName: operationName))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// ``request(query:variables:operationName:)``'s request, or its failure thrown (typed, so nothing is boxed).
+    private static func makeRequest(query queryValue: GQLValue?, variables: GQLValue?, operationName: GQLValue?)
+        throws(Failure) -> DevEngine.Request
+    {
         guard let queryValue, !queryValue.isNull else {
-            return .failure(Failure("The request has no query."))
+            throw Failure("The request has no query.")
         }
         guard let query = queryValue.stringValue else {
-            return .failure(Failure("The query must be a string, not \(queryValue.kindName)."))
+            throw Failure("The query must be a string, not \(queryValue.kindName).")
         }
         var members: GQLValues = [:]
         switch variables {
         case nil, .null?: break
         case .object(let object)?: members = object
-        case let other?: return .failure(Failure("The variables must be an object, not \(other.kindName)."))
+        case let other?: throw Failure("The variables must be an object, not \(other.kindName).")
         }
         var name: String?
         switch operationName {
         case nil, .null?: break
         case .string(let text)?: name = text.isEmpty ? nil : text
-        case let other?: return .failure(Failure("The operationName must be a string, not \(other.kindName)."))
+        case let other?: throw Failure("The operationName must be a string, not \(other.kindName).")
         }
-        return .success(DevEngine.Request(query: query, variables: members, operationName: name))
+        return DevEngine.Request(query: query, variables: members, operationName: name)
     }
 }

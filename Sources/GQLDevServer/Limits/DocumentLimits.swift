@@ -191,7 +191,7 @@ struct DocumentLimits {
 
     /// Refuses variables whose JSON values nest deeper than ``GQLDevServer/Limits/maxValueDepth``.
     func checkVariables(_ variables: GQLValues) throws(LimitExceeded) {
-        for value in variables.values where Self.depth(of: value) > limits.maxValueDepth {
+        for (_, value) in variables where Self.depth(of: value) > limits.maxValueDepth {
             throw LimitExceeded(
                 .valueDepth, "A variable nests lists or objects more than \(limits.maxValueDepth) deep.",
                 limit: limits.maxValueDepth)
