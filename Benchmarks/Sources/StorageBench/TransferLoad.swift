@@ -16,7 +16,8 @@ import GQLServices
 /// which serve ranges natively; from each, GQLStorage's `download` (one streamed GET), boto3's `download_file` with its default
 /// TransferConfig (ranged GETs of 8 MiB, 10 at a time) and with a TransferConfig whose multipart threshold is above
 /// the object (one GET, boto3 at its best on moto), and curl of the same URL (presigned on moto and the emulator) into
-/// /dev/null, the limit. The emulator's peak resident memory over the run is reported beside. Every downloaded file is compared with the source. In every round each group of contenders takes turns,
+/// /dev/null, the limit (its length checked). The emulator's peak resident memory over the run is reported beside.
+/// Every downloaded file is compared with the source. In every round each group of contenders takes turns,
 /// the first of the previous round moving to the end, and `sync(2)` runs before each timed transfer, so that
 /// writing back an earlier one's file cannot fall into it.
 struct TransferLoad {
@@ -204,7 +205,7 @@ struct TransferLoad {
                         + (uploader == .boto3Tuned ? ["tuned"] : [])))
         case .curl:
             let url = try target.storage.presignedURL(.put, Self.bucket, key, expires: .seconds(3600))
-            let elapsed = try Self.curl(["-T", source.path, url.absoluteString])
+            let elapsed = try Self.curl(["-T", source.path, url.absoluteString]).seconds
             Self.note(String(format: "curl upload (one PUT) to %@: %.3f s", target.name, elapsed))
             return elapsed
         }
@@ -223,7 +224,13 @@ struct TransferLoad {
             if downloader == .boto3OneGet { arguments.append("one-get") }
             elapsed = try seconds(Peers.run("Benchmarks/Server/s3_bench_peer.py", arguments))
         case .curl:
-            elapsed = try Self.curl(["-o", "/dev/null", server.curlURL])
+            // Into /dev/null, so that the limit writes nothing; its answer checked by its length (the bytes are
+            // not kept to compare).
+            let (seconds, bytes) = try Self.curl(["-o", "/dev/null", server.curlURL])
+            guard bytes == options.megabytes << 20 else {
+                throw BenchError("curl's download from \(server.name) got \(bytes) bytes")
+            }
+            elapsed = seconds
         }
         Self.note(String(format: "%@ download from %@: %.3f s", downloader.rawValue, server.name, elapsed))
         return elapsed
@@ -245,7 +252,8 @@ struct TransferLoad {
             "\(options.megabytes) MiB file; uploads to moto's S3 server (no auth)"
                 + (options.emulator ? " and the storage emulator" : "") + ", downloads from "
                 + sources.map(named).joined(separator: ", ")
-                + "; every download and every upload (curl's too) read back and compared with the source"
+                + "; every download compared with the source (curl's, the limit, by its length), every upload"
+                + " (curl's too) read back and compared"
                 + "; GQLStorage tuned: \(options.tunedPartMiB) MiB parts, \(options.tunedParts) at a time"
                 + (options.checksums ? "" : "; GQLStorage without CRC-32 checksums"))
         print("workload" + String(repeating: " ", count: 48) + "GQLStorage               boto3    ratio")
@@ -309,15 +317,18 @@ struct TransferLoad {
     }
 
     /// Runs curl with `arguments` (silent, failing on an HTTP error, no `Expect: 100-continue`) and returns its
-    /// `time_total` in seconds.
-    static func curl(_ arguments: [String]) throws -> Double {
+    /// `time_total` in seconds and the bytes it downloaded.
+    static func curl(_ arguments: [String]) throws -> (seconds: Double, downloaded: Int) {
         let (status, output) = try Peers.capture(
-            URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--fail", "-H", "Expect:", "-w", "%{time_total}"] + arguments)
+            URL(fileURLWithPath: "/usr/bin/curl"),
+            ["-sS", "--fail", "-H", "Expect:", "-w", "%{time_total} %{size_download}"] + arguments)
         let text = output.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard status == 0, let value = Double(text), value > 0 else {
+        let fields = text.split(separator: " ")
+        guard status == 0, fields.count == 2, let value = Double(fields[0]), value > 0, let bytes = Int(fields[1])
+        else {
             throw BenchError("curl \(arguments.first ?? "") failed: '\(text)'")
         }
-        return value
+        return (value, bytes)
     }
 
     /// One line on standard error (each transfer's time; the table goes to standard output).
