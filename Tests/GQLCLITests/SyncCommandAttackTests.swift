@@ -29,27 +29,35 @@ struct SyncCommandAttackTests {
         _ = try await serve.stop()
     }
 
+    /// The four answers side by side, each with its own server, database and process (their backoff waits, 1.5 s
+    /// each, would otherwise add up).
     @Test func pushEndsWhenAReachableServerNeverAnswersUsefully() async throws {
-        for reply: HostileServer.Reply in [
+        let replies: [HostileServer.Reply] = [
             .json(#"{"data":null}"#), .json("{}"), .json("<html>portal</html>"), .http(500, "broken"),
-        ] {
-            let hostile = try HostileServer { _, _ in reply }
-            let directory = try TemporaryDirectory()
-            let path = directory.path("app.sqlite")
-            try await SyncCommandTests.queuedDatabase(path, url: hostile.url)
-            let started = ContinuousClock.now
-            let message = try await CLIProcess.fail(["sync", "push", path, "--url", hostile.url, "--name", "cli"])
-            // Three answers in a row, 0.5 s and 1 s apart (jittered); 30 s is the bound the issue sets (an
-            // unreachable server's), generous for a loaded machine, and the defect (no end) still fails.
-            #expect(ContinuousClock.now - started < .seconds(30))
-            #expect(message.contains("answers, but not usefully"), "\(reply): \(message)")
-            #expect(message.contains("5 item(s) stay queued"), "\(message)")
-            #expect(hostile.requestCount >= 3)
-            let status = try await CLIProcess.succeed(["sync", "status", path, "--url", hostile.url, "--name", "cli"])
-            #expect(status.contains("pending 5\n"), "\(status)")
-            hostile.stop()
-            withExtendedLifetime(directory) {}
+        ]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for reply in replies { group.addTask { try await Self.pushEnds(against: reply) } }
+            try await group.waitForAll()
         }
+    }
+
+    private static func pushEnds(against reply: HostileServer.Reply) async throws {
+        let hostile = try HostileServer { _, _ in reply }
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        try await SyncCommandTests.queuedDatabase(path, url: hostile.url)
+        let started = ContinuousClock.now
+        let message = try await CLIProcess.fail(["sync", "push", path, "--url", hostile.url, "--name", "cli"])
+        // Three answers in a row, 0.5 s and 1 s apart (jittered); 30 s is the bound the issue sets (an
+        // unreachable server's), generous for a loaded machine, and the defect (no end) still fails.
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(message.contains("answers, but not usefully"), "\(reply): \(message)")
+        #expect(message.contains("5 item(s) stay queued"), "\(message)")
+        #expect(hostile.requestCount >= 3)
+        let status = try await CLIProcess.succeed(["sync", "status", path, "--url", hostile.url, "--name", "cli"])
+        #expect(status.contains("pending 5\n"), "\(status)")
+        hostile.stop()
+        withExtendedLifetime(directory) {}
     }
 
     @Test func pushEndsWithAMessageWhenTheOutboxCannotBeClaimed() async throws {

@@ -140,10 +140,12 @@ import Testing
         ] {
             let hostile = try HostileServer { _, _ in reply }
             let base = "http://127.0.0.1:\(hostile.port)"
-            let rest = GQLREST(baseURL: base, timeout: .seconds(1))
-            let auth = Self.auth(hostile, timeout: .seconds(1))
-            let push = GQLPush(appId: "app", restKey: "rest-api-key", baseURL: base, timeout: .seconds(1))
-            let storage = Self.storage(hostile, timeout: .seconds(1))
+            // A deadline of four trickle intervals: a timeout reset by each byte would never end the trickle.
+            let deadline = Duration.milliseconds(400)
+            let rest = GQLREST(baseURL: base, timeout: deadline)
+            let auth = Self.auth(hostile, timeout: deadline)
+            let push = GQLPush(appId: "app", restKey: "rest-api-key", baseURL: base, timeout: deadline)
+            let storage = Self.storage(hostile, timeout: deadline)
             let calls: [(String, () async throws -> Void)] = [
                 ("REST", { try await rest.invoke(.get, "me") }),
                 ("Auth sign-in", { try await auth.signIn(email: "a@example.com", password: "p4ssword-value") }),
@@ -154,7 +156,7 @@ import Testing
                 let (error, took) = await Self.failure(call)
                 #expect(error?.code == .timeout, "\(name) \(reply): \(error.map { "\($0)" } ?? "none")")
                 Self.expectNoSecret(error, name)
-                // 1 s deadline; 15 s leaves room for a loaded machine, while the defect (no end at all) fails.
+                // 400 ms deadline; 15 s leaves room for a loaded machine, while the defect (no end at all) fails.
                 #expect(took < .seconds(15), "\(name): \(took)")
             }
             try await rest.shutdown()

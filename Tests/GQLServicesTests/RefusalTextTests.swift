@@ -16,7 +16,7 @@ import Testing
         let hostile = try HostileServer { _, _ in
             .stream(head: HostileServer.Reply.head(403), chunk: [0x78], interval: .milliseconds(100), count: nil)
         }
-        let storage = H.storage(hostile)
+        let storage = H.storage(hostile, timeout: .seconds(1))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refusal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

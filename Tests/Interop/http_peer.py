@@ -7,7 +7,9 @@ from http.server import ThreadingHTTPServer
 
 def serve_until_stdin_closes(handler) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # serve_forever notices shutdown() only between polls: at its default 0.5 s, every peer's stop waited up to
+    # that long (a few hundred peers start in `make test`).
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     print(f"READY http://127.0.0.1:{server.server_address[1]}", flush=True)
     sys.stdin.read()
     server.shutdown()
