@@ -14,7 +14,9 @@
 # the queries wrk completed, in total and inside the parts of the request path (inclusive, callees counted):
 #   read+answer  DirectHTTPHandler.channelRead: everything from the bytes read to the answer written (not flushed)
 #   parse        DirectRequestParser.parse: the request line and header block
-#   body JSON    HTTPRequestDecoder.decodeBody: the body's JSON into a request
+#   body JSON    HTTPRequestDecoder.decodeBody: the body's JSON into a request (since issue 25's seventh session
+#                the direct path's HTTPRequestDecoder.singleRequest, or where that is inlined GQLValue.forEachMember,
+#                the body's parse without the request made of its members)
 #   plan lookup  DevEngine.prepare: the cached document, the operation, the limits
 #   run          DevEngine.runNow: arguments, the store read and the response's JSON, of it
 #     SQLite       the read connection, the statement, the row: GQLDatabaseContext.fetchAll(sql:) (the row as a
@@ -86,7 +88,7 @@ for build in "${builds[@]}"; do
         for pattern in \
             'DirectHTTPHandlerC11channelRead7context4data' \
             'DirectRequestParserV5parse' \
-            'HTTPRequestDecoderO10decodeBodyys6Result.*Says5UInt8VGFZ' \
+            'HTTPRequestDecoderO10decodeBodyys6Result.*Says5UInt8VGFZ|HTTPRequestDecoderO13singleRequest|HTTPRequestDecoderO12singleObject|GQLValueO13forEachMember12ofJSONObject' \
             'DevEngineC7prepareys6Result' \
             'DevEngineC6runNow__9formatter' \
             'GQLDatabaseContextPAAE8fetchAll3sql_|GQLDatabaseContextPAAE10forEachRow3sql' \
