@@ -16,9 +16,11 @@
  *
  *   SERVERBENCH requests=N seconds=S wrong=W errors=E
  *
- * requests counts every whole answer received, wrong the 200 answers whose body or checked header differs, errors
- * the answers with another status, the unreadable answers and the broken connections. Only 127.0.0.1/localhost
- * targets are meant; the host is used as given.
+ * requests counts every whole answer received before the turn's end, wrong the 200 answers whose body or checked
+ * header differs (or whose checked header appears twice), errors the answers with another status, the unreadable
+ * answers, the broken connections and the answers awaited longer than -T SECONDS (default 1; also at the end, so a
+ * connection stalled for the whole turn is counted). A connection the server closes is opened again, as wrk does
+ * (an error when an answer was cut). Only 127.0.0.1/localhost targets are meant; the host is used as given.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -28,6 +30,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +49,8 @@ struct connection {
     size_t length, capacity;
     long headerEnd;       /* offset of the body, or -1 while the head is incomplete */
     long bodyLength;
+    double sentAt;        /* when the request went out (or the connection was opened) */
+    int closing;          /* the answer said `Connection: close` */
 };
 
 struct worker {
@@ -60,6 +65,13 @@ static struct sockaddr_storage address;
 static socklen_t addressLength;
 static atomic_int stopping;
 static pthread_barrier_t started;
+static double timeout = 1.0;  /* seconds an answer may take before it counts as an error */
+
+static double now(void) {
+    struct timespec time;
+    clock_gettime(CLOCK_MONOTONIC, &time);
+    return (double)time.tv_sec + (double)time.tv_nsec / 1e9;
+}
 
 static void fail(const char *what) {
     fprintf(stderr, "checkload: %s: %s\n", what, strerror(errno));
@@ -98,7 +110,8 @@ static int openConnection(void) {
 /* Writes what is left of the request; returns 0 when all of it is written, 1 when the socket is full, -1 on error. */
 static int sendRequest(struct connection *connection) {
     while (connection->sent < requestLength) {
-        ssize_t count = write(connection->fd, request + connection->sent, requestLength - connection->sent);
+        ssize_t count =
+            send(connection->fd, request + connection->sent, requestLength - connection->sent, MSG_NOSIGNAL);
         if (count < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) return 1;
             return -1;
@@ -108,9 +121,12 @@ static int sendRequest(struct connection *connection) {
     return 0;
 }
 
-/* The value of header `name` in the head [start, end), or NULL; *valueLength is set. */
+/* The value of header `name` in the head [start, end), or NULL when it is missing or appears more than once (a
+   doubled Content-Length is a broken answer, a doubled Access-Control-Allow-Origin one a browser refuses);
+   *valueLength is set. */
 static const char *header(const char *start, const char *end, const char *name, size_t nameLength,
                           size_t *valueLength) {
+    const char *found = NULL;
     const char *line = memchr(start, '\n', (size_t)(end - start));  /* skip the status line */
     while (line && line + 1 < end) {
         line += 1;
@@ -122,12 +138,13 @@ static const char *header(const char *start, const char *end, const char *name, 
             const char *valueEnd = lineEnd;
             while (value < valueEnd && (*value == ' ' || *value == '\t')) value++;
             while (valueEnd > value && (valueEnd[-1] == '\r' || valueEnd[-1] == ' ' || valueEnd[-1] == '\t')) valueEnd--;
+            if (found) return NULL;
+            found = value;
             *valueLength = (size_t)(valueEnd - value);
-            return value;
         }
         line = lineEnd;
     }
-    return NULL;
+    return found;
 }
 
 enum outcome { incomplete, right, wrongAnswer, badAnswer };
@@ -148,6 +165,8 @@ static enum outcome examine(struct connection *connection) {
             bodyLength = bodyLength * 10 + (value[index] - '0');
         }
         connection->bodyLength = bodyLength;
+        value = header(head, headEnd, "connection", 10, &valueLength);
+        connection->closing = value && valueLength == 5 && strncasecmp(value, "close", 5) == 0;
     }
     size_t total = (size_t)connection->headerEnd + (size_t)connection->bodyLength;
     if (connection->length < total) return incomplete;
@@ -169,12 +188,36 @@ static enum outcome examine(struct connection *connection) {
 }
 
 /* Counts an error and closes the connection; the turn goes on with the others (and fails, by its error count). */
-static void drop(int poller, struct connection *connection, struct worker *worker, const char *why) {
-    fprintf(stderr, "checkload: %s\n", why);
-    worker->errors++;
+/* Opens the connection's socket and registers it; the request goes out once the socket is writable. */
+static void start(int poller, struct connection *connection) {
+    connection->fd = openConnection();
+    connection->sent = 0;
+    connection->length = 0;
+    connection->headerEnd = -1;
+    connection->sentAt = now();
+    struct epoll_event event = {.events = EPOLLIN | EPOLLOUT, .data.ptr = connection};
+    if (epoll_ctl(poller, EPOLL_CTL_ADD, connection->fd, &event) < 0) fail("epoll_ctl");
+}
+
+/* Closes the connection and opens a new one, as wrk does; with a reason, the answer it was waiting for counts as an
+   error (the first few reasons are printed). A server that closes after a whole answer is no error. */
+static void reconnect(int poller, struct connection *connection, struct worker *worker, const char *why) {
+    if (why) {
+        if (worker->errors < 5) fprintf(stderr, "checkload: %s\n", why);
+        worker->errors++;
+    }
     epoll_ctl(poller, EPOLL_CTL_DEL, connection->fd, NULL);
     close(connection->fd);
-    connection->fd = -1;
+    start(poller, connection);
+}
+
+/* Counts as errors the answers waited for longer than `timeout` (a stalled connection is no answer, and without
+   this it would only lower the rate) and opens their connections again. */
+static void expire(int poller, struct connection *connections, int count, struct worker *worker) {
+    double limit = now() - timeout;
+    for (int index = 0; index < count; index++) {
+        if (connections[index].sentAt < limit) reconnect(poller, &connections[index], worker, "an answer timed out");
+    }
 }
 
 static void *run(void *argument) {
@@ -185,40 +228,40 @@ static void *run(void *argument) {
     if (!connections) fail("calloc");
     for (int index = 0; index < worker->connections; index++) {
         struct connection *connection = &connections[index];
-        connection->fd = openConnection();
         connection->capacity = 64 * 1024;
         connection->buffer = malloc(connection->capacity);
         if (!connection->buffer) fail("malloc");
-        connection->headerEnd = -1;
-        struct epoll_event event = {.events = EPOLLIN | EPOLLOUT, .data.ptr = connection};
-        if (epoll_ctl(poller, EPOLL_CTL_ADD, connection->fd, &event) < 0) fail("epoll_ctl");
+        start(poller, connection);
     }
     pthread_barrier_wait(&started);
     struct epoll_event events[64];
+    unsigned long batches = 0;
     while (!atomic_load_explicit(&stopping, memory_order_relaxed)) {
         int ready = epoll_wait(poller, events, 64, 20);
         if (ready < 0) {
             if (errno == EINTR) continue;
             fail("epoll_wait");
         }
+        if (ready == 0 || ++batches % 4096 == 0) expire(poller, connections, worker->connections, worker);
         for (int index = 0; index < ready; index++) {
             struct connection *connection = events[index].data.ptr;
-            if (connection->fd < 0) continue;  /* dropped earlier in this batch */
-            if (events[index].events & (EPOLLERR | EPOLLHUP) && !(events[index].events & EPOLLIN)) {
-                drop(poller, connection, worker, "a connection was closed by the server");
+            uint32_t flags = events[index].events;
+            if (flags & (EPOLLERR | EPOLLHUP) && !(flags & EPOLLIN)) {
+                reconnect(poller, connection, worker, "a connection failed");
                 continue;
             }
-            if (events[index].events & EPOLLOUT) {
+            if (flags & EPOLLOUT) {
                 int state = sendRequest(connection);
                 if (state < 0) {
-                    drop(poller, connection, worker, "a request could not be sent");
+                    reconnect(poller, connection, worker, "a request could not be sent");
                     continue;
                 }
                 struct epoll_event event = {.events = state == 0 ? EPOLLIN : EPOLLIN | EPOLLOUT,
                                             .data.ptr = connection};
                 epoll_ctl(poller, EPOLL_CTL_MOD, connection->fd, &event);
             }
-            if (!(events[index].events & EPOLLIN)) continue;
+            if (!(flags & EPOLLIN)) continue;
+            int closed = 0;
             for (;;) {
                 if (connection->length == connection->capacity) {
                     connection->capacity *= 2;
@@ -236,33 +279,47 @@ static void *run(void *argument) {
                 }
                 if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
                 if (count < 0 && errno == EINTR) continue;
-                /* The server closed the connection (or it broke): counted, and the connection is dropped. */
-                drop(poller, connection, worker, "a connection was closed by the server");
+                closed = 1;  /* the server closed the connection, or it broke */
                 break;
             }
-            if (connection->fd < 0) continue;
             enum outcome outcome = examine(connection);
-            if (outcome == incomplete) continue;
-            if (outcome == badAnswer) {
-                drop(poller, connection, worker, "an answer was not a 200 with a Content-Length and nothing after it");
+            if (outcome == incomplete) {
+                if (closed) reconnect(poller, connection, worker, "a connection closed before its answer was whole");
                 continue;
             }
+            if (outcome == badAnswer) {
+                reconnect(poller, connection, worker, "an answer was not one 200 with one Content-Length");
+                continue;
+            }
+            /* Answers that arrive after the turn's end are not counted: the turn's time is taken at its end. */
+            if (atomic_load_explicit(&stopping, memory_order_relaxed)) break;
             worker->requests++;
             if (outcome == wrongAnswer) worker->wrong++;
+            if (closed || connection->closing) {
+                reconnect(poller, connection, worker, NULL);
+                continue;
+            }
             connection->length = 0;
             connection->headerEnd = -1;
             connection->sent = 0;
+            connection->sentAt = now();
             int state = sendRequest(connection);
             if (state < 0) {
-                drop(poller, connection, worker, "a request could not be sent");
+                reconnect(poller, connection, worker, "a request could not be sent");
             } else if (state == 1) {
                 struct epoll_event event = {.events = EPOLLIN | EPOLLOUT, .data.ptr = connection};
                 epoll_ctl(poller, EPOLL_CTL_MOD, connection->fd, &event);
             }
         }
     }
+    /* An answer still awaited past the timeout at the end (a connection stalled for the turn) is an error too. */
+    double limit = now() - timeout;
     for (int index = 0; index < worker->connections; index++) {
-        if (connections[index].fd >= 0) close(connections[index].fd);
+        if (connections[index].sentAt < limit) {
+            if (worker->errors < 5) fprintf(stderr, "checkload: an answer timed out\n");
+            worker->errors++;
+        }
+        close(connections[index].fd);
         free(connections[index].buffer);
     }
     free(connections);
@@ -270,17 +327,12 @@ static void *run(void *argument) {
     return NULL;
 }
 
-static double now(void) {
-    struct timespec time;
-    clock_gettime(CLOCK_MONOTONIC, &time);
-    return (double)time.tv_sec + (double)time.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv) {
     int connections = 1, threads = 1, seconds = 2, option;
     const char *requestPath = NULL, *bodyPath = NULL;
-    while ((option = getopt(argc, argv, "c:t:d:r:e:a:")) != -1) {
+    while ((option = getopt(argc, argv, "c:t:d:r:e:a:T:")) != -1) {
         switch (option) {
+        case 'T': timeout = atof(optarg); break;
         case 'c': connections = atoi(optarg); break;
         case 't': threads = atoi(optarg); break;
         case 'd': seconds = atoi(optarg); break;
@@ -300,17 +352,19 @@ int main(int argc, char **argv) {
             break;
         }
         default:
-            fprintf(stderr, "usage: checkload -c N -t N -d SECONDS -r REQUEST_FILE -e BODY_FILE [-a \"Name: value\"] "
+            fprintf(stderr, "usage: checkload -c N -t N -d SECONDS -r REQUEST_FILE -e BODY_FILE [-a \"Name: value\"] [-T SECONDS] "
                             "HOST PORT\n");
             return 2;
         }
     }
     if (!requestPath || !bodyPath || optind + 2 != argc || connections < 1 || threads < 1 || seconds < 1) {
-        fprintf(stderr, "usage: checkload -c N -t N -d SECONDS -r REQUEST_FILE -e BODY_FILE [-a \"Name: value\"] "
+        fprintf(stderr, "usage: checkload -c N -t N -d SECONDS -r REQUEST_FILE -e BODY_FILE [-a \"Name: value\"] [-T SECONDS] "
                         "HOST PORT\n");
         return 2;
     }
     if (threads > connections) threads = connections;
+    if (!(timeout > 0)) timeout = 1.0;
+    signal(SIGPIPE, SIG_IGN);
     request = readFile(requestPath, &requestLength);
     expected = readFile(bodyPath, &expectedLength);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *found;
