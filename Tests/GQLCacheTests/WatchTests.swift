@@ -68,6 +68,21 @@ import Testing
         await fixture.finish()
     }
 
+    @Test func aCacheAndNetworkWatchOutlivesAServerThatIsDown() async throws {
+        let fixture = try await CacheFixture.make()
+        _ = try await fixture.cache.fetch(fixture.client, "GetNote", ["id": "1"])
+        await fixture.stopServer()
+        var watch = fixture.cache.watch(fixture.client, "GetNote", ["id": "1"], policy: .cacheAndNetwork)
+            .makeAsyncIterator()
+        let cached = try #require(try await watch.next())
+        #expect(cached.source == .cache && cached.data?["getNote"]?["title"] == "Note 1")
+        // The failed network answer ends nothing: a later write is still heard.
+        try fixture.cache.write(
+            "GetNote", ["id": "1"], data: ["getNote": ["__typename": "Note", "id": "1", "title": "Offline", "n": 1]])
+        #expect(try await watch.next()?.data?["getNote"]?["title"] == "Offline")
+        await fixture.finish()
+    }
+
     @Test func anEvictedRecordIsFetchedAgain() async throws {
         let fixture = try await CacheFixture.make()
         var watch = fixture.cache.watch(fixture.client, "GetNote", ["id": "1"]).makeAsyncIterator()

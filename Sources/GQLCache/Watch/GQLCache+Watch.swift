@@ -21,6 +21,8 @@ extension GQLCache {
     /// network, by the same rule: once per change of the app's that finds it stale, not for a server's answer
     /// (one that says `max-age=0` is stale at once). A failed refetch is not an error of the watch: it waits for
     /// the next change.
+    /// A ``Policy/cacheAndNetwork`` watch whose network answer fails after its cached one keeps the cached one and
+    /// goes on watching.
     /// - Throws (from the iteration): the first answer's errors, as ``fetch(_:_:_:policy:store:maxStale:)`` throws them.
     public func watch(
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
@@ -101,7 +103,12 @@ private struct Watcher: Sendable {
             if let hit = try cache.cachedResultIfComplete(request) {
                 emit(hit)
                 if policy == .cacheAndNetwork {
-                    emit(try await cache.network(server, request))
+                    // Offline, the cached answer stands and the watch goes on, as `fetch(.cacheAndNetwork)` does.
+                    do {
+                        emit(try await cache.network(server, request))
+                    } catch let failure where GQLCache.isCancellation(failure) {
+                        throw failure
+                    } catch {}
                 } else if hit.isStale, let fresh = try? await cache.network(server, request) {
                     emit(fresh)  // A stale first answer is refreshed; offline, the stale one stands.
                 }
