@@ -11,9 +11,10 @@ final class WatcherRegistry: Sendable {
         var watchers: [String: Set<Int>] = [:]
         /// Counts notifications, so a watcher can tell a change that came while it was reading.
         var changes: UInt64 = 0
-        /// Of the watched records, the last change of each: its notification count, and whether a server's answer
-        /// made it (the record holds what a server just said, not a write of the app's).
-        var lastChange: [String: (count: UInt64, byServer: Bool)] = [:]
+        /// Of the watched records, the notification counts of the last change of each by the app (a manual
+        /// write, a layer, an eviction, a clear) and by a server's answer, kept apart so a server's answer does
+        /// not hide an earlier change of the app's that a watcher has not read yet.
+        var lastChange: [String: (byApp: UInt64, byServer: UInt64)] = [:]
 
         /// Watcher `id` no longer depends on record `key`; a record no watcher depends on is forgotten.
         mutating func unwatch(_ key: String, by id: Int) {
@@ -73,10 +74,12 @@ final class WatcherRegistry: Sendable {
             var woken: Set<Int> = []
             for key in keys {
                 guard let ids = state.watchers[key] else { continue }
-                state.lastChange[key] = (now, false)
+                if !written.contains(key) { state.lastChange[key, default: (0, 0)].byApp = now }
                 for id in ids where woken.insert(id).inserted { state.wakers[id]?.yield() }
             }
-            for key in written where state.watchers[key] != nil { state.lastChange[key] = (now, true) }
+            for key in written where state.watchers[key] != nil {
+                state.lastChange[key, default: (0, 0)].byServer = now
+            }
         }
     }
 
@@ -85,7 +88,7 @@ final class WatcherRegistry: Sendable {
         state.withLock { state in
             state.changes &+= 1
             let now = state.changes
-            for key in state.watchers.keys { state.lastChange[key] = (now, false) }
+            for key in state.watchers.keys { state.lastChange[key, default: (0, 0)].byApp = now }
             for waker in state.wakers.values { waker.yield() }
         }
     }
@@ -106,9 +109,9 @@ final class WatcherRegistry: Sendable {
         state.withLock { state in
             var changed = false
             for key in keys {
-                guard let last = state.lastChange[key], last.count > count else { continue }
-                guard last.byServer else { return .other }
-                changed = true
+                guard let last = state.lastChange[key] else { continue }
+                if last.byApp > count { return .other }
+                if last.byServer > count { changed = true }
             }
             return changed ? .byServer : .none
         }
