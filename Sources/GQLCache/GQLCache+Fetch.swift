@@ -186,6 +186,13 @@ extension GQLCache {
     /// ``CacheControl``); `no-store` keeps the answer out of the cache (returned, not written: watchers hear
     /// nothing but the layer's removal), and so does an answer nested too deep to store (`.recordTooDeep`).
     func network(_ server: GQLServer, _ request: Request, replacing layer: Layer? = nil) async throws -> Result {
+        try await networkAnswer(server, request, replacing: layer).result
+    }
+
+    /// ``network(_:_:replacing:)``, with whether the answer was stored.
+    func networkAnswer(
+        _ server: GQLServer, _ request: Request, replacing layer: Layer? = nil
+    ) async throws -> (result: Result, stored: Bool) {
         let directives = GQLLocked(CacheControl.Directives())
         let observe: @Sendable ([(name: String, value: String)]) -> Void = { [self] fields in
             let read = CacheControl.directives(of: fields, now: now)
@@ -198,18 +205,21 @@ extension GQLCache {
         }
         var changed: Set<String> = []
         var written: Set<String> = []
+        var stored = false
         let said = directives.withLock { $0 }
         if request.store, !said.noStore, result.errors.isEmpty, let data = result.data {
             do {
                 let records = try normalize(data, request.operation, request.variables)
                 changed = try mergeQuietly(records, expiresAt: said.deadline(now:))
-                written = Set(records.keys)
+                // What the size budget evicted to make room counts as this answer's change too (not the app's).
+                written = changed.union(records.keys)
+                stored = true
             } catch let error as GQLError where error.code == .recordTooDeep {
                 // Nothing of it was stored (the write rolled back); the server's answer is still the caller's.
             }
         }
         if let layer { changed.formUnion(store.removeLayer(layer.id)) }
         watchers.notify(changed, fromServer: written)
-        return Result(result: result, source: .network)
+        return (Result(result: result, source: .network), stored)
     }
 }

@@ -193,6 +193,36 @@ import Testing
         try await stand.finish()
     }
 
+    /// An optimistic layer over a no-cache answer is the app's value, not the server's answer it covers: the watch
+    /// emits it from the cache without asking, online and with the server down (an outbox's layer, offline).
+    @Test func anOptimisticLayerOverANoCacheAnswerIsEmittedUnasked() async throws {
+        let stand = try Stand(downFrom: 2) { _ in ["Cache-Control: no-cache"] }
+        defer { stand.server.stop() }
+        let emitted = GQLLocked<[GQLCache.Result]>([])
+        let watch = stand.cache.watch(stand.client, Self.query, policy: .cacheFirst)
+        let consumer = Task { for try await result in watch { emitted.withLock { $0.append(result) } } }
+        defer { consumer.cancel() }
+        func title(_ index: Int) async -> GQLValue? {
+            guard await pollUntil({ emitted.withLock(\.count) > index }) else { return nil }
+            return emitted.withLock { $0[index] }.data?["note"]?["title"]
+        }
+        func layer(_ title: String) throws -> GQLCache.Layer {
+            try stand.cache.addOptimisticLayer(
+                Self.query, data: ["note": ["__typename": "Note", "id": "1", "title": .string(title)]])
+        }
+        #expect(await title(0) == "answer 0")
+        let online = try layer("opt")
+        #expect(await title(1) == "opt")
+        #expect(stand.server.requestCount == 1)
+        // Without the layer the no-cache answer is asked of the server again (answer 1, the last it gives).
+        stand.cache.removeOptimisticLayer(online)
+        #expect(await title(2) == "answer 1")
+        _ = try layer("opt offline")
+        #expect(await title(3) == "opt offline")
+        #expect(stand.server.requestCount == 2)
+        try await stand.finish()
+    }
+
     @Test func maxAgeMakesTheAnswerStaleThenRefetchedWithoutAConfiguredAge() async throws {
         let stand = try Stand { index in index == 0 ? ["Cache-Control: public, max-age=60"] : [] }
         defer { stand.server.stop() }

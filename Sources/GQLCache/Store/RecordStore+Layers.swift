@@ -43,7 +43,9 @@ extension RecordStore {
     var layerCount: Int { memory.withLock { $0.layers.count } }
 
     /// Lays each layer's fields of `keys`, oldest first, over the records in `found` (a record only a layer has
-    /// is read as that layer's). Receive times merge field by field rather than replacing the stored ones.
+    /// is read as that layer's). Receive times merge field by field rather than replacing the stored ones; a
+    /// field the layer sets loses the stored record's deadline (an optimistic value over a `no-cache` or expired
+    /// field reads fresh, not as the server's answer it covers).
     static func overlay(_ layers: [Layer], on found: inout [String: GQLValues], keys: [String]) {
         for layer in layers {
             for key in keys {
@@ -52,6 +54,9 @@ extension RecordStore {
                     found[key] = fields
                     continue
                 }
+                // The stored record's deadlines (`Cache-Control: max-age`, `no-cache`) are the server's answer's,
+                // not the layer's: a field the layer sets reads by the layer's own time.
+                var deadlines = record[FieldExpiry.expiresMember]?.objectValue
                 for (name, value) in fields {
                     if name == FieldExpiry.receivedMember, case .object(let times) = value,
                         case .object(var kept)? = record[name]
@@ -60,8 +65,10 @@ extension RecordStore {
                         record[name] = .object(kept)
                     } else {
                         record[name] = value
+                        deadlines?[name] = nil
                     }
                 }
+                if let deadlines { record[FieldExpiry.expiresMember] = deadlines.isEmpty ? nil : .object(deadlines) }
                 found[key] = record
             }
         }

@@ -13,7 +13,8 @@ extension GQLCache {
     /// ```
     /// When a change leaves the cache without part of the answer (an ``evict(key:)``, a ``clear()``), a watch
     /// that may use the network fetches the answer again; a ``Policy/cacheOnly`` watch waits for the records to
-    /// come back. A change that leaves the answer holding a field of a `Cache-Control: no-cache` answer is
+    /// come back. A server's answer that does not read back (one the byte budget trimmed as it was stored, an
+    /// object without its key field) is not asked for again: the watch waits for a change of the app's. A change that leaves the answer holding a field of a `Cache-Control: no-cache` answer is
     /// treated the same way (asked of the server, never emitted from the cache unrevalidated), as
     /// ``fetch(_:_:_:policy:store:maxStale:)`` treats it, unless every record of the answer that changed since
     /// the watch last read holds a server's answer (another watch's or a fetch's): that answer is the
@@ -87,11 +88,14 @@ private struct Watcher: Sendable {
         id: Int, wakes: AsyncStream<Void>, output: AsyncThrowingStream<GQLCache.Result, any Error>.Continuation
     ) async throws {
         let request = try prepared.get()
-        // Equal answers are told by data and errors (a network answer's `extensions` do not make it new).
-        var last: (data: GQLValue?, errors: [GQLResult.Error])?
+        // Equal answers are told by data and errors (a network answer's `extensions` do not make it new), but a
+        // fresh answer equal to a stale one is news: the refresh that clears the flag.
+        var last: (data: GQLValue?, errors: [GQLResult.Error], isStale: Bool)?
         func emit(_ result: GQLCache.Result) {
-            if let last, last.data == result.data, last.errors == result.errors { return }
-            last = (result.data, result.errors)
+            if let last, last.data == result.data, last.errors == result.errors, result.isStale || !last.isStale {
+                return
+            }
+            last = (result.data, result.errors, result.isStale)
             output.yield(result)
         }
         // The first answer, by the policy.
@@ -135,9 +139,14 @@ private struct Watcher: Sendable {
             let previousRead = readAt
             readAt = before
             // A failed refetch is not an error of the watch: it waits for the next change.
+            // A stored answer is emitted as the cache reads it back, under the optimistic layers in place.
             func refetch() async -> Bool {
-                guard let fetched = try? await cache.network(server, request) else { return false }
-                emit(fetched)
+                guard let (fetched, stored) = try? await cache.networkAnswer(server, request) else { return false }
+                if stored, let answer = try? cache.cachedAnswer(request.operation, request.variables) {
+                    emit(GQLCache.Result(result: GQLResult(data: answer.data), source: .network))
+                } else {
+                    emit(fetched)
+                }
                 track(id, request, since: before)
                 return true
             }
@@ -171,7 +180,11 @@ private struct Watcher: Sendable {
                 if mustRevalidate { owesRevalidation = !refetched }
             } catch let miss as ReadMiss {
                 cache.watchers.setDependencies(miss.keys, of: id, readSince: before)
-                guard policy != .cacheOnly else { continue }
+                // Asked of the server only for a change of the app's (an eviction, a clear, a write): a server's
+                // answer that does not read back (a keyed object without its key field, an answer the size
+                // budget trimmed at once) would otherwise wake the refetch that stored it again, without end.
+                guard policy != .cacheOnly, cache.watchers.changes(of: miss.keys, since: previousRead) == .other
+                else { continue }
                 _ = await refetch()
             }
         }

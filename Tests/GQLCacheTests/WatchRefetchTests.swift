@@ -1,0 +1,83 @@
+import Foundation
+import GQLCache
+import GQLTestSupport
+import Testing
+
+/// When a watch asks the server again and what it emits then. It does not ask again for an answer that does not
+/// read back after its own refetch stored it: only a change of the app's (a write, an eviction, a clear) sends it
+/// to the network. The stand-ins refuse answer 3 on, so a loop shows as a count, not as a hang (the time limits
+/// only bound a test gone wrong).
+@Suite(.timeLimit(.minutes(1))) struct WatchRefetchTests {
+    /// A stand-in on 127.0.0.1 whose answer `index` is `body(index)`, refusing answer 3 on.
+    static func stand(_ body: @escaping @Sendable (Int) -> String) throws -> (HostileServer, GQLServer) {
+        let server = try HostileServer { index, _ in index < 3 ? .json(#"{"data": \#(body(index))}"#) : .raw([]) }
+        return (server, GQLServer(HTTP: server.url))
+    }
+
+    /// A keyed object without its `id`, different on every request: stored under its path, it never reads back
+    /// as the query asks (`b.id` misses). The watch emits the first answer and then the manual write's.
+    @Test func anAnswerThatDoesNotReadBackIsNotAskedForAgain() async throws {
+        let (server, client) = try Self.stand { #"{"b": {"__typename": "User", "v": \#($0)}}"# }
+        defer { server.stop() }
+        let cache = try memoryCache()
+        let query = "query { b { id v } }"
+        var watch = cache.watch(client, query, policy: .cacheFirst).makeAsyncIterator()
+        let first = try #require(try await watch.next())
+        #expect(first.source == .network && first.data?["b"]?["v"] == 0)
+        try cache.write(query, data: ["b": ["__typename": "User", "id": "1", "v": 99]])
+        let manual = try #require(try await watch.next())
+        #expect(manual.source == .cache && manual.data?["b"]?["v"] == 99)
+        #expect(server.requestCount == 1)
+        try await client.shutdown()
+    }
+
+    /// An answer larger than the cache's byte budget: the trim after storing it evicts part of it, so it does not
+    /// read back; the watch emits it once and waits for a change rather than asking again (and trimming again).
+    @Test func anAnswerOverTheByteBudgetIsNotAskedForAgain() async throws {
+        let (server, client) = try Self.stand { index in
+            let notes = (1...30).map { #"{"__typename": "Note", "id": "\#($0)", "title": "answer \#(index)"}"# }
+            return #"{"notes": [\#(notes.joined(separator: ", "))]}"#
+        }
+        defer { server.stop() }
+        let cache = try memoryCache { $0.maximumBytes = 1_000 }
+        let query = "query { notes { id title } }"
+        var watch = cache.watch(client, query, policy: .cacheFirst).makeAsyncIterator()
+        let first = try #require(try await watch.next())
+        #expect(first.source == .network && first.data?["notes"]?[0]?["title"] == "answer 0")
+        #expect(throws: GQLError.self) { try cache.read(query) }  // The budget took part of it.
+        // A small answer written by hand fits the budget and reads back: it is the next element.
+        try cache.write(query, data: ["notes": [["__typename": "Note", "id": "1", "title": "by hand"]]])
+        let manual = try #require(try await watch.next())
+        #expect(manual.source == .cache && manual.data?["notes"]?[0]?["title"] == "by hand")
+        #expect(server.requestCount <= 2)
+        try await client.shutdown()
+    }
+
+    /// A refresh that brings the same data as a stale answer clears the flag: a watch whose first answer is
+    /// stale emits it flagged, then the server's equal answer unflagged.
+    @Test func aRefreshWithTheSameDataClearsTheStaleFlag() async throws {
+        let server = try HostileServer { index, _ in
+            guard index < 3 else { return .raw([]) }
+            return .http(
+                200, #"{"data": {"note": {"__typename": "Note", "id": "1", "title": "same"}}}"#,
+                headers: ["Cache-Control: max-age=60"])
+        }
+        defer { server.stop() }
+        let client = GQLServer(HTTP: server.url)
+        let clock = TestClock()
+        let cache = try memoryCache { $0.clock = clock.clock }
+        let query = "query { note(id: 1) { id title } }"
+        _ = try await cache.fetch(client, query, policy: .networkOnly)
+        clock.advance(seconds: 3_600)
+        let emitted = GQLLocked<[GQLCache.Result]>([])
+        let watch = cache.watch(client, query, policy: .cacheFirst)
+        let consumer = Task { for try await result in watch { emitted.withLock { $0.append(result) } } }
+        defer { consumer.cancel() }
+        #expect(await pollUntil { emitted.withLock(\.count) == 2 })
+        let results = emitted.withLock { $0 }
+        #expect(results.map(\.isStale) == [true, false] && results.map(\.source) == [.cache, .network], "\(results)")
+        #expect(results.allSatisfy { $0.data?["note"]?["title"] == "same" })
+        #expect(server.requestCount == 2)
+        try await client.shutdown()
+    }
+}
