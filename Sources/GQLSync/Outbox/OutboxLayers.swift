@@ -79,15 +79,15 @@ final class OutboxLayers: Sendable {
     }
 
     /// The item was delivered: its answer's object becomes the cache's record, then the layer and the row go.
-    /// The object's type is the one its mutation field names AppSync's way (`updateNote` → a `Note`), else its own
-    /// `__typename`, else the optimistic answer's (`rename` answered `{"id": "1", "name": "Ada"}`, shown as a
-    /// `Person`): the text GQLSync sends is the app's, without the `__typename` GQLCache adds to its own.
+    /// The object's type is its own `__typename`, else the optimistic answer's (`rename` answered
+    /// `{"id": "1", "name": "Ada"}`, shown as a `Person`), else the one its mutation field names AppSync's way
+    /// (`updateNote` → a `Note`): the text GQLSync sends is the app's, without the `__typename` GQLCache adds.
     func delivered(_ id: Int64, _ result: GQLResult) async {
         let shownType = typenames.withLock { $0.removeValue(forKey: id) }
         if case .object(let fields)? = result.data, fields.count == 1, let (field, answer) = fields.first,
             case .object(var members) = answer,
-            let typename = ConflictHandler.table(forMutationField: field) ?? members["__typename"]?.stringValue
-                ?? shownType
+            let typename = members["__typename"]?.stringValue ?? shownType
+                ?? ConflictHandler.table(forMutationField: field)
         {
             if field.hasPrefix("delete") { members["_deleted"] = true }
             _ = try? cache.write(objects: [.object(members)], typename: typename)
