@@ -156,6 +156,14 @@ extension GQLCache {
         try cachedHit(request)?.result
     }
 
+    /// The cached answer ``Policy/cacheAndNetwork`` returns first (to gql-cli, which prints it before it asks
+    /// the network): `nil` on a miss and for an answer holding a field of a `no-cache` answer.
+    package func cachedResultIfComplete(
+        _ operation: String, _ variables: [String: any GQLValueConvertible] = [:]
+    ) throws -> Result? {
+        try cachedResultIfComplete(request(operation, GQLValues(converting: variables), .query, "fetch", store: false))
+    }
+
     /// The cache's answer with how many seconds past its age it is (`nil`: fresh), or `nil` on a miss. An answer
     /// holding a field of a `no-cache` answer is a miss too: it must not be served without the server's word
     /// (RFC 9111 §4.2.4), so only ``cachedResult(_:)`` (`cacheOnly`, which asks no server) returns it.

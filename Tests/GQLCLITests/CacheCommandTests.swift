@@ -1,6 +1,7 @@
 import Foundation
 import GQLCache
 import GQLStore
+import GQLTestSupport
 import Testing
 
 /// `gql-cli cache stats|gc|clear --db FILE` on a cache file written with GQLCache.
@@ -140,5 +141,33 @@ struct CacheCommandTests {
         // --policy and --verbose need --cache.
         let refused = try await CLIProcess.run(["query", "--url", server.http, ClientCommandTests.get, "-v"])
         #expect(refused.status != 0 && refused.stderr.contains("--verbose needs --cache"), "\(refused.stderr)")
+    }
+
+    /// cache-and-network does not print a cached `no-cache` answer before the network's (as GQLCache.fetch does
+    /// not return it): online only the network's response, offline none and a failure.
+    @Test func cacheAndNetworkDoesNotPrintANoCacheAnswerUnrevalidated() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("no-cache.sqlite")
+        // Answers 0 and 1 say no-cache; from answer 2 on the connection closes without a word.
+        let server = try HostileServer { index, _ in
+            guard index < 2 else { return .raw([]) }
+            return .http(
+                200, #"{"data": {"note": {"__typename": "Note", "id": "1", "title": "answer \#(index)"}}}"#,
+                headers: ["Cache-Control: no-cache"])
+        }
+        defer { server.stop() }
+        func query(_ options: [String]) async throws -> CLIProcess.Output {
+            try await CLIProcess.run(
+                ["query", "--url", server.url, "query { note(id: 1) { id title } }", "--cache", path, "-v"] + options)
+        }
+        let stored = try await query([])
+        #expect(stored.status == 0 && stored.stdout.contains("answer 0"), "\(stored.stdout) \(stored.stderr)")
+        let online = try await query(["--policy", "cache-and-network"])
+        let sources = online.stdout.split(separator: "\n").map { (try? GQLValue(json: String($0)))?["source"] }
+        #expect(online.status == 0 && sources == ["network"], "\(online.stdout) \(online.stderr)")
+        let offline = try await query(["--policy", "cache-and-network"])
+        #expect(offline.status != 0 && offline.stdout.isEmpty, "\(offline.stdout) \(offline.stderr)")
+        // cache-only still reads it (it asks no server).
+        #expect(try await query(["--policy", "cache-only"]).stdout.contains("answer 1"))
     }
 }

@@ -73,9 +73,16 @@ import Testing
         try await StorageFixture.with { fixture in
             let data = StorageFixture.bytes(5_000, seed: 32)
             try await fixture.storage.upload("bucket", "crc32.bin", data)
-            #expect(
-                try await Self.checksums(fixture.storage, Self.call("HEAD", "crc32.bin"))
-                    == ["x-amz-checksum-crc32": CRC32(data).base64])
+            // A single upload's CRC-32 is of the full object, as the PUT's answer says, on HEAD, GET and listings.
+            for method in ["HEAD", "GET"] {
+                #expect(
+                    try await Self.checksums(fixture.storage, Self.call(method, "crc32.bin"))
+                        == ["x-amz-checksum-crc32": CRC32(data).base64, "x-amz-checksum-type": "FULL_OBJECT"],
+                    "\(method)")
+            }
+            let list = GQLStorage.Call(method: "GET", bucket: "bucket", query: [("list-type", "2")], operation: "list")
+            let page = try #require(try fixture.storage.parseXML(try await fixture.storage.send(list), call: list))
+            #expect(page.children("Contents").map { $0["ChecksumType"] } == ["FULL_OBJECT"])
         }
     }
 

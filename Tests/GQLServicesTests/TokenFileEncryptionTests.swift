@@ -139,6 +139,11 @@ import Testing
         // An empty one holds no tokens and may be a save that has not locked it yet: left too.
         let justCreated = path + ".4194306.79.tmp"
         try Data().write(to: URL(fileURLWithPath: justCreated))
+        // An empty one over a minute old is a save killed between creating and locking it: removed.
+        let killedEarly = path + ".4194307.80.tmp"
+        try Data().write(to: URL(fileURLWithPath: killedEarly))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: killedEarly)
 
         // What GQLAuth(…, tokens: .file(path, key:)) does first.
         #expect(try GQLAuth.Storage.file(path, key: Self.key).store.load() == Self.tokens)

@@ -116,6 +116,9 @@ struct TransferLoad {
             var uploaded: [String: [Uploader: Double]] = [:]
             for target in uploadTargets {
                 for uploader in Self.rotated(Uploader.allCases, by: round) {
+                    // Untimed: the last round's object goes first, so an upload that stores nothing is not hidden
+                    // by it in the read-back and the downloads below.
+                    try await target.storage.delete(Self.bucket, Self.key(uploader))
                     sync()
                     uploaded[target.name, default: [:]][uploader] =
                         megabytes / (try await upload(uploader, target, source))

@@ -53,9 +53,8 @@ enum OperationRunner {
         do {
             guard let cache = try options.open() else { return }
             opened = cache
-            if policy == .cacheAndNetwork,
-                let cached = try? await cache.fetch(server, text, variables, policy: .cacheOnly)
-            {
+            // As GQLCache.fetch: an answer that must be revalidated (`no-cache`) is not served before the network's.
+            if policy == .cacheAndNetwork, let cached = try? cache.cachedResultIfComplete(text, variables) {
                 print(try operation.printed(json: options.response(cached)))
                 printedCached = true
             }

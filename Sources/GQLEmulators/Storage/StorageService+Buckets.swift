@@ -158,8 +158,9 @@ extension StorageService {
         xml.element("Key", encode(object.key))
         xml.element("LastModified", Self.timestamp(object.lastModified))
         xml.element("ETag", Self.quoted(object.etag))
-        if object.checksumCRC32 != nil {
+        if let crc = object.checksumCRC32 {
             xml.element("ChecksumAlgorithm", "CRC32")
+            xml.element("ChecksumType", Self.checksumType(crc32: crc))
         } else if object.checksumCRC64NVME != nil {
             xml.element("ChecksumAlgorithm", "CRC64NVME")
             xml.element("ChecksumType", "FULL_OBJECT")

@@ -185,7 +185,7 @@ extension StorageService {
         if range == nil, request.header("x-amz-checksum-mode")?.uppercased() == "ENABLED" {
             if let crc = object.checksumCRC32 {
                 headers[.checksumCRC32] = crc
-                if crc.contains("-") { headers[.checksumType] = "COMPOSITE" }
+                headers[.checksumType] = Self.checksumType(crc32: crc)
             } else if let crc = object.checksumCRC64NVME {
                 headers[.checksumCRC64NVME] = crc
                 headers[.checksumType] = "FULL_OBJECT"
@@ -217,6 +217,12 @@ extension StorageService {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// S3's checksum type of a stored CRC-32: `COMPOSITE` for a multipart upload's (`…-N`), `FULL_OBJECT` for a
+    /// single upload's.
+    static func checksumType(crc32: String) -> String {
+        crc32.contains("-") ? "COMPOSITE" : "FULL_OBJECT"
     }
 
     /// The query parameters of a GET that override its answer's headers.

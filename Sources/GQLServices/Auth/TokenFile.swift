@@ -97,7 +97,8 @@ struct TokenFile: GQLAuth.TokenStore {
     /// temporary from before its first byte until after its rename (`save`), so a temporary that has bytes, can be
     /// locked and still has its name is abandoned, whatever pid its name carries: this process's own after a restart
     /// (pid 1 in a container), or a live one in another pid namespace sharing the folder. An empty one holds no
-    /// tokens and may be a save that has not locked it yet: it is left.
+    /// tokens and may be a save that has not locked it yet (a save locks within microseconds of creating it): it
+    /// is left unless it is over a minute old, a save killed between creating and locking it.
     private func removeKilledSavesTemporaries() {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
@@ -115,7 +116,8 @@ struct TokenFile: GQLAuth.TokenStore {
             // The name is checked again once locked: a save that renamed its temporary away and closed it leaves
             // the lock free, and the name may have been given to another save's file since.
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, fstat(descriptor, &locked) == 0,
-                (locked.st_mode & S_IFMT) == S_IFREG, locked.st_size > 0, lstat(file, &named) == 0,
+                (locked.st_mode & S_IFMT) == S_IFREG,
+                locked.st_size > 0 || time(nil) - locked.st_mtim.tv_sec > 60, lstat(file, &named) == 0,
                 named.st_ino == locked.st_ino, named.st_dev == locked.st_dev
             else { continue }
             unlink(file)
