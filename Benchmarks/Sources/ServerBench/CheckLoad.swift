@@ -29,7 +29,11 @@ enum CheckLoad {
     }
 
     /// One query turn: the request wrk would send for `script` (its header set, `Host`, `Content-Type` and
-    /// `Content-Length`), `connections` connections on up to two threads for `seconds`.
+    /// `Content-Length`), `connections` connections on one thread for `seconds`. One thread, not wrk's two: on
+    /// this two-core machine a second generator thread preempts the server it measures (GQLDevServer at 16
+    /// connections gets about a fifth more queries per second with one thread, and the generator spends less CPU
+    /// per answer: Benchmarks/checkload-threads.sh, Docs/Performance.md). Strawberry does at least as well with
+    /// one; nginx does not (its 16-connection figure is then the generator's limit).
     static func run(
         _ executable: String, url: String, connections: Int, seconds: Int, body: String, script: WrkLoad.Script,
         directory: URL
@@ -51,7 +55,7 @@ enum CheckLoad {
             try? FileManager.default.removeItem(at: bodyFile)
         }
         var arguments = [
-            "-c", "\(connections)", "-t", "\(min(connections, 2))", "-d", "\(seconds)", "-r", requestFile.path, "-e",
+            "-c", "\(connections)", "-t", "1", "-d", "\(seconds)", "-r", requestFile.path, "-e",
             bodyFile.path,
         ]
         if let origin = script.allowOrigin { arguments += ["-a", "Access-Control-Allow-Origin: \(origin)"] }

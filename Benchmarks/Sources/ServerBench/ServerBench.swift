@@ -86,7 +86,7 @@ struct ServerBench {
             try await client.shutdown()
             var report = Report(options: options, results: results, configurations: servers.configurations)
             report.loadGenerator = wrk.map { wrk in
-                (wrk.checkload == nil ? "" : "checkload (Benchmarks/loadgen) for the query rows, ")
+                (wrk.checkload == nil ? "" : "checkload (Benchmarks/loadgen), one thread, for the query rows; ")
                     + "wrk (\(wrk.executable)), -t1 -c1 and -t2 -c16"
             }
             return report.print(header: header, loadAfter: BenchEnvironment.loadAverage())
