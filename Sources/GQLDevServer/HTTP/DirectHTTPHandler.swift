@@ -64,6 +64,9 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var lastActivity = NIODeadline.now()
     private var idleTimer: Scheduled<Void>?
     private var idleCheckStarted = false
+    /// Whether the channel reads on its own after each read (NIO's `autoRead`, on unless a handler turned it off):
+    /// then this handler asks for the next read itself when a read ends (see ``channelReadComplete(context:)``).
+    private var autoRead = false
     /// The head's `Date` and `Server` lines (`\r\nDate: …\r\nServer: GQLDevServer\r\n`), made once a second.
     private var dateLines: (second: Int, bytes: [UInt8]) = (-1, [])
 
@@ -80,6 +83,10 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     // MARK: Inbound
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        autoRead = (try? context.channel.syncOptions?.getOption(ChannelOptions.autoRead)) ?? false
+    }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         idleTimer?.cancel()
@@ -119,7 +126,13 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         flushIfNeeded(context)
-        if handedOver { context.fireChannelReadComplete() }
+        if handedOver { return context.fireChannelReadComplete() }
+        // The next read is asked for here, as the channel would ask for it once this returns: from this handler
+        // it passes only the handlers before it, where the channel's own read would first pass every handler of
+        // the usual path behind this one, which sees nothing of the connection until it is handed over. The
+        // channel then finds a read pending and asks for none. The checks of ``read(context:)`` apply (a held
+        // read is asked for again when what held it ends).
+        if autoRead, !closed { read(context: context) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

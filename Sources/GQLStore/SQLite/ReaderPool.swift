@@ -9,8 +9,9 @@ final class ReaderPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var idle: [Connection] = []
     private var open = 0
-    /// The reader each thread holds while inside `read`.
-    private var holders: [UInt: Connection] = [:]
+    /// The reader each thread holds while inside `read` (at most ``maximum`` entries: a short list is searched
+    /// faster than a dictionary is hashed).
+    private var holders: [(thread: UInt, connection: Connection)] = []
     private var isClosed = false
     /// Set while ``suspend()`` holds the pool: reads wait for ``resume()``.
     private var isSuspended = false
@@ -25,42 +26,39 @@ final class ReaderPool: @unchecked Sendable {
     /// Runs `body` with a reader. A read nested in another read on the same thread (say, a verb called with
     /// the database inside `db.read { }`) shares the outer reader instead of waiting for a second one, which
     /// could wait forever once every reader is held by an outer read.
+    ///
+    /// The lock is taken once to check a reader out (the nested-read check, the wait, the hand-out) and once to
+    /// check it back in: every read of the dev server's event loops passes here, and at 16 connections the two
+    /// loops meet on this lock.
     func read<T>(_ body: (Connection) throws -> T) throws -> T {
         let thread = Writer.currentThread
         condition.lock()
-        if let held = holders[thread] {
+        if let held = holders.first(where: { $0.thread == thread })?.connection {
             condition.unlock()
             return try body(held)
         }
-        condition.unlock()
-        let connection = try checkOut()
-        condition.lock()
-        holders[thread] = connection
-        condition.unlock()
-        defer {
-            condition.lock()
-            holders[thread] = nil
-            condition.unlock()
-            checkIn(connection)
-        }
+        let connection = try checkOut(for: thread)
+        defer { checkIn(connection, from: thread) }
         return try body(connection)
     }
 
-    private func checkOut() throws -> Connection {
-        condition.lock()
+    /// Takes an idle reader (or opens one) for `thread`; called with `condition` locked, returns with it unlocked.
+    private func checkOut(for thread: UInt) throws -> Connection {
         while (isSuspended || (idle.isEmpty && open >= maximum)) && !isClosed { condition.wait() }
         guard !isClosed else {
             condition.unlock()
             throw GQLError(.closed, "the database was closed", operation: "read")
         }
         if let connection = idle.popLast() {
+            holders.append((thread, connection))
             condition.unlock()
             return connection
         }
         open += 1
         condition.unlock()
+        let connection: Connection
         do {
-            return try makeConnection()
+            connection = try makeConnection()
         } catch {
             condition.lock()
             open -= 1
@@ -68,10 +66,18 @@ final class ReaderPool: @unchecked Sendable {
             condition.unlock()
             throw error
         }
+        condition.lock()
+        holders.append((thread, connection))
+        condition.unlock()
+        return connection
     }
 
-    private func checkIn(_ connection: Connection) {
+    private func checkIn(_ connection: Connection, from thread: UInt) {
         condition.lock()
+        if let index = holders.firstIndex(where: { $0.thread == thread }) {
+            holders.swapAt(index, holders.count - 1)
+            holders.removeLast()
+        }
         idle.append(connection)
         // A close() or suspend() waits for every reader to come back; wake it along with any read.
         if isClosed || isSuspended { condition.broadcast() } else { condition.signal() }
@@ -82,7 +88,7 @@ final class ReaderPool: @unchecked Sendable {
     func close() throws {
         condition.lock()
         defer { condition.unlock() }
-        if holders[Writer.currentThread] != nil {
+        if holders.contains(where: { $0.thread == Writer.currentThread }) {
             throw GQLError(
                 .invalidArgument, "the database cannot be closed from inside one of its own reads",
                 operation: "close")
@@ -100,7 +106,7 @@ final class ReaderPool: @unchecked Sendable {
     func suspend() throws {
         condition.lock()
         defer { condition.unlock() }
-        if holders[Writer.currentThread] != nil {
+        if holders.contains(where: { $0.thread == Writer.currentThread }) {
             throw GQLError(
                 .invalidArgument, "the database cannot be rekeyed from inside one of its own reads", operation: "rekey")
         }
