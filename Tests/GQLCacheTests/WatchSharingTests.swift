@@ -79,7 +79,7 @@ import Testing
         let five = try await Five(stand)
         defer { five.cancelAll() }
         try stand.cache.evict(key: GQLCache.key("Note", "1"))
-        try #require(await pollUntil { stand.cache.sharedRequestWaiters == 5 })
+        try #require(await pollUntil { stand.cache.sharedRequestWaiters == 5 && stand.server.requestCount == 2 })
         five.tasks[2].cancel()
         try #require(await pollUntil { stand.cache.sharedRequestWaiters == 4 })
         stand.release(1)
