@@ -197,6 +197,45 @@ extension GQLCache {
         try await networkAnswer(server, request, replacing: layer).result
     }
 
+    /// ``network(_:_:replacing:)`` of a query, shared with every other watch that asks for the same one while it
+    /// is in flight (see ``sharedNetworkAnswer(_:_:)``).
+    func sharedNetwork(_ server: GQLServer, _ request: Request) async throws -> Result {
+        try await sharedNetworkAnswer(server, request).result
+    }
+
+    /// ``networkAnswer(_:_:replacing:)`` of a query, shared: watches of the same operation with the same variables
+    /// (and the same server and storing) that ask while a request is in flight wait for its answer instead of
+    /// sending their own, as Apollo deduplicates queries. One cancelled watch stops waiting without cancelling the
+    /// request the others wait for.
+    func sharedNetworkAnswer(_ server: GQLServer, _ request: Request) async throws -> (result: Result, stored: Bool) {
+        let key = SharedRequest(
+            server: ObjectIdentifier(server), text: request.operation.text, variables: request.given,
+            store: request.store)
+        let answer = try await requests.value(for: key) { [self] in
+            let (result, stored) = try await networkAnswer(server, request)
+            return SharedAnswer(result: result, stored: stored)
+        }
+        return (answer.result, answer.stored)
+    }
+
+    /// What tells two requests that can share one answer apart. The server is told by identity: the request in
+    /// flight holds it, so no other server can take its identifier meanwhile.
+    struct SharedRequest: Hashable, Sendable {
+        var server: ObjectIdentifier
+        var text: String
+        var variables: GQLValues
+        var store: Bool
+    }
+
+    /// A shared request's answer, and whether it was stored.
+    struct SharedAnswer: Sendable {
+        var result: Result
+        var stored: Bool
+    }
+
+    /// How many watches wait for a shared request's answer (for tests that must know every watch joined it).
+    package var sharedRequestWaiters: Int { requests.waiting }
+
     /// ``network(_:_:replacing:)``, with whether the answer was stored.
     func networkAnswer(
         _ server: GQLServer, _ request: Request, replacing layer: Layer? = nil

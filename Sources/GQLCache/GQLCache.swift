@@ -33,6 +33,8 @@ public final class GQLCache: Sendable {
     let keys: KeyPolicy
     let matcher: TypeMatcher
     let expiry: FieldExpiry
+    /// The network requests of watches in flight, shared by watches that ask for the same answer.
+    let requests = SharedRequests<SharedRequest, SharedAnswer>()
     /// Compiled operations by text (or registry name).
     private let operations = GQLLocked<[String: CacheOperation]>([:])
 

@@ -131,6 +131,25 @@ import Testing
         #expect(try cache.record("Note:9") == nil)
     }
 
+    /// A layer that sets some fields of a record the memory layer does not hold (a cache opened again, as after a
+    /// restart) reads over the stored record, not alone: the fields it does not set come from the table. (It read
+    /// as a miss of those fields, which GQLSync's outbox layers shown again at an engine's start ran into.)
+    @Test func aLayerOverARecordNotInMemoryReadsOverTheStoredOne() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        var configuration = GQLCache.Configuration()
+        configuration.queries = try cacheTestQueries()
+        let path = directory.path("cache.sqlite")
+        try GQLCache(path: path, configuration: configuration)
+            .write("GetNote", ["id": "1"], data: ["getNote": Self.note("1", "Base", n: 7)])
+        let reopened = try GQLCache(path: path, configuration: configuration)
+        _ = try reopened.addOptimisticLayer(
+            "mutation($input: UpdateNoteInput!) { updateNote(input: $input) { title } }", ["input": ["id": "1"]],
+            data: ["updateNote": ["__typename": "Note", "id": "1", "title": "Layer"]])
+        let note = try reopened.read("GetNote", ["id": "1"])["getNote"]
+        #expect(note?["title"] == "Layer" && note?["n"] == 7 && note?["id"] == "1", "\(note ?? .null)")
+    }
+
     @Test func againstTheDevServerTheAnswerReplacesTheLayer() async throws {
         let fixture = try await CacheFixture.make()
         var watch = fixture.cache.watch(fixture.client, "GetNote", ["id": "2"]).makeAsyncIterator()

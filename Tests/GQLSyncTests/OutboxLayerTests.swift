@@ -17,19 +17,27 @@ import Testing
         try cache.read(noteQuery, ["id": "note-1"])["getNote"]?["title"]
     }
 
+    /// An update that asks for no key of the note it changes.
+    static let retitle = "mutation RetitleNote($input: UpdateNoteInput!) { updateNote(input: $input) { title } }"
+
     static func optimistic(_ title: String) -> GQLValue {
         ["updateNote": ["__typename": "Note", "id": "note-1", "title": .string(title)]]
     }
 
-    @Test func theAnswerShowsAcrossARestartAndIsReplacedOnDelivery() async throws {
+    /// `RetitleNote` asks for no key (`updateNote { title }`; review 2.1): the server's answer, whose object has no
+    /// `id`, replaces the layer over the note the optimistic answer named, and the watch sees the server's title,
+    /// not the optimistic one and not the old one (before, nothing was written and the view went back to "old").
+    @Test(arguments: ["UpdateNote", "RetitleNote"])
+    func theAnswerShowsAcrossARestartAndIsReplacedOnDelivery(operation: String) async throws {
         let fixture = try await SyncFixture.make()
+        try fixture.queries.load(Self.retitle, sourceName: "keyless")
         try await fixture.createNotes(1...1)
         await fixture.server.stop()  // items wait
         let db = try fixture.appDatabase()
         let (cache, _) = try CacheFeedTests.watchedCache(db, fixture.client)
         let first = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = cache })
         try first.steady(
-            "UpdateNote", ["id": "note-1", "title": "sent"], "note-1", optimistic: Self.optimistic("saving"))
+            operation, ["id": "note-1", "title": "sent"], "note-1", optimistic: Self.optimistic("saving"))
         #expect(try Self.title(cache) == "saving")
         #expect(try cache.record("Note:note-1")?["title"] == "saving")
         try await first.shutdown()
@@ -48,6 +56,7 @@ import Testing
         second.resume()
         try await second.drain()
         #expect(try await watch.next()?.data?["getNote"]?["title"] == "sent")
+        #expect(try reopened.record("Note:note-1")?["title"] == "sent")
         #expect(reopened.optimisticLayerCount == 0)
         #expect(try db.fetchAll(sql: "SELECT item FROM _gqlsync_optimistic").isEmpty)
         await fixture.finish(second)
@@ -160,6 +169,96 @@ import Testing
         #expect(refusals.map(\.code) == [.notFound], "\(outcomes)")
         #expect(try Self.title(cache) == "raced" && cache.optimisticLayerCount == 1)
         #expect(try sync.failedItems().isEmpty && sync.pendingCount == 1)
+        await fixture.finish(sync)
+    }
+
+    // MARK: The delivered answer, normalized through the item's operation
+
+    /// A server whose schema has `Note.author` (the dev server has no relations), on 127.0.0.1: it answers every
+    /// mutation with `answer`, the first one only once `release` is set (at most 10 s, a bound for a test gone
+    /// wrong), so the test sees the optimistic answer first. Its answers carry no `__typename`: GQLSync sends the
+    /// app's text.
+    static func authorServer(
+        _ answer: String, release: GQLLocked<Bool>
+    ) throws -> HostileServer {
+        try HostileServer { index, _ in
+            let deadline = ContinuousClock.now + .seconds(10)
+            while index == 0, !release.withLock({ $0 }), ContinuousClock.now < deadline { usleep(1_000) }
+            return .json(#"{"data": \#(answer)}"#)
+        }
+    }
+
+    /// Review 2.1: a delivered answer's nested keyed object becomes its record (referenced from the note), so a
+    /// watch of another query reading that object sees the server's version. Before, the author was stored as a
+    /// plain value inside the note, and the author's watch went back to the old name when the layer came off.
+    @Test func aDeliveredAnswersNestedObjectReachesAnotherQuerysWatch() async throws {
+        let release = GQLLocked(false)
+        let server = try Self.authorServer(
+            #"{"updateNote": {"id": "note-1", "title": "sent", "author": {"id": "a1", "name": "Ada Lovelace"}}}"#,
+            release: release)
+        defer { server.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let client = GQLServer(HTTP: server.url)
+        let db = try GQLDatabase(path: directory.path("app.sqlite"))
+        let cache = try GQLCache(database: db)
+        let authorQuery = "query($id: ID!) { author(id: $id) { id name } }"
+        try cache.write(authorQuery, ["id": "a1"], data: ["author": ["__typename": "Author", "id": "a1", "name": "Ada"]])
+        var watch = cache.watch(client, authorQuery, ["id": "a1"], policy: .cacheOnly).makeAsyncIterator()
+        #expect(try await watch.next()?.data?["author"]?["name"] == "Ada")
+        let queries = GQLQuery()
+        try queries.load(
+            "mutation UpdateNote($input: UpdateNoteInput!) { updateNote(input: $input) { id title author { id name } } }",
+            sourceName: "author-tests")
+        var configuration = GQLSync.Configuration()
+        configuration.queries = queries
+        configuration.inputArgument = "input"
+        configuration.cache = cache
+        let sync = try GQLSync(client, database: db, configuration: configuration)
+        try sync.steady(
+            "UpdateNote", ["id": "note-1", "title": "sent"], "note-1",
+            optimistic: [
+                "updateNote": [
+                    "__typename": "Note", "id": "note-1", "title": "saving",
+                    "author": ["__typename": "Author", "id": "a1", "name": "Ada (saving)"],
+                ]
+            ])
+        #expect(try await watch.next()?.data?["author"]?["name"] == "Ada (saving)")
+        release.withLock { $0 = true }
+        try await sync.drain()
+        #expect(try await watch.next()?.data?["author"]?["name"] == "Ada Lovelace")
+        #expect(try cache.record("Note:note-1")?["author"] == ["__ref": "Author:a1"])
+        #expect(try cache.record("Note:note-1")?["title"] == "sent")
+        #expect(cache.optimisticLayerCount == 0)
+        // The root record of the mutation gains no field per delivered item: the note has a record of its own.
+        #expect(try cache.record("MUTATION_ROOT") == nil)
+        #expect(server.requestCount == 1)
+        try await sync.shutdown()
+        try? await client.shutdown()
+    }
+
+    /// Review 2.1: an answer whose object has no key anywhere (neither the server's answer nor the optimistic one
+    /// names an id) is stored under the mutation's path, where the optimistic one was: reading the mutation gives
+    /// the server's answer, not the optimistic one and not a miss (before, the layer came off and nothing stood
+    /// in its place).
+    @Test func anAnswerWithoutAnyKeyIsStoredUnderTheMutationsPath() async throws {
+        let fixture = try await SyncFixture.make()
+        let retitle = Self.retitle
+        try fixture.queries.load(retitle, sourceName: "keyless")
+        try await fixture.createNotes(1...1)
+        let db = try fixture.appDatabase()
+        let cache = try GQLCache(database: db)
+        await fixture.server.stop()  // the item waits
+        let sync = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = cache })
+        try sync.steady(
+            "RetitleNote", ["id": "note-1", "title": "sent"], "note-1", optimistic: ["updateNote": ["__typename": "Note", "title": "saving"]])
+        let variables: [String: any GQLValueConvertible] = ["input": ["id": "note-1", "title": "sent"] as GQLValues]
+        #expect(try cache.read(retitle, variables)["updateNote"]?["title"] == "saving")
+        try await fixture.server.start()
+        sync.resume()
+        try await sync.drain()
+        #expect(try cache.read(retitle, variables)["updateNote"]?["title"] == "sent")
+        #expect(cache.optimisticLayerCount == 0)
         await fixture.finish(sync)
     }
 }

@@ -23,7 +23,9 @@ extension GQLCache {
     /// (one that says `max-age=0` is stale at once). A failed refetch is not an error of the watch: it waits for
     /// the next change.
     /// A ``Policy/cacheAndNetwork`` watch whose network answer fails after its cached one keeps the cached one and
-    /// goes on watching.
+    /// goes on watching. Watches of the same query and variables that ask the server while one of them waits for
+    /// an answer share that request (one request for five watches woken by one change); a watch cancelled
+    /// meanwhile does not cancel it for the others.
     /// - Throws (from the iteration): the first answer's errors, as ``fetch(_:_:_:policy:store:maxStale:)`` throws them.
     public func watch(
         _ server: GQLServer, _ operation: String, _ variables: [String: any GQLValueConvertible] = [:],
@@ -109,19 +111,19 @@ private struct Watcher: Sendable {
                 if policy == .cacheAndNetwork {
                     // Offline, the cached answer stands and the watch goes on, as `fetch(.cacheAndNetwork)` does.
                     do {
-                        emit(try await cache.network(server, request))
+                        emit(try await cache.sharedNetwork(server, request))
                     } catch let failure where GQLCache.isCancellation(failure) {
                         throw failure
                     } catch {}
-                } else if hit.isStale, let fresh = try? await cache.network(server, request) {
+                } else if hit.isStale, let fresh = try? await cache.sharedNetwork(server, request) {
                     emit(fresh)  // A stale first answer is refreshed; offline, the stale one stands.
                 }
             } else {
-                emit(try await cache.network(server, request))
+                emit(try await cache.sharedNetwork(server, request))
             }
         case .networkOnly, .networkFirst:
             do {
-                emit(try await cache.network(server, request))
+                emit(try await cache.sharedNetwork(server, request))
             } catch let failure where policy == .networkFirst && !GQLCache.isCancellation(failure) {
                 guard let hit = try cache.cachedResultIfComplete(request) else { throw failure }
                 emit(hit)
@@ -141,7 +143,7 @@ private struct Watcher: Sendable {
             // A failed refetch is not an error of the watch: it waits for the next change.
             // A stored answer is emitted as the cache reads it back, under the optimistic layers in place.
             func refetch() async -> Bool {
-                guard let (fetched, stored) = try? await cache.networkAnswer(server, request) else { return false }
+                guard let (fetched, stored) = try? await cache.sharedNetworkAnswer(server, request) else { return false }
                 if stored, let answer = try? cache.cachedAnswer(request.operation, request.variables) {
                     emit(GQLCache.Result(result: GQLResult(data: answer.data), source: .network))
                 } else {

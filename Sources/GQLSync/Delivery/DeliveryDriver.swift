@@ -108,8 +108,8 @@ final class DeliveryDriver: Sendable {
                     await answers.write(items[index], result)
                 }
                 if let layers, let sent = results.first(where: { $0.id == id }) {
-                    if case .delivered(let result) = sent.outcome {
-                        await layers.delivered(id, result)
+                    if case .delivered(let result) = sent.outcome, let index = byID(id) {
+                        await layers.delivered(items[index], result)
                     } else {
                         await layers.rolledBack(id)
                     }

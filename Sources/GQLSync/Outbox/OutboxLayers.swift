@@ -10,7 +10,7 @@ import GQLStore
 /// commits its item (so it survives a restart exactly as the item does; a table of its own, made by a migrator
 /// of namespace `gqlsync_optimistic`, so the outbox's own schema is left alone). An engine that opens shows the
 /// answers of its pending items again and deletes the rows of items that are gone. When an item is delivered,
-/// its answer's object is written into the cache and the layer removed; when it is set aside, the layer goes (a
+/// the server's answer is stored in the cache through the item's operation in place of the layer; when it is set aside, the layer goes (a
 /// rollback) but the row stays, so that ``GQLSync/retry(_:)`` shows the answer again while the item waits once
 /// more; when it is dropped (as a conflict, or by ``GQLSync/drop(_:)``), the layer and the row go.
 final class OutboxLayers: Sendable {
@@ -20,8 +20,9 @@ final class OutboxLayers: Sendable {
     let engine: String
     /// The layer shown for each item.
     private let shown = GQLLocked<[Int64: GQLCache.Layer]>([:])
-    /// The `__typename` of each shown answer's object, for a server answer that names none (see ``delivered(_:_:)``).
-    private let typenames = GQLLocked<[Int64: String]>([:])
+    /// Each shown answer's data: the shape a delivered answer's objects take their `__typename` (and, when they
+    /// lack it, their key) from (see ``delivered(_:_:)``).
+    private let shapes = GQLLocked<[Int64: GQLValue]>([:])
     /// Held across each ``retry(_:_:)``, so retries run one at a time (see there).
     private let retrying = GQLLocked(())
     /// How many retries wait for the one in progress (for tests that script two racing retries).
@@ -68,37 +69,51 @@ final class OutboxLayers: Sendable {
     /// Lays the answer over the cache (replacing the item's earlier layer).
     func show(_ answer: Answer) throws {
         let layer = try cache.addOptimisticLayer(answer.query, answer.variables.dictionary, data: answer.data)
-        if case .object(let fields) = answer.data, fields.count == 1, let (_, object) = fields.first,
-            let typename = object["__typename"]?.stringValue
-        {
-            typenames.withLock { $0[answer.item] = typename }
-        }
+        shapes.withLock { $0[answer.item] = answer.data }
         if let old = shown.withLock({ $0.updateValue(layer, forKey: answer.item) }) {
             cache.removeOptimisticLayer(old)
         }
     }
 
-    /// The item was delivered: its answer's object becomes the cache's record, then the layer and the row go.
-    /// The object's type is its own `__typename`, else the optimistic answer's (`rename` answered
-    /// `{"id": "1", "name": "Ada"}`, shown as a `Person`), else the one its mutation field names AppSync's way
-    /// (`updateNote` → a `Note`): the text GQLSync sends is the app's, without the `__typename` GQLCache adds.
-    func delivered(_ id: Int64, _ result: GQLResult) async {
-        let shownType = typenames.withLock { $0.removeValue(forKey: id) }
-        if case .object(let fields)? = result.data, fields.count == 1, let (field, answer) = fields.first,
-            case .object(var members) = answer,
-            let typename = members["__typename"]?.stringValue ?? shownType
-                ?? ConflictHandler.table(forMutationField: field)
-        {
-            if field.hasPrefix("delete") { members["_deleted"] = true }
-            _ = try? cache.write(objects: [.object(members)], typename: typename)
+    /// The item was delivered: the server's answer is stored in the cache through the item's operation (the
+    /// text and variables it was sent with), as `GQLCache.mutate` stores its own, and replaces the layer in one
+    /// change; then the row goes. Keyed objects, nested ones too, become records (a query that reads one sees the
+    /// server's version); objects without a key are stored under the mutation's path. The text GQLSync sends is
+    /// the app's, without the `__typename` GQLCache adds, so an object that names no type takes the one the
+    /// optimistic answer gives at the same place (and, still without a key there, that object's key: `rename`
+    /// answered `{"name": "Ada"}` over an optimistic `Person:1` replaces it); a root object that neither names
+    /// is typed by its mutation field AppSync's way (`updateNote` → a `Note`). A `delete…` field's object is a
+    /// tombstone: its record is evicted.
+    func delivered(_ item: OutboxItem, _ result: GQLResult) async {
+        let id = item.id
+        let shape = shapes.withLock { $0.removeValue(forKey: id) }
+        let layer = shown.withLock { $0.removeValue(forKey: id) }
+        // An answer with errors (partial data) is not stored, as the cache stores none.
+        guard result.errors.isEmpty, case .object(var data)? = result.data, let variables = try? item.variables() else {
+            if let layer { cache.removeOptimisticLayer(layer) }
+            await rolledBack(id)
+            return
         }
+        var evicting = false
+        if data.count == 1, let (field, answer) = data.first, case .object(var object) = answer {
+            evicting = field.hasPrefix("delete")
+            if object["__typename"] == nil, shape?[field]?["__typename"] == nil,
+                let typename = ConflictHandler.table(forMutationField: field)
+            {
+                object["__typename"] = .string(typename)
+                data[field] = .object(object)
+            }
+        }
+        // An answer that does not fit the operation is not stored; the layer goes all the same.
+        try? cache.storeDelivered(
+            .object(data), of: item.query, variables, shape: shape, evicting: evicting, replacing: layer)
         await rolledBack(id)
     }
 
     /// The item is gone without an answer (dropped): the layer and the row go.
     func rolledBack(_ id: Int64) async {
         setAside(id)
-        typenames.withLock { _ = $0.removeValue(forKey: id) }
+        shapes.withLock { _ = $0.removeValue(forKey: id) }
         _ = try? await database.execute("DELETE FROM \(Self.table) WHERE item = ?", [id])
     }
 
@@ -147,7 +162,7 @@ final class OutboxLayers: Sendable {
     /// A failed item was dropped for good: its row goes (its layer went when it was set aside).
     func dropped(_ id: Int64) {
         setAside(id)
-        typenames.withLock { _ = $0.removeValue(forKey: id) }
+        shapes.withLock { _ = $0.removeValue(forKey: id) }
         _ = try? database.execute("DELETE FROM \(Self.table) WHERE item = ?", [id])
     }
 

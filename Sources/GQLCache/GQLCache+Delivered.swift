@@ -1,0 +1,84 @@
+import GQLCore
+
+extension GQLCache {
+    /// Stores `data`, a server's answer to the mutation `operation` (text or a name in ``Configuration/queries``)
+    /// with `variables`, sent by someone other than the cache (GQLSync's outbox), as
+    /// ``mutate(_:_:_:optimistic:store:)`` stores its own answers, and removes `layer` (the optimistic answer it
+    /// replaces) in the same change: watchers hear once, of exactly the records that changed and those the layer
+    /// covered.
+    ///
+    /// The text such a sender sends is the app's, without the `__typename` the cache adds, so an object that has
+    /// none takes the one of the object at the same place in `shape` (the optimistic answer: the app's word on
+    /// what the server returns there; list elements by position), and an object then still without its key takes
+    /// that object's key fields (it is the object the layer showed). Keyed objects become records referenced from
+    /// where they appear; an object whose key cannot be told is stored under the mutation's path
+    /// (`MUTATION_ROOT.rename({…})`). The mutation's root record keeps only root fields without a record of their
+    /// own, so a queue of deliveries does not grow it by a field per item.
+    ///
+    /// With `evicting` (a deletion's answer), the root field's object is a tombstone: its record is evicted and
+    /// nothing is stored.
+    ///
+    /// - Throws: ``GQLError`` `.invalidResponse` when the answer does not fit the selection, `.invalidArgument` for
+    ///   an operation that does not parse, `.recordTooDeep`; the layer is removed all the same.
+    package func storeDelivered(
+        _ data: GQLValue, of operation: String, _ variables: GQLValues, shape: GQLValue?, evicting: Bool,
+        replacing layer: Layer?
+    ) throws {
+        var changed: Set<String> = []
+        var written: Set<String> = []
+        defer {
+            if let layer { changed.formUnion(store.removeLayer(layer.id)) }
+            watchers.notify(changed, fromServer: written)
+        }
+        let operation = try self.operation(operation)
+        let answer = filled(data, from: shape)
+        if evicting {
+            guard case .object(let root) = answer, root.count == 1, case .object(let object)? = root.first?.value,
+                let key = keys.key(of: object, typename: object["__typename"]?.stringValue, fields: [])
+            else { return }
+            changed = try store.remove([key])
+            changed.insert(key)
+            return
+        }
+        var records = try normalize(answer, operation, operation.variables(variables))
+        let rootKey = operation.rootKey
+        if var root = records[rootKey] {
+            for (name, value) in root where Self.refersToRecordsOnly(value, rootKey) { root[name] = nil }
+            records[rootKey] = root.isEmpty ? nil : root
+        }
+        changed = try mergeQuietly(records, expiresAt: { _ in nil })
+        written = changed.union(records.keys)
+    }
+
+    /// Whether a stored root field holds references to records of their own only (not to objects stored under
+    /// the root's path): a reference, or a list of them.
+    private static func refersToRecordsOnly(_ stored: GQLValue, _ rootKey: String) -> Bool {
+        if let key = StoredValue.referencedKey(stored) { return !key.hasPrefix(rootKey + ".") }
+        guard case .array(let elements) = stored, !elements.isEmpty else { return false }
+        return elements.allSatisfy { $0 == .null || refersToRecordsOnly($0, rootKey) }
+    }
+
+    /// `answer` with each object lacking a `__typename` given the one of the object at the same place in `shape`,
+    /// and, when it then has no key, that object's key fields.
+    func filled(_ answer: GQLValue, from shape: GQLValue?) -> GQLValue {
+        switch (answer, shape) {
+        case (.array(let elements), .array(let twins)?):
+            return .array(elements.enumerated().map { filled($1, from: $0 < twins.count ? twins[$0] : nil) })
+        case (.object(let members), .object(let twin)?):
+            var object = GQLValues(minimumCapacity: members.count + 1)
+            if members["__typename"] == nil, let typename = twin["__typename"] { object["__typename"] = typename }
+            for (name, value) in members { object[name] = filled(value, from: twin[name]) }
+            guard let typename = object["__typename"]?.stringValue, twin["__typename"]?.stringValue == typename,
+                keys.key(of: object, typename: typename, fields: []) == nil
+            else { return .object(object) }
+            for name in keys.keyFields[typename] ?? keys.defaultKeyFields where object[name] == nil {
+                guard let value = twin[name] else { continue }
+                object[name] = value
+                if keys.key(of: object, typename: typename, fields: []) != nil { break }
+            }
+            return .object(object)
+        default:
+            return answer
+        }
+    }
+}
