@@ -106,6 +106,21 @@ package struct CRC32: Sendable {
         ReflectedCRC.combine(crcA, crcB, Int64(lengthB), 0xEDB8_8320, powers)
     }
 
+    /// The CRC of `A` followed by `B` from the CRC of `A`, the CRC of `B` and `B`'s length in bytes: how a
+    /// full-object CRC-32 follows from the parts'.
+    package static func combine(_ a: CRC32, _ b: CRC32, _ lengthB: Int64) -> CRC32 {
+        CRC32(value: ReflectedCRC.combine(a.value, b.value, lengthB, 0xEDB8_8320, powers))
+    }
+
+    /// A CRC known by its value (one S3 answered, or one kept in a record).
+    package init(value: UInt32) { self.value = value }
+
+    /// The CRC S3 wrote in base64; `nil` when `text` is not four bytes in base64.
+    package init?(base64 text: String) {
+        guard let data = Data(base64Encoded: text), data.count == 4 else { return nil }
+        self.init(value: data.reduce(0) { $0 << 8 | UInt32($1) })
+    }
+
     /// The CRC's four bytes, most significant first.
     package var bytes: [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
 

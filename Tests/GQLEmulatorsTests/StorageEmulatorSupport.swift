@@ -49,8 +49,11 @@ struct StorageFixture {
     /// Runs one check of a client script in Tests/Interop (`s3_client_checks.py`, `aws_cli_checks.py`) against a
     /// fresh emulator with the bucket `bucket`, and returns what the script saw. The script gets the endpoint,
     /// the credentials, the region, the bucket and a scratch folder of its own.
-    static func clientCheck(_ script: String, _ check: String, bucket: String) async throws -> GQLValue {
-        try await with(buckets: [bucket]) { fixture in
+    static func clientCheck(
+        _ script: String, _ check: String, bucket: String,
+        configure: (inout GQLStorageEmulator.Configuration) -> Void = { _ in }
+    ) async throws -> GQLValue {
+        try await with(buckets: [bucket], configure: configure) { fixture in
             let spec: GQLValue = [
                 "endpoint": .string(fixture.started.url), "accessKey": .string(fixture.configuration.accessKey),
                 "secretKey": .string(fixture.configuration.secretKey), "region": .string(fixture.configuration.region),

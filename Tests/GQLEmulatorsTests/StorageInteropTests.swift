@@ -58,6 +58,26 @@ import Testing
         #expect(seen["listed"] == ["default/crc32.bin": ["CRC32"], "default/plain.bin": ["CRC64NVME"]])
     }
 
+    /// A whole-object CRC-64/NVME sent with CompleteMultipartUpload (boto3's low-level client; at its defaults
+    /// boto3 sends none, as recorded here), checked against the joined object: a wrong one is S3's `BadDigest` (400)
+    /// and leaves the upload open, the right one completes and the object reports it.
+    @Test func aFullObjectCRC64NVMEOnCompletionIsChecked() async throws {
+        let seen = try await StorageFixture.clientCheck(
+            "s3_client_checks.py", "fullObjectChecksum", bucket: "boto-bucket", configure: { $0.minimumPartSize = 1024 })
+        // upload_file at its defaults: CRC32 composite, nothing for the whole object at the completion.
+        let defaults = try #require(seen["defaults"])
+        #expect(defaults["CreateMultipartUpload"] == [["x-amz-checksum-algorithm": "CRC32"]], "\(seen)")
+        #expect(defaults["CompleteMultipartUpload"] == [[:]], "\(seen)")
+        #expect(seen["created"] == ["CRC64NVME", "FULL_OBJECT"])
+        #expect(seen["defaultPart"] == "InvalidRequest", "a part with botocore's default CRC-32")
+        #expect(seen["wrong"] == ["BadDigest", 400])
+        #expect(seen["stillOpen"] == 2)
+        let expected = try #require(seen["expected"]?.stringValue)
+        #expect(seen["completed"] == [.string(expected), "FULL_OBJECT"])
+        #expect(seen["head"] == [.string(expected), "FULL_OBJECT"])
+        #expect(seen["same"] == true)
+    }
+
     @Test func presignedURLsFromBotocoreWork() async throws {
         let seen = try await Self.check("presigned")
         #expect(seen["putStatus"]?.intValue == 200)

@@ -238,8 +238,68 @@ def default_checksum(spec):
     }
 
 
+def full_object_checksum(spec):
+    """A full-object CRC-64/NVME on CompleteMultipartUpload. What boto3 sends at its defaults: upload_file starts
+    its multipart upload with CRC32 (composite) and sends no whole-object checksum at the completion. So the
+    low-level client sends one, as an application does (botocore computes CRC-64/NVME only with the AWS CRT, absent
+    here, so the part and object CRCs come from crc64nvme above): an upload started with CRC64NVME, a part sent with
+    botocore's default checksum (CRC-32) refused, parts with their CRC-64/NVME, a wrong whole-object one refused
+    (BadDigest) with the upload left open, the right one completing, the object then reporting it."""
+    s3 = client(spec)
+    sent = {}
+
+    def record(request, event_name, **_):
+        sent.setdefault(event_name.rsplit(".", 1)[-1], []).append(
+            {name.lower(): value.decode() if isinstance(value, bytes) else value for name, value in request.headers.items()
+             if name.lower().startswith("x-amz-checksum-") or name.lower() == "x-amz-sdk-checksum-algorithm"})
+
+    s3.meta.events.register("before-send.s3.*", record)
+    path = os.path.join(spec["scratch"], "defaults.bin")
+    with open(path, "wb") as handle:
+        handle.write(seeded(9 * 1024 * 1024, 11))
+    s3.upload_file(path, spec["bucket"], "full/defaults.bin")
+    defaults = {name: list(sent.get(name, [])) for name in ("CreateMultipartUpload", "CompleteMultipartUpload")}
+
+    parts = [seeded(3000, 12), seeded(1500, 13)]
+    whole = crc64nvme(b"".join(parts))
+    created = s3.create_multipart_upload(Bucket=spec["bucket"], Key="full/object.bin", ChecksumAlgorithm="CRC64NVME")
+    upload = {"Bucket": spec["bucket"], "Key": "full/object.bin", "UploadId": created["UploadId"]}
+    try:
+        s3.upload_part(PartNumber=1, Body=parts[0], **upload)
+        default_part = "accepted"
+    except ClientError as error:
+        default_part = error.response["Error"]["Code"]
+    listed = []
+    for number, body in enumerate(parts, start=1):
+        answer = s3.upload_part(PartNumber=number, Body=body, ChecksumCRC64NVME=crc64nvme(body), **upload)
+        listed.append({"PartNumber": number, "ETag": answer["ETag"]})
+        assert answer["ChecksumCRC64NVME"] == crc64nvme(body), answer
+    try:
+        s3.complete_multipart_upload(MultipartUpload={"Parts": listed}, ChecksumCRC64NVME=crc64nvme(parts[0]),
+                                     ChecksumType="FULL_OBJECT", **upload)
+        wrong = ("accepted", 200)
+    except ClientError as error:
+        wrong = (error.response["Error"]["Code"], error.response["ResponseMetadata"]["HTTPStatusCode"])
+    still_open = len(s3.list_parts(**upload)["Parts"])
+    done = s3.complete_multipart_upload(MultipartUpload={"Parts": listed}, ChecksumCRC64NVME=whole,
+                                        ChecksumType="FULL_OBJECT", **upload)
+    head = s3.head_object(Bucket=spec["bucket"], Key="full/object.bin", ChecksumMode="ENABLED")
+    body = s3.get_object(Bucket=spec["bucket"], Key="full/object.bin")["Body"].read()
+    return {
+        "defaults": defaults,
+        "created": [created.get("ChecksumAlgorithm"), created.get("ChecksumType")],
+        "defaultPart": default_part,
+        "wrong": list(wrong),
+        "stillOpen": still_open,
+        "expected": whole,
+        "completed": [done.get("ChecksumCRC64NVME"), done.get("ChecksumType")],
+        "head": [head.get("ChecksumCRC64NVME"), head.get("ChecksumType")],
+        "same": body == b"".join(parts),
+    }
+
+
 CHECKS = {"transfers": transfers, "listing": listing, "presigned": presigned, "refusals": refusals,
-          "virtualHosted": virtual_hosted, "defaultChecksum": default_checksum}
+          "virtualHosted": virtual_hosted, "defaultChecksum": default_checksum, "fullObjectChecksum": full_object_checksum}
 
 if __name__ == "__main__":
     spec = json.load(sys.stdin)

@@ -24,8 +24,12 @@ struct StoredUpload: Codable, Sendable {
     var initiated: Date
     var headers: [String: String]
     var metadata: [String: String]
-    /// `CRC32` when the upload was started with `x-amz-checksum-algorithm: CRC32`.
+    /// The `x-amz-checksum-algorithm` the upload was started with (`CRC32`, `CRC32C`, `CRC64NVME`, `SHA1`,
+    /// `SHA256`); `nil` for one started without, whose object gets S3's default CRC-64/NVME.
     var checksumAlgorithm: String?
+    /// Its `x-amz-checksum-type`, `COMPOSITE` or `FULL_OBJECT`, with ``checksumAlgorithm``; `nil` in records written
+    /// before it was kept (CRC-32 uploads then, all composite). ``checksumMode`` reads it.
+    var checksumType: String?
     var parts: [Int: Part] = [:]
 }
 

@@ -10,11 +10,11 @@ extension StorageService {
     func createUpload(_ bucket: String, _ key: String, _ request: S3Request) throws(S3Error) -> Response {
         guard store.bucketExists(bucket) else { throw ObjectStore.noSuchBucket(bucket) }
         let (headers, metadata) = try Self.objectHeaders(request)
-        let algorithm = request.header("x-amz-checksum-algorithm")?.uppercased()
+        let (algorithm, type) = try StoredUpload.checksumSetting(request)
         let upload = try uploads.create(
             StoredUpload(
                 id: "", bucket: bucket, key: key, initiated: configuration.clock(), headers: headers,
-                metadata: metadata, checksumAlgorithm: algorithm == "CRC32" ? "CRC32" : nil))
+                metadata: metadata, checksumAlgorithm: algorithm, checksumType: type))
         var xml = XMLWriter()
         xml.open("InitiateMultipartUploadResult", namespace: true)
         xml.element("Bucket", bucket)
@@ -22,7 +22,10 @@ extension StorageService {
         xml.element("UploadId", upload.id)
         xml.close("InitiateMultipartUploadResult")
         var response = Self.xml(xml)
-        if let algorithm { response.headers[HTTPField.Name("x-amz-checksum-algorithm")!] = algorithm }
+        if let algorithm, let type {
+            response.headers[.checksumAlgorithm] = algorithm
+            response.headers[.checksumType] = type
+        }
         return response
     }
 
@@ -42,9 +45,11 @@ extension StorageService {
             throw S3Error(.notImplemented, "UploadPartCopy is not implemented by the storage emulator.")
         }
         let upload = try uploads.upload(uploadId, bucket: bucket, key: key)
-        // The parts' CRC-64/NVMEs make the object's default checksum, unless the upload was started with CRC32.
+        try upload.checkPart(request)
+        // The parts' CRC-64/NVMEs make the object's CRC-64/NVME (S3's default, or the upload's algorithm), unless
+        // the upload was started with CRC32.
         let (received, checksums) = try await receiveChecked(
-            body, request, payload, maxBytes: configuration.maxObjectBytes, crc64: upload.checksumAlgorithm == nil)
+            body, request, payload, maxBytes: configuration.maxObjectBytes, crc64: upload.checksumAlgorithm != "CRC32")
         let part = StoredUpload.Part(
             number: number, size: received.size, etag: Bytes.hex(received.md5),
             checksumCRC32: checksums.crc32 ?? received.crc32.base64, checksumCRC64NVME: received.crc64?.base64,
@@ -52,7 +57,11 @@ extension StorageService {
         try uploads.addPart(uploadId, temporary: received.temporary, part)
         var headers = HTTPFields()
         headers[.eTag] = Self.quoted(part.etag)
-        if let crc = checksums.crc32 { headers[.checksumCRC32] = crc }
+        // The checksum the part sent, or the one of the upload's algorithm.
+        if checksums.crc32 != nil || upload.checksumAlgorithm == "CRC32" { headers[.checksumCRC32] = part.checksumCRC32 }
+        if StoredUpload.declaredAlgorithm(request) == "CRC64NVME" || upload.checksumAlgorithm == "CRC64NVME" {
+            headers[.checksumCRC64NVME] = part.checksumCRC64NVME
+        }
         return Response(status: .ok, headers: headers)
     }
 
@@ -72,13 +81,18 @@ extension StorageService {
         xml.element("MaxParts", String(maxParts))
         xml.element("IsTruncated", page.count < all.count ? "true" : "false")
         xml.element("StorageClass", "STANDARD")
-        if let algorithm = upload.checksumAlgorithm { xml.element("ChecksumAlgorithm", algorithm) }
+        if let algorithm = upload.checksumAlgorithm, let mode = upload.checksumMode {
+            xml.element("ChecksumAlgorithm", algorithm)
+            xml.element("ChecksumType", mode)
+        }
         for part in page {
             xml.open("Part")
             xml.element("PartNumber", String(part.number))
             xml.element("LastModified", Self.timestamp(part.lastModified))
             xml.element("ETag", Self.quoted(part.etag))
-            if upload.checksumAlgorithm != nil, let crc = part.checksumCRC32 { xml.element("ChecksumCRC32", crc) }
+            if let algorithm = upload.checksumAlgorithm, let crc = upload.storedChecksum(part) {
+                xml.element("Checksum" + algorithm, crc)
+            }
             xml.element("Size", String(part.size))
             xml.close("Part")
         }
@@ -101,6 +115,10 @@ extension StorageService {
             xml.element("UploadId", upload.id)
             xml.element("StorageClass", "STANDARD")
             xml.element("Initiated", Self.timestamp(upload.initiated))
+            if let algorithm = upload.checksumAlgorithm, let mode = upload.checksumMode {
+                xml.element("ChecksumAlgorithm", algorithm)
+                xml.element("ChecksumType", mode)
+            }
             xml.close("Upload")
         }
         xml.close("ListMultipartUploadsResult")
@@ -111,34 +129,41 @@ extension StorageService {
         _ bucket: String, _ key: String, _ uploadId: String, _ request: S3Request, _ body: RequestBody,
         _ payload: SigV4Verifier.Payload
     ) async throws(S3Error) -> Response {
-        _ = try uploads.upload(uploadId, bucket: bucket, key: key)
-        let document = try await xmlBody(body, request, payload)
+        let started = try uploads.upload(uploadId, bucket: bucket, key: key)
+        // Its checksum headers are the object's, not the XML body's.
+        let document = try await xmlBody(body, request, payload, headersDescribeBody: false)
         guard document.name == "CompleteMultipartUpload" else { throw Self.malformedXML }
-        var listed: [(number: Int, etag: String, crc: String?)] = []
+        var listed: [(number: Int, etag: String, checksums: [(algorithm: String, value: String)])] = []
         for part in document.all("Part") {
             guard let number = part.child("PartNumber").flatMap({ Int($0) }), let etag = part.child("ETag") else {
                 throw Self.malformedXML
             }
-            listed.append((number, Self.unquoted(etag), part.child("ChecksumCRC32")))
+            listed.append((number, Self.unquoted(etag), StoredUpload.listedChecksums(part)))
         }
         guard !listed.isEmpty else {
             throw S3Error(.malformedXML, "The XML you provided was not well-formed or did not validate against our published schema")
         }
+        if let type = request.header("x-amz-checksum-type")?.uppercased(), type != started.checksumMode {
+            throw S3Error(
+                .invalidRequest,
+                "The upload was created using the \(started.checksumMode ?? "null") checksum mode. The complete request "
+                    + "must use the same checksum mode.")
+        }
         let minimum = configuration.minimumPartSize
+        var expected: (algorithm: String, value: String)?
         let upload = try uploads.take(uploadId, bucket: bucket, key: key) { upload throws(S3Error) in
+            var total: Int64 = 0
             for (index, entry) in listed.enumerated() {
                 if index > 0, entry.number <= listed[index - 1].number {
                     throw S3Error(.invalidPartOrder, "The list of parts was not in ascending order. The parts list must be specified in order by part number.")
                 }
-                guard let part = upload.parts[entry.number], part.etag == entry.etag,
-                    entry.crc == nil || entry.crc == part.checksumCRC32
-                else {
-                    throw S3Error(
-                        .invalidPart,
-                        "One or more of the specified parts could not be found. The part may not have been uploaded, "
-                            + "or the specified entity tag may not match the part's entity tag.",
-                        details: [("UploadId", uploadId), ("PartNumber", String(entry.number)), ("ETag", entry.etag)])
-                }
+                let invalidPart = S3Error(
+                    .invalidPart,
+                    "One or more of the specified parts could not be found. The part may not have been uploaded, "
+                        + "or the specified entity tag may not match the part's entity tag.",
+                    details: [("UploadId", uploadId), ("PartNumber", String(entry.number)), ("ETag", entry.etag)])
+                guard let part = upload.parts[entry.number], part.etag == entry.etag else { throw invalidPart }
+                try upload.checkListed(entry.checksums, for: part, invalidPart: invalidPart)
                 if index < listed.count - 1, part.size < minimum {
                     throw S3Error(
                         .entityTooSmall, "Your proposed upload is smaller than the minimum allowed size",
@@ -147,13 +172,21 @@ extension StorageService {
                             ("PartNumber", String(part.number)), ("ETag", part.etag),
                         ])
                 }
+                total += part.size
             }
+            if let size = request.header("x-amz-mp-object-size"), Int64(size) != total {
+                throw S3Error(
+                    .invalidRequest,
+                    "The provided 'x-amz-mp-object-size' header value \(size) does not match what was computed: \(total)")
+            }
+            expected = try upload.completionChecksum(request)
         }
         let parts = listed.compactMap { upload.parts[$0.number] }
         let (etag, object): (String, StoredObject)
-        // A completion that fails (a disk error) leaves the upload as it was, to be completed again or aborted.
+        // A completion that fails (a checksum that is not the object's, a disk error) leaves the upload as it was,
+        // to be completed again or aborted.
         do throws(S3Error) {
-            (etag, object) = try await commit(upload, parts: parts, bucket: bucket, key: key)
+            (etag, object) = try await commit(upload, parts: parts, bucket: bucket, key: key, expected: expected)
         } catch {
             uploads.putBack(uploadId, upload)
             throw error
@@ -167,7 +200,7 @@ extension StorageService {
         xml.element("ETag", Self.quoted(etag))
         if let crc = object.checksumCRC32 {
             xml.element("ChecksumCRC32", crc)
-            xml.element("ChecksumType", "COMPOSITE")
+            xml.element("ChecksumType", Self.checksumType(crc32: crc))
         } else if let crc = object.checksumCRC64NVME {
             xml.element("ChecksumCRC64NVME", crc)
             xml.element("ChecksumType", "FULL_OBJECT")
@@ -177,46 +210,45 @@ extension StorageService {
     }
 
     /// The upload's object from `parts`: concatenated, stored under `key`; its ETag and its record. Its checksum
-    /// is the composite CRC-32 of an upload started with CRC32, otherwise S3's default, the CRC-64/NVME of the
-    /// whole object, combined from the parts' (none when a part's record predates them).
-    private func commit(_ upload: StoredUpload, parts: [StoredUpload.Part], bucket: String, key: String)
-        async throws(S3Error) -> (etag: String, object: StoredObject)
-    {
-        let (temporary, size) = try await concatenate(upload.id, parts)
+    /// (``StoredUpload/objectChecksums(_:)``) is combined from the parts' before their bytes are joined; a
+    /// full-object checksum the completion sent (`expected`) that is not the object's is `BadDigest`.
+    private func commit(
+        _ upload: StoredUpload, parts: [StoredUpload.Part], bucket: String, key: String,
+        expected: (algorithm: String, value: String)?
+    ) async throws(S3Error) -> (etag: String, object: StoredObject) {
         var md5s: [UInt8] = []
         for part in parts { md5s += Bytes.unhex(part.etag) ?? [] }
         let etag = Bytes.hex(MD5.hash(md5s)) + "-\(parts.count)"
-        var crc: String?
-        if upload.checksumAlgorithm == "CRC32" {
-            var whole = CRC32()
-            for part in parts { whole.update(Array(Data(base64Encoded: part.checksumCRC32 ?? "") ?? Data())) }
-            crc = "\(whole.base64)-\(parts.count)"
+        let (crc32, combined) = upload.objectChecksums(parts)
+        // A part's record from before the emulator kept CRC-64/NVMEs: computed over the joined bytes instead.
+        let computes = crc32 == nil && combined == nil
+        if !computes { try StoredUpload.verify(expected, crc32: crc32, crc64: combined) }
+        let (temporary, size, computed) = try await concatenate(upload.id, parts, computesCRC64: computes)
+        let crc64 = combined ?? computed
+        do throws(S3Error) {
+            if computes { try StoredUpload.verify(expected, crc32: crc32, crc64: crc64) }
+            let object = StoredObject(
+                key: key, size: size, etag: etag, lastModified: configuration.clock(), dataFile: "",
+                headers: upload.headers, metadata: upload.metadata, checksumCRC32: crc32,
+                checksumCRC64NVME: crc64?.base64)
+            try store.commit(bucket, temporary: temporary, object)
+            return (etag, object)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
         }
-        var crc64: String?
-        if crc == nil {
-            var whole: CRC64NVME? = CRC64NVME()
-            for part in parts {
-                guard let text = part.checksumCRC64NVME, let partCRC = CRC64NVME(base64: text) else {
-                    whole = nil
-                    break
-                }
-                whole = whole.map { CRC64NVME.combine($0, partCRC, part.size) }
-            }
-            crc64 = whole?.base64
-        }
-        let object = StoredObject(
-            key: key, size: size, etag: etag, lastModified: configuration.clock(), dataFile: "",
-            headers: upload.headers, metadata: upload.metadata, checksumCRC32: crc, checksumCRC64NVME: crc64)
-        try store.commit(bucket, temporary: temporary, object)
-        return (etag, object)
     }
 
-    /// The parts' bytes one after the other in a new temporary file; its URL and size.
-    private func concatenate(_ uploadId: String, _ parts: [StoredUpload.Part]) async throws(S3Error) -> (URL, Int64) {
+    /// The parts' bytes one after the other in a new temporary file; its URL, its size and, when asked, its
+    /// CRC-64/NVME.
+    private func concatenate(_ uploadId: String, _ parts: [StoredUpload.Part], computesCRC64: Bool)
+        async throws(S3Error) -> (URL, Int64, CRC64NVME?)
+    {
         do {
             let temporary = try store.folder.temporaryFileURL()
             let target = try OpenFile.creating(temporary)
             var size: Int64 = 0
+            var crc64: CRC64NVME? = computesCRC64 ? CRC64NVME() : nil
             for part in parts {
                 guard let source = try OpenFile.reading(uploads.partURL(uploadId, part)) else {
                     throw GQLError(.io, "Part \(part.number)'s file is missing.")
@@ -225,13 +257,14 @@ extension StorageService {
                 while offset < part.size {
                     let chunk = try await source.read(at: offset, count: Int(min(Int64(1 << 20), part.size - offset)))
                     guard chunk.readableBytes > 0 else { throw GQLError(.io, "Part \(part.number)'s file is short.") }
+                    if crc64 != nil { chunk.withUnsafeReadableBytes { crc64?.update($0) } }
                     try await offload { try chunk.withUnsafeReadableBytes { try target.writeAll($0) } }
                     offset += Int64(chunk.readableBytes)
                 }
                 size += part.size
             }
             try await offload { try target.synchronize() }
-            return (temporary, size)
+            return (temporary, size, crc64)
         } catch {
             throw S3Error(.internalError, "The parts could not be joined: \(error)")
         }

@@ -69,14 +69,15 @@ extension StorageService {
     }
 
     /// Reads an upload's body and checks its digests (nothing is left behind when they do not match); the
-    /// checksums it keeps.
+    /// checksums it keeps. With `headersDescribeBody` false (CompleteMultipartUpload, whose checksum headers are
+    /// the object's), only trailers are taken as the body's checksums.
     func receiveChecked(
         _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload, maxBytes: Int64,
-        crc64: Bool = false
+        crc64: Bool = false, headersDescribeBody: Bool = true
     ) async throws(S3Error) -> (ReceivedBody, UploadChecksums) {
         let received = try await receive(body, request, payload, maxBytes: maxBytes, crc64: crc64)
         do {
-            return (received, try Self.checkDigests(received, request))
+            return (received, try Self.checkDigests(received, request, headersDescribeBody: headersDescribeBody))
         } catch {
             try? FileManager.default.removeItem(at: received.temporary)
             throw error
@@ -86,7 +87,9 @@ extension StorageService {
     /// Checks `Content-MD5`, and a CRC-32 or a CRC-64/NVME sent as a header or a trailer. What the upload keeps:
     /// what it sent of those two, or, when it sent no checksum at all, S3's default: the CRC-64/NVME of its bytes.
     /// (The emulator computes no CRC-32C, SHA-1 or SHA-256: an upload that sends one of those keeps none.)
-    static func checkDigests(_ received: ReceivedBody, _ request: S3Request) throws(S3Error) -> UploadChecksums {
+    static func checkDigests(
+        _ received: ReceivedBody, _ request: S3Request, headersDescribeBody: Bool = true
+    ) throws(S3Error) -> UploadChecksums {
         if let md5 = request.header("content-md5") {
             guard let sent = Data(base64Encoded: md5), sent.count == 16 else {
                 throw S3Error(.invalidDigest, "The Content-MD5 you specified was invalid.", details: [("Content-MD5", md5)])
@@ -98,7 +101,7 @@ extension StorageService {
             }
         }
         func sent(_ name: String) -> String? {
-            request.header(name) ?? received.trailers.first { $0.name == name }?.value
+            (headersDescribeBody ? request.header(name) : nil) ?? received.trailers.first { $0.name == name }?.value
         }
         let crc32 = sent("x-amz-checksum-crc32")
         if let crc32, crc32 != received.crc32.base64 {
@@ -338,14 +341,17 @@ extension StorageService {
     static let malformedXML = S3Error(
         .malformedXML, "The XML you provided was not well-formed or did not validate against our published schema")
 
-    /// A small XML request body, read (and checked against its signature and digests) then parsed; one over
-    /// ``maxXMLBytes`` is `MalformedXML`.
+    /// A small XML request body, read (and checked against its signature and digests, a CRC-64/NVME included) then
+    /// parsed; one over ``maxXMLBytes`` is `MalformedXML`. `headersDescribeBody`: see
+    /// ``receiveChecked(_:_:_:maxBytes:crc64:headersDescribeBody:)``.
     func xmlBody(
-        _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload
+        _ body: RequestBody, _ request: S3Request, _ payload: SigV4Verifier.Payload, headersDescribeBody: Bool = true
     ) async throws(S3Error) -> S3XMLNode {
         let received: ReceivedBody
         do throws(S3Error) {
-            (received, _) = try await receiveChecked(body, request, payload, maxBytes: Self.maxXMLBytes)
+            (received, _) = try await receiveChecked(
+                body, request, payload, maxBytes: Self.maxXMLBytes, crc64: true,
+                headersDescribeBody: headersDescribeBody)
         } catch where error.code == .entityTooLarge {
             // No valid document of S3's is this large (a <Delete> of 1,000 longest keys is about 1.1 MB).
             throw Self.malformedXML
@@ -365,4 +371,5 @@ extension HTTPField.Name {
     static let checksumCRC32 = HTTPField.Name("x-amz-checksum-crc32")!
     static let checksumCRC64NVME = HTTPField.Name("x-amz-checksum-crc64nvme")!
     static let checksumType = HTTPField.Name("x-amz-checksum-type")!
+    static let checksumAlgorithm = HTTPField.Name("x-amz-checksum-algorithm")!
 }
