@@ -1,7 +1,9 @@
 #!/bin/bash
 # Instructions of CacheBench's reads, counted by valgrind's callgrind: a cold read (a fresh GQLCache on the file,
 # SQLite only), a warm read (the memory layer) and the floor (parsing the answer's JSON bytes), per read. Steady
-# where wall time on this shared machine swings by 10-30 %.
+# where wall time on this shared machine swings by 10-30 %. SECTIONS=write.cache,write.raw counts the writes
+# instead (parse + cache.write, and the floor's parse + rows by hand), per write; any list of CacheBench's
+# sections works.
 #
 #   bash Benchmarks/callgrind-cache.sh [BINARY]
 #
@@ -29,7 +31,8 @@ echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)${change
 echo "$(valgrind --version), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 simulate=()
 if [ -n "${CACHE_SIM:-}" ]; then simulate=(--cache-sim=yes ${BRANCH_SIM:+--branch-sim=yes}); fi
-LD_PRELOAD=$work/mainshim.so BENCH_CALLGRIND=read.cold,read.warm,read.parse valgrind --tool=callgrind \
+sections=${SECTIONS:-read.cold,read.warm,read.parse}
+LD_PRELOAD=$work/mainshim.so BENCH_CALLGRIND=$sections valgrind --tool=callgrind \
     "${simulate[@]}" --callgrind-out-file="$work/cg" "--dump-before=*benchkitCallgrindStart*" "--dump-before=*benchkitCallgrindStop*" \
     "$work/CacheBench" --only read --rounds "${ROUNDS:-2}" >"$work/stdout" 2>"$work/stderr" || {
     tail -20 "$work/stderr" >&2
@@ -53,7 +56,7 @@ while read -r section; do
     index=$((index + 1))
 done <"$work/sections" >"$work/pairs"
 printf '%-12s %16s %8s\n' section "instructions" reads
-for section in read.cold read.warm read.parse; do
+for section in ${sections//,/ }; do
     awk -v s="$section" '$1 == s { total += $2; n++ } END { if (n) printf "%-12s %16d %8d\n", s, total / n, n }' \
         "$work/pairs"
 done
@@ -61,7 +64,7 @@ if [ -n "${CACHE_SIM:-}" ]; then
     # Every event of the summary (Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw), and the calls to malloc, per read.
     echo
     printf '%-12s %s\n' section "$(awk '/^events:/ {$1 = ""; print; exit}' "${stops[0]}") malloc-calls"
-    for section in read.cold read.warm read.parse; do
+    for section in ${sections//,/ }; do
         files=$(awk -v s="$section" '$1 == s { print $3 }' "$work/pairs")
         [ -n "$files" ] || continue
         # shellcheck disable=SC2086

@@ -93,7 +93,10 @@ struct CacheBench {
         print("")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cachebench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        // CACHEBENCH_KEEP=1 keeps the round's files (say, to look at a cache file's pages with sqlite3's dbstat).
+        let keep = ProcessInfo.processInfo.environment["CACHEBENCH_KEEP"] != nil
+        if keep { progress("files kept in \(directory.path)") }
+        defer { if !keep { try? FileManager.default.removeItem(at: directory) } }
         let workloads = CacheWorkloads(feed: feed, directory: directory, options: options)
         var table = ResultTable()
         if options.only.contains("write") || options.only.contains("read") { try workloads.writeAndRead(into: &table) }
