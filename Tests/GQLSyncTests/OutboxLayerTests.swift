@@ -203,7 +203,8 @@ import Testing
         let db = try GQLDatabase(path: directory.path("app.sqlite"))
         let cache = try GQLCache(database: db)
         let authorQuery = "query($id: ID!) { author(id: $id) { id name } }"
-        try cache.write(authorQuery, ["id": "a1"], data: ["author": ["__typename": "Author", "id": "a1", "name": "Ada"]])
+        try cache.write(
+            authorQuery, ["id": "a1"], data: ["author": ["__typename": "Author", "id": "a1", "name": "Ada"]])
         var watch = cache.watch(client, authorQuery, ["id": "a1"], policy: .cacheOnly).makeAsyncIterator()
         #expect(try await watch.next()?.data?["author"]?["name"] == "Ada")
         let queries = GQLQuery()
@@ -251,7 +252,8 @@ import Testing
         await fixture.server.stop()  // the item waits
         let sync = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = cache })
         try sync.steady(
-            "RetitleNote", ["id": "note-1", "title": "sent"], "note-1", optimistic: ["updateNote": ["__typename": "Note", "title": "saving"]])
+            "RetitleNote", ["id": "note-1", "title": "sent"], "note-1",
+            optimistic: ["updateNote": ["__typename": "Note", "title": "saving"]])
         let variables: [String: any GQLValueConvertible] = ["input": ["id": "note-1", "title": "sent"] as GQLValues]
         #expect(try cache.read(retitle, variables)["updateNote"]?["title"] == "saving")
         try await fixture.server.start()

@@ -143,7 +143,9 @@ private struct Watcher: Sendable {
             // A failed refetch is not an error of the watch: it waits for the next change.
             // A stored answer is emitted as the cache reads it back, under the optimistic layers in place.
             func refetch() async -> Bool {
-                guard let (fetched, stored) = try? await cache.sharedNetworkAnswer(server, request) else { return false }
+                guard let (fetched, stored) = try? await cache.sharedNetworkAnswer(server, request) else {
+                    return false
+                }
                 if stored, let answer = try? cache.cachedAnswer(request.operation, request.variables) {
                     emit(GQLCache.Result(result: GQLResult(data: answer.data), source: .network))
                 } else {

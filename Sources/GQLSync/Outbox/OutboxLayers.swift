@@ -10,9 +10,10 @@ import GQLStore
 /// commits its item (so it survives a restart exactly as the item does; a table of its own, made by a migrator
 /// of namespace `gqlsync_optimistic`, so the outbox's own schema is left alone). An engine that opens shows the
 /// answers of its pending items again and deletes the rows of items that are gone. When an item is delivered,
-/// the server's answer is stored in the cache through the item's operation in place of the layer; when it is set aside, the layer goes (a
-/// rollback) but the row stays, so that ``GQLSync/retry(_:)`` shows the answer again while the item waits once
-/// more; when it is dropped (as a conflict, or by ``GQLSync/drop(_:)``), the layer and the row go.
+/// the server's answer is stored in the cache through the item's operation in place of the layer; when it is set
+/// aside, the layer goes (a rollback) but the row stays, so that ``GQLSync/retry(_:)`` shows the answer again
+/// while the item waits once more; when it is dropped (as a conflict, or by ``GQLSync/drop(_:)``), the layer and
+/// the row go.
 final class OutboxLayers: Sendable {
     static let table = "_gqlsync_optimistic"
     let cache: GQLCache
@@ -89,7 +90,8 @@ final class OutboxLayers: Sendable {
         let shape = shapes.withLock { $0.removeValue(forKey: id) }
         let layer = shown.withLock { $0.removeValue(forKey: id) }
         // An answer with errors (partial data) is not stored, as the cache stores none.
-        guard result.errors.isEmpty, case .object(var data)? = result.data, let variables = try? item.variables() else {
+        guard result.errors.isEmpty, case .object(var data)? = result.data, let variables = try? item.variables()
+        else {
             if let layer { cache.removeOptimisticLayer(layer) }
             await rolledBack(id)
             return
