@@ -161,7 +161,7 @@ let package = Package(
         // Helpers the test targets share (child processes, scripted servers, seeds); not a product.
         .target(name: "GQLTestSupport", dependencies: ["GQLCore"], path: "Tests/GQLTestSupport"),
         .testTarget(name: "GQLCoreTests", dependencies: ["GQLCore", "GQLTestSupport"]),
-        .testTarget(name: "GQLCryptoTests", dependencies: ["GQLCrypto", "GQLCore"]),
+        .testTarget(name: "GQLCryptoTests", dependencies: ["GQLCrypto", "GQLCore", "GQLTestSupport"]),
         .testTarget(
             name: "GQLServicesTests",
             dependencies: [

@@ -29,22 +29,13 @@ package struct CRC32: Sendable {
 
     /// Adds `bytes` to the CRC.
     package mutating func update(_ bytes: some ContiguousBytes) {
-        bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            let third = buffer.count / 3 / 16 * 16
-            guard third >= 4096 else {
-                value = ~Self.tables.withUnsafeBufferPointer { Self.crc(base, buffer.count, ~value, $0) }
-                return
+        let value = self.value
+        self.value = bytes.withUnsafeBytes { buffer in
+            Self.tables.withUnsafeBufferPointer { table in
+                ReflectedCRC.update(buffer, value, width: 16, table, combine: { Self.combine($0, $1, Int($2)) }) {
+                    Self.step($0, $1, table)
+                }
             }
-            let (first, second, last) = Self.tables.withUnsafeBufferPointer { table in
-                Self.crc3(base, third, table)
-            }
-            let rest = buffer.count - 3 * third
-            let tail = ~Self.tables.withUnsafeBufferPointer { Self.crc(base + 3 * third, rest, ~0, $0) }
-            var crc = Self.combine(value, first, third)
-            crc = Self.combine(crc, second, third)
-            crc = Self.combine(crc, last, third)
-            value = Self.combine(crc, tail, rest)
         }
     }
 
@@ -62,39 +53,6 @@ package struct CRC32: Sendable {
         let high = pointer.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
         return lookup(UInt32(truncatingIfNeeded: low) ^ crc, 15) ^ lookup(UInt32(truncatingIfNeeded: low >> 32), 11)
             ^ lookup(UInt32(truncatingIfNeeded: high), 7) ^ lookup(UInt32(truncatingIfNeeded: high >> 32), 3)
-    }
-
-    /// The running (not inverted) CRC of `count` bytes at `pointer`, from the running value `crc`.
-    private static func crc(
-        _ pointer: UnsafeRawPointer, _ count: Int, _ crc: UInt32, _ table: UnsafeBufferPointer<UInt32>
-    ) -> UInt32 {
-        var crc = crc
-        var pointer = pointer
-        var count = count
-        while count >= 16 {
-            crc = step(pointer, crc, table)
-            pointer += 16
-            count -= 16
-        }
-        return ReflectedCRC.bytewise(pointer, count, crc, table)
-    }
-
-    /// The CRCs of three consecutive runs of `length` bytes (a multiple of 16) at `base`, computed side by side.
-    private static func crc3(_ base: UnsafeRawPointer, _ length: Int, _ table: UnsafeBufferPointer<UInt32>) -> (
-        UInt32, UInt32, UInt32
-    ) {
-        var first = UInt32.max
-        var second = UInt32.max
-        var third = UInt32.max
-        var pointer = base
-        let end = base + length
-        while pointer < end {
-            first = step(pointer, first, table)
-            second = step(pointer + length, second, table)
-            third = step(pointer + 2 * length, third, table)
-            pointer += 16
-        }
-        return (~first, ~second, ~third)
     }
 
     /// `x^(2^k)` modulo the polynomial for k = 0…31 (zlib's `x2n_table`).

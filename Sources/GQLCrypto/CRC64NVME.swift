@@ -5,7 +5,9 @@ import Foundation
 /// checksum of its own, over the whole object however it was uploaded (a "full object" checksum, which the parts'
 /// CRCs ``combine(_:_:_:)`` into). A checksum against accidental damage, not a cryptographic digest.
 ///
-/// Slicing-by-8 (eight bytes a step through eight 256-entry tables).
+/// Slicing-by-8 (eight bytes a step through eight 256-entry tables), on three thirds of a large buffer at once, the
+/// thirds' CRCs then combined (as CRC32): 3.8 GB/s on one core here against 1.9 GB/s on one chain
+/// (Benchmarks/crc-throughput.sh).
 ///
 /// ```swift
 /// var crc = CRC64NVME()
@@ -34,26 +36,25 @@ package struct CRC64NVME: Sendable, Equatable {
 
     /// Adds `bytes` to the CRC.
     package mutating func update(_ bytes: some ContiguousBytes) {
-        bytes.withUnsafeBytes { buffer in
-            guard var pointer = buffer.baseAddress else { return }
-            var count = buffer.count
-            var crc = ~value
+        let value = self.value
+        self.value = bytes.withUnsafeBytes { buffer in
             Self.tables.withUnsafeBufferPointer { table in
-                while count >= 8 {
-                    let word = pointer.loadUnaligned(as: UInt64.self).littleEndian ^ crc
-                    // The byte `n` places before the end of the step goes through table `n`.
-                    crc =
-                        table[7 * 256 + Int(word & 0xFF)] ^ table[6 * 256 + Int((word >> 8) & 0xFF)]
-                        ^ table[5 * 256 + Int((word >> 16) & 0xFF)] ^ table[4 * 256 + Int((word >> 24) & 0xFF)]
-                        ^ table[3 * 256 + Int((word >> 32) & 0xFF)] ^ table[2 * 256 + Int((word >> 40) & 0xFF)]
-                        ^ table[256 + Int((word >> 48) & 0xFF)] ^ table[Int(word >> 56)]
-                    pointer += 8
-                    count -= 8
-                }
-                crc = ReflectedCRC.bytewise(pointer, count, crc, table)
+                ReflectedCRC.update(buffer, value, width: 8, table, combine: Self.combine) { Self.step($0, $1, table) }
             }
-            value = ~crc
         }
+    }
+
+    /// The 8 bytes at `pointer` through the tables, after the running value `crc`.
+    @inline(__always)
+    private static func step(_ pointer: UnsafeRawPointer, _ crc: UInt64, _ table: UnsafeBufferPointer<UInt64>)
+        -> UInt64
+    {
+        let word = pointer.loadUnaligned(as: UInt64.self).littleEndian ^ crc
+        // The byte `n` places before the end of the step goes through table `n`.
+        return table[7 * 256 + Int(word & 0xFF)] ^ table[6 * 256 + Int((word >> 8) & 0xFF)]
+            ^ table[5 * 256 + Int((word >> 16) & 0xFF)] ^ table[4 * 256 + Int((word >> 24) & 0xFF)]
+            ^ table[3 * 256 + Int((word >> 32) & 0xFF)] ^ table[2 * 256 + Int((word >> 40) & 0xFF)]
+            ^ table[256 + Int((word >> 48) & 0xFF)] ^ table[Int(word >> 56)]
     }
 
     /// `x^(2^k)` modulo the polynomial for k = 0…63.
@@ -63,7 +64,11 @@ package struct CRC64NVME: Sendable, Equatable {
     /// `crc32_combine` for CRC-32): `crcA × x^(8 × lengthB) + crcB`. How a full-object checksum follows from the
     /// parts' CRCs.
     package static func combine(_ a: CRC64NVME, _ b: CRC64NVME, _ lengthB: Int64) -> CRC64NVME {
-        CRC64NVME(value: ReflectedCRC.combine(a.value, b.value, lengthB, polynomial, powers))
+        CRC64NVME(value: combine(a.value, b.value, lengthB))
+    }
+
+    private static func combine(_ a: UInt64, _ b: UInt64, _ lengthB: Int64) -> UInt64 {
+        ReflectedCRC.combine(a, b, lengthB, polynomial, powers)
     }
 
     /// The CRC's eight bytes, most significant first.

@@ -1,6 +1,6 @@
 /// The arithmetic behind combining two reflected CRCs (zlib's `crc32_combine`, for any width): polynomials over
-/// GF(2) modulo the CRC's, held as reflected bit patterns (x⁰ in the top bit); and the slicing tables. CRC32 and
-/// CRC64NVME share it.
+/// GF(2) modulo the CRC's, held as reflected bit patterns (x⁰ in the top bit); the slicing tables; and the driver
+/// that runs a CRC's slicing step over a buffer in three chains. CRC32 and CRC64NVME share it.
 enum ReflectedCRC<Word: FixedWidthInteger & UnsignedInteger> {
     /// x⁰: the top bit.
     static var one: Word { 1 << (Word.bitWidth - 1) }
@@ -38,6 +38,46 @@ enum ReflectedCRC<Word: FixedWidthInteger & UnsignedInteger> {
                     Int(truncatingIfNeeded: (crc ^ Word(pointer.load(fromByteOffset: index, as: UInt8.self))) & 0xFF)]
         }
         return crc
+    }
+
+    /// The CRC (not inverted, as kept) of the bytes in `buffer` after `value`: `step` takes `width` bytes at a time
+    /// (slicing), the rest goes a byte at a time. A buffer of three thirds of at least 4,096 bytes goes as three
+    /// chains side by side (independent lookups the processor overlaps), their CRCs then combined by `combine`
+    /// (`crcA`, `crcB`, the length of B).
+    @inline(__always)
+    static func update(
+        _ buffer: UnsafeRawBufferPointer, _ value: Word, width: Int, _ tables: UnsafeBufferPointer<Word>,
+        combine: (Word, Word, Int64) -> Word, step: (UnsafeRawPointer, Word) -> Word
+    ) -> Word {
+        guard let base = buffer.baseAddress else { return value }
+        let count = buffer.count
+        let third = count / 3 / width * width
+        @inline(__always) func run(_ pointer: UnsafeRawPointer, _ count: Int, _ crc: Word) -> Word {
+            var crc = crc
+            var pointer = pointer
+            var count = count
+            while count >= width {
+                crc = step(pointer, crc)
+                pointer += width
+                count -= width
+            }
+            return bytewise(pointer, count, crc, tables)
+        }
+        guard third >= 4096 else { return ~run(base, count, ~value) }
+        var (first, second, last) = (Word.max, Word.max, Word.max)
+        var pointer = base
+        let end = base + third
+        while pointer < end {
+            first = step(pointer, first)
+            second = step(pointer + third, second)
+            last = step(pointer + 2 * third, last)
+            pointer += width
+        }
+        let rest = count - 3 * third
+        var crc = combine(value, ~first, Int64(third))
+        crc = combine(crc, ~second, Int64(third))
+        crc = combine(crc, ~last, Int64(third))
+        return combine(crc, ~run(base + 3 * third, rest, ~0), Int64(rest))
     }
 
     /// `a × b` modulo `polynomial` (zlib's `multmodp`).

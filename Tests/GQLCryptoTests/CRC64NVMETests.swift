@@ -1,4 +1,6 @@
 import Foundation
+import GQLCore
+import GQLTestSupport
 import Testing
 
 @testable import GQLCrypto
@@ -44,6 +46,35 @@ import Testing
                     CRC64NVME(Array(data[..<split])), CRC64NVME(Array(data[split...])), Int64(count - split))
                 #expect(combined.value == expected, "\(count) bytes combined at \(split)")
             }
+        }
+    }
+
+    /// Seeded random buffers on both sides of the size where the three-chain path starts (three thirds of at least
+    /// 4,096 bytes), whole and updated in random pieces, against the bitwise definition; and CRC32's the same way
+    /// against its bitwise definition (it runs through the same three-chain driver).
+    @Test func randomBuffersMatchTheBitwiseDefinition() {
+        let seed = TestSeed.make("CRC64NVMETests.randomBuffersMatchTheBitwiseDefinition")
+        var rng = SplitMix64(seed: seed)
+        let edges = [3 * 4096 - 1, 3 * 4096, 3 * 4096 + 1, 3 * 4096 + 7, 3 * 4104 + 5, 3 * 4096 * 2 + 3]
+        let sizes = edges + (0..<12).map { _ in Int(rng.next() % 120_000) }
+        for (index, count) in sizes.enumerated() {
+            let data = Array(TestSeed.bytes(count, seed: seed &+ UInt64(index)))
+            let expected = Self.reference(data)
+            #expect(CRC64NVME(data).value == expected, "\(count) bytes, seed \(seed)")
+            var pieces = CRC64NVME()
+            var offset = 0
+            while offset < count {
+                let length = min(count - offset, Int(rng.next() % 40_000))
+                pieces.update(Array(data[offset..<offset + length]))
+                offset += length
+            }
+            #expect(pieces.value == expected, "\(count) bytes in pieces, seed \(seed)")
+            var crc32 = UInt32.max
+            for byte in data {
+                crc32 ^= UInt32(byte)
+                for _ in 0..<8 { crc32 = crc32 & 1 == 1 ? (crc32 >> 1) ^ 0xEDB8_8320 : crc32 >> 1 }
+            }
+            #expect(CRC32(data).value == ~crc32, "CRC32 of \(count) bytes, seed \(seed)")
         }
     }
 }
