@@ -259,7 +259,7 @@ extension GQLCache {
                 let records = try normalize(data, request.operation, request.variables)
                 changed = try mergeQuietly(records, expiresAt: said.deadline(now:))
                 // What the size budget evicted to make room counts as this answer's change too (not the app's).
-                written = changed.union(records.keys)
+                written = changed.union(records.lazy.map(\.key))
                 stored = true
             } catch let error as GQLError where error.code == .recordTooDeep {
                 // Nothing of it was stored (the write rolled back); the server's answer is still the caller's.

@@ -239,7 +239,7 @@ public final class GQLCache: Sendable {
     }
 
     /// ``mergeQuietly(_:_:_:expiresAt:)`` of records already normalized.
-    func mergeQuietly(_ records: [String: GQLValues], expiresAt: (_ now: Double) -> Double?) throws -> Set<String> {
+    func mergeQuietly(_ records: NormalizedRecords, expiresAt: (_ now: Double) -> Double?) throws -> Set<String> {
         let now = self.now
         let deadline = expiresAt(now)
         guard expiry.isOn || deadline != nil else { return try store.merge(records) }
@@ -248,7 +248,7 @@ public final class GQLCache: Sendable {
 
     /// The records of `data`, the answer of `operation` with `variables`.
     func normalize(_ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues) throws
-        -> [String: GQLValues]
+        -> NormalizedRecords
     {
         var normalizer = Normalizer(keys: keys, matcher: matcher, variables: variables)
         try normalizer.add(data, selections: operation.selections, rootKey: operation.rootKey)

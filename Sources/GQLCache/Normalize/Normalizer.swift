@@ -1,5 +1,8 @@
 import GQLCore
 
+/// Records to write, each key once: what ``Normalizer`` makes of an answer.
+typealias NormalizedRecords = [(key: String, fields: GQLValues)]
+
 /// Splits one answer into records: every object with a key becomes its own record (referenced from where it
 /// appeared), every other object a record under its parent's path; each record gets the fields the selection
 /// asked for, under their storage keys. Records met twice in one answer (an object referencing itself, the same
@@ -8,8 +11,12 @@ struct Normalizer {
     let keys: KeyPolicy
     let matcher: TypeMatcher
     let variables: GQLValues
-    /// The records to merge into the cache, by key.
-    private(set) var records: [String: GQLValues] = [:]
+    /// The records to merge into the cache, each key once, in the order their objects were first met.
+    private(set) var records: NormalizedRecords = []
+    /// Where each key's record is in ``records``: one hash lookup per object met (a dictionary of the records
+    /// themselves took three: the record taken out while its fields were added, a nested occurrence looked
+    /// for, the record put back).
+    private var positions: [String: Int] = [:]
 
     init(keys: KeyPolicy, matcher: TypeMatcher, variables: GQLValues) {
         self.keys = keys
@@ -38,7 +45,9 @@ struct Normalizer {
         }
         indexPath = []
         do {
-            try addObject(object, key: rootKey, selections: selections, isRoot: true)
+            let typename = object["__typename"]?.stringValue
+            let fields = matcher.collect(selections, typename: typename, isRoot: true, variables: variables)
+            try addObject(object, key: rootKey, fields: fields, hasDistinctStorageKeys: selections.hasDistinctStorageKeys)
         } catch let misfit as Misfit {
             throw GQLError(
                 .invalidResponse,
@@ -47,23 +56,34 @@ struct Normalizer {
         }
     }
 
-    private mutating func addObject(_ object: GQLValues, key: String, selections: SelectionSetPlan, isRoot: Bool)
-        throws
-    {
-        let typename = object["__typename"]?.stringValue
+    /// The position of `key`'s record in ``records``, added empty when it is new.
+    private mutating func position(of key: String) -> Int {
+        let next = records.count
+        // One lookup: the dictionary's default subscript inserts `next` when the key is missing.
+        func read(_ stored: inout Int) -> Int { stored }
+        let found = read(&positions[key, default: next])
+        if found == next { records.append((key, GQLValues())) }
+        return found
+    }
+
+    /// Adds the fields of `object`, collected under its selection set as `collectedFields`, to record `key`.
+    private mutating func addObject(
+        _ object: GQLValues, key: String, fields collectedFields: [CollectedField], hasDistinctStorageKeys: Bool
+    ) throws {
+        let position = position(of: key)
         // Taken out while its fields are added, so adding to it does not copy it; a nested occurrence of the same
-        // object (one referencing itself) starts its own entry, joined below.
-        var fields = records.removeValue(forKey: key) ?? [:]
+        // object (one referencing itself) adds to the emptied place, joined below.
+        var fields = records[position].fields
+        records[position].fields = GQLValues()
         // A new record of a set whose fields have distinct storage keys takes each without a lookup.
-        let appends = fields.isEmpty && selections.hasDistinctStorageKeys
-        let collectedFields = matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables)
+        let appends = fields.isEmpty && hasDistinctStorageKeys
         if appends { fields.reserveCapacity(collectedFields.count) }
-        for (position, collected) in collectedFields.enumerated() {
+        for (place, collected) in collectedFields.enumerated() {
             // A field missing from the answer (an error nulled its parent, a partial answer) is left as the
             // cache had it. Answers hold their fields in the selection's order: that place is tried first.
             let value: GQLValue
-            if position < object.count, object[position].key == collected.responseKey {
-                value = object[position].value
+            if place < object.count, object[place].key == collected.responseKey {
+                value = object[place].value
             } else if let found = object[collected.responseKey] {
                 value = found
             } else {
@@ -85,8 +105,8 @@ struct Normalizer {
             }
             if appends { fields.appendUnique(storageKey, stored) } else { fields[storageKey] = stored }
         }
-        if let nested = records[key] { fields.merge(nested) { outer, _ in outer } }
-        records[key] = fields
+        if !records[position].fields.isEmpty { fields.merge(records[position].fields) { outer, _ in outer } }
+        records[position].fields = fields
     }
 
     /// The stored form of `value` under a field with `selections`; `base` is where the field's list indices
@@ -119,7 +139,7 @@ struct Normalizer {
             let key =
                 keys.key(of: object, typename: typename, fields: fields)
                 ?? CacheKey.path(parent, storageKey, Array(indexPath[base...]))
-            try addObject(object, key: key, selections: selections, isRoot: false)
+            try addObject(object, key: key, fields: fields, hasDistinctStorageKeys: selections.hasDistinctStorageKeys)
             return StoredValue.reference(key)
         default:
             throw Misfit(value: value)

@@ -278,6 +278,13 @@ final class RecordStore: Sendable {
     func merge(_ records: [String: GQLValues], receivedAt: Double? = nil, expiresAt: Double? = nil) throws
         -> Set<String>
     {
+        try merge(records.map { (key: $0.key, fields: $0.value) }, receivedAt: receivedAt, expiresAt: expiresAt)
+    }
+
+    /// ``merge(_:receivedAt:expiresAt:)`` of records given as a list, each key once (a ``Normalizer``'s).
+    func merge(_ records: NormalizedRecords, receivedAt: Double? = nil, expiresAt: Double? = nil) throws
+        -> Set<String>
+    {
         guard !records.isEmpty else { return [] }
         return try writeLock.withLock { sizes in
             // Rows go in in key order. The table is a B-tree on the key: rows in hash order land all over it,
@@ -285,7 +292,8 @@ final class RecordStore: Sendable {
             // SQLite's page cache holds, which it then spills to the WAL mid-transaction and writes again at the
             // commit (5.4 MB of WAL for a 2.9 MB table, CacheBench's answer); in order, each page fills and is
             // left behind (2.6 MB of WAL, 2.5 MB table), and a level's records read back from neighbouring pages.
-            let ordered = records.sorted { $0.key < $1.key }
+            var ordered = records
+            ordered.sort { $0.key < $1.key }
             let keys = ordered.map(\.key)
             let (cached, isComplete) = memory.withLock { memory in
                 (keys.compactMap { key in memory.records[key].map { (key, $0) } }, memory.isComplete)
