@@ -31,6 +31,26 @@ import Testing
         #expect(bytes.count < (try GQLValue.object(Self.record).jsonString()).utf8.count)
     }
 
+    @Test func aReusedBufferHoldsEachRecordAtItsStart() throws {
+        // Sizes at the varint's byte boundaries: the size worked out before writing must be exact.
+        var edges = GQLValues()
+        for length in [0, 1, 127, 128, 16_383, 16_384] {
+            edges["s\(length)"] = .string(String(repeating: "é", count: length / 2) + (length % 2 == 1 ? "x" : ""))
+        }
+        for number in [63, 64, -64, -65, 8_191, 8_192, -8_192, -8_193] { edges["i\(number)"] = .int(Int64(number)) }
+        edges["list"] = .array(Array(repeating: .null, count: 128))
+        var buffer: [UInt8] = []
+        for record in [edges, Self.record, ["__typename": "User", "id": "1"]] {
+            let alone = try RecordCodec.encode(record, key: "Edge:1")
+            let before = buffer.count
+            let count = try RecordCodec.encode(record, key: "Edge:1", into: &buffer)
+            #expect(count == alone.count)
+            #expect(buffer.count == max(before, count))  // grows when too small, never shrinks
+            #expect(Array(buffer[..<count]) == alone)
+            #expect(Self.decode(alone) == record)
+        }
+    }
+
     @Test func damagedBytesAreRefusedNeverACrash() throws {
         let bytes = try RecordCodec.encode(Self.record, key: "Post:1")
         // Every cut is refused.

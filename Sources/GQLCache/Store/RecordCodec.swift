@@ -38,91 +38,151 @@ package enum RecordCodec {
     /// - Throws: ``GQLError`` `.recordTooDeep` naming the record and its field when a value nests ``maximumDepth``
     ///   levels or deeper (decoding would refuse it).
     package static func encode(_ fields: GQLValues, key: String) throws -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(64 + fields.count * 24)
-        out.append(format)
-        writeCount(fields.count, into: &out)
+        var bytes: [UInt8] = []
+        _ = try encode(fields, key: key, into: &bytes)
+        return bytes  // a new buffer is made exactly as large as the bytes
+    }
+
+    /// Writes the bytes of `fields`, the record `key`, at the start of `buffer` and returns how many there are.
+    /// `buffer` grows when it is too small and never shrinks, so one buffer serves a write's records one after
+    /// another without an allocation per record; what lies past the count returned is left from earlier ones.
+    ///
+    /// The size is worked out first (checking the depth), then the bytes are written in place: no growing
+    /// buffer checked byte by byte, each string's UTF-8 copied in one go.
+    ///
+    /// - Throws: ``GQLError`` `.recordTooDeep` naming the record and its field when a value nests ``maximumDepth``
+    ///   levels or deeper (decoding would refuse it); `buffer` may then hold anything.
+    package static func encode(_ fields: GQLValues, key: String, into buffer: inout [UInt8]) throws -> Int {
+        var size = 1 + varintSize(UInt64(fields.count))
         for (name, value) in fields {
-            writeBytes(of: name, into: &out)
-            guard write(value, depth: 1, into: &out) else {
+            guard let valueSize = encodedSize(value, depth: 1) else {
                 throw GQLError(
                     .recordTooDeep,
                     "field \(name) of record \(key) nests \(maximumDepth) levels or deeper; the cache stores records "
                         + "up to \(maximumDepth - 1) levels, so it was not stored", operation: "cache")
             }
+            size += bytesSize(name.utf8.count) + valueSize
         }
-        return out
+        if buffer.count < size { buffer.append(contentsOf: repeatElement(0, count: size - buffer.count)) }
+        buffer.withUnsafeMutableBufferPointer { out in
+            guard let start = out.baseAddress else { return }  // never: size is at least 2
+            var writer = Writer(next: start)
+            writer.byte(format)
+            writer.varint(UInt64(fields.count))
+            for (name, value) in fields {
+                writer.bytes(of: name)
+                writer.value(value)
+            }
+        }
+        return size
     }
 
-    /// Writes the members of an object at `depth`; `false` (the output then half written) when one nests too deep.
-    private static func writeMembers(_ members: GQLValues, depth: Int, into out: inout [UInt8]) -> Bool {
-        // Decoding reads an object's members at its own depth, its values one deeper: the same limits here.
-        guard depth < maximumDepth else { return false }
-        writeCount(members.count, into: &out)
-        for (name, value) in members {
-            writeBytes(of: name, into: &out)
-            guard write(value, depth: depth + 1, into: &out) else { return false }
-        }
-        return true
-    }
-
-    /// Writes `value`, found at `depth` (a record's fields are at 1); `false` when it nests too deep.
-    private static func write(_ value: GQLValue, depth: Int, into out: inout [UInt8]) -> Bool {
+    /// The bytes `value` takes at `depth` (a record's fields are at 1); `nil` when it nests too deep. It mirrors
+    /// ``Writer/value(_:)`` and the decoder's limits: an array or an object (not a reference) at `depth` must
+    /// be below ``maximumDepth``, its elements or members' values one deeper.
+    private static func encodedSize(_ value: GQLValue, depth: Int) -> Int? {
         switch value {
-        case .null: out.append(Tag.null.rawValue)
-        case .bool(let flag): out.append(flag ? Tag.true.rawValue : Tag.false.rawValue)
-        case .int(let number):
-            out.append(Tag.int.rawValue)
-            writeVarint(UInt64(bitPattern: (number << 1) ^ (number >> 63)), into: &out)
-        case .double(let number):
-            out.append(Tag.double.rawValue)
-            var bits = number.bitPattern.littleEndian
-            withUnsafeBytes(of: &bits) { out.append(contentsOf: $0) }
-        case .string(let text):
-            out.append(Tag.string.rawValue)
-            writeBytes(of: text, into: &out)
-        case .data(let bytes):
-            out.append(Tag.data.rawValue)
-            writeCount(bytes.count, into: &out)
-            out.append(contentsOf: bytes)
+        case .null, .bool: return 1
+        case .int(let number): return 1 + varintSize(zigzag(number))
+        case .double: return 9
+        case .string(let text): return 1 + bytesSize(text.utf8.count)
+        case .data(let bytes): return 1 + bytesSize(bytes.count)
         case .array(let elements):
-            guard depth < maximumDepth else { return false }
-            out.append(Tag.array.rawValue)
-            writeCount(elements.count, into: &out)
+            guard depth < maximumDepth else { return nil }
+            var size = 1 + varintSize(UInt64(elements.count))
             for element in elements {
-                guard write(element, depth: depth + 1, into: &out) else { return false }
+                guard let elementSize = encodedSize(element, depth: depth + 1) else { return nil }
+                size += elementSize
             }
+            return size
         case .object(let members):
-            if members.count == 1, let key = StoredValue.referencedKey(value) {
-                out.append(Tag.reference.rawValue)
-                writeBytes(of: key, into: &out)
-            } else {
-                out.append(Tag.object.rawValue)
-                return writeMembers(members, depth: depth, into: &out)
+            if members.count == 1, let key = StoredValue.referencedKey(value) { return 1 + bytesSize(key.utf8.count) }
+            guard depth < maximumDepth else { return nil }
+            var size = 1 + varintSize(UInt64(members.count))
+            for (name, member) in members {
+                guard let memberSize = encodedSize(member, depth: depth + 1) else { return nil }
+                size += bytesSize(name.utf8.count) + memberSize
+            }
+            return size
+        }
+    }
+
+    /// The bytes of a byte count and that many bytes.
+    private static func bytesSize(_ count: Int) -> Int { varintSize(UInt64(count)) + count }
+
+    private static func varintSize(_ value: UInt64) -> Int {
+        // 7 bits a byte: 1 byte up to 127, 10 bytes for the largest values.
+        let bits = 64 - value.leadingZeroBitCount
+        return bits == 0 ? 1 : (bits + 6) / 7
+    }
+
+    private static func zigzag(_ number: Int64) -> UInt64 { UInt64(bitPattern: (number << 1) ^ (number >> 63)) }
+
+    /// Writes into memory sized by ``encodedSize(_:depth:)`` (so it checks neither room nor depth).
+    private struct Writer {
+        var next: UnsafeMutablePointer<UInt8>
+
+        mutating func byte(_ value: UInt8) {
+            next.pointee = value
+            next += 1
+        }
+
+        mutating func varint(_ value: UInt64) {
+            var rest = value
+            while rest >= 0x80 {
+                byte(UInt8(truncatingIfNeeded: rest) | 0x80)
+                rest >>= 7
+            }
+            byte(UInt8(rest))
+        }
+
+        mutating func bytes(_ source: UnsafeRawBufferPointer) {
+            varint(UInt64(source.count))
+            guard let base = source.baseAddress, !source.isEmpty else { return }
+            UnsafeMutableRawPointer(next).copyMemory(from: base, byteCount: source.count)
+            next += source.count
+        }
+
+        mutating func bytes(of text: String) {
+            var text = text  // withUTF8 is mutating (it would make a non-native string native); no copy here
+            text.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }
+        }
+
+        mutating func value(_ value: GQLValue) {
+            switch value {
+            case .null: byte(Tag.null.rawValue)
+            case .bool(let flag): byte(flag ? Tag.true.rawValue : Tag.false.rawValue)
+            case .int(let number):
+                byte(Tag.int.rawValue)
+                varint(zigzag(number))
+            case .double(let number):
+                byte(Tag.double.rawValue)
+                let bits = number.bitPattern
+                for shift in stride(from: 0, to: 64, by: 8) { byte(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+            case .string(let text):
+                byte(Tag.string.rawValue)
+                bytes(of: text)
+            case .data(let data):
+                byte(Tag.data.rawValue)
+                data.withUnsafeBytes { bytes($0) }
+            case .array(let elements):
+                byte(Tag.array.rawValue)
+                varint(UInt64(elements.count))
+                for element in elements { self.value(element) }
+            case .object(let members):
+                if members.count == 1, let key = StoredValue.referencedKey(value) {
+                    byte(Tag.reference.rawValue)
+                    bytes(of: key)
+                } else {
+                    byte(Tag.object.rawValue)
+                    varint(UInt64(members.count))
+                    for (name, member) in members {
+                        bytes(of: name)
+                        self.value(member)
+                    }
+                }
             }
         }
-        return true
-    }
-
-    private static func writeBytes(of text: String, into out: inout [UInt8]) {
-        let utf8 = text.utf8
-        writeCount(utf8.count, into: &out)
-        if utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
-            out.append(contentsOf: utf8)
-        }
-    }
-
-    private static func writeCount(_ count: Int, into out: inout [UInt8]) {
-        writeVarint(UInt64(count), into: &out)
-    }
-
-    private static func writeVarint(_ value: UInt64, into out: inout [UInt8]) {
-        var rest = value
-        while rest >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-            rest >>= 7
-        }
-        out.append(UInt8(rest))
     }
 
     // MARK: Decoding

@@ -306,6 +306,8 @@ final class RecordStore: Sendable {
             changed.reserveCapacity(records.count)
             var hasDeadlines = false
             var newSizes: [(key: String, size: Int)] = []
+            // Every record is encoded into this one buffer and bound from it in place.
+            var buffer: [UInt8] = []
             try writeWithReads { tx in
                 let unknown = isComplete ? [] : keys.filter { current[$0] == nil }
                 if !unknown.isEmpty { current.merge(try Self.select(unknown, tx)) { kept, _ in kept } }
@@ -329,11 +331,14 @@ final class RecordStore: Sendable {
                     guard isChange || (timed && merged != old) else { continue }
                     if isChange { changed.insert(key) }
                     // Throws for a value too deep to read back: the transaction rolls back, nothing is kept.
-                    let bytes = try RecordCodec.encode(merged, key: key)
-                    _ = try tx.change(
-                        sql: Self.upsert, [.string(key), .data(Data(bytes)), .double(now)], table: Self.table)
+                    let count = try RecordCodec.encode(merged, key: key, into: &buffer)
+                    _ = try buffer.withUnsafeBytes { bytes in
+                        try tx.change(
+                            sql: Self.upsert, [.string(key), .double(now)],
+                            blob: UnsafeRawBufferPointer(rebasing: bytes[..<count]), table: Self.table)
+                    }
                     written.append((key, merged))
-                    if sizes != nil { newSizes.append((key, key.utf8.count + bytes.count)) }
+                    if sizes != nil { newSizes.append((key, key.utf8.count + count)) }
                 }
             }
             for (key, size) in newSizes { sizes?[key] = size }
@@ -351,9 +356,9 @@ final class RecordStore: Sendable {
         }
     }
 
-    /// Writes one record (key, fields, updated_at), made once rather than per row.
+    /// Writes one record (key, updated_at, fields: the bytes bound last), made once rather than per row.
     private static let upsert = """
-        INSERT INTO \(table) (key, fields, updated_at) VALUES (?, ?, ?)
+        INSERT INTO \(table) (key, updated_at, fields) VALUES (?, ?, ?)
         ON CONFLICT(key) DO UPDATE SET fields = excluded.fields, updated_at = excluded.updated_at
         """
 

@@ -62,6 +62,18 @@ extension GQLTransaction {
         try connection.run(sql, values, table: table)
         return Int(sqlite3_changes(connection.handle))
     }
+
+    /// ``change(sql:_:table:)`` with `blob` bound as a BLOB after `values` (parameter `values.count + 1`), read
+    /// by SQLite where it lies rather than copied into a `Data` and again into SQLite first: GQLCache writes each
+    /// record's encoded bytes from one reused buffer with it. SQLite holds no pointer to `blob` after it returns.
+    /// ```swift
+    /// try bytes.withUnsafeBytes { try tx.change(sql: "INSERT INTO t (key, bytes) VALUES (?, ?)", ["k"], blob: $0, table: "t") }
+    /// ```
+    package func change(sql: String, _ values: [GQLValue], blob: UnsafeRawBufferPointer, table: String) throws -> Int {
+        let connection = try checkedConnection(write: true)
+        try connection.run(sql, values, blob: blob, table: table)
+        return Int(sqlite3_changes(connection.handle))
+    }
 }
 
 extension GQLDatabaseContext {

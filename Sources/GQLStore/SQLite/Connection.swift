@@ -262,10 +262,15 @@ final class Connection {
 extension Connection {
     /// Runs a cached write statement with `values` bound in order.
     @inline(__always)
-    func run(_ sql: String, _ values: [GQLValue], table: String) throws {
+    func run(_ sql: String, _ values: [GQLValue], blob: UnsafeRawBufferPointer? = nil, table: String) throws {
         let statement = try cached(sql)
-        defer { statement.reset() }
+        defer {
+            statement.reset()
+            // SQLite must keep no pointer to the caller's bytes once this returns.
+            if blob != nil { statement.unbind(at: Int32(values.count + 1)) }
+        }
         for (i, value) in values.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
+        if let blob { try statement.bindInPlace(blob, at: Int32(values.count + 1)) }
         do {
             while try statement.step() {}
         } catch var error as GQLError {

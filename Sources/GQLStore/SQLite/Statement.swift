@@ -135,6 +135,21 @@ final class Statement {
         }
     }
 
+    /// Binds `bytes` as a BLOB at `index` without copying them (`SQLITE_STATIC`): SQLite reads them where they
+    /// are, so they must stay valid until the statement has run and ``unbind(at:)`` has replaced them.
+    func bindInPlace(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        let rc =
+            if let base = bytes.baseAddress, !bytes.isEmpty {
+                sqlite3_bind_blob(stmt, index, base, Int32(bytes.count), nil)
+            } else {
+                sqlite3_bind_zeroblob(stmt, index, 0)
+            }
+        guard rc == SQLITE_OK else { throw error(rc) }
+    }
+
+    /// Binds NULL at `index` (in place of bytes bound by ``bindInPlace(_:at:)``).
+    func unbind(at index: Int32) { sqlite3_bind_null(stmt, index) }
+
     @inline(__always)
     func bind(_ value: GQLValue, at index: Int32) throws {
         try Self.bind(value, at: index, to: stmt, sql: sql)
