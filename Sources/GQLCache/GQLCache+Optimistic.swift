@@ -48,8 +48,8 @@ extension GQLCache {
     /// Adds the layer of `data` for `request` and wakes the watchers of what it covers.
     func addLayer(_ request: Request, data: GQLValue) throws -> Layer {
         let records = try normalize(data, request.operation, request.variables)
-        let (id, keys) = store.addLayer(
-            Dictionary(uniqueKeysWithValues: records.lazy.map { ($0.key, $0.fields) }), receivedAt: expiry.isOn ? now : nil)
+        let layer = Dictionary(uniqueKeysWithValues: records.lazy.map { ($0.key, $0.fields) })
+        let (id, keys) = store.addLayer(layer, receivedAt: expiry.isOn ? now : nil)
         watchers.notify(keys)
         return Layer(id: id)
     }

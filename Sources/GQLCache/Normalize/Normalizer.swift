@@ -47,7 +47,8 @@ struct Normalizer {
         do {
             let typename = object["__typename"]?.stringValue
             let fields = matcher.collect(selections, typename: typename, isRoot: true, variables: variables)
-            try addObject(object, key: rootKey, fields: fields, hasDistinctStorageKeys: selections.hasDistinctStorageKeys)
+            try addObject(
+                object, key: rootKey, fields: fields, hasDistinctStorageKeys: selections.hasDistinctStorageKeys)
         } catch let misfit as Misfit {
             throw GQLError(
                 .invalidResponse,
