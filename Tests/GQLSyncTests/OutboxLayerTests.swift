@@ -207,6 +207,11 @@ import Testing
             authorQuery, ["id": "a1"], data: ["author": ["__typename": "Author", "id": "a1", "name": "Ada"]])
         var watch = cache.watch(client, authorQuery, ["id": "a1"], policy: .cacheOnly).makeAsyncIterator()
         #expect(try await watch.next()?.data?["author"]?["name"] == "Ada")
+        // A watch of another author, which neither the layer nor the answer touches.
+        try cache.write(
+            authorQuery, ["id": "a2"], data: ["author": ["__typename": "Author", "id": "a2", "name": "Grace"]])
+        var other = cache.watch(client, authorQuery, ["id": "a2"], policy: .cacheOnly).makeAsyncIterator()
+        #expect(try await other.next()?.data?["author"]?["name"] == "Grace")
         let queries = GQLQuery()
         try queries.load(
             "mutation UpdateNote($input: UpdateNoteInput!) { updateNote(input: $input) { id title author { id name } } }",
@@ -234,6 +239,10 @@ import Testing
         // The root record of the mutation gains no field per delivered item: the note has a record of its own.
         #expect(try cache.record("MUTATION_ROOT") == nil)
         #expect(server.requestCount == 1)
+        // The other author's watch heard nothing of it: its next answer is the write that follows.
+        try cache.write(
+            authorQuery, ["id": "a2"], data: ["author": ["__typename": "Author", "id": "a2", "name": "Grace H."]])
+        #expect(try await other.next()?.data?["author"]?["name"] == "Grace H.")
         try await sync.shutdown()
         try? await client.shutdown()
     }

@@ -61,7 +61,8 @@ extension GQLSync {
         /// Default 10,000 (a million rows at AppSync's 100 a page).
         public var pullPageLimit = 10_000
         /// A cache that hears what the engine writes: pulled pages and live events become its records (see
-        /// ``GQLCache/write(objects:typename:keyField:)``), so its watchers emit. `nil`, the default: none.
+        /// ``GQLCache/write(objects:typename:keyField:)``), and each delivered item's answer is stored through its
+        /// operation, as `GQLCache.mutate` stores one, so its watchers emit. `nil`, the default: none.
         ///
         /// ```swift
         /// configuration.cache = try GQLCache(database: db)
