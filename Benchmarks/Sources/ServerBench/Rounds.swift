@@ -49,6 +49,9 @@ enum Rounds {
                             headers: workload.headers)
                         result.rates[contender.name, default: []].append(throughput.perSecond)
                         result.wrong[contender.name, default: 0] += throughput.failures
+                        // Each turn's rate, so that a run's rounds can be read one by one (the table gives medians).
+                        FileHandle.standardError.write(
+                            Data("  \(contender.name): \(Int(throughput.perSecond.rounded()))/s\n".utf8))
                     } catch {
                         FileHandle.standardError.write(Data("  \(contender.name): \(error)\n".utf8))
                         result.rates[contender.name, default: []].append(0)

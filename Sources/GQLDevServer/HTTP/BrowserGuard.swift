@@ -96,20 +96,24 @@ enum BrowserRules {
         guard var contentType else { return true }
         // Read as contiguous bytes: the `String.UTF8View` slices this was written with cost every POST about 1,000
         // instructions (callgrind-server.sh).
-        return contentType.withUTF8 { utf8 in
-            var start = 0
-            var end = utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.count
-            while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 { start += 1 }
-            while end > start, utf8[end - 1] == 0x20 || utf8[end - 1] == 0x09 { end -= 1 }
-            guard start < end else { return true }  // an empty type is as good as none
-            return simpleContentTypes.contains { simple in
-                guard simple.count == end - start else { return false }
-                for (offset, expected) in simple.enumerated() {
-                    let byte = utf8[start + offset]
-                    guard expected == (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) else { return false }
-                }
-                return true
+        return contentType.withUTF8 { isSimple(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``isSimple(_:)`` of a content type given as its bytes (the direct path's reader hands the header's value over
+    /// as it lies in the connection's buffer, with no `String` made of it).
+    static func isSimple(_ utf8: UnsafeRawBufferPointer) -> Bool {
+        var start = 0
+        var end = utf8.firstIndex(of: UInt8(ascii: ";")) ?? utf8.count
+        while start < end, utf8[start] == 0x20 || utf8[start] == 0x09 { start += 1 }
+        while end > start, utf8[end - 1] == 0x20 || utf8[end - 1] == 0x09 { end -= 1 }
+        guard start < end else { return true }  // an empty type is as good as none
+        return simpleContentTypes.contains { simple in
+            guard simple.count == end - start else { return false }
+            for (offset, expected) in simple.enumerated() {
+                let byte = utf8[start + offset]
+                guard expected == (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) else { return false }
             }
+            return true
         }
     }
 }

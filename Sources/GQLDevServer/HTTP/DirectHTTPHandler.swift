@@ -67,7 +67,8 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether the channel reads on its own after each read (NIO's `autoRead`, on unless a handler turned it off):
     /// then this handler asks for the next read itself when a read ends (see ``channelReadComplete(context:)``).
     private var autoRead = false
-    /// The head's `Date` and `Server` lines (`\r\nDate: …\r\nServer: GQLDevServer\r\n`), made once a second.
+    /// The head's `Date` and `Server` lines and the empty line that ends it (`\r\nDate: …\r\nServer:
+    /// GQLDevServer\r\n\r\n`), made once a second.
     private var dateLines: (second: Int, bytes: [UInt8]) = (-1, [])
 
     init(
@@ -202,7 +203,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 break
             }
-            guard !BrowserRules.isSimple(request.contentType),
+            guard !request.simpleContentType,
                 request.origin.map({ BrowserRules.allows($0, allowedOrigins) }) ?? true,
                 let body = buffer.getBytes(at: buffer.readerIndex + request.headerBytes, length: request.bodyBytes)
             else { return handOver(context) }
@@ -307,11 +308,12 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let length = json.utf8.count
         var buffer = context.channel.allocator.buffer(capacity: length + 192)
         if status == .ok {
-            buffer.writeStaticString("HTTP/1.1 200 OK\r\n")
+            buffer.writeStaticString(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ")
         } else {
             buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
+            buffer.writeStaticString("Content-Type: application/json; charset=utf-8\r\nContent-Length: ")
         }
-        buffer.writeStaticString("Content-Type: application/json; charset=utf-8\r\nContent-Length: ")
         buffer.writeDecimal(length)
         if let origin {
             buffer.writeStaticString("\r\nAccess-Control-Allow-Origin: ")
@@ -320,10 +322,14 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let now = time(nil)
         if now != dateLines.second {
-            dateLines = (now, Array("\r\nDate: \(HTTPDate.format(now))\r\nServer: GQLDevServer\r\n".utf8))
+            dateLines = (now, Array("\r\nDate: \(HTTPDate.format(now))\r\nServer: GQLDevServer\r\n\r\n".utf8))
         }
-        buffer.writeBytes(dateLines.bytes)
-        buffer.writeStaticString(closing ? "Connection: close\r\n\r\n" : "\r\n")
+        if closing {
+            buffer.writeBytes(dateLines.bytes.dropLast(2))
+            buffer.writeStaticString("Connection: close\r\n\r\n")
+        } else {
+            buffer.writeBytes(dateLines.bytes)  // the head's end included
+        }
         buffer.writeString(json)
         context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
         needsFlush = true

@@ -25,7 +25,9 @@ struct DirectRequestParser {
         /// Bytes from the request's first byte to its body's first byte.
         var headerBytes: Int
         var bodyBytes: Int
-        var contentType: String
+        /// Whether the `Content-Type` is one a browser sends without a preflight (``BrowserRules/isSimple(_:)``,
+        /// read from the header's bytes): the router's to refuse or allow.
+        var simpleContentType: Bool
         var apiKey: String?
         var adminSecret: String?
         var authorization: String?
@@ -63,7 +65,7 @@ struct DirectRequestParser {
         for index in 0..<prefix where bytes[index] != requestLine[index] { return .other }
         guard bytes.count > lineLength else { return .incomplete }
 
-        var request = Request(headerBytes: 0, bodyBytes: -1, contentType: "")
+        var request = Request(headerBytes: 0, bodyBytes: -1, simpleContentType: true)
         var sawContentType = false
         var sawConnection = false
         var position = lineLength
@@ -93,7 +95,7 @@ struct DirectRequestParser {
             case .contentType:
                 guard !sawContentType else { return .other }
                 sawContentType = true
-                request.contentType = Self.string(bytes, field.value)
+                request.simpleContentType = BrowserRules.isSimple(UnsafeRawBufferPointer(rebasing: bytes[field.value]))
             case .apiKey:
                 guard request.apiKey == nil else { return .other }
                 request.apiKey = Self.string(bytes, field.value)
