@@ -19,7 +19,8 @@ import GQLServices
 /// /dev/null, the limit (its length checked). The emulator's peak resident memory over the run is reported beside.
 /// Every downloaded file is compared with the source. In every round each group of contenders takes turns,
 /// the first of the previous round moving to the end, and `sync(2)` runs before each timed transfer, so that
-/// writing back an earlier one's file cannot fall into it.
+/// writing back an earlier one's file cannot fall into it. Each upload's CPU seconds in the server's process (moto's,
+/// the emulator's; from /proc) are reported beside the rates, medians per uploader.
 struct TransferLoad {
     let options: StorageBench.Options
     static let bucket = "bench"
@@ -40,6 +41,8 @@ struct TransferLoad {
         var storage: GQLStorage
         var curlURL: String
         var tuned: GQLStorage?
+        /// The server's process (moto's, the emulator's), whose CPU seconds each upload to it costs are reported.
+        var process: S3Peer?
     }
 
     func run() async throws {
@@ -71,7 +74,7 @@ struct TransferLoad {
             Source(
                 name: "moto", endpoint: moto, storage: storage,
                 curlURL: try storage.presignedURL(.get, Self.bucket, "ours.bin", expires: .seconds(3600)).absoluteString,
-                tuned: client(moto, tunedConfiguration))
+                tuned: client(moto, tunedConfiguration), process: peer)
         ]
         var uploadTargets = sources
         var emulator: S3Peer?
@@ -103,25 +106,32 @@ struct TransferLoad {
                 name: "emulator", endpoint: endpoint, storage: emulatorStorage,
                 curlURL: try emulatorStorage.presignedURL(.get, Self.bucket, "ours.bin", expires: .seconds(3600))
                     .absoluteString,
-                tuned: client(endpoint, tunedConfiguration))
+                tuned: client(endpoint, tunedConfiguration), process: peer)
             uploadTargets.append(target)
             sources.append(target)
         }
 
         let megabytes = Double(size) / 1_048_576
         var uploads: [String: [Uploader: [Double]]] = [:]
+        var serverCPU: [String: [Uploader: [Double]]] = [:]
         var downloads: [String: [Downloader: [Double]]] = [:]
         var memory: [MemoryProbe.Result] = []
         for round in 0...options.rounds {
             var uploaded: [String: [Uploader: Double]] = [:]
+            var uploadCPU: [String: [Uploader: Double]] = [:]
             for target in uploadTargets {
                 for uploader in Self.rotated(Uploader.allCases, by: round) {
                     // Untimed: the last round's object goes first, so an upload that stores nothing is not hidden
                     // by it in the read-back and the downloads below.
                     try await target.storage.delete(Self.bucket, Self.key(uploader))
                     sync()
+                    let cpu = target.process?.cpuSeconds
                     uploaded[target.name, default: [:]][uploader] =
                         megabytes / (try await upload(uploader, target, source))
+                    if let cpu, let after = target.process?.cpuSeconds {
+                        uploadCPU[target.name, default: [:]][uploader] = after - cpu
+                        Self.note(String(format: "  %@'s CPU for it: %.3f s", target.name, after - cpu))
+                    }
                 }
                 // Every upload read back and compared with the source, untimed (GQLStorage's default one through
                 // the downloads below).
@@ -158,6 +168,9 @@ struct TransferLoad {
             for (server, rates) in uploaded {
                 for (uploader, rate) in rates { uploads[server, default: [:]][uploader, default: []].append(rate) }
             }
+            for (server, seconds) in uploadCPU {
+                for (uploader, cpu) in seconds { serverCPU[server, default: [:]][uploader, default: []].append(cpu) }
+            }
             for (server, rates) in downloaded {
                 for (downloader, rate) in rates { downloads[server, default: [:]][downloader, default: []].append(rate) }
             }
@@ -167,8 +180,8 @@ struct TransferLoad {
         for server in sources where server.name != "moto" { try await server.storage.shutdown() }
         for server in sources { try await server.tuned?.shutdown() }
         report(
-            uploads: uploads, downloads: downloads, memory: memory, sources: sources, nginx: fileServer?.version,
-            emulatorPeak: emulator?.peakResidentMiB)
+            uploads: uploads, serverCPU: serverCPU, downloads: downloads, memory: memory, sources: sources,
+            nginx: fileServer?.version, emulatorPeak: emulator?.peakResidentMiB)
     }
 
     /// The key each uploader's object is stored under.
@@ -240,8 +253,9 @@ struct TransferLoad {
     }
 
     private func report(
-        uploads: [String: [Uploader: [Double]]], downloads: [String: [Downloader: [Double]]],
-        memory: [MemoryProbe.Result], sources: [Source], nginx: String?, emulatorPeak: Double?
+        uploads: [String: [Uploader: [Double]]], serverCPU: [String: [Uploader: [Double]]],
+        downloads: [String: [Downloader: [Double]]], memory: [MemoryProbe.Result], sources: [Source], nginx: String?,
+        emulatorPeak: Double?
     ) {
         func named(_ server: Source) -> String {
             switch server.name {
@@ -278,6 +292,13 @@ struct TransferLoad {
                     .line("upload to \(server.name), GQLStorage tuned, boto3 default", unit: "MiB/s", target: 1))
             print(Self.limit("\(server.name): upload limit, curl one PUT (presigned)", rates[.curl] ?? [], ours))
             print(Self.limit("\(server.name): the same limit, GQLStorage tuned", rates[.curl] ?? [], tuned))
+            if let seconds = serverCPU[server.name] {
+                print(
+                    "\(server.name)'s CPU seconds per upload (medians): "
+                        + Uploader.allCases.map {
+                            String(format: "%@ %.3f", $0.rawValue, Statistics.median(seconds[$0] ?? []) ?? 0)
+                        }.joined(separator: ", "))
+            }
         }
         for server in sources {
             let rates = downloads[server.name] ?? [:]
