@@ -253,6 +253,22 @@ public struct GQLValues: Sendable {
     /// place only, so callers must not pass one.
     package mutating func appendUnique(_ key: String, _ value: GQLValue) { appendNew(key, value) }
 
+    /// An object of `members`, in order, whose keys the caller knows are unique (not looked for): for a module that
+    /// builds a whole object's members in an array first (an answer assembled from records, a decoded record), so
+    /// no member is appended through a call of its own.
+    package init(uniqueMembers members: [Element]) {
+        entries = members
+        positions = nil
+        if members.count > Self.linearLimit { reindex() }
+    }
+
+    /// Calls `body` with the members in order, borrowed: a reader that compares names and picks values out of a
+    /// large object copies only what it keeps (`self[position]` returns each member copied, a retain of its name
+    /// and of its value).
+    package func withMembers<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+        try entries.withUnsafeBufferPointer(body)
+    }
+
     private mutating func appendNew(_ key: String, _ value: GQLValue) {
         entries.append((key, value))
         if positions != nil {

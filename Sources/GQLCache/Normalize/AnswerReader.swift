@@ -17,7 +17,9 @@ struct AnswerReader {
     let store: RecordStore
     /// The ages fields are held to, the time now, and the type name of the root record (`Query`); `nil`: no
     /// field is checked (not even against a server's deadline).
-    var expiry: (rule: FieldExpiry, now: Double, rootTypename: String)?
+    var expiry: (rule: FieldExpiry, now: Double, rootTypename: String)? {
+        didSet { agesAreOn = expiry?.rule.isOn == true }
+    }
     /// The memory layer as the read began (after a load: as it is with the rows loaded), and the records kept
     /// apart from it: overlaid by layers, or loaded when the memory layer may not keep them (see ``prefetch``).
     private var snapshot: RecordStore.Snapshot
@@ -30,6 +32,11 @@ struct AnswerReader {
     private(set) var visited: [String] = []
     /// How many seconds past its age the stalest field the answer read is; `nil` when every field is fresh.
     private(set) var staleness: Double?
+    /// The storage keys of the fields with arguments met in this read (``storageKey(_:)``).
+    private var argumentKeys: [ObjectIdentifier: String] = [:]
+    /// Whether the configuration gives fields ages (then every field's age is checked): ``expiry``'s, kept apart
+    /// so that a record's build does not copy the rule to ask.
+    private var agesAreOn = false
 
     init(matcher: TypeMatcher, variables: GQLValues, store: RecordStore) {
         self.matcher = matcher
@@ -94,10 +101,11 @@ struct AnswerReader {
         return snapshot.records[key]
     }
 
+    /// A record to load and the selections it is read with: the root's, or those of the field that reached it
+    /// (kept as the field, one reference, rather than a copy of its selection set).
     private struct Pending {
         var key: String
-        var selections: SelectionSetPlan
-        var isRoot: Bool
+        var field: FieldPlan?
     }
 
     /// Loads every record the selection reaches, level by level: those not in memory are read from SQLite in one
@@ -110,7 +118,7 @@ struct AnswerReader {
     private mutating func prefetch(_ selections: SelectionSetPlan, rootKey: String) throws {
         let start = (generation: snapshot.generation, trims: snapshot.trims)
         var pinned = snapshot.layers.isEmpty
-        var level = [Pending(key: rootKey, selections: selections, isRoot: true)]
+        var level = [Pending(key: rootKey, field: nil)]
         // Every key looked for, found or not, so a key met again costs one lookup.
         var seen: Set<String> = []
         while !level.isEmpty {
@@ -144,28 +152,33 @@ struct AnswerReader {
             for pending in level {
                 // No visited set is needed: each level is one step deeper in the selection, which is finite, so
                 // an object referencing itself ends where the selection does.
-                guard let record = pinned ? snapshot.records[pending.key] : loaded[pending.key] else { continue }
-                let typename = record["__typename"]?.stringValue
-                let fields = matcher.collect(
-                    pending.selections, typename: typename, isRoot: pending.isRoot, variables: variables)
-                for (position, collected) in fields.enumerated() {
-                    guard let nested = collected.field.selections else { continue }
-                    let storageKey = collected.field.storageKey(variables)
-                    // Records written by the same selection hold its fields in its order: that place first.
-                    let stored: GQLValue
-                    if position < record.count, record[position].key == storageKey {
-                        stored = record[position].value
-                    } else if let value = record[storageKey] {
-                        stored = value
-                    } else {
-                        continue
-                    }
-                    StoredValue.references(in: stored) {
-                        next.append(Pending(key: $0, selections: nested, isRoot: false))
-                    }
-                }
+                walk(pending, selections: pending.field?.selections ?? selections, pinned: pinned, into: &next)
             }
             level = next
+        }
+    }
+
+    /// Adds to `next` every record `pending`'s record refers to through a field of its selections.
+    private mutating func walk(
+        _ pending: Pending, selections: SelectionSetPlan, pinned: Bool, into next: inout [Pending]
+    ) {
+        // A set of leaves only (the most common innermost set) refers to nothing: its record is not looked up.
+        guard selections.leafNames == nil,
+            let record = pinned ? snapshot.records[pending.key] : loaded[pending.key]
+        else { return }
+        let fields =
+            selections.plainFields
+            ?? matcher.collect(
+                selections, typename: record["__typename"]?.stringValue, isRoot: pending.field == nil,
+                variables: variables)
+        record.withMembers { stored in
+            for position in fields.indices {
+                let field = fields[position].field
+                guard field.selections != nil,
+                    let place = locate(field, at: position, in: stored, of: record).place
+                else { continue }
+                StoredValue.references(in: stored[place].value) { next.append(Pending(key: $0, field: field)) }
+            }
         }
     }
 
@@ -200,68 +213,154 @@ struct AnswerReader {
             lacking = !isLoaded
             throw Miss(reason: "its record \(key) is not in the cache")
         }
-        let typename = record["__typename"]?.stringValue
         // The server's deadlines (`Cache-Control: max-age`), looked up once per record, and only when a record
         // may hold them.
         let deadlines =
             expiry == nil || !snapshot.mayHoldDeadlines ? nil : record[FieldExpiry.expiresMember]?.objectValue
-        let checksAge = expiry != nil && (deadlines != nil || expiry?.rule.isOn == true)
+        let checksAge = deadlines != nil || agesAreOn
         if !checksAge, let names = selections.leafNames, Self.holdsExactly(names, record) {
             // The record is the answer's object as it stands: shared (one retain), not rebuilt member by member.
             return .object(record)
         }
-        let fields = matcher.collect(selections, typename: typename, isRoot: isRoot, variables: variables)
-        var object = GQLValues(minimumCapacity: fields.count)
-        for (position, collected) in fields.enumerated() {
-            let field = collected.field
-            let storageKey = field.storageKey(variables)
-            // Records written by the same selection hold its fields in its order: try that place first.
-            let stored: GQLValue
-            if position < record.count, record[position].key == storageKey {
-                stored = record[position].value
-            } else if let found = record[storageKey] {
-                stored = found
-            } else {
-                throw Miss(reason: "record \(key) has no field \(storageKey)", path: [collected.responseKey])
-            }
-            if checksAge, let expiry,
-                let past = expiry.rule.staleness(
-                    record, deadlines: deadlines, typename: isRoot ? (typename ?? expiry.rootTypename) : typename,
-                    field: field.name, storageKey: storageKey, now: expiry.now)
-            {
-                staleness = max(staleness ?? 0, past)
-            }
-            let value: GQLValue
-            if let nested = field.selections {
-                do {
-                    value = try buildValue(stored, selections: nested)
-                } catch var miss as Miss {
-                    miss.path.append(collected.responseKey)
-                    throw miss
-                }
-            } else {
-                guard let leaf = StoredValue.unwrapLeaf(stored) else {
-                    throw Miss(
-                        reason: "record \(key) holds a reference at \(storageKey), not a value",
-                        path: [collected.responseKey])
-                }
-                value = leaf
-            }
-            // Response keys are unique among the collected fields.
-            object.appendUnique(collected.responseKey, value)
+        // The type name matters only to fragments and to ages: a set of plain fields is the same for every type.
+        let typename = selections.plainFields == nil || checksAge ? record["__typename"]?.stringValue : nil
+        let fields = selections.plainFields ?? matcher.collect(
+            selections, typename: typename, isRoot: isRoot, variables: variables)
+        if !checksAge, let members = try buildInOrder(record, key: key, fields) {
+            return .object(GQLValues(uniqueMembers: members))
         }
-        return .object(object)
+        var members: [GQLValues.Element] = []
+        members.reserveCapacity(fields.count)
+        try record.withMembers { stored in
+            for position in fields.indices {
+                // Each member is copied once, into the answer; the rest reads it in place.
+                let collected = fields[position]
+                let field = collected.field
+                let (storageKey, found) = locate(field, at: position, in: stored, of: record)
+                guard let place = found else {
+                    throw Miss(reason: "record \(key) has no field \(storageKey)", path: [collected.responseKey])
+                }
+                if checksAge, let expiry,
+                    let past = expiry.rule.staleness(
+                        record, deadlines: deadlines, typename: isRoot ? (typename ?? expiry.rootTypename) : typename,
+                        field: field.name, storageKey: storageKey, now: expiry.now)
+                {
+                    staleness = max(staleness ?? 0, past)
+                }
+                var value = stored[place].value
+                if let nested = field.selections {
+                    do {
+                        value = try buildValue(value, selections: nested)
+                    } catch var miss as Miss {
+                        miss.path.append(collected.responseKey)
+                        throw miss
+                    }
+                } else {
+                    switch value {
+                    case .object, .array:
+                        guard let leaf = StoredValue.unwrapLeaf(value) else {
+                            throw Miss(
+                                reason: "record \(key) holds a reference at \(storageKey), not a value",
+                                path: [collected.responseKey])
+                        }
+                        value = leaf
+                    default:
+                        break
+                    }
+                }
+                // Response keys are unique among the collected fields.
+                members.append((collected.responseKey, value))
+            }
+        }
+        return .object(GQLValues(uniqueMembers: members))
+    }
+
+    /// The answer's members when `record` holds `fields` first, in their order (as the selection that wrote it
+    /// left it), with no age to check; `nil` when it does not (the general loop of ``build(key:selections:isRoot:)``
+    /// then reads it, again from its first field).
+    ///
+    /// The record's members are visited in order by a closure that takes each one as its argument: the compiler
+    /// then reads them in place, where indexing the members copies each one it touches (a retain of its name and
+    /// an outlined copy of its value, twice a field: once for the name, once for the value), and only the value
+    /// kept is copied.
+    private mutating func buildInOrder(_ record: GQLValues, key: String, _ fields: [CollectedField]) throws
+        -> [GQLValues.Element]?
+    {
+        guard record.count >= fields.count else { return nil }
+        var members: [GQLValues.Element] = []
+        members.reserveCapacity(fields.count)
+        var position = 0
+        let inOrder = try record.withMembers { stored in
+            try stored.prefix(fields.count).allSatisfy { member in
+                let collected = fields[position]
+                let field = collected.field
+                guard member.key == (field.arguments.isEmpty ? field.name : storageKey(field)) else { return false }
+                position += 1
+                if field.selections != nil {
+                    do {
+                        // Checked just above; read in place (binding it would copy the set).
+                        let value = try buildValue(member.value, selections: field.selections!)
+                        members.append((collected.responseKey, value))
+                    } catch var miss as Miss {
+                        miss.path.append(collected.responseKey)
+                        throw miss
+                    }
+                    return true
+                }
+                switch member.value {
+                case .object, .array:
+                    guard let leaf = StoredValue.unwrapLeaf(member.value) else {
+                        throw Miss(
+                            reason: "record \(key) holds a reference at \(member.key), not a value",
+                            path: [collected.responseKey])
+                    }
+                    members.append((collected.responseKey, leaf))
+                default:
+                    members.append((collected.responseKey, member.value))
+                }
+                return true
+            }
+        }
+        return inOrder ? members : nil
+    }
+
+    /// The key `field` is stored under, and where `record` (whose members are `stored`) holds it: first at
+    /// `position`, where a record written by the same selection holds it, else wherever it is; `nil` when absent.
+    private mutating func locate(
+        _ field: FieldPlan, at position: Int, in stored: UnsafeBufferPointer<GQLValues.Element>, of record: GQLValues
+    ) -> (storageKey: String, place: Int?) {
+        let storageKey = field.arguments.isEmpty ? field.name : storageKey(field)
+        if position < stored.count, stored[position].key == storageKey { return (storageKey, position) }
+        return (storageKey, record.index(forKey: storageKey))
+    }
+
+    /// The storage key of a field with arguments (``FieldPlan/storageKey(_:)``), made once per read: the same
+    /// field under every object of a list has the same arguments.
+    private mutating func storageKey(_ field: FieldPlan) -> String {
+        let id = ObjectIdentifier(field)
+        if let known = argumentKeys[id] { return known }
+        let made = field.storageKey(variables)
+        argumentKeys[id] = made
+        return made
     }
 
     /// Whether `record` holds the members `names` and no others, in that order, each a value a leaf answers as
     /// stored (a scalar, `null`, or lists of them: no wrapped object, no reference).
     private static func holdsExactly(_ names: [String], _ record: GQLValues) -> Bool {
         guard record.count == names.count else { return false }
-        for (position, name) in names.enumerated() {
-            let member = record[position]
-            guard member.key == name, isPlain(member.value) else { return false }
+        var position = 0
+        // Each member taken as the closure's argument is read in place, not copied (see ``buildInOrder``).
+        return record.withMembers { members in
+            members.allSatisfy { member in
+                defer { position += 1 }
+                guard member.key == names[position] else { return false }
+                switch member.value {
+                case .object: return false
+                case .array: return isPlain(member.value)
+                default: return true
+                }
+            }
         }
-        return true
     }
 
     private static func isPlain(_ stored: GQLValue) -> Bool {
@@ -273,18 +372,20 @@ struct AnswerReader {
     }
 
     private mutating func buildValue(_ stored: GQLValue, selections: SelectionSetPlan) throws -> GQLValue {
-        if let key = StoredValue.referencedKey(stored) {
-            return try build(key: key, selections: selections, isRoot: false)
-        }
         switch stored {
         case .null:
             return .null
+        case .object:
+            guard let key = StoredValue.referencedKey(stored) else {
+                throw Miss(reason: "the cache holds a value there, not an object")
+            }
+            return try build(key: key, selections: selections, isRoot: false)
         case .array(let elements):
             var values: [GQLValue] = []
             values.reserveCapacity(elements.count)
-            for (index, element) in elements.enumerated() {
+            for index in elements.indices {
                 do {
-                    values.append(try buildValue(element, selections: selections))
+                    values.append(try buildValue(elements[index], selections: selections))
                 } catch var miss as Miss {
                     miss.path.append(String(index))
                     throw miss

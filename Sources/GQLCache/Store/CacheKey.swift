@@ -93,7 +93,7 @@ enum StoredValue {
     /// The key a stored value refers to, when it is a reference.
     static func referencedKey(_ stored: GQLValue) -> String? {
         guard case .object(let members) = stored, members.count == 1 else { return nil }
-        return members[referenceMember]?.stringValue
+        return members.withMembers { $0[0].key == referenceMember ? $0[0].value.stringValue : nil }
     }
 
     /// Calls `body` with each key `stored` refers to: itself a reference, or a list (of lists) of them.

@@ -295,16 +295,17 @@ package enum RecordCodec {
 
         mutating func members(depth: Int) -> GQLValues? {
             guard depth < RecordCodec.maximumDepth, let count = count() else { return nil }
-            var members = GQLValues(minimumCapacity: count)
+            var members: [GQLValues.Element] = []
+            members.reserveCapacity(count)
             for position in 0..<count {
                 guard let name = depth == 0 ? name(at: position) : string(), let value = value(depth: depth + 1)
                 else { return nil }
                 if depth == 0, !sawNoted, name == noted { sawNoted = true }
-                // Names are unique as written (from a GQLValues); not looked up again here, as a damaged row
-                // with a repeated name at worst reads that member's first value.
-                members.appendUnique(name, value)
+                members.append((name, value))
             }
-            return members
+            // Names are unique as written (from a GQLValues); not looked up again here, as a damaged row with a
+            // repeated name at worst reads one of that name's values.
+            return GQLValues(uniqueMembers: members)
         }
 
         mutating func value(depth: Int) -> GQLValue? {

@@ -222,7 +222,8 @@ final class RecordStore: Sendable {
         }
         func take(_ row: GQLColumns) {
             guard let key = row.text(0) else { return }
-            if row.withBlob(1, { bytes.append(contentsOf: $0) }) != nil {
+            // Typed as bytes, so the append is one copy of the block (a raw buffer is appended byte by byte).
+            if row.withBlob(1, { bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }) != nil {
                 blobRows.append((key, bytes.count))
             } else if let decoded = decodeNotingDeadlines(row, 1) {
                 // JSON text (a row written before format 1): rare, decoded at once.
@@ -232,26 +233,46 @@ final class RecordStore: Sendable {
         }
         let sorted = keys.sorted()
         var start = 0
-        var json = ""
+        var json: [UInt8] = []
+        json.reserveCapacity(min(sorted.count, batchSize) * 16)
         while start < sorted.count {
             let chunk = sorted[start..<min(start + batchSize, sorted.count)]
             start += chunk.count
             json.removeAll(keepingCapacity: true)
-            json += "["
+            json.append(UInt8(ascii: "["))
             for key in chunk {
                 if key.utf8.contains(0) {
                     try tx.forEachRow(sql: selectByKey, [.string(key)], table: table, take)
                     continue
                 }
-                if json.utf8.count > 1 { json += "," }
-                JSONWriter.quote(key, into: &json)
+                if json.count > 1 { json.append(UInt8(ascii: ",")) }
+                appendQuoted(key, to: &json)
             }
-            json += "]"
-            try tx.forEachRow(sql: selectByKeys, [.string(json)], table: table, take)
+            json.append(UInt8(ascii: "]"))
+            try tx.forEachRow(
+                sql: selectByKeys, [.string(String(decoding: json, as: UTF8.self))], table: table, take)
             decodeCopied()
         }
         if sawDeadlines { hasDeadlines = true }
         return records
+    }
+
+    /// Appends `key` to a JSON array's bytes as a JSON string: its bytes as they are between quotes when nothing
+    /// in them needs an escape (a key's usual case), else as ``JSONWriter`` quotes it.
+    private static func appendQuoted(_ key: String, to json: inout [UInt8]) {
+        let plain = key.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard
+                !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+            else { return false }
+            json.append(UInt8(ascii: "\""))
+            json.append(contentsOf: bytes)
+            json.append(UInt8(ascii: "\""))
+            return true
+        }
+        guard plain != true else { return }
+        var quoted = ""
+        JSONWriter.quote(key, into: &quoted)
+        json.append(contentsOf: quoted.utf8)
     }
 
     /// Every key in the table (for tests and tools).
