@@ -42,12 +42,13 @@ extension GQLCache {
         }
         var records = try normalize(answer, operation, operation.variables(variables))
         let rootKey = operation.rootKey
-        if var root = records[rootKey] {
+        if let index = records.firstIndex(where: { $0.key == rootKey }) {
+            var root = records[index].fields
             for (name, value) in root where Self.refersToRecordsOnly(value, rootKey) { root[name] = nil }
-            records[rootKey] = root.isEmpty ? nil : root
+            if root.isEmpty { records.remove(at: index) } else { records[index].fields = root }
         }
         changed = try mergeQuietly(records, expiresAt: { _ in nil })
-        written = changed.union(records.keys)
+        written = changed.union(records.lazy.map(\.key))
     }
 
     /// Whether a stored root field holds references to records of their own only (not to objects stored under
