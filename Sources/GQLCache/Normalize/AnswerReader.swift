@@ -32,8 +32,10 @@ struct AnswerReader {
     private(set) var visited: [String] = []
     /// How many seconds past its age the stalest field the answer read is; `nil` when every field is fresh.
     private(set) var staleness: Double?
-    /// The storage keys of the fields with arguments met in this read (``storageKey(_:)``).
-    private var argumentKeys: [ObjectIdentifier: String] = [:]
+    /// The storage keys of the fields with arguments met in this read (``storageKey(_:)``), each with its plan:
+    /// a plan merged for one build (a response key selected twice) is freed after it, and a later plan could then
+    /// be allocated at its address, so the entry keeps it alive and its identity unique for the whole read.
+    private var argumentKeys: [ObjectIdentifier: (plan: FieldPlan, key: String)] = [:]
     /// Whether the configuration gives fields ages (then every field's age is checked): ``expiry``'s, kept apart
     /// so that a record's build does not copy the rule to ask.
     private var agesAreOn = false
@@ -338,9 +340,9 @@ struct AnswerReader {
     /// field under every object of a list has the same arguments.
     private mutating func storageKey(_ field: FieldPlan) -> String {
         let id = ObjectIdentifier(field)
-        if let known = argumentKeys[id] { return known }
+        if let known = argumentKeys[id] { return known.key }
         let made = field.storageKey(variables)
-        argumentKeys[id] = made
+        argumentKeys[id] = (field, made)
         return made
     }
 
