@@ -12,7 +12,7 @@ import GQLCore
 ///   records as rows by hand in one transaction through SQLite's C API (goal ≤ 1.5×);
 /// - read: the whole query read back from a warm cache (its memory layer) and from a cold one (a fresh GQLCache
 ///   on the file: SQLite only) vs parsing the network answer's bytes (goals ≤ 0.5× and ≤ 1.5×); beside them, a
-///   relaunched app's cold read: the read in a fresh process vs the parse in a fresh process
+///   relaunched app's cold read: opening the cache and reading in a fresh process vs the parse in a fresh process
 ///   (``FreshProcessRead``);
 /// - watch: N watchers on distinct queries (one post each), one user record changed: only the watchers of that
 ///   user's posts emit, and the cache work per unaffected watcher (goal ≤ 10 µs).

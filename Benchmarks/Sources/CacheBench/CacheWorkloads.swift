@@ -128,7 +128,7 @@ struct CacheWorkloads {
                 "read, cold (fresh GQLCache, SQLite)", cache: coldReads, peer: parses, peerName: "parse JSON",
                 goal: 1.5)
             table.add(
-                "read, cold in a fresh process", cache: freshReads, peer: freshParses,
+                "open + read, cold in a fresh process", cache: freshReads, peer: freshParses,
                 peerName: "parse JSON in a fresh process", goal: 1.5)
         }
     }

@@ -4,10 +4,13 @@ import GQLCache
 import GQLCore
 
 /// A relaunched app's first read: CacheBench runs itself again with `--fresh-child read|parse CACHE ANSWER POSTS`,
-/// and the child times one operation, the first of its life: `read`, the feed's query from a fresh GQLCache on the
-/// cache file CACHE (its code, SQLite's and the decoder's not yet run in the process, as after a relaunch); `parse`,
-/// parsing the network answer's bytes (read from ANSWER before the clock starts), the same first time for the
-/// parser. Each prints its seconds; the read's answer is checked against the answer's bytes after the clock stops.
+/// and the child times one operation, the first of its life: `read`, opening a GQLCache on the cache file CACHE
+/// (the database opened, the cache's migrations checked, the table looked at) and reading the feed's query from it,
+/// what a relaunched app does before its first screen shows cached data (the cache's code, SQLite's and the
+/// decoder's not yet run in the process); `parse`, parsing the network answer's bytes into `GQLValue` and taking
+/// its `data`, as GQLServer does with an answer it received (the bytes are read from ANSWER before the clock
+/// starts: an app has them from the network), the same first time for the parser. Each prints its seconds; the
+/// read's answer is checked against the answer's bytes after the clock stops.
 enum FreshProcessRead {
     /// Runs one child and returns its seconds.
     static func measure(_ what: String, cache: String, answer: String, posts: Int) throws -> Double {
@@ -29,8 +32,10 @@ enum FreshProcessRead {
         var answer: GQLValue = .null
         let seconds: Double
         if arguments[0] == "read" {
-            let cache = try GQLCache(path: arguments[1])
-            seconds = try timed { answer = try cache.read(Feed.query, ["first": posts]) }
+            seconds = try timed {
+                let cache = try GQLCache(path: arguments[1])
+                answer = try cache.read(Feed.query, ["first": posts])
+            }
         } else {
             seconds = try timed { answer = try GQLValue(json: bytes)["data"] ?? .null }
         }
