@@ -225,6 +225,35 @@ import Testing
         }
     }
 
+    /// An object whose ETag is no digest of its body (a multipart upload's) is checked against the whole-object
+    /// checksum S3 answers when asked (`x-amz-checksum-mode: ENABLED`, which GQLStorage sends as the AWS SDKs do):
+    /// a damaged body is refused against a CRC-64/NVME or a CRC-32 of the full object, in memory and to a file; an
+    /// intact one is kept; a composite CRC-32 (of the parts' CRCs) says nothing of the body and is not checked.
+    @Test func aDamagedBodyIsRefusedAgainstTheWholeObjectChecksumS3Answers() async throws {
+        try await Self.withHostile { storage, _ in
+            let directory = try TemporaryFiles()
+            let intact = Self.etagObject(damaged: false).prefix(200_000)
+            var damaged = intact
+            damaged[100_000] ^= 0xFF
+            for (key, named) in [("crc64-damaged", "CRC-64/NVME"), ("crc32-damaged", "CRC-32")] {
+                let refused = await #expect(throws: GQLError.self) { try await storage.download("crc", key) }
+                #expect(refused?.code == .invalidResponse, "\(key)")
+                #expect(refused?.message.contains("does not match the \(named) S3 answered") == true, "\(key)")
+                let refusedFile = await #expect(throws: GQLError.self) {
+                    try await storage.download("crc", key, to: directory.url("\(key).bin"))
+                }
+                #expect(refusedFile?.code == .invalidResponse, "\(key)")
+            }
+            #expect(directory.names().isEmpty, "\(directory.names())")
+            for (key, expected) in [("crc64-intact", intact), ("composite-damaged", damaged)] {
+                #expect(try await storage.download("crc", key) == Data(expected), "\(key)")
+                let file = directory.url("\(key).bin")
+                try await storage.download("crc", key, to: file)
+                #expect(try Data(contentsOf: file) == Data(expected), "\(key)")
+            }
+        }
+    }
+
     /// A download whose answer stops halfway (its length announced, the connection closed) fails and leaves no
     /// file (one attempt, so no retry can hide it); the next download of the same key starts again from its first
     /// byte into a new temporary file and is the whole object, its MD5 checked on that answer alone.

@@ -22,6 +22,10 @@ no signature; the bucket (the first path segment, path-style) picks what every r
                 KMS (`x-amz-server-side-encryption: aws:kms`) or with a customer's key
   cut           GET of the intact `etag` object, whose first answer to each key stops after half its announced
                 length and closes the connection; later answers are whole
+  crc           GET of 200,000 bytes of the same pattern with a multipart ETag and, only when the GET asks with
+                `x-amz-checksum-mode: ENABLED`, a whole-object checksum of the intact bytes: `crc64-intact`,
+                `crc64-damaged` (x-amz-checksum-crc64nvme, FULL_OBJECT; one byte changed), `crc32-damaged`
+                (x-amz-checksum-crc32, no type) and `composite-damaged` (a composite CRC-32 `…-2`, COMPOSITE)
 
 and `POST /graphql` (for gql-cli's GraphQL error lines) answers 7 GraphQL errors whose messages hold the same.
 
@@ -29,13 +33,16 @@ and `POST /graphql` (for gql-cli's GraphQL error lines) answers 7 GraphQL errors
 `GET /__requests` how many requests arrived. Prints `READY http://127.0.0.1:PORT` and serves until standard input
 closes (http_peer.py).
 """
+import base64
 import hashlib
 import json
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
+from crc64nvme import crc64nvme
 from http_peer import serve_until_stdin_closes
 
 DEPTH = 50_000
@@ -53,6 +60,20 @@ ETAG_ANSWERS = {
     "multipart": (ETAG_DAMAGED, [], f"{ETAG_MD5}-3"),
     "kms": (ETAG_DAMAGED, [("x-amz-server-side-encryption", "aws:kms")]),
     "customer-key": (ETAG_DAMAGED, [("x-amz-server-side-encryption-customer-algorithm", "AES256")]),
+}
+
+# Objects with a multipart ETag (no digest of the body) and a whole-object checksum S3 answers only to a GET with
+# x-amz-checksum-mode: ENABLED: 200,000 bytes of the same pattern, `…-damaged` with the byte at 100,000 changed and
+# the checksum of the intact bytes; `composite-damaged` with a composite CRC-32 (of the parts' CRCs), which says
+# nothing of the body.
+CRC_BODY = ETAG_BODY[:200_000]
+CRC_DAMAGED = CRC_BODY[:100_000] + bytes([CRC_BODY[100_000] ^ 0xFF]) + CRC_BODY[100_001:]
+CRC32_BODY = base64.b64encode(zlib.crc32(CRC_BODY).to_bytes(4, "big")).decode()
+CRC_ANSWERS = {
+    "crc64-intact": (CRC_BODY, [("x-amz-checksum-crc64nvme", crc64nvme(CRC_BODY)), ("x-amz-checksum-type", "FULL_OBJECT")]),
+    "crc64-damaged": (CRC_DAMAGED, [("x-amz-checksum-crc64nvme", crc64nvme(CRC_BODY)), ("x-amz-checksum-type", "FULL_OBJECT")]),
+    "crc32-damaged": (CRC_DAMAGED, [("x-amz-checksum-crc32", CRC32_BODY)]),
+    "composite-damaged": (CRC_DAMAGED, [("x-amz-checksum-crc32", CRC32_BODY + "-2"), ("x-amz-checksum-type", "COMPOSITE")]),
 }
 
 state = {"sent": 0, "requests": 0, "cut": set()}
@@ -195,6 +216,15 @@ class Handler(BaseHTTPRequestHandler):
                 return self.answer(404, b"<Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>")
             body, headers, *etag = ETAG_ANSWERS[key]
             headers = headers + [("ETag", f'"{etag[0] if etag else ETAG_MD5}"')]
+            return self.answer(200, body, headers, "application/octet-stream")
+        if bucket == "crc":
+            key = parts.path.strip("/").split("/", 1)[-1]
+            if key not in CRC_ANSWERS:
+                return self.answer(404, b"<Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>")
+            body, checksums = CRC_ANSWERS[key]
+            headers = [("ETag", f'"{ETAG_MD5}-2"')]
+            if self.headers.get("x-amz-checksum-mode", "").upper() == "ENABLED":
+                headers += checksums
             return self.answer(200, body, headers, "application/octet-stream")
         if bucket == "cut":
             with lock:

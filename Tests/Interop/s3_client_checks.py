@@ -22,6 +22,7 @@ import botocore  # noqa: E402
 from boto3.s3.transfer import TransferConfig  # noqa: E402
 from botocore.config import Config  # noqa: E402
 from botocore.exceptions import ClientError  # noqa: E402
+from crc64nvme import crc64nvme  # noqa: E402
 
 
 def client(spec, secret=None, **config):
@@ -184,24 +185,6 @@ def virtual_hosted(spec):
                    Metadata={"b": "2"}, MetadataDirective="REPLACE")
     copy = s3.get_object(Bucket=spec["bucket"], Key="vh/copy.txt")
     return {"body": copy["Body"].read().decode(), "metadata": copy["Metadata"]}
-
-
-def crc64nvme(data):
-    """CRC-64/NVME from its definition (reflected polynomial 0xAD93D23594C93659, all-ones start and end), table by
-    table, as S3 writes it: eight bytes, most significant first, in base64. Written here so the check depends on no
-    code of the emulator's (botocore computes it only with the AWS CRT, which the pinned venv does not have)."""
-    import base64
-
-    table = []
-    for byte in range(256):
-        crc = byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x9A6C9329AC4BC9B5 if crc & 1 else crc >> 1
-        table.append(crc)
-    crc = 0xFFFFFFFFFFFFFFFF
-    for byte in data:
-        crc = (crc >> 8) ^ table[(crc ^ byte) & 0xFF]
-    return base64.b64encode((crc ^ 0xFFFFFFFFFFFFFFFF).to_bytes(8, "big")).decode()
 
 
 def default_checksum(spec):

@@ -12,12 +12,12 @@ import NIOCore
 
 /// The temporary file a streamed download writes, on a thread of its own: the response's chunks are handed over as
 /// they arrive (``append(_:)``) and written (with write(2), straight from the response's buffers) and, when the
-/// ETag is an MD5, hashed there, so that receiving the next chunks and writing the last ones run side by side
-/// rather than in turn. At most ``limit`` bytes wait to be written; past it ``append(_:)`` waits for room, so memory
+/// answer allows a check of its body (``BodyCheck``: the MD5 its ETag is, or S3's whole-object CRC), hashed there,
+/// so that receiving the next chunks and writing the last ones run side by side rather than in turn. At most ``limit`` bytes wait to be written; past it ``append(_:)`` waits for room, so memory
 /// stays flat however large the object. While the writer keeps up, each chunk costs one lock, no wake-up: the
 /// thread is only woken when it had run dry.
 ///
-/// Every download ends with ``finish()`` (all written; the MD5 when one was asked for) or ``abandon()`` (what is
+/// Every download ends with ``finish()`` (all written; the digest when one was asked for) or ``abandon()`` (what is
 /// queued is dropped); both return once the thread is done with the file, which is then closed.
 final class DownloadFile: Sendable {
     /// The most bytes waiting to be written at once.
@@ -34,7 +34,7 @@ final class DownloadFile: Sendable {
         var isIdle = false
         /// The thread's failure; later appends throw it.
         var failure: GQLError?
-        /// The end: the MD5 when one was asked for, or the failure.
+        /// The end: the digest when one was asked for, or the failure.
         var outcome: Result<[UInt8]?, GQLError>?
         var waitingForRoom: CheckedContinuation<Void, Never>?
         var waitingForEnd: CheckedContinuation<Result<[UInt8]?, GQLError>, Never>?
@@ -47,8 +47,8 @@ final class DownloadFile: Sendable {
     private let wake = DispatchSemaphore(value: 0)
 
     /// Creates `path` (mode 0666 less the umask, as `FileManager.createFile` does), or empties it, and starts its
-    /// writer; `hashing` also computes the MD5 of everything written.
-    init(creating path: String, hashing: Bool, operation: String) throws {
+    /// writer; with a `check`, it also computes that digest (``BodyCheck``) of everything written.
+    init(creating path: String, check: BodyCheck.Kind?, operation: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             throw GQLError(.io, "cannot create \(path): \(String(cString: strerror(errno)))", operation: operation)
@@ -56,7 +56,7 @@ final class DownloadFile: Sendable {
         self.path = path
         self.descriptor = descriptor
         self.operation = operation
-        let thread = Thread { [self] in run(hashing: hashing) }
+        let thread = Thread { [self] in run(check: check) }
         thread.name = "GQLStorage download"
         thread.start()
     }
@@ -85,7 +85,7 @@ final class DownloadFile: Sendable {
         }
     }
 
-    /// Waits until everything queued is written; the MD5 of the whole body when the file was made `hashing`.
+    /// Waits until everything queued is written; the digest of the whole body when the file was made with a check.
     func finish() async throws -> [UInt8]? {
         try await end(abandoning: false).get()
     }
@@ -111,11 +111,13 @@ final class DownloadFile: Sendable {
     }
 
     /// The writer thread: takes what is queued, writes and hashes it, until ``finish()`` or ``abandon()``.
-    private func run(hashing: Bool) {
-        var md5: Digest?
+    private func run(check: BodyCheck.Kind?) {
+        var running: BodyCheck.Running?
         var failure: GQLError?
-        if hashing {
-            do { md5 = try Digest(.md5) } catch { failure = error as? GQLError ?? GQLError(.crypto, "\(error)") }
+        if let check {
+            do { running = try BodyCheck.Running(check) } catch {
+                failure = error as? GQLError ?? GQLError(.crypto, "\(error)")
+            }
         }
         while failure == nil {
             let (batch, ends) = state.withLock { state -> ([ByteBuffer], Bool) in
@@ -136,7 +138,7 @@ final class DownloadFile: Sendable {
             do {
                 for chunk in batch {
                     try write(chunk)
-                    if hashing { try chunk.withUnsafeReadableBytes { try md5?.update($0) } }
+                    try chunk.withUnsafeReadableBytes { try running?.update($0) }
                     written += chunk.readableBytes
                 }
             } catch {
@@ -151,7 +153,7 @@ final class DownloadFile: Sendable {
             room?.resume()
         }
         var digest: [UInt8]?
-        if failure == nil, hashing, let finished = md5.take() {
+        if failure == nil, let finished = running.take() {
             do { digest = try finished.finalize() } catch { failure = error as? GQLError }
         }
         let outcome: Result<[UInt8]?, GQLError> = failure.map { .failure($0) } ?? .success(digest)

@@ -43,7 +43,8 @@ extension GQLStorage {
     /// }
     /// ```
     public func download(_ bucket: String, _ key: String, to file: URL, progress: Progress? = nil) async throws {
-        let call = Call(method: "GET", bucket: bucket, key: key, operation: "download")
+        var call = Call(method: "GET", bucket: bucket, key: key, operation: "download")
+        call.headers.append(Self.checksumMode)
         let partial = file.deletingLastPathComponent().appendingPathComponent(
             ".\(file.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).part")
         defer { try? FileManager.default.removeItem(at: partial) }
@@ -55,12 +56,11 @@ extension GQLStorage {
                     throw serviceError(.init(status: status, headers: headers, body: error), call: call)
                 }
                 let total = headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
-                // Hashed only when the ETag is the body's MD5 (a single-part object): most large objects are
-                // multipart, and their ETags are no digest of the body.
-                let expected = Self.etagMD5(headers)
-                let output = try DownloadFile(
-                    creating: partial.path, hashing: expected != nil, operation: call.operation)
-                let md5: [UInt8]?
+                // Hashed only when the ETag is the body's MD5 (a single-part object) or S3 answered the whole
+                // object's CRC: most large objects are multipart, and their ETags are no digest of the body.
+                let check = BodyCheck(headers)
+                let output = try DownloadFile(creating: partial.path, check: check?.kind, operation: call.operation)
+                let digest: [UInt8]?
                 do {
                     var received: Int64 = 0
                     for try await chunk in body {
@@ -78,12 +78,12 @@ extension GQLStorage {
                             .connection, "the download of \(bucket)/\(key) ended after \(received) of \(total) bytes",
                             operation: call.operation)
                     }
-                    md5 = try await output.finish()
+                    digest = try await output.finish()
                 } catch {
                     await output.abandon()
                     throw error
                 }
-                if let expected, let md5 { try Self.check(md5: md5, against: expected, call: call) }
+                if let check, let digest { try check.verify(digest, call: call) }
             }
         }
         // rename(2) replaces the destination atomically.

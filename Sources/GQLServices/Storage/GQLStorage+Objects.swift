@@ -30,13 +30,12 @@ extension GQLStorage {
     /// let data = try await storage.download("bucket", "folder/file name+(1).png")
     /// ```
     /// - Throws: ``GQLError`` `.notFound` when there is no such object; `.invalidResponse` when the body does
-    ///   not match the object's ETag.
+    ///   not match the object's ETag, or the whole-object CRC S3 answered for it (see ``download(_:_:to:progress:)``).
     public func download(_ bucket: String, _ key: String) async throws -> Data {
-        let call = Call(method: "GET", bucket: bucket, key: key, operation: "download")
+        var call = Call(method: "GET", bucket: bucket, key: key, operation: "download")
+        call.headers.append(Self.checksumMode)
         let response = try await send(call)
-        if let expected = Self.etagMD5(response.headers) {
-            try Self.check(md5: MD5.hash(response.body), against: expected, call: call)
-        }
+        if let check = BodyCheck(response.headers) { try check.verify(check.digest(of: response.body), call: call) }
         return response.body
     }
 
@@ -113,15 +112,9 @@ extension GQLStorage {
         return Bytes.unhex(etag)
     }
 
-    /// Refuses a body whose MD5 is not the one its ETag promised (``etagMD5(_:)``).
-    static func check(md5: [UInt8], against expected: [UInt8], call: Call) throws {
-        guard Bytes.constantTimeEquals(expected, md5) else {
-            throw GQLError(
-                .invalidResponse,
-                "the body of \(call.bucket)/\(call.key ?? "") does not match its ETag: it was damaged on the way",
-                operation: call.operation)
-        }
-    }
+    /// Asks S3 for the object's checksum with its body (GetObject's `x-amz-checksum-mode`), as the AWS SDKs do by
+    /// default; ``BodyCheck`` compares it with the body.
+    static let checksumMode = (name: "x-amz-checksum-mode", value: "ENABLED")
 
     static func httpDate(_ text: String) -> Date? {
         let formatter = DateFormatter()
