@@ -77,10 +77,7 @@ struct CacheWorkloads {
             }
             guard let cache else { continue }
             // Read, in a rotating order.
-            // Under callgrind (`BENCH_CALLGRIND`, callgrind-cache.sh) the fresh children are left out: the binary
-            // cannot start itself again under valgrind, and their reads are not sections.
-            let readers =
-                ["warm", "cold", "parse"] + (CallgrindSection.selected.isEmpty ? ["fresh read", "fresh parse"] : [])
+            let readers = ["warm", "cold", "parse", "fresh read", "fresh parse"]
             for offset in 0..<readers.count {
                 let reader = readers[(round + offset) % readers.count]
                 // Under callgrind (sections selected) a child cannot start from /proc/self/exe, and its counts
