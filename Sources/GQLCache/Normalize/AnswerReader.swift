@@ -226,8 +226,10 @@ struct AnswerReader {
         }
         // The type name matters only to fragments and to ages: a set of plain fields is the same for every type.
         let typename = selections.plainFields == nil || checksAge ? record["__typename"]?.stringValue : nil
-        let fields = selections.plainFields ?? matcher.collect(
-            selections, typename: typename, isRoot: isRoot, variables: variables)
+        let fields =
+            selections.plainFields
+            ?? matcher.collect(
+                selections, typename: typename, isRoot: isRoot, variables: variables)
         if !checksAge, let members = try buildInOrder(record, key: key, fields) {
             return .object(GQLValues(uniqueMembers: members))
         }
@@ -298,10 +300,9 @@ struct AnswerReader {
                 let field = collected.field
                 guard member.key == (field.arguments.isEmpty ? field.name : storageKey(field)) else { return false }
                 position += 1
-                if field.selections != nil {
+                if let nested = field.selections {
                     do {
-                        // Checked just above; read in place (binding it would copy the set).
-                        let value = try buildValue(member.value, selections: field.selections!)
+                        let value = try buildValue(member.value, selections: nested)
                         members.append((collected.responseKey, value))
                     } catch var miss as Miss {
                         miss.path.append(collected.responseKey)
