@@ -199,19 +199,22 @@ extension GQLCache {
 
     /// ``network(_:_:replacing:)`` of a query, shared with every other watch that asks for the same one while it
     /// is in flight (see ``sharedNetworkAnswer(_:_:)``).
-    func sharedNetwork(_ server: GQLServer, _ request: Request) async throws -> Result {
-        try await sharedNetworkAnswer(server, request).result
+    func sharedNetwork(_ server: GQLServer, _ request: Request, since: UInt64) async throws -> Result {
+        try await sharedNetworkAnswer(server, request, since: since).result
     }
 
     /// ``networkAnswer(_:_:replacing:)`` of a query, shared: watches of the same operation with the same variables
     /// (and the same server and storing) that ask while a request is in flight wait for its answer instead of
     /// sending their own, as Apollo deduplicates queries. One cancelled watch stops waiting without cancelling the
-    /// request the others wait for.
-    func sharedNetworkAnswer(_ server: GQLServer, _ request: Request) async throws -> (result: Result, stored: Bool) {
+    /// request the others wait for. A watch joins only a request sent after the change count `since` it read
+    /// before deciding to ask (one sent earlier may hold what that change replaced): otherwise it sends its own.
+    func sharedNetworkAnswer(
+        _ server: GQLServer, _ request: Request, since: UInt64
+    ) async throws -> (result: Result, stored: Bool) {
         let key = SharedRequest(
             server: ObjectIdentifier(server), text: request.operation.text, variables: request.given,
             store: request.store)
-        let answer = try await requests.value(for: key) { [self] in
+        let answer = try await requests.value(for: key, since: since, stamp: watchers.changeCount) { [self] in
             let (result, stored) = try await networkAnswer(server, request)
             return SharedAnswer(result: result, stored: stored)
         }

@@ -91,4 +91,46 @@ import Testing
         #expect(stand.server.requestCount == 2)
         try await stand.finish()
     }
+
+    /// A watch woken by a change does not join a request sent before that change (review H2): watch 1's first
+    /// request is in flight (held) when the app evicts the note (as after changing it on the server); watch 2,
+    /// woken by the eviction, sends a request of its own rather than taking the older answer, and both end on
+    /// the newer answer.
+    @Test func aWatchWokenByAChangeDoesNotJoinARequestSentBeforeIt() async throws {
+        let stand = try CacheControlTests.Stand(held: [1, 2]) { _ in [] }
+        defer { stand.server.stop() }
+        _ = try await stand.fetch()  // Answer 0, stored.
+        let (events, sink) = AsyncStream.makeStream(of: Heard.self)
+        var heard = events.makeAsyncIterator()
+        var tasks: [Task<Void, any Error>] = []
+        defer { for task in tasks { task.cancel() } }
+        for (index, policy) in [(2, GQLCache.Policy.cacheFirst), (1, .networkOnly)] {
+            let watch = stand.cache.watch(stand.client, CacheControlTests.query, policy: policy)
+            tasks.append(
+                Task {
+                    for try await result in watch {
+                        sink.yield((index, result.data?["note"]?["title"]?.stringValue, result.source))
+                    }
+                })
+        }
+        let first = try #require(await heard.next())
+        #expect(first.watch == 2 && first.title == "answer 0")
+        // Watch 1's request (answer 1) is held at the server; then the change.
+        try #require(await pollUntil { stand.server.requestCount == 2 && stand.cache.sharedRequestWaiters == 1 })
+        try stand.cache.evict(key: GQLCache.key("Note", "1"))
+        // Watch 2 asks anew (answer 2) instead of waiting for answer 1 (a second waiter of the old request).
+        try #require(await pollUntil { stand.server.requestCount == 3 || stand.cache.sharedRequestWaiters == 2 })
+        try #require(stand.server.requestCount == 3)
+        stand.release(1)
+        let older = try #require(await heard.next())
+        #expect(older.watch == 1 && older.title == "answer 1", "\(older)")
+        stand.release(2)
+        var latest: [Int: String?] = [:]
+        while latest[1] != "answer 2" || latest[2] != "answer 2" {
+            let next = try #require(await heard.next())
+            latest[next.watch] = next.title
+        }
+        #expect(stand.server.requestCount == 3)
+        try await stand.finish()
+    }
 }

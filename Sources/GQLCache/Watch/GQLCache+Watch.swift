@@ -111,19 +111,19 @@ private struct Watcher: Sendable {
                 if policy == .cacheAndNetwork {
                     // Offline, the cached answer stands and the watch goes on, as `fetch(.cacheAndNetwork)` does.
                     do {
-                        emit(try await cache.sharedNetwork(server, request))
+                        emit(try await cache.sharedNetwork(server, request, since: start))
                     } catch let failure where GQLCache.isCancellation(failure) {
                         throw failure
                     } catch {}
-                } else if hit.isStale, let fresh = try? await cache.sharedNetwork(server, request) {
+                } else if hit.isStale, let fresh = try? await cache.sharedNetwork(server, request, since: start) {
                     emit(fresh)  // A stale first answer is refreshed; offline, the stale one stands.
                 }
             } else {
-                emit(try await cache.sharedNetwork(server, request))
+                emit(try await cache.sharedNetwork(server, request, since: start))
             }
         case .networkOnly, .networkFirst:
             do {
-                emit(try await cache.sharedNetwork(server, request))
+                emit(try await cache.sharedNetwork(server, request, since: start))
             } catch let failure where policy == .networkFirst && !GQLCache.isCancellation(failure) {
                 guard let hit = try cache.cachedResultIfComplete(request) else { throw failure }
                 emit(hit)
@@ -143,7 +143,7 @@ private struct Watcher: Sendable {
             // A failed refetch is not an error of the watch: it waits for the next change.
             // A stored answer is emitted as the cache reads it back, under the optimistic layers in place.
             func refetch() async -> Bool {
-                guard let (fetched, stored) = try? await cache.sharedNetworkAnswer(server, request) else {
+                guard let (fetched, stored) = try? await cache.sharedNetworkAnswer(server, request, since: before) else {
                     return false
                 }
                 if stored, let answer = try? cache.cachedAnswer(request.operation, request.variables) {

@@ -6,15 +6,22 @@ import GQLCore
 ///
 /// The request runs in a task of its own, so a caller that is cancelled stops waiting at once without cancelling
 /// the request the others wait for; only when every caller has gone is the request cancelled. A caller that comes
-/// after the answer starts a new request.
+/// after the answer starts a new request, and so does one that must have an answer sent after a change it saw: each
+/// flight is stamped with a count (the watcher registry's change count when it starts), and a caller that read the
+/// count `since` before deciding to ask joins only a flight stamped at or after it; otherwise its new flight takes
+/// the older one's place in the table (the older one's callers still get its answer).
 ///
 /// ```swift
 /// let requests = SharedRequests<String, Int>()
-/// let value = try await requests.value(for: "UserQuery") { try await ask() }
+/// let value = try await requests.value(for: "UserQuery", since: 0, stamp: 0) { try await ask() }
 /// ```
 final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// One request in flight and the callers waiting for it.
     private final class Flight: Sendable {
+        /// The count when the flight started: it answers callers that ask for one started at or after theirs.
+        let stamp: UInt64
+        init(stamp: UInt64) { self.stamp = stamp }
+
         struct State {
             var waiters = GQLWaiters<Value, any Error>()
             var task: Task<Void, Never>?
@@ -29,13 +36,16 @@ final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Sendable 
 
     init() {}
 
-    /// The value of the request in flight for `key`, or of `request`, started now when none is.
+    /// The value of the request in flight for `key` when it is stamped at or after `since`, or of `request`,
+    /// started now (stamped `stamp`, a count read no earlier than `since`) when none is.
     ///
     /// - Throws: the request's error; `CancellationError` when the calling task is cancelled while it waits.
-    func value(for key: Key, _ request: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    func value(
+        for key: Key, since: UInt64, stamp: UInt64, _ request: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
         let (flight, ticket, isNew) = flights.withLock { flights in
-            let known = flights[key]
-            let flight = known ?? Flight()
+            let known = flights[key].flatMap { $0.stamp >= since ? $0 : nil }
+            let flight = known ?? Flight(stamp: max(stamp, since))
             if known == nil { flights[key] = flight }
             return (flight, flight.state.withLock { $0.waiters.add() }, known == nil)
         }
@@ -76,10 +86,10 @@ final class SharedRequests<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     /// A cancelled caller left `flight`: when no one else waits for it, the request is cancelled.
     private func leave(_ flight: Flight, _ key: Key) {
         let task = flights.withLock { flights -> Task<Void, Never>? in
-            guard flights[key] === flight else { return nil }
-            return flight.state.withLock { state -> Task<Void, Never>? in
-                guard state.waiters.isEmpty else { return nil }
-                flights[key] = nil
+            flight.state.withLock { state -> Task<Void, Never>? in
+                // A flight a newer one replaced in the table still ends when its last caller goes.
+                guard state.waiters.isEmpty, !state.abandoned else { return nil }
+                if flights[key] === flight { flights[key] = nil }
                 state.abandoned = true
                 return state.task
             }
