@@ -41,6 +41,34 @@ import Testing
             try data.jsonString() == #"{"me":{"__typename":"User","age":36,"name":"Ada","years":36,"id":"1"}}"#)
     }
 
+    @Test func aRecordInTheSelectionsOrderOnlyAtFirstIsReadWhole() throws {
+        let cache = try memoryCache()
+        // The record holds `id best age extra` (and `name` from the second write): a read of `id best name` matches
+        // it in order up to `best`, a nested object, and then not.
+        try cache.write(
+            "query { me { id best { id name } age extra } }",
+            data: [
+                "me": [
+                    "__typename": "User", "id": "1", "best": ["__typename": "User", "id": "2", "name": "Bob"],
+                    "age": 36, "extra": ["k": 1],
+                ]
+            ])
+        try cache.write("query { me { id name } }", data: ["me": ["__typename": "User", "id": "1", "name": "Ada"]])
+        let data = try cache.read("query { me { id best { name } name } }")
+        #expect(data["me"]?.objectValue?.keys == ["__typename", "id", "best", "name"])
+        #expect(
+            try data.jsonString()
+                == #"{"me":{"__typename":"User","id":"1","best":{"__typename":"User","name":"Bob"},"name":"Ada"}}"#)
+        // In order up to a field the record lacks: the miss names it, after the nested object before it was read.
+        let miss = #expect(throws: GQLError.self) { try cache.read("query { me { id best { name } nickname } }") }
+        #expect(miss?.code == .cacheMiss && miss?.message.contains("`me.nickname`") == true)
+        // A record that is exactly a selection's leaves is the answer's object; one with a member more is rebuilt.
+        let exact = try cache.read("query { me { best { id name } } }")
+        #expect(exact["me"]?["best"] == ["__typename": "User", "id": "2", "name": "Bob"])
+        let fewer = try cache.read("query { me { best { name } } }")
+        #expect(fewer["me"]?["best"]?.objectValue?.keys == ["__typename", "name"])
+    }
+
     @Test func aliasesReadTheFieldTheyNameAndArgumentsMakeFieldsOfTheirOwn() throws {
         let cache = try memoryCache()
         let both = """
