@@ -68,6 +68,10 @@ import Testing
         let defaults = try #require(seen["defaults"])
         #expect(defaults["CreateMultipartUpload"] == [["x-amz-checksum-algorithm": "CRC32"]], "\(seen)")
         #expect(defaults["CompleteMultipartUpload"] == [[:]], "\(seen)")
+        // Read back whole, and its composite CRC-32 answered with x-amz-checksum-mode: ENABLED.
+        #expect(seen["defaultsSame"] == true)
+        let composite = try #require(seen["defaultsExpected"]?.stringValue)
+        #expect(seen["defaultsHead"] == [.string(composite), "COMPOSITE"], "\(seen)")
         #expect(seen["created"] == ["CRC64NVME", "FULL_OBJECT"])
         #expect(seen["defaultPart"] == "InvalidRequest", "a part with botocore's default CRC-32")
         #expect(seen["wrong"] == ["BadDigest", 400])

@@ -5,10 +5,12 @@ Reads one JSON object on standard input: {"endpoint", "accessKey", "secretKey", 
 standard output. A failed expectation raises (exit 1, the traceback on standard error), so the Swift test
 (Tests/GQLEmulatorsTests/StorageInteropTests.swift) both asserts on the output and fails on an error.
 """
+import base64
 import json
 import os
 import socket
 import sys
+import zlib
 
 # No configuration of the machine's may leak in: credentials and region come from the input only.
 for name in list(os.environ):
@@ -238,10 +240,18 @@ def full_object_checksum(spec):
 
     s3.meta.events.register("before-send.s3.*", record)
     path = os.path.join(spec["scratch"], "defaults.bin")
+    data = seeded(9 * 1024 * 1024, 11)
     with open(path, "wb") as handle:
-        handle.write(seeded(9 * 1024 * 1024, 11))
+        handle.write(data)
     s3.upload_file(path, spec["bucket"], "full/defaults.bin")
     defaults = {name: list(sent.get(name, [])) for name in ("CreateMultipartUpload", "CompleteMultipartUpload")}
+    # Read back, and its composite CRC-32 (the CRC-32 of its parts' CRC-32s, "-N") in 8 MiB parts, boto3's
+    # default TransferConfig.multipart_chunksize.
+    chunk = 8 * 1024 * 1024
+    crcs = b"".join(zlib.crc32(data[at:at + chunk]).to_bytes(4, "big") for at in range(0, len(data), chunk))
+    defaults_expected = "%s-%d" % (base64.b64encode(zlib.crc32(crcs).to_bytes(4, "big")).decode(), len(crcs) // 4)
+    defaults_head = s3.head_object(Bucket=spec["bucket"], Key="full/defaults.bin", ChecksumMode="ENABLED")
+    defaults_same = s3.get_object(Bucket=spec["bucket"], Key="full/defaults.bin")["Body"].read() == data
 
     parts = [seeded(3000, 12), seeded(1500, 13)]
     whole = crc64nvme(b"".join(parts))
@@ -270,6 +280,9 @@ def full_object_checksum(spec):
     body = s3.get_object(Bucket=spec["bucket"], Key="full/object.bin")["Body"].read()
     return {
         "defaults": defaults,
+        "defaultsExpected": defaults_expected,
+        "defaultsHead": [defaults_head.get("ChecksumCRC32"), defaults_head.get("ChecksumType")],
+        "defaultsSame": defaults_same,
         "created": [created.get("ChecksumAlgorithm"), created.get("ChecksumType")],
         "defaultPart": default_part,
         "wrong": list(wrong),

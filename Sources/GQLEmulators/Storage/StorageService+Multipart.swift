@@ -62,6 +62,7 @@ extension StorageService {
         if StoredUpload.declaredAlgorithm(request) == "CRC64NVME" || upload.checksumAlgorithm == "CRC64NVME" {
             headers[.checksumCRC64NVME] = part.checksumCRC64NVME
         }
+        if upload.checksumAlgorithm == "MD5" { headers[.checksumMD5] = upload.storedChecksum(part) }
         return Response(status: .ok, headers: headers)
     }
 
@@ -90,9 +91,7 @@ extension StorageService {
             xml.element("PartNumber", String(part.number))
             xml.element("LastModified", Self.timestamp(part.lastModified))
             xml.element("ETag", Self.quoted(part.etag))
-            if let algorithm = upload.checksumAlgorithm, let crc = upload.storedChecksum(part) {
-                xml.element("Checksum" + algorithm, crc)
-            }
+            if let checksum = upload.listedChecksum(part) { xml.element("Checksum" + checksum.algorithm, checksum.value) }
             xml.element("Size", String(part.size))
             xml.close("Part")
         }

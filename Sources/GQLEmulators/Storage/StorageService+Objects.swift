@@ -86,7 +86,8 @@ extension StorageService {
 
     /// Checks `Content-MD5`, and a CRC-32 or a CRC-64/NVME sent as a header or a trailer. What the upload keeps:
     /// what it sent of those two, or, when it sent no checksum at all, S3's default: the CRC-64/NVME of its bytes.
-    /// (The emulator computes no CRC-32C, SHA-1 or SHA-256: an upload that sends one of those keeps none.)
+    /// An MD5 sent so is checked too. (The emulator keeps no other algorithm's checksum: an upload that sends one
+    /// of those, or an MD5, keeps none.)
     static func checkDigests(
         _ received: ReceivedBody, _ request: S3Request, headersDescribeBody: Bool = true
     ) throws(S3Error) -> UploadChecksums {
@@ -111,7 +112,13 @@ extension StorageService {
         if let crc64, crc64 != received.crc64?.base64 {
             throw S3Error(.badDigest, "The CRC64NVME you specified did not match the calculated checksum.")
         }
-        let others = ["x-amz-checksum-crc32c", "x-amz-checksum-sha1", "x-amz-checksum-sha256"]
+        // An MD5 (an algorithm S3 takes beside Content-MD5) is checked against the body's, which the ETag is.
+        if let md5 = sent("x-amz-checksum-md5"), md5 != Data(received.md5).base64EncodedString() {
+            throw S3Error(.badDigest, "The MD5 you specified did not match the calculated checksum.")
+        }
+        let others = StoredUpload.algorithms.filter { $0 != "CRC32" && $0 != "CRC64NVME" }.map {
+            "x-amz-checksum-" + $0.lowercased()
+        }
         let sentNone = crc32 == nil && crc64 == nil && !others.contains { sent($0) != nil }
         return UploadChecksums(crc32: crc32, crc64nvme: crc64 ?? (sentNone ? received.crc64?.base64 : nil))
     }
@@ -120,7 +127,7 @@ extension StorageService {
     /// announces), or it declares no checksum at all and gets S3's default. An upload that sends a CRC-32 (GQLStorage
     /// and the AWS SDKs at their defaults) costs no CRC-64.
     static func needsCRC64(_ request: S3Request) -> Bool {
-        let algorithms = ["crc32", "crc32c", "sha1", "sha256", "crc64nvme"].map { "x-amz-checksum-" + $0 }
+        let algorithms = StoredUpload.algorithms.map { "x-amz-checksum-" + $0.lowercased() }
         let trailers = (request.header("x-amz-trailer") ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }
@@ -370,6 +377,7 @@ extension StorageService {
 extension HTTPField.Name {
     static let checksumCRC32 = HTTPField.Name("x-amz-checksum-crc32")!
     static let checksumCRC64NVME = HTTPField.Name("x-amz-checksum-crc64nvme")!
+    static let checksumMD5 = HTTPField.Name("x-amz-checksum-md5")!
     static let checksumType = HTTPField.Name("x-amz-checksum-type")!
     static let checksumAlgorithm = HTTPField.Name("x-amz-checksum-algorithm")!
 }

@@ -4,15 +4,27 @@ import GQLCrypto
 /// A multipart upload's checksum rules, as S3's API reference and S3's own answers have them today: the algorithm
 /// and type CreateMultipartUpload sets (`x-amz-checksum-algorithm`, `x-amz-checksum-type`), what an UploadPart may
 /// declare, what CompleteMultipartUpload may list for its parts and send for the whole object, and the object's
-/// checksum. The emulator computes CRC-32 and CRC-64/NVME; an upload started with CRC-32C, SHA-1 or SHA-256 is held
-/// to the rules that need no computing, and its object gets S3's default CRC-64/NVME.
+/// checksum. Every algorithm S3 names is recognised, so the rules that need no computing hold for all of them (a
+/// part declaring another algorithm than the upload's is refused, a composite upload's completion must list each
+/// part's checksum of its algorithm). The emulator computes CRC-32, CRC-64/NVME and MD5 (a part's MD5 is its ETag):
+/// the parts of those uploads are checked and listed. An upload started with CRC-32C, SHA-1, SHA-256, SHA-512 or
+/// an XXHash has its parts' checksums neither checked nor listed, its completion's listed part checksums are taken
+/// unchecked, and its object gets S3's default CRC-64/NVME; an MD5 upload's object gets the default CRC-64/NVME too
+/// (its composite MD5 is not kept).
 extension StoredUpload {
-    /// The algorithms S3 takes in `x-amz-checksum-algorithm`.
-    static let algorithms = ["CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"]
+    /// The algorithms S3 takes in `x-amz-checksum-algorithm` (its API reference's `Part`, `CompletedPart` and
+    /// `ObjectPart`, and the SDKs' `ChecksumAlgorithm`).
+    static let algorithms = [
+        "CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256", "MD5", "SHA512", "XXHASH64", "XXHASH3", "XXHASH128",
+    ]
+
+    /// The algorithms S3 takes with `x-amz-checksum-type: FULL_OBJECT`: the CRCs, whose parts' values combine into
+    /// the whole object's (S3's user guide: full-object checksums are only available for CRC-based checksums).
+    static let fullObjectAlgorithms: Set = ["CRC32", "CRC32C", "CRC64NVME"]
 
     /// The algorithm and type CreateMultipartUpload's headers ask for, refused as S3 refuses them: a type without an
-    /// algorithm, an unknown algorithm or type, a composite CRC-64/NVME or a full-object SHA. The type defaults to
-    /// `FULL_OBJECT` for CRC-64/NVME (it has no other) and to `COMPOSITE` for the rest.
+    /// algorithm, an unknown algorithm or type, a composite CRC-64/NVME or a full-object digest (SHA, MD5, XXHash).
+    /// The type defaults to `FULL_OBJECT` for CRC-64/NVME (it has no other) and to `COMPOSITE` for the rest.
     static func checksumSetting(_ request: S3Request) throws(S3Error) -> (algorithm: String?, type: String?) {
         let type = request.header("x-amz-checksum-type")?.uppercased()
         guard let algorithm = request.header("x-amz-checksum-algorithm")?.uppercased() else {
@@ -26,14 +38,14 @@ extension StoredUpload {
         guard algorithms.contains(algorithm) else {
             throw S3Error(
                 .invalidRequest,
-                "Checksum algorithm provided is unsupported. Please try again with any of the valid types: "
-                    + "[CRC32, CRC32C, CRC64NVME, SHA1, SHA256]")
+                "Checksum algorithm provided is unsupported. Please try again with any of the valid types: ["
+                    + algorithms.joined(separator: ", ") + "]")
         }
         let chosen = type ?? (algorithm == "CRC64NVME" ? "FULL_OBJECT" : "COMPOSITE")
         guard chosen == "COMPOSITE" || chosen == "FULL_OBJECT" else {
             throw S3Error(.invalidRequest, "Value for x-amz-checksum-type header is invalid.")
         }
-        if (chosen == "COMPOSITE" && algorithm == "CRC64NVME") || (chosen == "FULL_OBJECT" && algorithm.hasPrefix("SHA")) {
+        if (chosen == "COMPOSITE" && algorithm == "CRC64NVME") || (chosen == "FULL_OBJECT" && !fullObjectAlgorithms.contains(algorithm)) {
             throw S3Error(
                 .invalidRequest,
                 "The \(chosen) checksum type cannot be used with the \(algorithm.lowercased()) checksum algorithm.")
@@ -77,13 +89,16 @@ extension StoredUpload {
     }
 
     /// Checks the checksums a completion lists for `part` (found, its ETag matching) as S3 does: an upload without an
-    /// algorithm takes none (`InvalidPart`); a composite one needs its algorithm's for every part (`InvalidRequest`,
-    /// or `BadDigest` when only another algorithm's is listed); one listed must be the part's (`InvalidPart`).
+    /// algorithm takes only the part's default CRC-64/NVME that ListParts answers, echoed back (`InvalidPart` for any
+    /// other); a composite one needs its algorithm's for every part (`InvalidRequest`, or `BadDigest` when only
+    /// another algorithm's is listed); one listed must be the part's (`InvalidPart`).
     func checkListed(
         _ listed: [(algorithm: String, value: String)], for part: Part, invalidPart: S3Error
     ) throws(S3Error) {
         guard let checksumAlgorithm else {
-            if !listed.isEmpty { throw invalidPart }
+            if listed.contains(where: { $0.algorithm != "CRC64NVME" || $0.value != part.checksumCRC64NVME }) {
+                throw invalidPart
+            }
             return
         }
         guard let own = listed.first(where: { $0.algorithm == checksumAlgorithm }) else {
@@ -102,11 +117,20 @@ extension StoredUpload {
         if let stored = storedChecksum(part), own.value != stored { throw invalidPart }
     }
 
-    /// The part's checksum of the upload's algorithm, when the emulator computes that algorithm.
+    /// The algorithm and value of the checksum ListParts answers for `part`: its upload's algorithm's, or for an
+    /// upload started without one S3's default CRC-64/NVME (as S3's `Part` documents it).
+    func listedChecksum(_ part: Part) -> (algorithm: String, value: String)? {
+        guard let checksumAlgorithm else { return part.checksumCRC64NVME.map { ("CRC64NVME", $0) } }
+        return storedChecksum(part).map { (checksumAlgorithm, $0) }
+    }
+
+    /// The part's checksum of the upload's algorithm, when the emulator computes that algorithm (a part's MD5 is its
+    /// ETag).
     func storedChecksum(_ part: Part) -> String? {
         switch checksumAlgorithm {
         case "CRC32": part.checksumCRC32
         case "CRC64NVME": part.checksumCRC64NVME
+        case "MD5": Bytes.unhex(part.etag).map { Data($0).base64EncodedString() }
         default: nil
         }
     }
