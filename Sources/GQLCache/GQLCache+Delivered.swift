@@ -9,11 +9,13 @@ extension GQLCache {
     ///
     /// The text such a sender sends is the app's, without the `__typename` the cache adds, so an object that has
     /// none takes the one of the object at the same place in `shape` (the optimistic answer: the app's word on
-    /// what the server returns there; list elements by position), and an object then still without its key takes
-    /// that object's key fields (it is the object the layer showed). Keyed objects become records referenced from
-    /// where they appear; an object whose key cannot be told is stored under the mutation's path
+    /// what the server returns there; a list's elements only the `__typename` all the layer's elements share),
+    /// and an object not in a list then still without its key takes that object's key fields (it is the object
+    /// the layer showed; a list's elements may come reordered, so they take none). Keyed objects become records
+    /// referenced from where they appear; an object whose key cannot be told is stored under the mutation's path
     /// (`MUTATION_ROOT.rename({…})`). The mutation's root record keeps only root fields without a record of their
-    /// own, so a queue of deliveries does not grow it by a field per item.
+    /// own: an answer stored under the path adds a root field and a path record per distinct input, as
+    /// ``mutate(_:_:_:optimistic:store:)`` does; a keyed one adds nothing.
     ///
     /// With `evicting` (a deletion's answer), the root field's object is a tombstone: its record is evicted and
     /// nothing is stored.
@@ -64,7 +66,13 @@ extension GQLCache {
     func filled(_ answer: GQLValue, from shape: GQLValue?) -> GQLValue {
         switch (answer, shape) {
         case (.array(let elements), .array(let twins)?):
-            return .array(elements.enumerated().map { filled($1, from: $0 < twins.count ? twins[$0] : nil) })
+            // A list's elements may come in another order or number than the layer's: an element takes nothing
+            // by position but the `__typename` every element of the layer's list has (no key fields, nothing
+            // nested), so one without its key is stored under the mutation's path, not in another's record.
+            let typenames = Set(twins.map { $0["__typename"] })
+            guard typenames.count == 1, let typename = typenames.first ?? nil else { return answer }
+            let twin = GQLValue.object(["__typename": typename])
+            return .array(elements.map { filled($0, from: twin) })
         case (.object(let members), .object(let twin)?):
             var object = GQLValues(minimumCapacity: members.count + 1)
             if members["__typename"] == nil, let typename = twin["__typename"] { object["__typename"] = typename }

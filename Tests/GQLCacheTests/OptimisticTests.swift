@@ -185,4 +185,33 @@ import Testing
         #expect(fixture.cache.optimisticLayerCount == 0)
         await fixture.finish()
     }
+
+    /// A delivered answer's list elements take no key fields from the optimistic answer by position (review H3):
+    /// the server's list, longer and in another order, is stored under the mutation's path, and the tags the
+    /// optimistic answer named keep their names (before, Tag:1 took the first element's "new").
+    @Test func aDeliveredListTakesNoKeysFromTheOptimisticAnswerByPosition() throws {
+        let cache = try memoryCache()
+        let tags = "query { tags { id name } }"
+        try cache.write(
+            tags,
+            data: [
+                "tags": [["__typename": "Tag", "id": "1", "name": "a"], ["__typename": "Tag", "id": "2", "name": "b"]]
+            ])
+        let mutation = "mutation { tags { name } }"
+        for shape: GQLValue in [
+            ["tags": [["__typename": "Tag", "id": "1", "name": "a"], ["id": "2", "name": "b"]]],
+            ["tags": [["__typename": "Tag", "id": "1", "name": "a"], ["__typename": "Tag", "id": "2", "name": "b"]]],
+        ] {
+            try cache.storeDelivered(
+                ["tags": [["name": "new"], ["name": "a"], ["name": "b"]]], of: mutation, GQLValues(), shape: shape,
+                evicting: false, replacing: nil)
+            #expect(try cache.record("Tag:1")?["name"] == "a", "\(shape)")
+            #expect(try cache.record("Tag:2")?["name"] == "b", "\(shape)")
+            // The layer's elements all name `Tag`: the stored elements take it and read back (elements with no
+            // `__typename` at all are stored, but a read of the text, which asks for it, misses them).
+            guard shape["tags"]?[1]?["__typename"] != nil else { continue }
+            let names = try cache.read(mutation)["tags"]?.arrayValue?.map { $0["name"] }
+            #expect(names == ["new", "a", "b"], "\(shape)")
+        }
+    }
 }
