@@ -94,7 +94,7 @@ import Testing
     /// refetches without end (3fa868d did: each refetch's answer woke the other watch, which asked again): a
     /// server's answer written since a watch's last read is its revalidation. A manual write makes both ask, and
     /// they share one request (held by the stand until both wait for it, so the order is the test's). Each watch
-    /// ends on the server's newest answer, and the server hears that one request and nothing more (it refuses
+    /// ends on the server's newest answer, and the server hears that one request and at most one more (it refuses
     /// answer 3 on, so a loop would show as a count, not as a hang). `max-age=0` (an answer stale at once, which a
     /// watch that finds it stale refreshes) takes the same course.
     @Test(arguments: ["Cache-Control: no-cache", "Cache-Control: max-age=0"])
@@ -137,7 +137,11 @@ import Testing
         try stand.cache.write(Self.query, data: ["note": ["__typename": "Note", "id": "1", "title": "by hand"]])
         let manual = [try await next(), try await next()]
         #expect(Set(manual.map(\.watch)) == ["a", "b"] && manual.allSatisfy { $0.title == "by hand" })
-        #expect(stand.server.requestCount == 3)
+        // At most one request more: a watch that takes the manual write's wake before its wake for answer 2 counts
+        // the write as a change of the app's since the no-cache answer it last read, and revalidates once (the
+        // stand refuses answers from 3 on; the watch stays on the cache's answer). Which wake comes first is the
+        // scheduler's; CI saw both orders.
+        #expect((3...4).contains(stand.server.requestCount), "\(stand.server.requestCount) requests")
         try await stand.finish()
     }
 
