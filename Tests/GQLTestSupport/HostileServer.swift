@@ -76,6 +76,8 @@ public final class HostileServer: Sendable {
     /// The request bodies received, in order.
     public var bodies: [String] { requests.map(\.body) }
     public var requestCount: Int { state.withLock { $0.requests.count } }
+    /// How many ``Reply/hang`` connections the client closed (a request it gave up, as a cancelled task does).
+    public var closedByClient: Int { state.withLock { $0.closedByClient } }
     /// The bytes sent after response heads, over every connection.
     public var bodyBytesSent: Int { state.withLock { $0.bodyBytesSent } }
     /// The longest time between two sends of a ``Reply/stream(head:chunk:interval:count:)`` answer (its head
@@ -87,6 +89,7 @@ public final class HostileServer: Sendable {
         var bodyBytesSent = 0
         var longestSendGap = Duration.zero
         var stopped = false
+        var closedByClient = 0
     }
 
     private let state = GQLLocked(State())
@@ -125,7 +128,7 @@ public final class HostileServer: Sendable {
         case .raw(let bytes):
             _ = sendAll(connection, bytes[...], stopped: stopped)
         case .hang:
-            waitForClose(connection, stopped: stopped)
+            if waitForClose(connection, stopped: stopped) { state.withLock { $0.closedByClient += 1 } }
         case .stream(let head, let chunk, let interval, let count):
             guard sendAll(connection, Array(head.utf8)[...], stopped: stopped) else { return }
             var last = ContinuousClock.now
@@ -145,7 +148,7 @@ public final class HostileServer: Sendable {
                 last = now
                 sent += 1
             }
-            waitForClose(connection, stopped: stopped)
+            _ = waitForClose(connection, stopped: stopped)
         }
     }
 
@@ -165,11 +168,12 @@ public final class HostileServer: Sendable {
         return true
     }
 
-    /// Until the client closes (end of stream) or the server stops.
-    private static func waitForClose(_ connection: Int32, stopped: () -> Bool) {
+    /// Until the client closes (end of stream) or the server stops; whether the client closed.
+    private static func waitForClose(_ connection: Int32, stopped: () -> Bool) -> Bool {
         while !stopped() {
-            if readable(connection, milliseconds: 50), clientClosed(connection) { return }
+            if readable(connection, milliseconds: 50), clientClosed(connection) { return true }
         }
+        return false
     }
 
     /// Whether a readable connection was closed by the client (what it still sends is read and dropped).
