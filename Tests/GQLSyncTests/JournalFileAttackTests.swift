@@ -160,9 +160,9 @@ import Testing
             return
         }
         let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
-        // The engine starts delivering as it opens (the server is up), so the count may already be lower: every
-        // item still pending or delivered, and then every one of them applied once, in order.
-        #expect((1...5).contains(sync.pendingCount) || (try fixture.server.appliedNumbers().isEmpty == false))
+        // The engine starts delivering as it opens (the server is up), so the count may already be lower than 5:
+        // every item applied once, in order, after the drain decides.
+        #expect(sync.pendingCount <= 5)
         try await sync.drain()
         #expect(try fixture.server.appliedNumbers() == [1, 2, 3, 4, 5])
         await fixture.finish(sync)
