@@ -111,7 +111,7 @@ import Testing
     /// the emulator's own temporary files (UUID names) are removed, and so are a data file no record names, a
     /// part's file no part record names and an upload folder without its record; a file or folder of another name
     /// in `.tmp` is not the emulator's and stays, and the object and the upload's part stay whole.
-    @Test func aStartRemovesWhatAKilledWriteLeftAndNothingElse() throws {
+    @Test func aStartRemovesWhatAKilledWriteLeftAndNothingElse() async throws {
         let directory = try TemporaryDirectory(prefix: "gql-s3emu-start")
         defer { directory.cleanup() }
         let folder = try GQLDataFolder(path: directory.path("data"))
@@ -128,7 +128,7 @@ import Testing
             StoredUpload(id: "", bucket: "bucket", key: "multi.bin", initiated: Date(), headers: [:], metadata: [:]))
         temporary = try folder.temporaryFileURL()
         try GQLDataFolder.writeSynced(bytes, to: temporary)
-        try uploads.addPart(
+        try await uploads.addPart(
             upload.id, temporary: temporary,
             StoredUpload.Part(number: 1, size: 5, etag: Bytes.hex(MD5.hash(bytes)), lastModified: Date(), file: ""))
 

@@ -36,6 +36,12 @@ extension GQLStorageEmulator {
         /// The time signatures and presigned URLs are checked at and objects are stamped with. Default: the
         /// system clock.
         public var clock: @Sendable () -> Date = Date.init
+        /// Called by a CompleteMultipartUpload with the upload's id once its parts list is accepted, before the
+        /// parts are joined; for tests that send requests while a completion runs.
+        package var whileCompleting: (@Sendable (_ uploadId: String) async -> Void)?
+        /// Called with an upload's id when a request of it (UploadPart, AbortMultipartUpload, another completion)
+        /// starts waiting for the completion running; for tests.
+        package var whenWaitingForCompletion: (@Sendable (_ uploadId: String) -> Void)?
 
         public init() {}
     }

@@ -37,12 +37,27 @@ struct StoredUpload: Codable, Sendable {
 /// part; kept in memory too. A part replaced by a later upload of the same number is removed once the new one is
 /// in place; what a killed process left half done (part files no record names, an upload folder without its
 /// record) is removed when the store opens.
+///
+/// A completion is atomic to every other request: while it joins the parts its upload stays listed and its parts
+/// readable, unchanged, and what would change them (a part stored, an abort, another completion) waits for the
+/// completion's outcome: the upload gone once it succeeded, or exactly as it was when it failed.
 final class MultipartStore: Sendable {
     let folder: GQLDataFolder
-    private let state: GQLLocked<[String: StoredUpload]>
+    private let state: GQLLocked<State>
+    /// Called with the upload's id when a request starts waiting for a completion to end (for tests).
+    private let whenWaiting: (@Sendable (_ uploadId: String) -> Void)?
 
-    init(folder: GQLDataFolder) throws {
+    private struct State {
+        var uploads: [String: StoredUpload] = [:]
+        /// The uploads whose completion is joining their parts.
+        var completing: Set<String> = []
+        /// Requests waiting for a completion to end (each checks again whether its upload's has).
+        var settled = GQLWaiters<Void, Never>()
+    }
+
+    init(folder: GQLDataFolder, whenWaiting: (@Sendable (_ uploadId: String) -> Void)? = nil) throws {
         self.folder = folder
+        self.whenWaiting = whenWaiting
         var uploads: [String: StoredUpload] = [:]
         let root = try folder.subfolder("uploads")
         let decoder = JSONDecoder()
@@ -72,7 +87,7 @@ final class MultipartStore: Sendable {
             }
             uploads[id] = upload
         }
-        state = GQLLocked(uploads)
+        state = GQLLocked(State(uploads: uploads))
     }
 
     /// Upload ids are 32 lowercase hex digits, so one is always a safe folder name.
@@ -95,13 +110,13 @@ final class MultipartStore: Sendable {
         } catch {
             throw S3Error(.internalError, "The upload could not be started: \(error)")
         }
-        state.withLock { $0[upload.id] = upload }
+        state.withLock { $0.uploads[upload.id] = upload }
         return upload
     }
 
     /// The upload `id` of `bucket`/`key`.
     func upload(_ id: String, bucket: String, key: String) throws(S3Error) -> StoredUpload {
-        guard let upload = state.withLock({ $0[id] }), upload.bucket == bucket, upload.key == key else {
+        guard let upload = state.withLock({ $0.uploads[id] }), upload.bucket == bucket, upload.key == key else {
             throw Self.noSuchUpload(id)
         }
         return upload
@@ -109,65 +124,99 @@ final class MultipartStore: Sendable {
 
     /// Every upload of `bucket`, oldest first.
     func uploads(in bucket: String) -> [StoredUpload] {
-        state.withLock { $0.values.filter { $0.bucket == bucket } }.sorted {
+        state.withLock { $0.uploads.values.filter { $0.bucket == bucket } }.sorted {
             ($0.key, $0.initiated) < ($1.key, $1.initiated)
         }
     }
 
-    /// Makes the bytes in `temporary` part `part.number` of upload `id`, replacing an earlier part of that number.
-    func addPart(_ id: String, temporary: URL, _ part: StoredUpload.Part) throws(S3Error) {
+    /// Makes the bytes in `temporary` part `part.number` of upload `id`, replacing an earlier part of that number;
+    /// once a completion of the upload running meanwhile has ended (`NoSuchUpload` when it completed the upload).
+    func addPart(_ id: String, temporary: URL, _ part: StoredUpload.Part) async throws(S3Error) {
         var part = part
         part.file = "part-\(part.number)-\(UUID().uuidString)"
         let replaced: StoredUpload.Part?
-        do {
-            let record = try folder.temporaryFileURL()
-            try GQLDataFolder.writeSynced(JSONEncoder().encode(part), to: record)
-            let fileURL = try folder.resolve("uploads/\(id)/\(part.file)")
-            let recordURL = try folder.resolve("uploads/\(id)/part-\(part.number).json")
-            replaced = try state.withLock { uploads -> StoredUpload.Part? in
-                guard uploads[id] != nil else {
-                    try? FileManager.default.removeItem(at: record)
-                    throw Self.noSuchUpload(id)
-                }
-                try folder.moveIntoPlace(temporary, fileURL)
-                try folder.moveIntoPlace(record, recordURL)
-                return uploads[id]?.parts.updateValue(part, forKey: part.number)
+        do throws(S3Error) {
+            let (record, fileURL, recordURL): (URL, URL, URL)
+            do {
+                record = try folder.temporaryFileURL()
+                try GQLDataFolder.writeSynced(JSONEncoder().encode(part), to: record)
+                fileURL = try folder.resolve("uploads/\(id)/\(part.file)")
+                recordURL = try folder.resolve("uploads/\(id)/part-\(part.number).json")
+            } catch {
+                throw Self.partNotStored(error)
             }
-        } catch let error as S3Error {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
+            do throws(S3Error) {
+                replaced = try await whenSettled(id) { state throws(S3Error) in
+                    guard state.uploads[id] != nil else { throw Self.noSuchUpload(id) }
+                    do {
+                        try folder.moveIntoPlace(temporary, fileURL)
+                        try folder.moveIntoPlace(record, recordURL)
+                    } catch {
+                        throw Self.partNotStored(error)
+                    }
+                    return state.uploads[id]?.parts.updateValue(part, forKey: part.number)
+                }
+            } catch {
+                try? FileManager.default.removeItem(at: record)
+                throw error
+            }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw S3Error(.internalError, "The part could not be stored: \(error)")
+            throw error
         }
         if let replaced, let url = try? folder.resolve("uploads/\(id)/\(replaced.file)") {
             try? FileManager.default.removeItem(at: url)
         }
     }
 
-    /// Takes upload `id` out of the uploads (for its completion) once `check` accepts it; a refused upload stays.
-    func take(
-        _ id: String, bucket: String, key: String, check: (StoredUpload) throws(S3Error) -> Void
-    ) throws(S3Error) -> StoredUpload {
-        let outcome = state.withLock { uploads -> Result<StoredUpload, S3Error> in
-            guard let upload = uploads[id], upload.bucket == bucket, upload.key == key else {
-                return .failure(Self.noSuchUpload(id))
-            }
-            do throws(S3Error) {
-                try check(upload)
-            } catch {
-                return .failure(error)
-            }
-            uploads[id] = nil
-            return .success(upload)
-        }
-        return try outcome.get()
+    private static func partNotStored(_ error: any Error) -> S3Error {
+        S3Error(.internalError, "The part could not be stored: \(error)")
     }
 
-    /// Makes a taken upload live again (its completion failed); an upload of that id made meanwhile is kept.
-    func putBack(_ id: String, _ upload: StoredUpload) {
-        state.withLock { uploads in
-            if uploads[id] == nil { uploads[id] = upload }
+    /// Starts the completion of upload `id` once `check` accepts it (after a completion of it running meanwhile
+    /// has ended): the upload stays listed, unchanged, until ``endCompletion(_:completed:)``, which must follow.
+    func beginCompletion(
+        _ id: String, bucket: String, key: String, check: (StoredUpload) throws(S3Error) -> Void
+    ) async throws(S3Error) -> StoredUpload {
+        try await whenSettled(id) { state throws(S3Error) in
+            guard let upload = state.uploads[id], upload.bucket == bucket, upload.key == key else {
+                throw Self.noSuchUpload(id)
+            }
+            try check(upload)
+            state.completing.insert(id)
+            return upload
+        }
+    }
+
+    /// Ends the completion of upload `id`: the upload is gone when it `completed`, else left as it was; the
+    /// requests that waited for it go on.
+    func endCompletion(_ id: String, completed: Bool) {
+        state.withLock { state in
+            if completed { state.uploads[id] = nil }
+            state.completing.remove(id)
+            return state.settled.resumeAll(with: .success(()))
+        }.run()
+    }
+
+    /// Runs `body` under the lock once no completion of upload `id` is running.
+    private func whenSettled<T>(_ id: String, _ body: (inout State) throws(S3Error) -> T) async throws(S3Error) -> T {
+        while true {
+            let outcome = state.withLock { state -> Result<T, S3Error>? in
+                guard !state.completing.contains(id) else { return nil }
+                do throws(S3Error) {
+                    return .success(try body(&state))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if let outcome { return try outcome.get() }
+            whenWaiting?(id)
+            await state.wait(
+                in: \.settled, unlessReady: { $0.completing.contains(id) ? nil : .success(()) },
+                whenCancelled: { _ in .success(()) })
+            if Task.isCancelled {
+                throw S3Error(.internalError, "The request ended while a completion of its upload was running.")
+            }
         }
     }
 
@@ -181,9 +230,15 @@ final class MultipartStore: Sendable {
         if let url = try? folder.resolve("uploads/\(id)") { try? FileManager.default.removeItem(at: url) }
     }
 
-    /// Aborts upload `id`: its parts are removed.
-    func abort(_ id: String, bucket: String, key: String) throws(S3Error) {
-        _ = try take(id, bucket: bucket, key: key) { _ throws(S3Error) in }
+    /// Aborts upload `id`: its parts are removed (once a completion of it running meanwhile has ended:
+    /// `NoSuchUpload` when that completed it).
+    func abort(_ id: String, bucket: String, key: String) async throws(S3Error) {
+        try await whenSettled(id) { state throws(S3Error) in
+            guard let upload = state.uploads[id], upload.bucket == bucket, upload.key == key else {
+                throw Self.noSuchUpload(id)
+            }
+            state.uploads[id] = nil
+        }
         removeFiles(id)
     }
 }

@@ -54,7 +54,7 @@ extension StorageService {
             number: number, size: received.size, etag: Bytes.hex(received.md5),
             checksumCRC32: checksums.crc32 ?? received.crc32.base64, checksumCRC64NVME: received.crc64?.base64,
             lastModified: configuration.clock(), file: "")
-        try uploads.addPart(uploadId, temporary: received.temporary, part)
+        try await uploads.addPart(uploadId, temporary: received.temporary, part)
         var headers = HTTPFields()
         headers[.eTag] = Self.quoted(part.etag)
         // The checksum the part sent, or the one of the upload's algorithm.
@@ -150,7 +150,7 @@ extension StorageService {
         }
         let minimum = configuration.minimumPartSize
         var expected: (algorithm: String, value: String)?
-        let upload = try uploads.take(uploadId, bucket: bucket, key: key) { upload throws(S3Error) in
+        let upload = try await uploads.beginCompletion(uploadId, bucket: bucket, key: key) { upload throws(S3Error) in
             var total: Int64 = 0
             for (index, entry) in listed.enumerated() {
                 if index > 0, entry.number <= listed[index - 1].number {
@@ -182,14 +182,16 @@ extension StorageService {
         }
         let parts = listed.compactMap { upload.parts[$0.number] }
         let (etag, object): (String, StoredObject)
-        // A completion that fails (a checksum that is not the object's, a disk error) leaves the upload as it was,
-        // to be completed again or aborted.
+        // Until it ends the upload stays listed, unchanged; a completion that fails (a checksum that is not the
+        // object's, a disk error) leaves it as it was, to be completed again or aborted.
         do throws(S3Error) {
+            await configuration.whileCompleting?(uploadId)
             (etag, object) = try await commit(upload, parts: parts, bucket: bucket, key: key, expected: expected)
         } catch {
-            uploads.putBack(uploadId, upload)
+            uploads.endCompletion(uploadId, completed: false)
             throw error
         }
+        uploads.endCompletion(uploadId, completed: true)
         uploads.removeFiles(uploadId)
         var xml = XMLWriter()
         xml.open("CompleteMultipartUploadResult", namespace: true)

@@ -19,7 +19,7 @@ struct StorageService: Sendable {
     init(configuration: GQLStorageEmulator.Configuration, folder: GQLDataFolder, logger: Logger) throws {
         self.configuration = configuration
         store = try ObjectStore(folder: folder)
-        uploads = try MultipartStore(folder: folder)
+        uploads = try MultipartStore(folder: folder, whenWaiting: configuration.whenWaitingForCompletion)
         verifier = SigV4Verifier(
             accessKey: configuration.accessKey, secretKey: configuration.secretKey, region: configuration.region,
             clock: configuration.clock)
@@ -89,7 +89,7 @@ struct StorageService: Sendable {
             return try getObject(bucket, key, request, head: true)
         case .delete:
             if let uploadId = request.parameter("uploadId") {
-                try uploads.abort(uploadId, bucket: bucket, key: key)
+                try await uploads.abort(uploadId, bucket: bucket, key: key)
                 return Response(status: .noContent)
             }
             try store.delete(bucket, key)
