@@ -210,15 +210,15 @@ extension GQLCache {
     /// before deciding to ask (one sent earlier may hold what that change replaced): otherwise it sends its own.
     func sharedNetworkAnswer(
         _ server: GQLServer, _ request: Request, since: UInt64
-    ) async throws -> (result: Result, stored: Bool) {
+    ) async throws -> (result: Result, storedAt: UInt64?) {
         let key = SharedRequest(
             server: ObjectIdentifier(server), text: request.operation.text, variables: request.given,
             store: request.store)
         let answer = try await requests.value(for: key, since: since, stamp: watchers.changeCount) { [self] in
-            let (result, stored) = try await networkAnswer(server, request)
-            return SharedAnswer(result: result, stored: stored)
+            let (result, storedAt) = try await networkAnswer(server, request)
+            return SharedAnswer(result: result, storedAt: storedAt)
         }
-        return (answer.result, answer.stored)
+        return (answer.result, answer.storedAt)
     }
 
     /// What tells two requests that can share one answer apart. The server is told by identity: the request in
@@ -230,19 +230,20 @@ extension GQLCache {
         var store: Bool
     }
 
-    /// A shared request's answer, and whether it was stored.
+    /// A shared request's answer, and the store's generation with it stored (`nil`: not stored).
     struct SharedAnswer: Sendable {
         var result: Result
-        var stored: Bool
+        var storedAt: UInt64?
     }
 
     /// How many watches wait for a shared request's answer (for tests that must know every watch joined it).
     package var sharedRequestWaiters: Int { requests.waiting }
 
-    /// ``network(_:_:replacing:)``, with whether the answer was stored.
+    /// ``network(_:_:replacing:)``, with the store's generation once the answer was stored (`nil`: it was not): a
+    /// read at that generation holds the answer and no later write.
     func networkAnswer(
         _ server: GQLServer, _ request: Request, replacing layer: Layer? = nil
-    ) async throws -> (result: Result, stored: Bool) {
+    ) async throws -> (result: Result, storedAt: UInt64?) {
         let directives = GQLLocked(CacheControl.Directives())
         let observe: @Sendable ([(name: String, value: String)]) -> Void = { [self] fields in
             let read = CacheControl.directives(of: fields, now: now)
@@ -255,21 +256,22 @@ extension GQLCache {
         }
         var changed: Set<String> = []
         var written: Set<String> = []
-        var stored = false
+        var storedAt: UInt64?
         let said = directives.withLock { $0 }
         if request.store, !said.noStore, result.errors.isEmpty, let data = result.data {
             do {
                 let records = try normalize(data, request.operation, request.variables)
-                changed = try mergeQuietly(records, expiresAt: said.deadline(now:))
+                let merged = try mergeNotingGeneration(records, expiresAt: said.deadline(now:))
+                changed = merged.changed
                 // What the size budget evicted to make room counts as this answer's change too (not the app's).
                 written = changed.union(records.lazy.map(\.key))
-                stored = true
+                storedAt = merged.generation
             } catch let error as GQLError where error.code == .recordTooDeep {
                 // Nothing of it was stored (the write rolled back); the server's answer is still the caller's.
             }
         }
         if let layer { changed.formUnion(store.removeLayer(layer.id)) }
         watchers.notify(changed, fromServer: written)
-        return (Result(result: result, source: .network), stored)
+        return (Result(result: result, source: .network), storedAt)
     }
 }

@@ -240,10 +240,18 @@ public final class GQLCache: Sendable {
 
     /// ``mergeQuietly(_:_:_:expiresAt:)`` of records already normalized.
     func mergeQuietly(_ records: NormalizedRecords, expiresAt: (_ now: Double) -> Double?) throws -> Set<String> {
+        try mergeNotingGeneration(records, expiresAt: expiresAt).changed
+    }
+
+    /// ``mergeQuietly(_:expiresAt:)``, and the store's generation with the write in
+    /// (``RecordStore/mergeNotingGeneration(_:receivedAt:expiresAt:)``).
+    func mergeNotingGeneration(_ records: NormalizedRecords, expiresAt: (_ now: Double) -> Double?) throws
+        -> (changed: Set<String>, generation: UInt64)
+    {
         let now = self.now
         let deadline = expiresAt(now)
-        guard expiry.isOn || deadline != nil else { return try store.merge(records) }
-        return try store.merge(records, receivedAt: expiry.isOn ? now : nil, expiresAt: deadline)
+        guard expiry.isOn || deadline != nil else { return try store.mergeNotingGeneration(records) }
+        return try store.mergeNotingGeneration(records, receivedAt: expiry.isOn ? now : nil, expiresAt: deadline)
     }
 
     /// The records of `data`, the answer of `operation` with `variables`.
@@ -272,7 +280,8 @@ public final class GQLCache: Sendable {
         reader.expiry = (expiry, now, rootTypename)
         do {
             let data = try reader.read(operation.selections, rootKey: operation.rootKey)
-            return CachedAnswer(data: data, visited: reader.visited, staleness: reader.staleness)
+            return CachedAnswer(
+                data: data, visited: reader.visited, staleness: reader.staleness, generation: reader.generation)
         } catch let error as GQLError where error.code == .cacheMiss {
             throw ReadMiss(error: error, keys: reader.dependencies)
         }
@@ -286,6 +295,8 @@ struct CachedAnswer {
     /// The keys read, in order, repeats included.
     var visited: [String]
     var staleness: Double?
+    /// The store's generation the answer was read at (``RecordStore/Snapshot/generation``).
+    var generation: UInt64
 
     /// The keys read, for a watcher to wait on (made only when asked for: a plain read has no use for them).
     var keys: Set<String> { Set(visited) }

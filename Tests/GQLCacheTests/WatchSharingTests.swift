@@ -250,4 +250,54 @@ import Testing
         #expect(cache.sharedRequestWaiters == 0 && server.requestCount == 1)
         try await client.shutdown()
     }
+
+    /// Two watches of the same no-cache record whose texts differ (one reads the title through an alias) cannot
+    /// share a request: after a change of the app's each asks the server with its own text. Neither's answer,
+    /// stored, makes the other ask again (a server's answer is the revalidation), so they settle after those two
+    /// requests: a manual write then reaches both from the cache and the server heard four in all (it refuses
+    /// from answer 6 on, so a loop would show as a count, not as a hang). This is review L1's variant: watches that
+    /// cannot share a request (other text, other variables, another server or `store`) each ask once per change
+    /// of the app's, and a server's answer never sets another off.
+    @Test func watchesOfANoCacheRecordWithDifferentTextsDoNotShareAndSettle() async throws {
+        let server = try HostileServer { index, body in
+            guard index < 6 else { return .raw([]) }
+            let field = body.contains("heading") ? "heading" : "title"
+            return .http(
+                200, #"{"data": {"note": {"__typename": "Note", "id": "1", "\#(field)": "answer \#(index)"}}}"#,
+                headers: index == 0 ? [] : ["Cache-Control: no-cache"])
+        }
+        defer { server.stop() }
+        let client = GQLServer(HTTP: server.url)
+        let cache = try memoryCache()
+        let aliased = "query { note(id: 1) { id heading: title } }"
+        // Answer 0 (no header): the plain watch asks for it; the aliased one, started after, reads it from the cache.
+        let plain = Running([cache.watch(client, CacheControlTests.query, policy: .cacheFirst)])
+        defer { plain.cancelAll() }
+        #expect(try await plain.next(1).map(\.title) == ["answer 0"])
+        let alias = Running([cache.watch(client, aliased, policy: .cacheFirst)])
+        defer { alias.cancelAll() }
+        #expect(try await alias.next(1).map { "\($0.title ?? "none") \($0.source)" } == ["answer 0 cache"])
+        #expect(server.requestCount == 1)
+        // A fetch's answer 1 (no-cache) reaches both from the cache, unasked.
+        _ = try await cache.fetch(client, CacheControlTests.query, policy: .networkOnly)
+        #expect(try await plain.next(1).map(\.title) == ["answer 1"])
+        #expect(try await alias.next(1).map(\.title) == ["answer 1"])
+        // A manual write to the root record both read: each asks with its own text (answers 2 and 3).
+        try cache.write(
+            "query { note(id: 2) { id title } }", data: ["note": ["__typename": "Note", "id": "2", "title": "other"]])
+        // Both answered and stored (no watch waits for a request) before the next write.
+        try #require(await pollUntil { server.requestCount >= 4 && cache.sharedRequestWaiters == 0 })
+        #expect(Set(server.bodies.dropFirst(2).map { $0.contains("heading") }) == [false, true])
+        // Settled: a manual write of the note reaches both from the cache, and the server heard nothing more. A
+        // watch still reading its refetch's answer back when the write comes holds the app's data, and emits it from
+        // the cache too (a071198 took this test out when such a read-back was labelled the network's).
+        try cache.write(CacheControlTests.query, data: ["note": ["__typename": "Note", "id": "1", "title": "by hand"]])
+        for running in [plain, alias] {
+            var last: Heard?
+            while last?.title != "by hand" { last = try await running.next(1).first }
+            #expect(last?.source == .cache)
+        }
+        #expect(server.requestCount == 4)
+        try await client.shutdown()
+    }
 }

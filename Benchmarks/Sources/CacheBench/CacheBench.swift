@@ -7,7 +7,7 @@ import GQLCore
 ///
 /// GQLCache on a realistic answer (a feed of N posts, each with its author and three comments with theirs:
 /// about 6,000 records and 2 MiB of JSON for 1,000 posts; seeded), contenders taking turns in every round, every
-/// answer checked:
+/// answer checked against the parse's, member for member in order (serialized):
 /// - write: parsing the answer and storing it (normalize + one transaction) vs parsing it and inserting its
 ///   records as rows by hand in one transaction through SQLite's C API (goal ≤ 1.5×);
 /// - read: the whole query read back from a warm cache (its memory layer) and from a cold one (a fresh GQLCache

@@ -22,10 +22,17 @@ struct CacheWorkloads {
         return data
     }
 
-    /// Throws unless `answer` is the feed's data.
-    private func check(_ answer: GQLValue, _ what: String) throws {
-        guard answer == feed.data else { throw BenchError("\(what) is not the answer that was written") }
+    /// Throws unless `answer` is the parse's answer `expected` (``serialized(_:)``) member for member, in order:
+    /// `GQLValue`'s `==` holds for objects whose members come in any order, so a read that put an answer's
+    /// fields out of the selection's order would pass it (review L4).
+    private func check(_ answer: GQLValue, _ what: String, against expected: [UInt8]) throws {
+        guard try Self.serialized(answer) == expected else {
+            throw BenchError("\(what) is not the answer that was written, member for member in order")
+        }
     }
+
+    /// `value`'s JSON bytes, its objects' members in their order.
+    static func serialized(_ value: GQLValue) throws -> [UInt8] { Array(try value.jsonData()) }
 
     /// Write: parse + `cache.write` on a fresh cache file vs parse + rows by hand on a fresh file, taking turns.
     /// Read: from the written cache (warm), from a fresh GQLCache on its file (cold), and parsing the bytes.
@@ -40,6 +47,8 @@ struct CacheWorkloads {
         var freshParses: [Double] = []
         let answerPath = directory.appendingPathComponent("answer.json")
         try bytes.write(to: answerPath)
+        // What every read is checked against: the parse's answer, serialized in its members' order.
+        let expected = try Self.serialized(try parse(bytes))
         for round in 0...options.rounds {
             let measured = round > 0
             progress(measured ? "write/read: round \(round) of \(options.rounds)" : "write/read: warm-up round")
@@ -57,7 +66,7 @@ struct CacheWorkloads {
                         try fresh.write(Feed.query, variables, data: try parse(bytes))
                     }
                     CallgrindSection.stop("write.cache", operations: 1)
-                    try check(try fresh.read(Feed.query, variables), "the cache's answer after the write")
+                    try check(try fresh.read(Feed.query, variables), "the cache's answer after the write", against: expected)
                     if measured { cacheWrites.append(time) }
                     cache = fresh
                 } else {
@@ -90,14 +99,14 @@ struct CacheWorkloads {
                     CallgrindSection.start("read.warm")
                     time = try timed { answer = try cache.read(Feed.query, variables) }
                     CallgrindSection.stop("read.warm", operations: 1)
-                    try check(answer, "the warm cache's answer")
+                    try check(answer, "the warm cache's answer", against: expected)
                     if measured { warmReads.append(time) }
                 case "cold":
                     let cold = try GQLCache(path: cachePath)
                     CallgrindSection.start("read.cold")
                     time = try timed { answer = try cold.read(Feed.query, variables) }
                     CallgrindSection.stop("read.cold", operations: 1)
-                    try check(answer, "the cold cache's answer")
+                    try check(answer, "the cold cache's answer", against: expected)
                     if measured { coldReads.append(time) }
                 case "fresh read", "fresh parse":
                     let what = reader == "fresh read" ? "read" : "parse"
@@ -109,7 +118,7 @@ struct CacheWorkloads {
                     CallgrindSection.start("read.parse")
                     time = try timed { answer = try parse(bytes) }
                     CallgrindSection.stop("read.parse", operations: 1)
-                    try check(answer, "the parsed answer")
+                    try check(answer, "the parsed answer", against: expected)
                     if measured { parses.append(time) }
                 }
             }

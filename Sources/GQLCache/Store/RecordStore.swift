@@ -306,7 +306,15 @@ final class RecordStore: Sendable {
     func merge(_ records: NormalizedRecords, receivedAt: Double? = nil, expiresAt: Double? = nil) throws
         -> Set<String>
     {
-        guard !records.isEmpty else { return [] }
+        try mergeNotingGeneration(records, receivedAt: receivedAt, expiresAt: expiresAt).changed
+    }
+
+    /// ``merge(_:receivedAt:expiresAt:)``, and the memory layer's generation once the write is in (read before
+    /// another write can start): a read whose ``Snapshot`` has that generation holds this write and no later one.
+    func mergeNotingGeneration(_ records: NormalizedRecords, receivedAt: Double? = nil, expiresAt: Double? = nil)
+        throws -> (changed: Set<String>, generation: UInt64)
+    {
+        guard !records.isEmpty else { return ([], memory.withLock { $0.generation }) }
         return try writeLock.withLock { sizes in
             // Rows go in in key order. The table is a B-tree on the key: rows in hash order land all over it,
             // splitting pages everywhere (a fresh answer's file came out 3/4 full) and dirtying more pages than
@@ -373,7 +381,7 @@ final class RecordStore: Sendable {
             if let maximumBytes {
                 changed.formUnion(try trimToBudget(maximumBytes, &sizes))
             }
-            return changed
+            return (changed, memory.withLock { $0.generation })
         }
     }
 

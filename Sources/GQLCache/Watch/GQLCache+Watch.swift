@@ -18,7 +18,9 @@ extension GQLCache {
     /// treated the same way (asked of the server, never emitted from the cache unrevalidated), as
     /// ``fetch(_:_:_:policy:store:maxStale:)`` treats it, unless every record of the answer that changed since
     /// the watch last read holds a server's answer (another watch's or a fetch's): that answer is the
-    /// revalidation. An answer past its max age is emitted flagged ``Result/isStale`` and refreshed from the
+    /// revalidation. A manual write of the answer's fields is the app's own data, not the server's stored answer:
+    /// those fields are fresh, and an answer holding nothing else of a `no-cache` answer is emitted from the cache,
+    /// unasked. An answer past its max age is emitted flagged ``Result/isStale`` and refreshed from the
     /// network, by the same rule: once per change of the app's that finds it stale, not for a server's answer
     /// (one that says `max-age=0` is stale at once). A failed refetch is not an error of the watch: it waits for
     /// the next change.
@@ -137,17 +139,22 @@ private struct Watcher: Sendable {
         // Then each change that touches what the answer read.
         for await _ in wakes {
             try Task.checkCancellation()
-            let before = cache.watchers.changeCount
-            let previousRead = readAt
+            // How the records the last answer read changed since that read, up to the count taken now, before
+            // this read: a change that comes while it reads wakes the watcher again and is judged then.
+            let (before, changes) = cache.watchers.wake(id, since: readAt)
             readAt = before
             // A failed refetch is not an error of the watch: it waits for the next change.
-            // A stored answer is emitted as the cache reads it back, under the optimistic layers in place.
+            // A stored answer is emitted as the cache reads it back, under the optimistic layers in place: from
+            // the network when the read holds the answer and no later write, from the cache when a write came in
+            // between (a manual write made as the answer arrived: the read holds the app's data too).
             func refetch() async -> Bool {
-                guard let (fetched, stored) = try? await cache.sharedNetworkAnswer(server, request, since: before) else {
+                guard let (fetched, storedAt) = try? await cache.sharedNetworkAnswer(server, request, since: before)
+                else {
                     return false
                 }
-                if stored, let answer = try? cache.cachedAnswer(request.operation, request.variables) {
-                    emit(GQLCache.Result(result: GQLResult(data: answer.data), source: .network))
+                if let storedAt, let answer = try? cache.cachedAnswer(request.operation, request.variables) {
+                    let source: GQLCache.Source = answer.generation == storedAt ? .network : .cache
+                    emit(GQLCache.Result(result: GQLResult(data: answer.data), source: source))
                 } else {
                     emit(fetched)
                 }
@@ -170,7 +177,6 @@ private struct Watcher: Sendable {
                 // not change hold what the watcher emitted, revalidated, last time), and asking again would let two
                 // watches of the same records wake each other's requests without end, even when the server says
                 // `max-age=0`. A change of the app's (a manual write, a layer) is asked of the server.
-                let changes = cache.watchers.changes(of: answer.keys, since: previousRead)
                 // A second wake for a change the last read saw (a refetch's own write): nothing new.
                 if changes == .none, let last, last.data == answer.data { continue }
                 let mustRevalidate = CacheControl.mustBeRevalidated(staleness: staleness)
@@ -187,8 +193,7 @@ private struct Watcher: Sendable {
                 // Asked of the server only for a change of the app's (an eviction, a clear, a write): a server's
                 // answer that does not read back (a keyed object without its key field, an answer the size
                 // budget trimmed at once) would otherwise wake the refetch that stored it again, without end.
-                guard policy != .cacheOnly, cache.watchers.changes(of: miss.keys, since: previousRead) == .other
-                else { continue }
+                guard policy != .cacheOnly, changes == .other else { continue }
                 _ = await refetch()
             }
         }

@@ -4,7 +4,7 @@ import GQLCore
 /// watchers whose last answer read a record it changed, at a cost that does not grow with the watchers it leaves
 /// alone.
 final class WatcherRegistry: Sendable {
-    private struct State {
+    fileprivate struct State {
         var nextID = 0
         var wakers: [Int: AsyncStream<Void>.Continuation] = [:]
         var dependencies: [Int: Set<String>] = [:]
@@ -106,14 +106,32 @@ final class WatcherRegistry: Sendable {
 
     /// How the records of `keys` changed after notification `count` (taken before a watcher's previous read).
     func changes(of keys: Set<String>, since count: UInt64) -> ChangesSince {
+        state.withLock { $0.changes(of: keys, since: count) }
+    }
+
+    /// What a woken watcher reads against, taken in one step: the notification count now (pass it to
+    /// ``setDependencies(_:of:readSince:)`` after the read) and how the records its last answer read (its
+    /// dependencies) changed after notification `count` (taken before that read) up to now.
+    ///
+    /// Taken before the read, not after it: a change that comes while the watcher reads is not one the read
+    /// is judged by (it may not have seen it), and wakes the watcher again. Judged after the read, a manual write
+    /// made while a watcher read a server's `no-cache` answer counted as a change of the app's that the answer
+    /// held, and the watcher asked the server for an answer it had just been given.
+    func wake(_ id: Int, since count: UInt64) -> (count: UInt64, changes: ChangesSince) {
         state.withLock { state in
-            var changed = false
-            for key in keys {
-                guard let last = state.lastChange[key] else { continue }
-                if last.byApp > count { return .other }
-                if last.byServer > count { changed = true }
-            }
-            return changed ? .byServer : .none
+            (state.changes, state.changes(of: state.dependencies[id] ?? [], since: count))
         }
+    }
+}
+
+extension WatcherRegistry.State {
+    fileprivate func changes(of keys: Set<String>, since count: UInt64) -> WatcherRegistry.ChangesSince {
+        var changed = false
+        for key in keys {
+            guard let last = lastChange[key] else { continue }
+            if last.byApp > count { return .other }
+            if last.byServer > count { changed = true }
+        }
+        return changed ? .byServer : .none
     }
 }
