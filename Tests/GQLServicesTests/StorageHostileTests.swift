@@ -228,7 +228,8 @@ import Testing
     /// An object whose ETag is no digest of its body (a multipart upload's) is checked against the whole-object
     /// checksum S3 answers when asked (`x-amz-checksum-mode: ENABLED`, which GQLStorage sends as the AWS SDKs do):
     /// a damaged body is refused against a CRC-64/NVME or a CRC-32 of the full object, in memory and to a file; an
-    /// intact one is kept; a composite CRC-32 (of the parts' CRCs) says nothing of the body and is not checked.
+    /// intact one is kept; a composite CRC-32 (of the parts' CRCs, `…-2`, typed COMPOSITE or untyped) says nothing
+    /// of the body and is not checked.
     @Test func aDamagedBodyIsRefusedAgainstTheWholeObjectChecksumS3Answers() async throws {
         try await Self.withHostile { storage, _ in
             let directory = try TemporaryFiles()
@@ -245,12 +246,64 @@ import Testing
                 #expect(refusedFile?.code == .invalidResponse, "\(key)")
             }
             #expect(directory.names().isEmpty, "\(directory.names())")
-            for (key, expected) in [("crc64-intact", intact), ("composite-damaged", damaged)] {
+            for (key, expected) in [
+                ("crc64-intact", intact), ("composite-damaged", damaged), ("composite-untyped-damaged", damaged),
+            ] {
                 #expect(try await storage.download("crc", key) == Data(expected), "\(key)")
                 let file = directory.url("\(key).bin")
                 try await storage.download("crc", key, to: file)
                 #expect(try Data(contentsOf: file) == Data(expected), "\(key)")
             }
+        }
+    }
+
+    /// A download to a file is hashed as it is written, a chunk at a time (6 MiB here, more than the 4 MiB the
+    /// writer queues): a body whose CRC-32 is not the whole object's one S3 answered is refused once it has all come,
+    /// the hidden file is removed, and a file already at the destination is left as it was, never replaced by the
+    /// damaged body.
+    @Test func aLargeDownloadWithAWrongCRCLeavesTheDestinationAsItWas() async throws {
+        try await Self.withHostile { storage, _ in
+            let directory = try TemporaryFiles()
+            let fresh = directory.url("fresh.bin")
+            let refused = await #expect(throws: GQLError.self) {
+                try await storage.download("crc", "crc32-damaged-big", to: fresh)
+            }
+            #expect(refused?.code == .invalidResponse)
+            #expect(refused?.message.contains("does not match the CRC-32 S3 answered") == true)
+            #expect(directory.names().isEmpty, "\(directory.names())")
+
+            let kept = directory.url("kept.bin")
+            let earlier = Data("the earlier version".utf8)
+            try earlier.write(to: kept)
+            let received = GQLLocked<Int64>(0)
+            await #expect(throws: GQLError.self) {
+                try await storage.download("crc", "crc32-damaged-big", to: kept) { done, _ in
+                    received.withLock { $0 = done }
+                }
+            }
+            #expect(received.withLock { $0 } == Int64(Self.etagObject(damaged: true).count), "the whole body came before the refusal")
+            #expect(try Data(contentsOf: kept) == earlier)
+            #expect(directory.names() == ["kept.bin"])
+        }
+    }
+
+    /// GQLStorage asks for whole objects only: an answer that is a range of one (206 Partial Content, or a 200
+    /// with a Content-Range; each with the whole object's CRC-64/NVME, which says nothing of the range) is refused
+    /// as not the object, in memory and to a file, never checked as if it were it; no file is left.
+    @Test func aPartOfTheObjectIsNotTakenForAllOfIt() async throws {
+        try await Self.withHostile { storage, _ in
+            let directory = try TemporaryFiles()
+            for key in ["crc64-range", "crc64-range-200"] {
+                let refused = await #expect(throws: GQLError.self) { try await storage.download("crc", key) }
+                #expect(refused?.code == .invalidResponse, "\(key)")
+                #expect(refused?.message.contains("is a part of the object") == true, "\(key): \(refused?.message ?? "")")
+                let refusedFile = await #expect(throws: GQLError.self) {
+                    try await storage.download("crc", key, to: directory.url("range.bin"))
+                }
+                #expect(refusedFile?.code == .invalidResponse, "\(key)")
+                #expect(refusedFile?.message.contains("is a part of the object") == true, "\(key)")
+            }
+            #expect(directory.names().isEmpty, "\(directory.names())")
         }
     }
 

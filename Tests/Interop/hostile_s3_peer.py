@@ -25,7 +25,11 @@ no signature; the bucket (the first path segment, path-style) picks what every r
   crc           GET of 200,000 bytes of the same pattern with a multipart ETag and, only when the GET asks with
                 `x-amz-checksum-mode: ENABLED`, a whole-object checksum of the intact bytes: `crc64-intact`,
                 `crc64-damaged` (x-amz-checksum-crc64nvme, FULL_OBJECT; one byte changed), `crc32-damaged`
-                (x-amz-checksum-crc32, no type) and `composite-damaged` (a composite CRC-32 `…-2`, COMPOSITE)
+                (x-amz-checksum-crc32, no type), `composite-damaged` (a composite CRC-32 `…-2`, COMPOSITE),
+                `composite-untyped-damaged` (the same without a type), `crc64-range` (206 Partial Content: the
+                first 100,000 bytes, with Content-Range and the whole object's CRC-64/NVME) and `crc64-range-200`
+                (the same answered 200); `crc32-damaged-big` is
+                the damaged `etag` object (6 MiB + 123 bytes) with the intact one's CRC-32, FULL_OBJECT
 
 and `POST /graphql` (for gql-cli's GraphQL error lines) answers 7 GraphQL errors whose messages hold the same.
 
@@ -74,6 +78,12 @@ CRC_ANSWERS = {
     "crc64-damaged": (CRC_DAMAGED, [("x-amz-checksum-crc64nvme", crc64nvme(CRC_BODY)), ("x-amz-checksum-type", "FULL_OBJECT")]),
     "crc32-damaged": (CRC_DAMAGED, [("x-amz-checksum-crc32", CRC32_BODY)]),
     "composite-damaged": (CRC_DAMAGED, [("x-amz-checksum-crc32", CRC32_BODY + "-2"), ("x-amz-checksum-type", "COMPOSITE")]),
+    "composite-untyped-damaged": (CRC_DAMAGED, [("x-amz-checksum-crc32", CRC32_BODY + "-2")]),
+    "crc64-range": (CRC_BODY[:100_000], [("x-amz-checksum-crc64nvme", crc64nvme(CRC_BODY)), ("x-amz-checksum-type", "FULL_OBJECT")]),
+    "crc64-range-200": (CRC_BODY[:100_000], [("x-amz-checksum-crc64nvme", crc64nvme(CRC_BODY)), ("x-amz-checksum-type", "FULL_OBJECT")]),
+    "crc32-damaged-big": (ETAG_DAMAGED, [
+        ("x-amz-checksum-crc32", base64.b64encode(zlib.crc32(ETAG_BODY).to_bytes(4, "big")).decode()),
+        ("x-amz-checksum-type", "FULL_OBJECT")]),
 }
 
 state = {"sent": 0, "requests": 0, "cut": set()}
@@ -225,6 +235,9 @@ class Handler(BaseHTTPRequestHandler):
             headers = [("ETag", f'"{ETAG_MD5}-2"')]
             if self.headers.get("x-amz-checksum-mode", "").upper() == "ENABLED":
                 headers += checksums
+            if key.startswith("crc64-range"):
+                headers.append(("Content-Range", f"bytes 0-{len(body) - 1}/{len(CRC_BODY)}"))
+                return self.answer(200 if key.endswith("-200") else 206, body, headers, "application/octet-stream")
             return self.answer(200, body, headers, "application/octet-stream")
         if bucket == "cut":
             with lock:

@@ -7,7 +7,9 @@ import NIOHTTP1
 /// object stored in one part, ``GQLStorage/etagMD5(_:)``), otherwise the whole object's checksum S3 answers a GET
 /// sent with `x-amz-checksum-mode: ENABLED`, when it is one computed here (CRC-64/NVME, S3's default, or CRC-32) and
 /// of the full object (`x-amz-checksum-type: FULL_OBJECT`, or no type). A composite checksum (`…-N`, a checksum of
-/// the parts' checksums, as an upload in parts with CRC32 gets) and other algorithms leave nothing to check.
+/// the parts' checksums, as an upload in parts with CRC32 gets, typed `COMPOSITE` or not) and other algorithms leave
+/// nothing to check. A body that is a range of the object is never checked against them (they say nothing of a part
+/// of it): GQLStorage asks for whole objects only and refuses a range (``requireWholeObject(status:_:call:)``).
 struct BodyCheck: Sendable {
     enum Kind: Sendable {
         case md5, crc64nvme, crc32
@@ -26,13 +28,29 @@ struct BodyCheck: Sendable {
         guard (headers.first(name: "x-amz-checksum-type")?.uppercased() ?? "FULL_OBJECT") == "FULL_OBJECT" else {
             return nil
         }
-        if let text = headers.first(name: "x-amz-checksum-crc64nvme"), let crc = CRC64NVME(base64: text) {
+        // A composite value is `<base64>-<parts>`, also from servers that send no checksum type.
+        if let text = headers.first(name: "x-amz-checksum-crc64nvme"), !text.contains("-"),
+            let crc = CRC64NVME(base64: text)
+        {
             (kind, expected) = (.crc64nvme, crc.bytes)
-        } else if let text = headers.first(name: "x-amz-checksum-crc32"), let crc = CRC32(base64: text) {
+        } else if let text = headers.first(name: "x-amz-checksum-crc32"), !text.contains("-"),
+            let crc = CRC32(base64: text)
+        {
             (kind, expected) = (.crc32, crc.bytes)
         } else {
             return nil
         }
+    }
+
+    /// Refuses a range of the object (`206 Partial Content`, or any answer with a `Content-Range`) answered to a
+    /// download of all of it: GQLStorage asks for no range, so the body is not the object, however its length and
+    /// digests look.
+    static func requireWholeObject(status: Int, _ headers: HTTPHeaders, call: GQLStorage.Call) throws {
+        guard status == 206 || headers.contains(name: "Content-Range") else { return }
+        throw GQLError(
+            .invalidResponse,
+            "the answer for \(call.bucket)/\(call.key ?? "") is a part of the object (206 Partial Content), not all of it",
+            operation: call.operation)
     }
 
     /// The digest of a body received whole.

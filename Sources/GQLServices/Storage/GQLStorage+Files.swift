@@ -55,6 +55,7 @@ extension GQLStorage {
                     let (error, _) = try await exchange.readErrorBody(body)
                     throw serviceError(.init(status: status, headers: headers, body: error), call: call)
                 }
+                try BodyCheck.requireWholeObject(status: status, headers, call: call)
                 let total = headers.first(name: "Content-Length").flatMap(Int64.init) ?? -1
                 // Hashed only when the ETag is the body's MD5 (a single-part object) or S3 answered the whole
                 // object's CRC: most large objects are multipart, and their ETags are no digest of the body.

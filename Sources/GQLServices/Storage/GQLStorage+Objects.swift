@@ -35,6 +35,7 @@ extension GQLStorage {
         var call = Call(method: "GET", bucket: bucket, key: key, operation: "download")
         call.headers.append(Self.checksumMode)
         let response = try await send(call)
+        try BodyCheck.requireWholeObject(status: response.status, response.headers, call: call)
         if let check = BodyCheck(response.headers) { try check.verify(check.digest(of: response.body), call: call) }
         return response.body
     }
