@@ -163,4 +163,37 @@ import Testing
         try GQLCache(path: path).write(Self.query, data: feed)
         #expect(try GQLCache(path: path).read(Self.query) == feed)
     }
+
+    /// A cold read walks the table in key order: it steps over rows it does not want (a few in a row, then it
+    /// seeks), passes keys that are not in the table, and meets keys in SQLite's byte order, which is not
+    /// Swift's for a decomposed accent (`e` + U+0301 sorts before `f` in bytes, after it in Swift) and puts a key
+    /// with a NUL byte where its bytes say.
+    @Test func aColdReadStepsOverRowsItDoesNotWantAndMeetsKeysInByteOrder() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        func post(_ id: String) -> GQLValue {
+            [
+                "__typename": "Post", "id": .string(id), "title": .string("T\(id)"),
+                "author": ["__typename": "User", "id": .string("u\(id.utf8.count % 7)"), "name": "U"],
+            ]
+        }
+        let odd = ["e\u{301}", "f", "a\u{0}b", "\u{3A9}", "\"q\".:x", "z"]
+        let ids = (0..<300).map { String(format: "%03d", $0) }
+        let feed: GQLValue = ["feed": .array((ids + odd).map(post))]
+        // Every 10th post (9 rows stepped over between two: more than a walk steps before it seeks), then every
+        // 3rd (2 rows: stepped), then the odd ids.
+        let picked = stride(from: 0, to: 150, by: 10).map { ids[$0] } + stride(from: 150, to: 300, by: 3).map { ids[$0] }
+        let picks: GQLValue = ["picks": .array((picked + odd).map(post))]
+        let picksQuery = "query { picks { id title author { id name } } }"
+        let cache = try GQLCache(path: path)
+        try cache.write(Self.query, data: feed)
+        try cache.write(picksQuery, data: picks)
+        #expect(try GQLCache(path: path).read(picksQuery) == picks)
+        #expect(try GQLCache(path: path).read(Self.query) == feed)
+        // A record the walk passes by (not in the table) is a miss that names its field.
+        #expect(try cache.evict(key: "Post:159"))
+        let miss = #expect(throws: GQLError.self) { try GQLCache(path: path).read(picksQuery) }
+        #expect(miss?.code == .cacheMiss && miss?.message.contains("`picks.18`") == true)
+    }
 }

@@ -55,4 +55,28 @@ import Testing
         #expect(error?.table == "item")
         #expect(try db.fetchAll(sql: "SELECT SUM(attempts) AS s FROM item").first?["s"] == 2)
     }
+
+    /// The form that stops: no row past the one `body` said stop at is read, the statement is reset there (the
+    /// same statement runs again from its start), and it says whether every row was read.
+    @Test func stopsAtTheRowItIsToldToAndSaysWhetherItReadThemAll() throws {
+        let temp = try Self.items(
+            "CREATE TABLE item (id INTEGER PRIMARY KEY)", "INSERT INTO item (id) VALUES (1), (2), (3), (4), (5)")
+        let sql = "SELECT id FROM item WHERE id >= ? ORDER BY id"
+        var ids: [Int64] = []
+        var ended: [Bool] = []
+        try temp.db.read { tx in
+            ended.append(
+                try tx.forEachRowWhile(sql: sql, [2], table: "item") { row in
+                    ids.append(row.integer(0) ?? -1)
+                    return ids.count < 2
+                })
+            ended.append(
+                try tx.forEachRowWhile(sql: sql, [4], table: "item") { row in
+                    ids.append(row.integer(0) ?? -1)
+                    return true
+                })
+        }
+        #expect(ids == [2, 3, 4, 5])
+        #expect(ended == [false, true])
+    }
 }

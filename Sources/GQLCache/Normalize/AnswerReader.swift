@@ -124,14 +124,21 @@ struct AnswerReader {
         let start = (generation: snapshot.generation, trims: snapshot.trims)
         var pinned = snapshot.layers.isEmpty
         var level = [Pending(key: rootKey, field: nil)]
-        // Every key looked for, found or not, so a key met again costs one lookup.
+        // While pinned, the keys looked for (a key met again is found in the snapshot, one lookup; one not in
+        // the table is looked for again, and a key wanted twice in a level is loaded once). Once not, every key
+        // looked for, found or not, so a key met again costs one lookup.
+        var looked: [String] = []
         var seen: Set<String> = []
         while !level.isEmpty {
             var wanted: [String] = []
-            for pending in level where seen.insert(pending.key).inserted {
+            for pending in level {
                 if pinned {
+                    looked.append(pending.key)
                     if snapshot.records[pending.key] == nil { wanted.append(pending.key) }
-                } else if let record = record(pending.key) {
+                    continue
+                }
+                guard seen.insert(pending.key).inserted else { continue }
+                if let record = record(pending.key) {
                     loaded[pending.key] = record
                 } else {
                     wanted.append(pending.key)
@@ -149,6 +156,7 @@ struct AnswerReader {
                         || !snapshot.layers.isEmpty
                 {
                     pinned = false
+                    seen = Set(looked)
                     try keepSeen(seen, except: Set(wanted))
                 }
                 if !pinned { keep(rows, keys: wanted) }

@@ -19,7 +19,7 @@ final class RecordStore: Sendable {
 
     static let table = "_gqlcache_records"
     static let namespace = "gqlcache"
-    /// Keys per statement of a read (a JSON array of them, one parameter).
+    /// Rows a read copies out of SQLite before it decodes them (see ``selectRows(_:_:hasDeadlines:)``).
     static let batchSize = 500
 
     /// Most bytes (keys and stored fields) the table may hold; past it the least recently read records go.
@@ -170,109 +170,115 @@ final class RecordStore: Sendable {
         return records
     }
 
-    /// Looks up each key of a JSON array of keys (one parameter) by the primary key: `json_each` walks the array
-    /// and drives the loop (`CROSS JOIN` keeps it outside), so one prepared statement serves every number of keys
-    /// and SQLite builds no temporary index first, as it does for an `IN` list of parameters.
-    private static let selectByKeys = """
-        SELECT r.key, r.fields FROM json_each(?) AS j CROSS JOIN \(table) AS r ON r.key = j.value
-        """
+    /// Walks the table forward in key order (its primary key's) from the key bound.
+    private static let selectFrom = "SELECT key, fields FROM \(table) WHERE key >= ? ORDER BY key"
 
-    /// One key's row, for a key the JSON path cannot carry (SQLite's JSON reads `\u0000` as the end of a string).
-    private static let selectByKey = "SELECT key, fields FROM \(table) WHERE key = ?"
+    /// Rows a walk steps over in a row, none of them wanted, before it seeks the next wanted key instead: a step
+    /// costs SQLite a few hundred instructions, a seek from the B-tree's root about 2,500.
+    static let stepsBeforeSeek = 8
 
     /// The rows of ``select(_:_:)`` as a list (no table of them is made), setting `hasDeadlines` when a record
     /// read holds a server's deadlines.
     ///
-    /// The keys are looked up in sorted order: neighbouring keys share the B-tree's pages, and records of one
-    /// type come together, which ``RecordCodec/Names`` relies on. SQLite's part and the decoding run one after
-    /// the other, not row by row: a batch's keys and bytes are copied out as its statement steps, then decoded in
-    /// one loop before the next batch (so the copies held at once are one batch's, not the whole read's).
-    /// Alternating SQLite's code and the decoder's for each row made each evict the other from the processor's
-    /// instruction cache.
+    /// The keys are sorted by their UTF-8 bytes (SQLite's order for the primary key) and the table is walked
+    /// forward from the first: a row whose key is the next one wanted is taken, a row between wanted keys is
+    /// stepped over, and after ``stepsBeforeSeek`` such rows in a row the walk seeks the next wanted key. The
+    /// records of one answer lie close together in key order (a type's records are neighbours), so most are
+    /// reached by a step rather than by a seek from the root; keys not in the table are passed by as the walk
+    /// goes beyond them. Records of one type come together, which ``RecordCodec/Names`` relies on.
+    ///
+    /// SQLite's part and the decoding run one after the other, not row by row: up to ``batchSize`` rows' bytes
+    /// are copied out as the statement steps, then decoded in one loop (so the copies held at once are one
+    /// batch's, not the whole read's). Alternating SQLite's code and the decoder's for each row made each evict
+    /// the other from the processor's instruction cache.
     private static func selectRows(_ keys: [String], _ tx: GQLTransaction, hasDeadlines: inout Bool) throws
         -> [(key: String, record: GQLValues)]
     {
         var records: [(key: String, record: GQLValues)] = []
         records.reserveCapacity(keys.count)
-        // The BLOB rows: their keys, and where their bytes end in `bytes` (each starts where the one before ends).
-        var blobRows: [(key: String, end: Int)] = []
-        blobRows.reserveCapacity(min(keys.count, batchSize))
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(min(keys.count, batchSize) * 256)
+        let wanted = SortedKeys(keys)
+        var copied = CopiedRows(capacity: min(keys.count, batchSize))
+        // The place in `wanted` of the next key to find.
+        var next = 0
+        while next < wanted.count {
+            var passed = 0
+            let from: [GQLValue] = [.string(keys[wanted.index(next)])]
+            let finished = try tx.forEachRowWhile(sql: selectFrom, from, table: table) { row in
+                // Keys before the row's are not in the table; a row before the next key is not wanted.
+                guard row.withText(0, { wanted.advance(&next, to: $0) }) == .equal else {
+                    passed += 1
+                    return next < wanted.count && passed <= stepsBeforeSeek
+                }
+                passed = 0
+                let index = wanted.index(next)
+                next += 1
+                if row.withBlob(1, { copied.copy(index, $0) }) != nil {
+                    if copied.count == batchSize { copied.decode(keys, into: &records) }
+                } else if let decoded = decodeNotingDeadlines(row, 1) {
+                    // JSON text (a row written before format 1): rare, decoded at once.
+                    records.append((keys[index], decoded.fields))
+                    if decoded.hasDeadlines { copied.sawDeadlines = true }
+                }
+                return next < wanted.count
+            }
+            // The table ended: no key left is in it.
+            if finished { break }
+        }
+        copied.decode(keys, into: &records)
+        if copied.sawDeadlines { hasDeadlines = true }
+        return records
+    }
+
+    /// Rows' bytes copied out of SQLite as a statement steps, decoded a batch at a time
+    /// (``selectRows(_:_:hasDeadlines:)``).
+    private struct CopiedRows {
+        /// The rows copied and not decoded yet: their keys' places among the keys read, and where their bytes end
+        /// in `bytes` (each starts where the one before ends).
+        private var rows: [(index: Int, end: Int)] = []
+        private var bytes: [UInt8] = []
+        private var names = RecordCodec.Names()
+        /// Whether a record decoded holds a server's deadlines.
         var sawDeadlines = false
-        var names = RecordCodec.Names()
-        // Decodes the rows copied out since the last call, then empties the copies for the next batch.
-        func decodeCopied() {
+
+        init(capacity: Int) {
+            rows.reserveCapacity(capacity)
+            bytes.reserveCapacity(capacity * 256)
+        }
+
+        /// How many rows are copied and not decoded yet.
+        var count: Int { rows.count }
+
+        /// Copies the bytes of the row of the key at `index`.
+        mutating func copy(_ index: Int, _ blob: UnsafeRawBufferPointer) {
+            // Typed as bytes, so the append is one copy of the block (a raw buffer is appended byte by byte).
+            bytes.append(contentsOf: blob.assumingMemoryBound(to: UInt8.self))
+            rows.append((index, bytes.count))
+        }
+
+        /// Decodes the rows copied since the last call into `records` (keyed by `keys`), then empties the copies
+        /// for the next batch. A row that does not decode is a miss (never read as text).
+        mutating func decode(_ keys: [String], into records: inout [(key: String, record: GQLValues)]) {
+            var names = self.names
+            self.names = RecordCodec.Names()  // one reference while decoding: no copy when a name changes
+            var sawDeadlines = false
             bytes.withUnsafeBytes { buffer in
                 var offset = 0
-                for (key, end) in blobRows {
+                for (index, end) in rows {
                     defer { offset = end }
-                    // A BLOB that does not decode is a miss (never read as text).
                     guard
                         let decoded = RecordCodec.decode(
                             UnsafeRawBufferPointer(rebasing: buffer[offset..<end]),
                             noting: FieldExpiry.expiresMember, names: &names)
                     else { continue }
-                    records.append((key, decoded.fields))
+                    records.append((keys[index], decoded.fields))
                     if decoded.hasNoted { sawDeadlines = true }
                 }
             }
-            blobRows.removeAll(keepingCapacity: true)
+            self.names = names
+            if sawDeadlines { self.sawDeadlines = true }
+            rows.removeAll(keepingCapacity: true)
             bytes.removeAll(keepingCapacity: true)
         }
-        func take(_ row: GQLColumns) {
-            guard let key = row.text(0) else { return }
-            // Typed as bytes, so the append is one copy of the block (a raw buffer is appended byte by byte).
-            if row.withBlob(1, { bytes.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }) != nil {
-                blobRows.append((key, bytes.count))
-            } else if let decoded = decodeNotingDeadlines(row, 1) {
-                // JSON text (a row written before format 1): rare, decoded at once.
-                records.append((key, decoded.fields))
-                if decoded.hasDeadlines { sawDeadlines = true }
-            }
-        }
-        let sorted = keys.sorted()
-        var start = 0
-        var json: [UInt8] = []
-        json.reserveCapacity(min(sorted.count, batchSize) * 16)
-        while start < sorted.count {
-            let chunk = sorted[start..<min(start + batchSize, sorted.count)]
-            start += chunk.count
-            json.removeAll(keepingCapacity: true)
-            json.append(UInt8(ascii: "["))
-            for key in chunk {
-                if key.utf8.contains(0) {
-                    try tx.forEachRow(sql: selectByKey, [.string(key)], table: table, take)
-                    continue
-                }
-                if json.count > 1 { json.append(UInt8(ascii: ",")) }
-                appendQuoted(key, to: &json)
-            }
-            json.append(UInt8(ascii: "]"))
-            try tx.forEachRow(
-                sql: selectByKeys, [.string(String(decoding: json, as: UTF8.self))], table: table, take)
-            decodeCopied()
-        }
-        if sawDeadlines { hasDeadlines = true }
-        return records
-    }
-
-    /// Appends `key` to a JSON array's bytes as a JSON string: its bytes as they are between quotes when nothing
-    /// in them needs an escape (a key's usual case), else as ``JSONWriter`` quotes it.
-    private static func appendQuoted(_ key: String, to json: inout [UInt8]) {
-        let plain = key.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard
-                !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
-            else { return false }
-            json.append(UInt8(ascii: "\""))
-            json.append(contentsOf: bytes)
-            json.append(UInt8(ascii: "\""))
-            return true
-        }
-        guard plain != true else { return }
-        var quoted = ""
-        JSONWriter.quote(key, into: &quoted)
-        json.append(contentsOf: quoted.utf8)
     }
 
     /// Every key in the table (for tests and tools).

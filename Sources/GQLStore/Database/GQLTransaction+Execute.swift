@@ -107,6 +107,38 @@ extension GQLDatabaseContext {
     }
 }
 
+extension GQLDatabaseContext {
+    /// ``forEachRow(sql:_:table:_:)`` that stops at the first row for which `body` returns `false`: the statement
+    /// is reset there and SQLite reads no row past it. Returns whether every row was read (`body` never said
+    /// stop). GQLCache walks its table forward from a key with it, and stops once it has the rows it wanted.
+    /// ```swift
+    /// var ids: [Int64] = []
+    /// try tx.forEachRowWhile(sql: "SELECT id FROM item WHERE id >= ? ORDER BY id", [100], table: "item") { row in
+    ///     ids.append(row.integer(0) ?? 0)
+    ///     return ids.count < 10
+    /// }
+    /// ```
+    @discardableResult
+    package func forEachRowWhile(
+        sql: String, _ values: [GQLValue], table: String?, _ body: (GQLColumns) throws -> Bool
+    ) throws -> Bool {
+        try withReadConnection { connection in
+            let statement = try connection.cached(sql)
+            defer { statement.reset() }
+            for (i, value) in values.enumerated() { try statement.bind(value, at: Int32(i + 1)) }
+            do {
+                while try statement.step() {
+                    guard try body(GQLColumns(statement: statement)) else { return false }
+                }
+                return true
+            } catch var error as GQLError {
+                error.table = error.table ?? table
+                throw error
+            }
+        }
+    }
+}
+
 /// The current row of ``GQLDatabaseContext/forEachRow(sql:_:table:_:)``, read by column position (from 0).
 package struct GQLColumns {
     fileprivate let statement: Statement
