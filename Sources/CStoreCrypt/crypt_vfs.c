@@ -711,10 +711,23 @@ static int crypt_current_time64(sqlite3_vfs *vfs, sqlite3_int64 *out) {
     return gBase->xCurrentTimeInt64(gBase, out);
 }
 
+static int gSetUp = SQLITE_ERROR;
+static pthread_once_t gSetUpOnce = PTHREAD_ONCE_INIT;
+
+static void set_up_once(void) {
+    gSetUp = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+int gqlstore_sqlite_set_up(void) {
+    pthread_once(&gSetUpOnce, set_up_once);
+    return gSetUp;
+}
+
 static int gRegistered = SQLITE_ERROR;
 static pthread_once_t gOnce = PTHREAD_ONCE_INIT;
 
 static void register_once(void) {
+    gqlstore_sqlite_set_up();  /* before sqlite3_vfs_find, which initializes SQLite */
     pthread_atfork(NULL, NULL, count_fork_in_child);
     gBase = sqlite3_vfs_find(NULL);
     if (!gBase || gBase->iVersion < 2 || !gBase->xCurrentTimeInt64) return;

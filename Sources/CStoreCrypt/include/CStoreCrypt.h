@@ -31,6 +31,14 @@ enum {
 /// Which file a failure was in.
 enum { GQLCRYPT_FILE_MAIN = 0, GQLCRYPT_FILE_WAL = 1, GQLCRYPT_FILE_JOURNAL = 2 };
 
+/// GQLStore's one process-wide SQLite setting, made once before GQLStore's first call into SQLite (a connection's
+/// open, this VFS's registration): SQLite's memory statistics off (SQLITE_CONFIG_MEMSTATUS 0). The system's SQLite
+/// is built without lookaside memory, so every allocation it makes (a few per read: each text column of a row is
+/// copied) goes to malloc, and with the statistics on each also takes and releases a process-wide mutex to count it;
+/// SQLite's list of recommended options turns them off for speed. Nothing in the project reads them. Returns
+/// SQLITE_OK, or SQLITE_MISUSE when another user of SQLite in the process initialized it first (nothing changes).
+int gqlstore_sqlite_set_up(void);
+
 /// Registers the VFS beside the default one (never as the default); safe to call many times. Returns an SQLite code.
 int gqlcrypt_register(void);
 /// The name to open databases with: "gqlcrypt".

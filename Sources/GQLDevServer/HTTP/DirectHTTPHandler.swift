@@ -38,38 +38,50 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// ``GQLDevServer/Configuration/allowedOrigins``: a request from another origin is the router's to refuse.
     private let allowedOrigins: Set<String>
 
+    // The state below is touched only on the channel's event loop (NIO calls a handler from that loop alone), and
+    // no access to it is held across a call that could come back into the handler: every access is exclusive by
+    // construction, so the runtime's check of each (`swift_beginAccess`, some 40 instructions a time, dozens per
+    // request) is turned off for it.
+
     /// Whether the connection was handed to the usual path.
-    private var handedOver = false
+    @exclusivity(unchecked) private var handedOver = false
     /// Bytes received and not yet answered: an incomplete request, or requests waiting behind a queued mutation.
-    private var pending: ByteBuffer?
+    @exclusivity(unchecked) private var pending: ByteBuffer?
     /// The request at the front of `pending` whose header block has been read, while its body arrives.
-    private var awaitedBody: DirectRequestParser.Request?
+    @exclusivity(unchecked) private var awaitedBody: DirectRequestParser.Request?
     /// Whether a queued mutation's answer is awaited.
-    private var awaitingCommit = false
+    @exclusivity(unchecked) private var awaitingCommit = false
     /// The `Origin` of the request whose queued mutation's answer is awaited.
-    private var committingOrigin: String?
+    @exclusivity(unchecked) private var committingOrigin: String?
     /// Whether answering waits for the channel to become writable: the client is not reading its answers.
-    private var blocked = false
-    private var readHeld = false
-    private var inputClosed = false
+    @exclusivity(unchecked) private var blocked = false
+    @exclusivity(unchecked) private var readHeld = false
+    @exclusivity(unchecked) private var inputClosed = false
     /// Whether the server is shutting down gracefully: close once nothing is left to answer.
-    private var quiescing = false
+    @exclusivity(unchecked) private var quiescing = false
     /// On a graceful shutdown, how many of the bytes in `pending` were read before it began: a request that starts
     /// after them is never run (it might be committed with no way left to answer it).
-    private var readBeforeQuiesce = 0
+    @exclusivity(unchecked) private var readBeforeQuiesce = 0
     /// Whether this handler closed the connection: nothing more is run, and reads pass, so that the connection
     /// guard can drain the input while it lingers.
-    private var closed = false
-    private var needsFlush = false
-    private var lastActivity = NIODeadline.now()
-    private var idleTimer: Scheduled<Void>?
-    private var idleCheckStarted = false
-    /// Whether the channel reads on its own after each read (NIO's `autoRead`, on unless a handler turned it off):
-    /// then this handler asks for the next read itself when a read ends (see ``channelReadComplete(context:)``).
-    private var autoRead = false
+    @exclusivity(unchecked) private var closed = false
+    @exclusivity(unchecked) private var needsFlush = false
+    @exclusivity(unchecked) private var lastActivity = NIODeadline.now()
+    @exclusivity(unchecked) private var idleTimer: Scheduled<Void>?
+    @exclusivity(unchecked) private var idleCheckStarted = false
+    /// Whether the channel reads on its own after each read (NIO's `autoRead`): then this handler asks for the next
+    /// read itself when a read ends (see ``channelReadComplete(context:)``).
+    ///
+    /// Read once, when the handler is added, and fixed from then on by construction: ``GuardedHTTPChannel`` adds it
+    /// after the server bootstrap has set the connection's options; while this handler answers the connection no
+    /// other handler sees anything of it but ``ConnectionGuard`` before it, which never changes the option, and
+    /// nothing in the server sets it later; once the connection is handed over this handler asks for no read of its
+    /// own. (Asking the channel at each read instead would cost its chain of option casts every request.) Debug
+    /// builds check at each read that the option is still this value.
+    @exclusivity(unchecked) private var autoRead = false
     /// The head's `Date` and `Server` lines and the empty line that ends it (`\r\nDate: …\r\nServer:
     /// GQLDevServer\r\n\r\n`), made once a second.
-    private var dateLines: (second: Int, bytes: [UInt8]) = (-1, [])
+    @exclusivity(unchecked) private var dateLines: (second: Int, bytes: [UInt8]) = (-1, [])
 
     init(
         transport: HTTPTransport, engine: DevEngine, connection: ConnectionGuard, idleTimeout: TimeAmount,
@@ -133,6 +145,9 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // the usual path behind this one, which sees nothing of the connection until it is handed over. The
         // channel then finds a read pending and asks for none. The checks of ``read(context:)`` apply (a held
         // read is asked for again when what held it ends).
+        assert(
+            autoRead == (try? context.channel.syncOptions?.getOption(ChannelOptions.autoRead)) ?? autoRead,
+            "the channel's autoRead changed while the direct handler answers its connection")
         if autoRead, !closed { read(context: context) }
     }
 

@@ -30,24 +30,26 @@ package final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandl
     static let lingerTime = TimeAmount.seconds(2)
 
     private let headerTimeout: TimeAmount
-    private var context: ChannelHandlerContext?
-    private var headerTimer: Scheduled<Void>?
-    private var lingerTimer: Scheduled<Void>?
+    // Touched only on the channel's event loop, never held across a call: exclusive by construction, so without the
+    // runtime's check of each access (every read and write of the connection passes here).
+    @exclusivity(unchecked) private var context: ChannelHandlerContext?
+    @exclusivity(unchecked) private var headerTimer: Scheduled<Void>?
+    @exclusivity(unchecked) private var lingerTimer: Scheduled<Void>?
     /// Whether the first request's header block ended (`\r\n\r\n` seen).
-    private var headersEnded = false
+    @exclusivity(unchecked) private var headersEnded = false
     /// Whether the first request's header block has arrived (from then on an idle timeout applies instead).
     package var firstHeadersEnded: Bool { headersEnded }
     /// The last bytes seen while looking for the end of the header block.
-    private var tail: UInt32 = 0
+    @exclusivity(unchecked) private var tail: UInt32 = 0
     /// Whether anything was written to the client.
-    private var wroteAnything = false
-    private var lingering = false
-    private var inputClosed = false
+    @exclusivity(unchecked) private var wroteAnything = false
+    @exclusivity(unchecked) private var lingering = false
+    @exclusivity(unchecked) private var inputClosed = false
     /// Requests the HTTP parser read and answers that ended on the usual path (``ParseErrorGuard`` and
     /// ``PlannedHTTPHandler`` count them): a refusal of the parser's waits for the answers of the requests before it.
-    private var requestsRead = 0
-    private var requestsAnswered = 0
-    private var waitingRefusal: (status: HTTPResponseStatus, message: String)?
+    @exclusivity(unchecked) private var requestsRead = 0
+    @exclusivity(unchecked) private var requestsAnswered = 0
+    @exclusivity(unchecked) private var waitingRefusal: (status: HTTPResponseStatus, message: String)?
 
     private let refusalBody: RefusalBody
 

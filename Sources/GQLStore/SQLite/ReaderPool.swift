@@ -4,17 +4,19 @@ import GQLCore
 /// A small pool of read-only connections. WAL lets them read while the writer writes; each statement
 /// starts a fresh snapshot, so a read sees every write that returned before it began.
 final class ReaderPool: @unchecked Sendable {
-    // Safety: `idle`, `open` and `holders` are only touched with `condition` locked; a checked-out connection is
-    // used by one thread until it is returned.
+    // Safety: `idle`, `open`, `holders`, `isClosed` and `isSuspended` are only touched with `condition` locked; a
+    // checked-out connection is used by one thread until it is returned. The lock already makes every access to
+    // them exclusive, so the runtime's exclusivity check of each access (`swift_beginAccess`, about 40 instructions
+    // a time, ten a read) is turned off for them: no access to them is held across a call.
     private let condition = NSCondition()
-    private var idle: [Connection] = []
-    private var open = 0
+    @exclusivity(unchecked) private var idle: [Connection] = []
+    @exclusivity(unchecked) private var open = 0
     /// The reader each thread holds while inside `read` (at most ``maximum`` entries: a short list is searched
     /// faster than a dictionary is hashed).
-    private var holders: [(thread: UInt, connection: Connection)] = []
-    private var isClosed = false
+    @exclusivity(unchecked) private var holders: [(thread: UInt, connection: Connection)] = []
+    @exclusivity(unchecked) private var isClosed = false
     /// Set while ``suspend()`` holds the pool: reads wait for ``resume()``.
-    private var isSuspended = false
+    @exclusivity(unchecked) private var isSuspended = false
     private let maximum: Int
     private let makeConnection: () throws -> Connection
 
