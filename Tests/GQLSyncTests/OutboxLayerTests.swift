@@ -24,29 +24,45 @@ import Testing
         ["updateNote": ["__typename": "Note", "id": "note-1", "title": .string(title)]]
     }
 
-    /// `RetitleNote` asks for no key (`updateNote { title }`; review 2.1): the server's answer, whose object has no
-    /// `id`, replaces the layer over the note the optimistic answer named, and the watch sees the server's title,
-    /// not the optimistic one and not the old one (before, nothing was written and the view went back to "old").
-    @Test(arguments: ["UpdateNote", "RetitleNote"])
-    func theAnswerShowsAcrossARestartAndIsReplacedOnDelivery(operation: String) async throws {
+    /// A note, the server stopped (so items wait), the app's cache with the note's title "old", and an engine with
+    /// a pending `operation` retitling the note to "sent" whose optimistic answer is `optimistic`.
+    static func pendingItem(_ operation: String, optimistic: GQLValue) async throws
+        -> (SyncFixture, GQLDatabase, GQLCache, GQLSync)
+    {
         let fixture = try await SyncFixture.make()
         try fixture.queries.load(Self.retitle, sourceName: "keyless")
         try await fixture.createNotes(1...1)
         await fixture.server.stop()  // items wait
         let db = try fixture.appDatabase()
         let (cache, _) = try CacheFeedTests.watchedCache(db, fixture.client)
-        let first = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = cache })
-        try first.steady(
-            operation, ["id": "note-1", "title": "sent"], "note-1", optimistic: Self.optimistic("saving"))
+        let sync = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = cache })
+        try sync.steady(operation, ["id": "note-1", "title": "sent"], "note-1", optimistic: optimistic)
+        return (fixture, db, cache, sync)
+    }
+
+    /// The app started again: a new cache of `db` (`beforeEngine` sees it with no layers) and a new engine, which
+    /// shows its pending items' answers as it opens.
+    static func reopen(_ fixture: SyncFixture, _ db: GQLDatabase, beforeEngine: (GQLCache) throws -> Void) throws
+        -> (GQLCache, GQLSync)
+    {
+        let reopened = try GQLCache(database: db)
+        try beforeEngine(reopened)
+        let sync = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = reopened })
+        return (reopened, sync)
+    }
+
+    /// `RetitleNote` asks for no key (`updateNote { title }`; review 2.1): the server's answer, whose object has no
+    /// `id`, replaces the layer over the note the optimistic answer named, and the watch sees the server's title,
+    /// not the optimistic one and not the old one (before, nothing was written and the view went back to "old").
+    @Test(arguments: ["UpdateNote", "RetitleNote"])
+    func theAnswerShowsAcrossARestartAndIsReplacedOnDelivery(operation: String) async throws {
+        let (fixture, db, cache, first) = try await Self.pendingItem(operation, optimistic: Self.optimistic("saving"))
         #expect(try Self.title(cache) == "saving")
         #expect(try cache.record("Note:note-1")?["title"] == "saving")
         try await first.shutdown()
 
         // The app starts again: a new cache has no layers until the engine opens and shows the pending item's.
-        let reopened = try GQLCache(database: db)
-        #expect(try Self.title(reopened) == "old")
-        let second = try GQLSync(
-            fixture.client, database: db, configuration: fixture.configuration { $0.cache = reopened })
+        let (reopened, second) = try Self.reopen(fixture, db) { cache throws in #expect(try Self.title(cache) == "old") }
         #expect(try Self.title(reopened) == "saving")
         var watch = reopened.watch(fixture.client, Self.noteQuery, ["id": "note-1"], policy: .cacheOnly)
             .makeAsyncIterator()
@@ -57,6 +73,46 @@ import Testing
         try await second.drain()
         #expect(try await watch.next()?.data?["getNote"]?["title"] == "sent")
         #expect(try reopened.record("Note:note-1")?["title"] == "sent")
+        #expect(reopened.optimisticLayerCount == 0)
+        #expect(try db.fetchAll(sql: "SELECT item FROM _gqlsync_optimistic").isEmpty)
+        await fixture.finish(second)
+    }
+
+    /// Review L7: a pending item whose optimistic answer names no key (so its layer is stored under the mutation's
+    /// path, as in ``anAnswerWithoutAnyKeyIsStoredUnderTheMutationsPath()``) shows it again once the app starts
+    /// again and the engine opens, and on delivery the server's answer takes its place: `RetitleNote`'s, keyless
+    /// too, under that path; `UpdateNote`'s, which has the note's id, in the note's record (the note's watch sees
+    /// it). The layer's row goes.
+    @Test(arguments: ["RetitleNote", "UpdateNote"])
+    func aKeylessAnswerShowsAcrossARestartAndIsReplacedOnDelivery(operation: String) async throws {
+        let (fixture, db, cache, first) = try await Self.pendingItem(
+            operation, optimistic: ["updateNote": ["__typename": "Note", "title": "saving"]])
+        // Both operations' `updateNote` field has the same arguments: `RetitleNote`'s text reads either's answer.
+        let variables: [String: any GQLValueConvertible] = ["input": ["id": "note-1", "title": "sent"] as GQLValues]
+        #expect(try cache.read(Self.retitle, variables)["updateNote"]?["title"] == "saving")
+        #expect(try Self.title(cache) == "old", "no note is named")
+        try await first.shutdown()
+
+        let (reopened, second) = try Self.reopen(fixture, db) { cache throws in
+            #expect(throws: GQLError.self, "no layer before the engine opens") { try cache.read(Self.retitle, variables) }
+        }
+        #expect(try reopened.read(Self.retitle, variables)["updateNote"]?["title"] == "saving")
+        #expect(reopened.optimisticLayerCount == 1)
+        var watch = reopened.watch(fixture.client, Self.noteQuery, ["id": "note-1"], policy: .cacheOnly)
+            .makeAsyncIterator()
+        #expect(try await watch.next()?.data?["getNote"]?["title"] == "old")
+
+        try await fixture.server.start()
+        second.resume()
+        try await second.drain()
+        if operation == "RetitleNote" {
+            #expect(try reopened.read(Self.retitle, variables)["updateNote"]?["title"] == "sent")
+        } else {
+            #expect(try await watch.next()?.data?["getNote"]?["title"] == "sent")
+            #expect(try reopened.record("Note:note-1")?["title"] == "sent")
+            // As for any delivered answer with a key: the note has its record, the mutation's root no field.
+            #expect(try reopened.record("MUTATION_ROOT") == nil)
+        }
         #expect(reopened.optimisticLayerCount == 0)
         #expect(try db.fetchAll(sql: "SELECT item FROM _gqlsync_optimistic").isEmpty)
         await fixture.finish(second)
