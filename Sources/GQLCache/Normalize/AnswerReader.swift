@@ -294,48 +294,62 @@ struct AnswerReader {
     /// left it), with no age to check; `nil` when it does not (the general loop of ``build(key:selections:isRoot:)``
     /// then reads it, again from its first field).
     ///
-    /// The record's members are visited in order by a closure that takes each one as its argument: the compiler
-    /// then reads them in place, where indexing the members copies each one it touches (a retain of its name and
-    /// an outlined copy of its value, twice a field: once for the name, once for the value), and only the value
-    /// kept is copied.
+    /// The record's members and the fields are read through pointers, in place: indexing either array, or
+    /// iterating it (a closure over `allSatisfy` included), hands out each element copied — a retain of every
+    /// reference it holds, on a record of the memory layer mostly the first touch of its line, and an atomic one
+    /// — where in place only the value kept is copied, once, into the answer.
     private mutating func buildInOrder(_ record: GQLValues, key: String, _ fields: [CollectedField]) throws
         -> [GQLValues.Element]?
     {
         guard record.count >= fields.count else { return nil }
         var members: [GQLValues.Element] = []
         members.reserveCapacity(fields.count)
-        var position = 0
         let inOrder = try record.withMembers { stored in
-            try stored.prefix(fields.count).allSatisfy { member in
-                let collected = fields[position]
-                let field = collected.field
-                guard member.key == (field.arguments.isEmpty ? field.name : storageKey(field)) else { return false }
-                position += 1
-                if let nested = field.selections {
-                    do {
-                        let value = try buildValue(member.value, selections: nested)
-                        members.append((collected.responseKey, value))
-                    } catch var miss as Miss {
-                        miss.path.append(collected.responseKey)
-                        throw miss
+            try fields.withUnsafeBufferPointer { wanted in
+                guard let member = stored.baseAddress, let collected = wanted.baseAddress else { return true }
+                for position in 0..<wanted.count {
+                    let field = collected[position].field
+                    let name = field.arguments.isEmpty ? field.name : storageKey(field)
+                    guard member[position].key == name else { return false }
+                    if let nested = field.selections {
+                        do {
+                            let value = try buildValue(at: Self.value(of: member + position), selections: nested)
+                            members.append((collected[position].responseKey, value))
+                        } catch var miss as Miss {
+                            miss.path.append(collected[position].responseKey)
+                            throw miss
+                        }
+                        continue
                     }
-                    return true
-                }
-                switch member.value {
-                case .object, .array:
-                    guard let leaf = StoredValue.unwrapLeaf(member.value) else {
-                        throw Miss(
-                            reason: "record \(key) holds a reference at \(member.key), not a value",
-                            path: [collected.responseKey])
+                    switch member[position].value {
+                    case .object, .array:
+                        guard let leaf = StoredValue.unwrapLeaf(member[position].value) else {
+                            throw Miss(
+                                reason: "record \(key) holds a reference at \(name), not a value",
+                                path: [collected[position].responseKey])
+                        }
+                        members.append((collected[position].responseKey, leaf))
+                    default:
+                        members.append((collected[position].responseKey, member[position].value))
                     }
-                    members.append((collected.responseKey, leaf))
-                default:
-                    members.append((collected.responseKey, member.value))
                 }
                 return true
             }
         }
         return inOrder ? members : nil
+    }
+
+    /// Where a member keeps its value: `(key, value)` is laid out as a struct of the two would be, the value at
+    /// the first multiple of its alignment after the key.
+    private static let valueOffset: Int = {
+        let alignment = MemoryLayout<GQLValue>.alignment
+        let afterKey = (MemoryLayout<String>.size + alignment - 1) / alignment * alignment
+        return MemoryLayout<GQLValues.Element>.offset(of: \GQLValues.Element.value) ?? afterKey
+    }()
+
+    /// The value of the member at `member`, in place.
+    private static func value(of member: UnsafePointer<GQLValues.Element>) -> UnsafePointer<GQLValue> {
+        UnsafeRawPointer(member).advanced(by: valueOffset).assumingMemoryBound(to: GQLValue.self)
     }
 
     /// The key `field` is stored under, and where `record` (whose members are `stored`) holds it: first at
@@ -362,17 +376,19 @@ struct AnswerReader {
     /// stored (a scalar, `null`, or lists of them: no wrapped object, no reference).
     private static func holdsExactly(_ names: [String], _ record: GQLValues) -> Bool {
         guard record.count == names.count else { return false }
-        var position = 0
-        // Each member taken as the closure's argument is read in place, not copied (see ``buildInOrder``).
-        return record.withMembers { members in
-            members.allSatisfy { member in
-                defer { position += 1 }
-                guard member.key == names[position] else { return false }
-                switch member.value {
-                case .object: return false
-                case .array: return isPlain(member.value)
-                default: return true
+        // Read in place, through pointers (see ``buildInOrder``).
+        return record.withMembers { stored in
+            names.withUnsafeBufferPointer { names in
+                guard let member = stored.baseAddress, let name = names.baseAddress else { return true }
+                for position in 0..<names.count {
+                    guard member[position].key == name[position] else { return false }
+                    switch member[position].value {
+                    case .object: return false
+                    case .array: if !isPlain(member[position].value) { return false }
+                    default: continue
+                    }
                 }
+                return true
             }
         }
     }
@@ -386,26 +402,38 @@ struct AnswerReader {
     }
 
     private mutating func buildValue(_ stored: GQLValue, selections: SelectionSetPlan) throws -> GQLValue {
-        switch stored {
+        try withUnsafePointer(to: stored) { try buildValue(at: $0, selections: selections) }
+    }
+
+    /// The answer's value for the stored value at `stored` (a reference, a list of them, or `null`), read in
+    /// place (see ``buildInOrder``).
+    private mutating func buildValue(at stored: UnsafePointer<GQLValue>, selections: SelectionSetPlan) throws
+        -> GQLValue
+    {
+        switch stored.pointee {
         case .null:
             return .null
         case .object:
-            guard let key = StoredValue.referencedKey(stored) else {
+            guard let key = StoredValue.referencedKey(stored.pointee) else {
                 throw Miss(reason: "the cache holds a value there, not an object")
             }
             return try build(key: key, selections: selections, isRoot: false)
-        case .array(let elements):
-            var values: [GQLValue] = []
-            values.reserveCapacity(elements.count)
-            for index in elements.indices {
-                do {
-                    values.append(try buildValue(elements[index], selections: selections))
-                } catch var miss as Miss {
-                    miss.path.append(String(index))
-                    throw miss
+        case .array:
+            let built = try StoredValue.withElements(stored.pointee) { elements in
+                var values: [GQLValue] = []
+                values.reserveCapacity(elements.count)
+                guard let element = elements.baseAddress else { return GQLValue.array(values) }
+                for index in 0..<elements.count {
+                    do {
+                        values.append(try buildValue(at: element + index, selections: selections))
+                    } catch var miss as Miss {
+                        miss.path.append(String(index))
+                        throw miss
+                    }
                 }
+                return GQLValue.array(values)
             }
-            return .array(values)
+            return built ?? .null
         default:
             throw Miss(reason: "the cache holds a value there, not an object")
         }

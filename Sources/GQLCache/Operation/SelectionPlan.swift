@@ -4,30 +4,39 @@ import GQLCore
 /// arguments (literals or variables), `@skip` / `@include` conditions, and fragments, spreads already replaced
 /// by their fragment's selections. Sendable, unlike the AST, so one compiled operation serves every task.
 struct SelectionSetPlan: Sendable, Hashable {
-    var items: [SelectionItem] {
-        didSet {
-            plainFields = Self.plainFields(of: items)
-            hasDistinctStorageKeys = Self.hasDistinctStorageKeys(plainFields)
-            leafNames = Self.leafNames(plainFields)
+    /// The items and what is worked out from them, in one object: a set is passed and copied for every object a
+    /// read or a write walks, and a copy then costs one retain rather than one per array.
+    private let shape: Shape
+
+    private final class Shape: Sendable {
+        let items: [SelectionItem]
+        let plainFields: [CollectedField]?
+        let hasDistinctStorageKeys: Bool
+        let leafNames: [String]?
+
+        init(_ items: [SelectionItem]) {
+            self.items = items
+            plainFields = SelectionSetPlan.plainFields(of: items)
+            hasDistinctStorageKeys = SelectionSetPlan.hasDistinctStorageKeys(plainFields)
+            leafNames = SelectionSetPlan.leafNames(plainFields)
         }
     }
+
+    var items: [SelectionItem] { shape.items }
     /// The collected fields when the set is fields only, each under its own response key and without `@skip` /
     /// `@include`: what ``TypeMatcher/collect(_:typename:isRoot:variables:)`` returns for every object, worked out
     /// once here rather than for each object an answer holds. `nil` for any other set.
-    private(set) var plainFields: [CollectedField]?
+    var plainFields: [CollectedField]? { shape.plainFields }
     /// Whether the set is ``plainFields`` without arguments, each field named once: every object's fields then
     /// have distinct storage keys (their names), which a new record can take without looking each one up.
-    private(set) var hasDistinctStorageKeys: Bool
+    var hasDistinctStorageKeys: Bool { shape.hasDistinctStorageKeys }
     /// The field names when the set is ``plainFields`` of leaves only, none aliased or with arguments: a record
     /// holding exactly these members, in this order, with plain values, is then its own answer (shared, not
     /// rebuilt). `nil` for any other set.
-    private(set) var leafNames: [String]?
+    var leafNames: [String]? { shape.leafNames }
 
     init(items: [SelectionItem]) {
-        self.items = items
-        plainFields = Self.plainFields(of: items)
-        hasDistinctStorageKeys = Self.hasDistinctStorageKeys(plainFields)
-        leafNames = Self.leafNames(plainFields)
+        shape = Shape(items)
     }
 
     private static func leafNames(_ plainFields: [CollectedField]?) -> [String]? {
@@ -54,7 +63,7 @@ struct SelectionSetPlan: Sendable, Hashable {
         return fields
     }
 
-    static func == (left: Self, right: Self) -> Bool { left.items == right.items }
+    static func == (left: Self, right: Self) -> Bool { left.shape === right.shape || left.items == right.items }
 
     func hash(into hasher: inout Hasher) { hasher.combine(items) }
 }

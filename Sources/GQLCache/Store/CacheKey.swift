@@ -93,7 +93,22 @@ enum StoredValue {
     /// The key a stored value refers to, when it is a reference.
     static func referencedKey(_ stored: GQLValue) -> String? {
         guard case .object(let members) = stored, members.count == 1 else { return nil }
-        return members.withMembers { $0[0].key == referenceMember ? $0[0].value.stringValue : nil }
+        // Read in place through the pointer: indexing the members would copy the member first.
+        return members.withMembers { members in
+            guard let member = members.baseAddress, member.pointee.key == referenceMember,
+                case .string(let key) = member.pointee.value
+            else { return nil }
+            return key
+        }
+    }
+
+    /// Calls `body` with the elements of a list, in place (a reader walking them copies only what it keeps);
+    /// `nil` when `stored` is not a list.
+    static func withElements<R>(_ stored: GQLValue, _ body: (UnsafeBufferPointer<GQLValue>) throws -> R) rethrows
+        -> R?
+    {
+        guard case .array(let elements) = stored else { return nil }
+        return try elements.withUnsafeBufferPointer(body)
     }
 
     /// Calls `body` with each key `stored` refers to: itself a reference, or a list (of lists) of them.
