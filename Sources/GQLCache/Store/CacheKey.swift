@@ -83,11 +83,9 @@ enum StoredValue {
     static let valueMember = "__value"
 
     static func reference(_ key: String) -> GQLValue {
-        // Built member by member: a cold read makes one per reference it decodes, and the dictionary literal's
-        // generic path cost several times as much.
-        var members = GQLValues(minimumCapacity: 1)
-        members.appendUnique(referenceMember, .string(key))
-        return .object(members)
+        // Built from its one member (an array made at its size): a cold read makes one per reference it decodes,
+        // and the dictionary literal's generic path cost several times as much.
+        .object(GQLValues(uniqueMembers: [(referenceMember, .string(key))]))
     }
 
     /// The key a stored value refers to, when it is a reference.

@@ -237,12 +237,14 @@ package enum RecordCodec {
 
         var isAtEnd: Bool { offset == bytes.count }
 
+        @inline(__always)
         mutating func byte() -> UInt8? {
             guard offset < bytes.count else { return nil }
             defer { offset += 1 }
             return bytes[offset]
         }
 
+        @inline(__always)
         mutating func varint() -> UInt64? {
             var value: UInt64 = 0
             var shift: UInt64 = 0
@@ -256,17 +258,20 @@ package enum RecordCodec {
         }
 
         /// A count no greater than the bytes left (every element takes at least one byte).
+        @inline(__always)
         mutating func count() -> Int? {
             guard let count = varint(), count <= UInt64(bytes.count - offset) else { return nil }
             return Int(count)
         }
 
+        @inline(__always)
         mutating func slice() -> UnsafeRawBufferPointer? {
             guard let count = count() else { return nil }
             defer { offset += count }
             return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
         }
 
+        @inline(__always)
         mutating func string() -> String? {
             // Typed as bytes, so the standard library's UTF-8 fast path takes it (not its generic one).
             slice().map { String(decoding: $0.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }

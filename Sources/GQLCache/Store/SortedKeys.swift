@@ -83,13 +83,17 @@ struct SortedKeys {
 
     /// The first 16 bytes of `key` as two big-endian numbers, zeros past its end.
     private static func prefix(_ key: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for offset in 0..<16 {
-            let byte = offset < key.count ? UInt64(key[offset]) : 0
-            if offset < 8 { high = high << 8 | byte } else { low = low << 8 | byte }
+        (word(key, from: 0), word(key, from: 8))
+    }
+
+    /// Bytes `from` to `from + 8` of `key` as a big-endian number, zeros past its end.
+    private static func word(_ key: UnsafeBufferPointer<UInt8>, from: Int) -> UInt64 {
+        if key.count >= from + 8, let base = key.baseAddress {
+            return UInt64(bigEndian: UnsafeRawPointer(base + from).loadUnaligned(as: UInt64.self))
         }
-        return (high, low)
+        var word: UInt64 = 0
+        for offset in from..<from + 8 { word = word << 8 | (offset < key.count ? UInt64(key[offset]) : 0) }
+        return word
     }
 
     private static func compare(_ all: UnsafeBufferPointer<UInt8>, _ a: Span, _ b: UnsafeBufferPointer<UInt8>) -> Int {
