@@ -105,6 +105,19 @@ struct JSONParser {
         }
     }
 
+    /// Whether one of the eight bytes of `word` is a quote, a backslash or below 0x20: the bytes that end the
+    /// common string or make it another. Exact (no such byte is missed), from the classic "has a zero byte" and "has
+    /// a byte less than n" tests.
+    @inline(__always)
+    private static func mayEndPlainString(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        return (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highBits != 0
+    }
+
     private mutating func parseString() throws -> String {
         index += 1  // opening quote
         let start = index
@@ -116,7 +129,17 @@ struct JSONParser {
         var ascii = true
         let plainEnd: Int? = bytes.withUnsafeBufferPointer { buffer in
             var i = start
-            var high: UInt8 = 0
+            // Eight bytes at a time while none of them can end the common string (a quote, a backslash, a control
+            // byte), their high bits gathered to tell ASCII; then byte by byte from the word that may end it.
+            var highBits: UInt64 = 0
+            let words = UnsafeRawBufferPointer(buffer)
+            while i + 8 <= buffer.count {
+                let word = words.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if Self.mayEndPlainString(word) { break }
+                highBits |= word
+                i += 8
+            }
+            var high: UInt8 = highBits & 0x8080_8080_8080_8080 == 0 ? 0 : 0x80
             while i < buffer.count {
                 let byte = buffer[i]
                 if byte == UInt8(ascii: "\"") {
