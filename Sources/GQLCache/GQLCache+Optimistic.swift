@@ -45,6 +45,10 @@ extension GQLCache {
     /// How many optimistic layers are in place (for tests and tools).
     package var optimisticLayerCount: Int { store.layerCount }
 
+    /// How many record keys reads have looked up in SQLite since the cache opened (for tests: a read the memory
+    /// layer answers, layers or not, looks up none).
+    package var keysReadFromTable: Int { store.memory.withLock { $0.keysReadFromTable } }
+
     /// Adds the layer of `data` for `request` and wakes the watchers of what it covers.
     func addLayer(_ request: Request, data: GQLValue) throws -> Layer {
         let records = try normalize(data, request.operation, request.variables)

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import GQLCache
 import GQLTestSupport
 import Testing
+
+@testable import GQLCache
 
 /// Optimistic layers: seen at once, replaced by the server's answer, rolled back when the mutation fails.
 @Suite struct OptimisticTests {
@@ -148,6 +149,40 @@ import Testing
             data: ["updateNote": ["__typename": "Note", "id": "1", "title": "Layer"]])
         let note = try reopened.read("GetNote", ["id": "1"])["getNote"]
         #expect(note?["title"] == "Layer" && note?["n"] == 7 && note?["id"] == "1", "\(note ?? .null)")
+    }
+
+    /// Review L11: a read with layers in place lays them over the memory layer and looks nothing up in SQLite for
+    /// the records it holds, nor for a record only a layer has (an optimistic new note) while the memory layer
+    /// holds every row. The answer is the layered one; its dependencies are every record it read, the new note's
+    /// included. In a reopened file (the memory layer holds only what was read) a layer over a record already read
+    /// costs no lookup either.
+    @Test func aWarmReadUnderLayersLooksUpNothingInSQLite() throws {
+        let list = "query { notes { id title n } }"
+        func titles(_ cache: GQLCache) throws -> [String?] {
+            try cache.read(list)["notes"]?.arrayValue?.map { $0["title"]?.stringValue } ?? []
+        }
+        let cache = try memoryCache()
+        try cache.write(list, data: ["notes": [Self.note("1", "One"), Self.note("2", "Two")]])
+        _ = try cache.addOptimisticLayer(
+            list, data: ["notes": [Self.note("1", "One (saving)"), Self.note("2", "Two"), Self.note("3", "Three")]])
+        let looked = cache.keysReadFromTable
+        #expect(try titles(cache) == ["One (saving)", "Two", "Three"])
+        let answer = try cache.cachedAnswer(try cache.operation(list), [:])
+        #expect(answer.keys == ["QUERY_ROOT", "Note:1", "Note:2", "Note:3"])
+        #expect(cache.keysReadFromTable == looked, "\(cache.keysReadFromTable - looked) keys looked up in SQLite")
+
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        try GQLCache(path: path).write(list, data: ["notes": [Self.note("1", "One"), Self.note("2", "Two")]])
+        let reopened = try GQLCache(path: path)
+        #expect(try titles(reopened) == ["One", "Two"])
+        let cold = reopened.keysReadFromTable
+        #expect(cold == 3)  // The cold read: the root, then both notes.
+        _ = try reopened.addOptimisticLayer(
+            "query { note(id: 1) { id title } }", data: ["note": ["__typename": "Note", "id": "1", "title": "Edited"]])
+        #expect(try titles(reopened) == ["Edited", "Two"])
+        #expect(reopened.keysReadFromTable == cold)
     }
 
     @Test func againstTheDevServerTheAnswerReplacesTheLayer() async throws {

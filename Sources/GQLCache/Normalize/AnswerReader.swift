@@ -95,8 +95,10 @@ struct AnswerReader {
         if !loaded.isEmpty, let record = loaded[key] { return record }
         guard snapshot.layers.isEmpty else {
             // Not in memory (a cold cache): the table may hold it under the layers, which set only some of its
-            // fields, so it is loaded first (the load lays the layers over it) rather than read from them alone.
-            guard snapshot.records[key] != nil || isLoaded else { return nil }
+            // fields, so it is loaded first (the load lays the layers over it) rather than read from them alone;
+            // unless the memory layer holds every row (a record only a layer has, such as an optimistic new
+            // object, is then read from the layers without asking SQLite).
+            guard snapshot.records[key] != nil || isLoaded || snapshot.isComplete else { return nil }
             var found: [String: GQLValues] = [:]
             found[key] = snapshot.records[key]
             RecordStore.overlay(snapshot.layers, on: &found, keys: [key])

@@ -44,6 +44,8 @@ final class RecordStore: Sendable {
         /// Optimistic layers, oldest first: read over the records, never written into them.
         var layers: [Layer] = []
         var nextLayer: UInt64 = 0
+        /// How many keys reads have looked up in the table (for tests: a warm read looks up none).
+        var keysReadFromTable = 0
     }
 
     let memory = GQLLocked(Memory())
@@ -121,13 +123,15 @@ final class RecordStore: Sendable {
         var trims: UInt64
         var layers: [Layer]
         var mayHoldDeadlines: Bool
+        /// ``Memory/isComplete``: a key the records lack is in no row of the table either.
+        var isComplete: Bool
     }
 
     func snapshot() -> Snapshot {
         memory.withLock {
             Snapshot(
                 records: $0.records, generation: $0.generation, trims: $0.trims, layers: $0.layers,
-                mayHoldDeadlines: $0.mayHoldDeadlines)
+                mayHoldDeadlines: $0.mayHoldDeadlines, isComplete: $0.isComplete)
         }
     }
 
@@ -145,6 +149,7 @@ final class RecordStore: Sendable {
         var deadlines = false
         let loaded = try database.read { tx in try Self.selectRows(keys, tx, hasDeadlines: &deadlines) }
         let joined = memory.withLock { memory -> Bool in
+            memory.keysReadFromTable += keys.count
             if deadlines { memory.mayHoldDeadlines = true }
             guard memory.generation == generation else { return false }
             memory.records.reserveCapacity(memory.records.count + loaded.count)
