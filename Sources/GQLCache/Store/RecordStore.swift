@@ -178,8 +178,9 @@ final class RecordStore: Sendable {
     /// Walks the table forward in key order (its primary key's) from the key bound.
     private static let selectFrom = "SELECT key, fields FROM \(table) WHERE key >= ? ORDER BY key"
 
-    /// Rows a walk steps over in a row, none of them wanted, before it seeks the next wanted key instead: a step
-    /// costs SQLite a few hundred instructions, a seek from the B-tree's root about 2,500.
+    /// Most rows a walk steps over in a row, none of them wanted, before it seeks the next wanted key instead: a
+    /// step costs SQLite a few hundred instructions, a seek from the B-tree's root about 2,500 and starting the
+    /// statement again about as much.
     static let stepsBeforeSeek = 8
 
     /// The rows of ``select(_:_:)`` as a list (no table of them is made), setting `hasDeadlines` when a record
@@ -187,10 +188,11 @@ final class RecordStore: Sendable {
     ///
     /// The keys are sorted by their UTF-8 bytes (SQLite's order for the primary key) and the table is walked
     /// forward from the first: a row whose key is the next one wanted is taken, a row between wanted keys is
-    /// stepped over, and after ``stepsBeforeSeek`` such rows in a row the walk seeks the next wanted key. The
-    /// records of one answer lie close together in key order (a type's records are neighbours), so most are
-    /// reached by a step rather than by a seek from the root; keys not in the table are passed by as the walk
-    /// goes beyond them. Records of one type come together, which ``RecordCodec/Names`` relies on.
+    /// stepped over, and after ``stepsBeforeSeek`` such rows in a row (fewer where the keys lie apart) the walk
+    /// seeks the next wanted key. The records of one answer lie close together in key order (a type's records
+    /// are neighbours), so most are reached by a step rather than by a seek from the root; keys not in the table
+    /// are passed by as the walk goes beyond them. Records of one type come together, which
+    /// ``RecordCodec/Names`` relies on.
     ///
     /// SQLite's part and the decoding run one after the other, not row by row: up to ``batchSize`` rows' bytes
     /// are copied out as the statement steps, then decoded in one loop (so the copies held at once are one
@@ -205,16 +207,22 @@ final class RecordStore: Sendable {
         var copied = CopiedRows(capacity: min(keys.count, batchSize))
         // The place in `wanted` of the next key to find.
         var next = 0
+        // Unwanted rows a walk steps over before it seeks: halved after a walk that took fewer rows than that
+        // (the keys lie apart, as a small answer's do in a large cache, and steps would cost more than seeks),
+        // back to the most after one that took more.
+        var allowance = stepsBeforeSeek
         while next < wanted.count {
             var passed = 0
+            var taken = 0
             let from: [GQLValue] = [.string(keys[wanted.index(next)])]
             let finished = try tx.forEachRowWhile(sql: selectFrom, from, table: table) { row in
                 // Keys before the row's are not in the table; a row before the next key is not wanted.
                 guard row.withText(0, { wanted.advance(&next, to: $0) }) == .equal else {
                     passed += 1
-                    return next < wanted.count && passed <= stepsBeforeSeek
+                    return next < wanted.count && passed <= allowance
                 }
                 passed = 0
+                taken += 1
                 let index = wanted.index(next)
                 next += 1
                 if row.withBlob(1, { copied.copy(index, $0) }) != nil {
@@ -228,6 +236,7 @@ final class RecordStore: Sendable {
             }
             // The table ended: no key left is in it.
             if finished { break }
+            allowance = taken < allowance ? max(allowance / 2, 1) : stepsBeforeSeek
         }
         copied.decode(keys, into: &records)
         if copied.sawDeadlines { hasDeadlines = true }
