@@ -1,7 +1,8 @@
 import Foundation
-import GQLCache
 import GQLTestSupport
 import Testing
+
+@testable import GQLCache
 
 /// Records in real SQLite files: reopened, shared with the app's database, read cold.
 @Suite struct StorageTests {
@@ -34,6 +35,25 @@ import Testing
         let reopened = try GQLCache(path: try Self.writtenFile(in: directory))
         #expect(try reopened.read(Self.query) == Self.data)
         #expect(try reopened.recordKeys() == ["Post:1", "Post:2", "QUERY_ROOT", "User:a"])
+    }
+
+    /// A write puts its rows in the table's key order (review L10): SQLite orders TEXT keys by their UTF-8 bytes,
+    /// which String's `<` does not for keys out of NFC (`e` + U+0301 + `x` sorts before `é` by bytes, after it
+    /// as Strings). The write's sort (RecordStore.sortByKey) gives the order SQLite lists the keys in.
+    @Test func aWritesKeyOrderIsTheTablesByteOrder() throws {
+        let cache = try memoryCache()
+        let ids = ["\u{e9}", "e\u{301}x", "Z", "a", "\u{1F600}", "\u{FFFD}", "ab", "\u{7F}"]
+        let written = try cache.write(
+            objects: ids.map { ["__typename": "Note", "id": .string($0)] }, typename: "Note", keyField: "id")
+        #expect(written == ids.count)
+        let listed = try cache.recordKeys()  // SELECT key … ORDER BY key
+        #expect(listed.count == ids.count)
+        #expect(listed != listed.sorted(), "the keys should tell byte order from String order")
+        for keys in [listed, listed.filter { $0.utf8.allSatisfy { $0 < 0x80 } }] {
+            var records: NormalizedRecords = keys.reversed().map { (key: $0, fields: GQLValues()) }
+            RecordStore.sortByKey(&records)
+            #expect(records.map(\.key) == keys)
+        }
     }
 
     @Test func theAppsDatabaseKeepsItsOwnVersion() throws {
