@@ -120,7 +120,8 @@ import Testing
             #expect(try await storage.info("bucket", "done.bin") == nil, "no object before the completion ends")
             let fourth = Task { try await StorageMultipartChecksumTests.refusal(storage, upload.part(2, Self.fourth)) }
             let abort = Task {
-                try await StorageMultipartChecksumTests.refusal(storage, upload.call("DELETE", [("uploadId", upload.id)]))
+                let abort = upload.call("DELETE", [("uploadId", upload.id)])
+                return try await StorageMultipartChecksumTests.refusal(storage, abort)
             }
             await waits.reached(2)
             gate.open()

@@ -281,7 +281,9 @@ import Testing
                     received.withLock { $0 = done }
                 }
             }
-            #expect(received.withLock { $0 } == Int64(Self.etagObject(damaged: true).count), "the whole body came before the refusal")
+            #expect(
+                received.withLock { $0 } == Int64(Self.etagObject(damaged: true).count),
+                "the whole body came before the refusal")
             #expect(try Data(contentsOf: kept) == earlier)
             #expect(directory.names() == ["kept.bin"])
         }
@@ -296,7 +298,8 @@ import Testing
             for key in ["crc64-range", "crc64-range-200"] {
                 let refused = await #expect(throws: GQLError.self) { try await storage.download("crc", key) }
                 #expect(refused?.code == .invalidResponse, "\(key)")
-                #expect(refused?.message.contains("is a part of the object") == true, "\(key): \(refused?.message ?? "")")
+                #expect(
+                    refused?.message.contains("is a part of the object") == true, "\(key): \(refused?.message ?? "")")
                 let refusedFile = await #expect(throws: GQLError.self) {
                     try await storage.download("crc", key, to: directory.url("range.bin"))
                 }

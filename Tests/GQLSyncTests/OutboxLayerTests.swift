@@ -47,7 +47,8 @@ import Testing
     {
         let reopened = try GQLCache(database: db)
         try beforeEngine(reopened)
-        let sync = try GQLSync(fixture.client, database: db, configuration: fixture.configuration { $0.cache = reopened })
+        let sync = try GQLSync(
+            fixture.client, database: db, configuration: fixture.configuration { $0.cache = reopened })
         return (reopened, sync)
     }
 
@@ -62,7 +63,9 @@ import Testing
         try await first.shutdown()
 
         // The app starts again: a new cache has no layers until the engine opens and shows the pending item's.
-        let (reopened, second) = try Self.reopen(fixture, db) { cache throws in #expect(try Self.title(cache) == "old") }
+        let (reopened, second) = try Self.reopen(fixture, db) { cache throws in
+            #expect(try Self.title(cache) == "old")
+        }
         #expect(try Self.title(reopened) == "saving")
         var watch = reopened.watch(fixture.client, Self.noteQuery, ["id": "note-1"], policy: .cacheOnly)
             .makeAsyncIterator()
@@ -94,7 +97,9 @@ import Testing
         try await first.shutdown()
 
         let (reopened, second) = try Self.reopen(fixture, db) { cache throws in
-            #expect(throws: GQLError.self, "no layer before the engine opens") { try cache.read(Self.retitle, variables) }
+            #expect(throws: GQLError.self, "no layer before the engine opens") {
+                try cache.read(Self.retitle, variables)
+            }
         }
         #expect(try reopened.read(Self.retitle, variables)["updateNote"]?["title"] == "saving")
         #expect(reopened.optimisticLayerCount == 1)
