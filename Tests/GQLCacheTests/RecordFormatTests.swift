@@ -79,6 +79,30 @@ import Testing
         }
     }
 
+    @Test func keysThatAreNotTextEndAColdRead() throws {
+        // A damaged or altered file: rows whose key is a BLOB, which SQLite sorts after every text key. A cold read
+        // of a key not in the table walked onto them and sought the same key again forever (review H1).
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        let database = try GQLDatabase(path: path)
+        _ = try GQLCache(database: database)
+        try database.execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10)
+            INSERT INTO _gqlcache_records (key, fields, updated_at) SELECT CAST('Note:' || i AS BLOB), x'0100', 0 FROM n
+            """)
+        #expect(try database.fetchAll(sql: "SELECT count(*) AS n FROM _gqlcache_records WHERE typeof(key) = 'blob'")
+            == [["n": 10]])
+        try database.close()
+        let query = "query { me { id name } }"
+        let miss = #expect(throws: GQLError.self) { try GQLCache(path: path).read(query) }
+        #expect(miss?.code == .cacheMiss)
+        // Text keys are still read past them.
+        try GQLCache(path: path).write(query, data: ["me": ["__typename": "User", "id": "a", "name": "Ada"]])
+        #expect(try GQLCache(path: path).read(query)["me"]?["name"] == "Ada")
+    }
+
     /// `depth` lists, one inside the other (the innermost empty).
     static func nestedLists(_ depth: Int) -> GQLValue {
         var value: GQLValue = []
