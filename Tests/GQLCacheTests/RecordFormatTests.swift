@@ -62,6 +62,14 @@ import Testing
         #expect(Self.decode([2] + bytes.dropFirst()) == nil)
         #expect(Self.decode([1, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) == nil)
         #expect(Self.decode([1, 1, 1, 0x61, 5] + Array(repeating: 0xFF, count: 9) + [0x01]) == nil)
+        // Bytes that are not UTF-8 (C3 starts a two-byte sequence, 28 cannot continue it), in a value and in a
+        // name, are refused rather than read as U+FFFD.
+        #expect(Self.decode([1, 1, 1, 0x61, 5, 2, 0xC3, 0x28]) == nil)
+        #expect(Self.decode([1, 1, 2, 0xC3, 0x28, 0]) == nil)
+        #expect(Self.decode([1, 1, 1, 0x61, 5, 2, 0xC3, 0xA9])?["a"] == "é")
+        // A tenth varint byte holds the 64th bit alone: more bits there are refused, not dropped.
+        #expect(Self.decode([1, 1, 1, 0x61, 3] + Array(repeating: 0xFF, count: 9) + [0x02]) == nil)
+        #expect(Self.decode([1, 1, 1, 0x61, 3] + Array(repeating: 0xFF, count: 9) + [0x01])?["a"] == .int(.min))
         // Nesting deeper than the limit (arrays of one array) is refused; within it, read.
         func nested(_ depth: Int) -> [UInt8] {
             [1, 1, 1, 0x61] + Array(repeating: [UInt8]([7, 1]), count: depth).flatMap { $0 } + [7, 0]
