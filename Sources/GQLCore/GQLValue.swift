@@ -10,9 +10,11 @@ import Foundation
 ///
 /// Besides the six JSON kinds it has a `data` case so that SQLite BLOBs round-trip through the
 /// dictionary API unchanged. In JSON text a `data` value is written as a base64 string. Its bytes are held in a box
-/// of their own (`indirect`): a copy of any value is then at most one retain, which the compiler can pair with its
-/// release and leave out, where Foundation's `Data` inline (an enum of several layouts) made every copy of every
-/// value an outlined call, kept even where the value was only looked at (an object's member compared by name).
+/// of their own (`indirect`): a copy of a value is then a retain of each reference it holds (none for a scalar or a
+/// short string, one for a longer string, data, an array or an object of up to ``GQLValues/linearLimit`` members,
+/// two for a larger object: its members and their index), which the compiler can pair with their releases and
+/// leave out, where Foundation's `Data` inline (an enum of several layouts) made every copy of every value an
+/// outlined call, kept even where the value was only looked at (an object's member compared by name).
 ///
 /// An object keeps its members in order (``GQLValues``): a literal's written order, a JSON document's, a GraphQL
 /// answer's (the order the query selected its fields in). Two objects with the same members in another order are

@@ -62,6 +62,14 @@ import Testing
         #expect(Self.decode([2] + bytes.dropFirst()) == nil)
         #expect(Self.decode([1, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) == nil)
         #expect(Self.decode([1, 1, 1, 0x61, 5] + Array(repeating: 0xFF, count: 9) + [0x01]) == nil)
+        // Bytes that are not UTF-8 (C3 starts a two-byte sequence, 28 cannot continue it), in a value and in a
+        // name, are refused rather than read as U+FFFD.
+        #expect(Self.decode([1, 1, 1, 0x61, 5, 2, 0xC3, 0x28]) == nil)
+        #expect(Self.decode([1, 1, 2, 0xC3, 0x28, 0]) == nil)
+        #expect(Self.decode([1, 1, 1, 0x61, 5, 2, 0xC3, 0xA9])?["a"] == "é")
+        // A tenth varint byte holds the 64th bit alone: more bits there are refused, not dropped.
+        #expect(Self.decode([1, 1, 1, 0x61, 3] + Array(repeating: 0xFF, count: 9) + [0x02]) == nil)
+        #expect(Self.decode([1, 1, 1, 0x61, 3] + Array(repeating: 0xFF, count: 9) + [0x01])?["a"] == .int(.min))
         // Nesting deeper than the limit (arrays of one array) is refused; within it, read.
         func nested(_ depth: Int) -> [UInt8] {
             [1, 1, 1, 0x61] + Array(repeating: [UInt8]([7, 1]), count: depth).flatMap { $0 } + [7, 0]
@@ -77,6 +85,30 @@ import Testing
             }
             _ = Self.decode(damaged)
         }
+    }
+
+    @Test func keysThatAreNotTextEndAColdRead() throws {
+        // A damaged or altered file: rows whose key is a BLOB, which SQLite sorts after every text key. A cold read
+        // of a key not in the table walked onto them and sought the same key again forever (review H1).
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        let database = try GQLDatabase(path: path)
+        _ = try GQLCache(database: database)
+        try database.execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10)
+            INSERT INTO _gqlcache_records (key, fields, updated_at) SELECT CAST('Note:' || i AS BLOB), x'0100', 0 FROM n
+            """)
+        #expect(try database.fetchAll(sql: "SELECT count(*) AS n FROM _gqlcache_records WHERE typeof(key) = 'blob'")
+            == [["n": 10]])
+        try database.close()
+        let query = "query { me { id name } }"
+        let miss = #expect(throws: GQLError.self) { try GQLCache(path: path).read(query) }
+        #expect(miss?.code == .cacheMiss)
+        // Text keys are still read past them.
+        try GQLCache(path: path).write(query, data: ["me": ["__typename": "User", "id": "a", "name": "Ada"]])
+        #expect(try GQLCache(path: path).read(query)["me"]?["name"] == "Ada")
     }
 
     /// `depth` lists, one inside the other (the innermost empty).

@@ -249,7 +249,8 @@ package enum RecordCodec {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while let byte = byte() {
-                guard shift < 64 else { return nil }
+                // The tenth byte holds the 64th bit alone: more is a damaged row, refused (not cut off).
+                guard shift < 63 || byte <= 1 else { return nil }
                 value |= UInt64(byte & 0x7F) << shift
                 if byte < 0x80 { return value }
                 shift += 7
@@ -273,8 +274,18 @@ package enum RecordCodec {
 
         @inline(__always)
         mutating func string() -> String? {
-            // Typed as bytes, so the standard library's UTF-8 fast path takes it (not its generic one).
-            slice().map { String(decoding: $0.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
+            slice().flatMap(Self.text)
+        }
+
+        /// The bytes as a string, nil when they are not UTF-8 (a damaged row is refused, never repaired).
+        @inline(__always)
+        static func text(_ slice: UnsafeRawBufferPointer) -> String? {
+            // Typed as bytes, so the standard library's UTF-8 fast path takes it (not its generic one); plain ASCII
+            // is valid as it stands, so only bytes above it are validated.
+            let bytes = slice.assumingMemoryBound(to: UInt8.self)
+            var high: UInt8 = 0
+            for byte in bytes { high |= byte }
+            return high < 0x80 ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
         }
 
         /// A top-level member's name at `position`: the previous record's name there when the bytes spell it.
@@ -289,7 +300,7 @@ package enum RecordCodec {
             {
                 return names.byPosition[position]
             }
-            let name = String(decoding: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+            guard let name = Self.text(slice) else { return nil }
             if position < names.byPosition.count {
                 names.byPosition[position] = name
             } else if position == names.byPosition.count {

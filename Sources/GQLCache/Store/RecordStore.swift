@@ -175,8 +175,9 @@ final class RecordStore: Sendable {
         return records
     }
 
-    /// Walks the table forward in key order (its primary key's) from the key bound.
-    private static let selectFrom = "SELECT key, fields FROM \(table) WHERE key >= ? ORDER BY key"
+    /// Walks the table's text keys forward in key order (its primary key's) from the key bound; SQLite sorts a BLOB
+    /// key (a damaged file's) after every text key, so the bound `x''` leaves them out and the walk ends.
+    private static let selectFrom = "SELECT key, fields FROM \(table) WHERE key >= ? AND key < x'' ORDER BY key"
 
     /// Most rows a walk steps over in a row, none of them wanted, before it seeks the next wanted key instead: a
     /// step costs SQLite a few hundred instructions, a seek from the B-tree's root about 2,500 and starting the
