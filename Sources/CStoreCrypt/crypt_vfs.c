@@ -711,23 +711,21 @@ static int crypt_current_time64(sqlite3_vfs *vfs, sqlite3_int64 *out) {
     return gBase->xCurrentTimeInt64(gBase, out);
 }
 
-static int gSetUp = SQLITE_ERROR;
-static pthread_once_t gSetUpOnce = PTHREAD_ONCE_INIT;
+static pthread_mutex_t gConfigLock = PTHREAD_MUTEX_INITIALIZER;
 
-static void set_up_once(void) {
-    gSetUp = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-}
-
-int gqlstore_sqlite_set_up(void) {
-    pthread_once(&gSetUpOnce, set_up_once);
-    return gSetUp;
+int gqlstore_sqlite_config_memory_statistics(int on) {
+    /* Serializes only the callers of this function; SQLite itself requires that nothing else in the process uses
+       SQLite while sqlite3_config runs, which is why this is the app's call at launch and never GQLStore's own. */
+    pthread_mutex_lock(&gConfigLock);
+    int rc = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on ? 1 : 0);
+    pthread_mutex_unlock(&gConfigLock);
+    return rc;
 }
 
 static int gRegistered = SQLITE_ERROR;
 static pthread_once_t gOnce = PTHREAD_ONCE_INIT;
 
 static void register_once(void) {
-    gqlstore_sqlite_set_up();  /* before sqlite3_vfs_find, which initializes SQLite */
     pthread_atfork(NULL, NULL, count_fork_in_child);
     gBase = sqlite3_vfs_find(NULL);
     if (!gBase || gBase->iVersion < 2 || !gBase->xCurrentTimeInt64) return;

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GQLStore
 
 /// `gql-cli`: inspects GraphQLite databases, tours the store and serves a development GraphQL API from a shell.
 ///
@@ -29,7 +30,12 @@ struct GQLCLI: AsyncParsableCommand {
 
     /// ArgumentParser's `main()`, with every asynchronous command run under ``InterruptSignals``: SIGINT and SIGTERM
     /// cancel its work and end the process within a second or two.
+    ///
+    /// gql-cli owns its process, so before anything uses SQLite it turns SQLite's memory statistics off
+    /// (``GQLDatabase/configureSQLiteProcess(memoryStatistics:)``), which spares each of SQLite's allocations a
+    /// process-wide mutex (`gql-cli serve`'s reads, ServerBench).
     static func main() async {
+        GQLDatabase.configureSQLiteProcess(memoryStatistics: false)
         do {
             var command = try parseAsRoot()
             if let asynchronous = command as? any AsyncParsableCommand {

@@ -30,6 +30,9 @@ import Testing
             }.run()
         }
 
+        /// How many requests have waited so far.
+        var count: Int { state.withLock { $0.count } }
+
         /// Returns once `count` requests have waited.
         func reached(_ count: Int) async {
             while state.withLock({ $0.count }) < count {
@@ -133,6 +136,53 @@ import Testing
             #expect(try await Self.listedUploads(storage) == [])
             let folder = fixture.directory.url.appendingPathComponent("data/uploads/\(upload.id)")
             #expect(!FileManager.default.fileExists(atPath: folder.path))
+        }
+    }
+
+    /// The end of one upload's completion goes on with the requests of that upload only, and a request counts as
+    /// waiting once: with two completions held, a part sent to each waits, and when the first completion ends the
+    /// second upload's part goes on waiting without being woken (review L9: it used to wake, check and wait again,
+    /// and the emulator reported a third wait).
+    @Test func theEndOfACompletionWakesOnlyItsOwnUploadsRequests() async throws {
+        let first = HeldGate(holdingCall: 1)
+        let second = HeldGate(holdingCall: 1)
+        let completionsSeen = GQLLocked(0)
+        let waits = Waits()
+        try await StorageFixture.with(
+            configure: {
+                $0.minimumPartSize = 1024
+                $0.whileCompleting = { _ in
+                    // The first completion is held at the first gate, the second at the second.
+                    let number = completionsSeen.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    await (number == 1 ? first : second).pass(nil)
+                }
+                $0.whenWaitingForCompletion = { _ in waits.add() }
+            }, client: { $0.sendsChecksums = false }
+        ) { fixture in
+            let storage = fixture.storage
+            var completions: [Task<String?, any Error>] = []
+            var parts: [Task<String?, any Error>] = []
+            for (key, gate) in [("a.bin", first), ("b.bin", second)] {
+                let (upload, etags) = try await Self.started(storage, key)
+                let crc = CRC64NVME(Self.whole).base64
+                let right = upload.complete(etags, headers: [("x-amz-checksum-crc64nvme", crc)])
+                completions.append(Task { try await StorageMultipartChecksumTests.refusal(storage, right) })
+                await gate.held()
+                let part = upload.part(2, Self.fourth)
+                parts.append(Task { try await StorageMultipartChecksumTests.refusal(storage, part) })
+                await waits.reached(completions.count)
+            }
+            first.open()
+            #expect(try await completions[0].value == nil)
+            #expect(try await parts[0].value == "NoSuchUpload 404")
+            second.open()
+            #expect(try await completions[1].value == nil)
+            #expect(try await parts[1].value == "NoSuchUpload 404")
+            #expect(waits.count == 2, "each held part counted once")
+            #expect(try await Self.listedUploads(storage) == [])
         }
     }
 }

@@ -31,13 +31,11 @@ enum {
 /// Which file a failure was in.
 enum { GQLCRYPT_FILE_MAIN = 0, GQLCRYPT_FILE_WAL = 1, GQLCRYPT_FILE_JOURNAL = 2 };
 
-/// GQLStore's one process-wide SQLite setting, made once before GQLStore's first call into SQLite (a connection's
-/// open, this VFS's registration): SQLite's memory statistics off (SQLITE_CONFIG_MEMSTATUS 0). The system's SQLite
-/// is built without lookaside memory, so every allocation it makes (a few per read: each text column of a row is
-/// copied) goes to malloc, and with the statistics on each also takes and releases a process-wide mutex to count it;
-/// SQLite's list of recommended options turns them off for speed. Nothing in the project reads them. Returns
-/// SQLITE_OK, or SQLITE_MISUSE when another user of SQLite in the process initialized it first (nothing changes).
-int gqlstore_sqlite_set_up(void);
+/// SQLite's memory statistics on (1) or off (0) for the whole process (SQLITE_CONFIG_MEMSTATUS), for
+/// `GQLDatabase.configureSQLiteProcess(memoryStatistics:)`: the app's call at launch, before any use of SQLite in the
+/// process, never made by GQLStore on its own (sqlite3_config is not safe against SQLite calls on other threads).
+/// Returns SQLITE_OK, or SQLITE_MISUSE when SQLite was already initialized (nothing changes).
+int gqlstore_sqlite_config_memory_statistics(int on);
 
 /// Registers the VFS beside the default one (never as the default); safe to call many times. Returns an SQLite code.
 int gqlcrypt_register(void);

@@ -44,15 +44,18 @@ struct StoredUpload: Codable, Sendable {
 final class MultipartStore: Sendable {
     let folder: GQLDataFolder
     private let state: GQLLocked<State>
-    /// Called with the upload's id when a request starts waiting for a completion to end (for tests).
+    /// Called with the upload's id when a request starts waiting for a completion of it to end, once per request
+    /// however often it waits (for tests).
     private let whenWaiting: (@Sendable (_ uploadId: String) -> Void)?
 
     private struct State {
         var uploads: [String: StoredUpload] = [:]
         /// The uploads whose completion is joining their parts.
         var completing: Set<String> = []
-        /// Requests waiting for a completion to end (each checks again whether its upload's has).
+        /// Requests waiting for a completion to end (each checks again whether its upload's has)...
         var settled = GQLWaiters<Void, Never>()
+        /// ...and their tickets by upload: the end of an upload's completion wakes only the requests of that upload.
+        var waiting: [String: [GQLWaiters<Void, Never>.Ticket]] = [:]
     }
 
     init(folder: GQLDataFolder, whenWaiting: (@Sendable (_ uploadId: String) -> Void)? = nil) throws {
@@ -194,15 +197,24 @@ final class MultipartStore: Sendable {
         state.withLock { state in
             if completed { state.uploads[id] = nil }
             state.completing.remove(id)
-            return state.settled.resumeAll(with: .success(()))
-        }.run()
+            return (state.waiting.removeValue(forKey: id) ?? []).compactMap {
+                state.settled.resume($0, with: .success(()))
+            }
+        }.forEach { $0.run() }
     }
 
     /// Runs `body` under the lock once no completion of upload `id` is running.
     private func whenSettled<T>(_ id: String, _ body: (inout State) throws(S3Error) -> T) async throws(S3Error) -> T {
+        var waited = false
         while true {
+            var ticket: GQLWaiters<Void, Never>.Ticket?
             let outcome = state.withLock { state -> Result<T, S3Error>? in
-                guard !state.completing.contains(id) else { return nil }
+                guard !state.completing.contains(id) else {
+                    let added = state.settled.add()
+                    state.waiting[id, default: []].append(added)
+                    ticket = added
+                    return nil
+                }
                 do throws(S3Error) {
                     return .success(try body(&state))
                 } catch {
@@ -210,10 +222,11 @@ final class MultipartStore: Sendable {
                 }
             }
             if let outcome { return try outcome.get() }
-            whenWaiting?(id)
-            await state.wait(
-                in: \.settled, unlessReady: { $0.completing.contains(id) ? nil : .success(()) },
-                whenCancelled: { _ in .success(()) })
+            guard let ticket else { continue }
+            if !waited { whenWaiting?(id) }
+            waited = true
+            // A cancelled wait's ticket stays listed until the completion ends, which resumes nothing for it.
+            await state.wait(for: ticket, in: \.settled, whenCancelled: { _ in .success(()) })
             if Task.isCancelled {
                 throw S3Error(.internalError, "The request ended while a completion of its upload was running.")
             }

@@ -46,10 +46,12 @@ struct BodyCheck: Sendable {
     /// download of all of it: GQLStorage asks for no range, so the body is not the object, however its length and
     /// digests look.
     static func requireWholeObject(status: Int, _ headers: HTTPHeaders, call: GQLStorage.Call) throws {
-        guard status == 206 || headers.contains(name: "Content-Range") else { return }
+        let hasRange = headers.contains(name: "Content-Range")
+        guard status == 206 || hasRange else { return }
+        let seen = "status \(status)" + (hasRange ? " with a Content-Range" : "")
         throw GQLError(
             .invalidResponse,
-            "the answer for \(call.bucket)/\(call.key ?? "") is a part of the object (206 Partial Content), not all of it",
+            "the answer for \(call.bucket)/\(call.key ?? "") is a part of the object (\(seen)), not all of it",
             operation: call.operation)
     }
 

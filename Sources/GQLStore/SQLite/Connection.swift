@@ -27,11 +27,6 @@ final class Connection {
     let session: WriteSession?
     static let log = GQLDebug.logger("GQLStore")
 
-    /// Whether GQLStore's process-wide SQLite setting was taken (`gqlstore_sqlite_set_up`: SQLite's memory
-    /// statistics off, which spares each of SQLite's allocations a process-wide mutex); false when another user of
-    /// SQLite in the process initialized it first.
-    static var memoryStatisticsOff: Bool { gqlstore_sqlite_set_up() == SQLITE_OK }
-
     /// Opens `path`; with `cipher`, through the encrypting VFS with that key, temporary files kept in memory and, on
     /// a connection that writes, the page's reserved bytes asked for (they take effect when the file is created).
     init(
@@ -41,9 +36,6 @@ final class Connection {
         self.path = path
         self.isReader = reader
         self.session = session
-        if !Self.memoryStatisticsOff {
-            Self.log.debug("SQLite was initialized before GQLStore's first connection: its memory statistics stay on")
-        }
         var db: OpaquePointer?
         let readOnly = reader || configuration.readOnly
         let flags =
