@@ -47,8 +47,13 @@ struct CacheWorkloads {
         var freshParses: [Double] = []
         let answerPath = directory.appendingPathComponent("answer.json")
         try bytes.write(to: answerPath)
-        // What every read is checked against: the parse's answer, serialized in its members' order.
-        let expected = try Self.serialized(try parse(bytes))
+        // What every read is checked against: the parse's answer, serialized in its members' order, checked once
+        // against the generator's own data (the ground truth), so a parser bug cannot pass as the expected answer.
+        let parsed = try parse(bytes)
+        let expected = try Self.serialized(parsed)
+        guard parsed == feed.data, try expected == Self.serialized(feed.data) else {
+            throw BenchError("the parsed answer is not the feed's data, member for member in order")
+        }
         for round in 0...options.rounds {
             let measured = round > 0
             progress(measured ? "write/read: round \(round) of \(options.rounds)" : "write/read: warm-up round")
