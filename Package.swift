@@ -181,7 +181,7 @@ let package = Package(
             dependencies: ["GQLNet", "GQLCore", "GQLDevServer", "GQLStore", "GQLSync", "GQLCache"],
             plugins: ["GQLCodegenPlugin"]
         ),
-        .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore", "GQLTestSupport"]),
+        .testTarget(name: "GQLStoreTests", dependencies: ["GQLStore", "GQLCore", "CSQLite", "GQLTestSupport"]),
         // Runs the built gql-cli as a child process; `swift test` builds the executable with the tests.
         .testTarget(
             name: "GQLCLITests",
