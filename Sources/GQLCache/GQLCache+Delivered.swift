@@ -26,8 +26,8 @@ extension GQLCache {
         _ data: GQLValue, of operation: String, _ variables: GQLValues, shape: GQLValue?, evicting: Bool,
         replacing layer: Layer?
     ) throws {
-        var changed: Set<String> = []
-        var written: Set<String> = []
+        var changed: Set<RecordKey> = []
+        var written: Set<RecordKey> = []
         defer {
             if let layer { changed.formUnion(store.removeLayer(layer.id)) }
             watchers.notify(changed, fromServer: written)
@@ -36,8 +36,9 @@ extension GQLCache {
         let answer = filled(data, from: shape)
         if evicting {
             guard case .object(let root) = answer, root.count == 1, case .object(let object)? = root.first?.value,
-                let key = keys.key(of: object, typename: object["__typename"]?.stringValue, fields: [])
+                let text = keys.key(of: object, typename: object["__typename"]?.stringValue, fields: [])
             else { return }
+            let key = RecordKey(text)
             changed = try store.remove([key])
             changed.insert(key)
             return
@@ -55,8 +56,8 @@ extension GQLCache {
 
     /// Whether a stored root field holds references to records of their own only (not to objects stored under
     /// the root's path): a reference, or a list of them.
-    private static func refersToRecordsOnly(_ stored: GQLValue, _ rootKey: String) -> Bool {
-        if let key = StoredValue.referencedKey(stored) { return !key.hasPrefix(rootKey + ".") }
+    private static func refersToRecordsOnly(_ stored: GQLValue, _ rootKey: RecordKey) -> Bool {
+        if let key = StoredValue.referencedKey(stored) { return !key.utf8.starts(with: (rootKey.text + ".").utf8) }
         guard case .array(let elements) = stored, !elements.isEmpty else { return false }
         return elements.allSatisfy { $0 == .null || refersToRecordsOnly($0, rootKey) }
     }

@@ -212,7 +212,8 @@ extension GQLCache {
         _ server: GQLServer, _ request: Request, since: UInt64
     ) async throws -> (result: Result, storedAt: UInt64?) {
         let key = SharedRequest(
-            server: ObjectIdentifier(server), text: request.operation.text, variables: request.given,
+            server: ObjectIdentifier(server), text: request.operation.text,
+            variables: CanonicalJSON.text(.object(request.given)),
             store: request.store)
         let answer = try await requests.value(for: key, since: since, stamp: watchers.changeCount) { [self] in
             let (result, storedAt) = try await networkAnswer(server, request)
@@ -222,11 +223,13 @@ extension GQLCache {
     }
 
     /// What tells two requests that can share one answer apart. The server is told by identity: the request in
-    /// flight holds it, so no other server can take its identifier meanwhile.
+    /// flight holds it, so no other server can take its identifier meanwhile. The variables are told by their
+    /// canonical JSON (``CanonicalJSON``, ASCII), not as values: `GQLValues` compares strings by canonical
+    /// equivalence, and `"é"` as U+00E9 and as `e` + U+0301 are two requests to a server.
     struct SharedRequest: Hashable, Sendable {
         var server: ObjectIdentifier
         var text: String
-        var variables: GQLValues
+        var variables: String
         var store: Bool
     }
 
@@ -254,8 +257,8 @@ extension GQLCache {
                 ? try await server.mutation(request.operation.text, request.given.dictionary)
                 : try await server.query(request.operation.text, request.given.dictionary)
         }
-        var changed: Set<String> = []
-        var written: Set<String> = []
+        var changed: Set<RecordKey> = []
+        var written: Set<RecordKey> = []
         var storedAt: UInt64?
         let said = directives.withLock { $0 }
         if request.store, !said.noStore, result.errors.isEmpty, let data = result.data {

@@ -25,7 +25,7 @@ extension GQLCache {
     /// ```
     @discardableResult
     public func gc() throws -> GarbageCollection {
-        let collected = try store.collectGarbage(roots: [CacheKey.queryRoot])
+        let collected = try store.collectGarbage(roots: [RecordKey(CacheKey.queryRoot)])
         watchers.notify(collected.removed.union(collected.changed))
         return GarbageCollection(
             removedRecords: collected.removed.count, removedReferences: collected.danglingFields)
@@ -57,7 +57,7 @@ extension GQLCache {
     public func statistics() throws -> Statistics {
         let sizes = try store.recordSizes()
         var types: [String: Int] = [:]
-        for key in sizes.keys { types[CacheKey.kind(of: key), default: 0] += 1 }
+        for key in sizes.keys { types[CacheKey.kind(of: key.text), default: 0] += 1 }
         return Statistics(records: sizes.count, bytes: sizes.values.reduce(0, +), types: types)
     }
 }

@@ -17,8 +17,8 @@ extension GQLCache {
     /// - Returns: how many records were written or evicted.
     @discardableResult
     public func write(objects: [GQLValue], typename: String, keyField: String? = nil) throws -> Int {
-        var records: [String: GQLValues] = [:]
-        var tombstones: [String] = []
+        var records: [RecordKey: GQLValues] = [:]
+        var tombstones: [RecordKey] = []
         for case .object(let object) in objects {
             let type = object["__typename"]?.stringValue ?? typename
             guard let key = objectKey(object, type, keyField) else { continue }
@@ -38,11 +38,11 @@ extension GQLCache {
     }
 
     /// The record key of a server object of type `typename`: by the key policy, else by `keyField`.
-    private func objectKey(_ object: GQLValues, _ typename: String, _ keyField: String?) -> String? {
-        if let key = keys.key(of: object, typename: typename, fields: []) { return key }
+    private func objectKey(_ object: GQLValues, _ typename: String, _ keyField: String?) -> RecordKey? {
+        if let key = keys.key(of: object, typename: typename, fields: []) { return RecordKey(key) }
         guard let keyField, let value = object[keyField] else { return nil }
         switch value {
-        case .string, .int, .double, .bool: return CacheKey.object(typename, [value])
+        case .string, .int, .double, .bool: return RecordKey(CacheKey.object(typename, [value]))
         default: return nil
         }
     }

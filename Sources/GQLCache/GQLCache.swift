@@ -163,6 +163,7 @@ public final class GQLCache: Sendable {
     /// ```
     @discardableResult
     public func evict(key: String) throws -> Bool {
+        let key = RecordKey(key)
         let removed = try store.remove([key])
         watchers.notify([key])
         return !removed.isEmpty
@@ -190,7 +191,7 @@ public final class GQLCache: Sendable {
 
     /// The fields of record `key` as stored (references as `{"__ref": key}`), for tools and tests.
     package func record(_ key: String) throws -> GQLValues? {
-        try store.load([key])[key]
+        try store.load([RecordKey(key)])[RecordKey(key)]
     }
 
     /// Every record key, in order (for tools and tests).
@@ -234,19 +235,19 @@ public final class GQLCache: Sendable {
     func mergeQuietly(
         _ data: GQLValue, _ operation: CacheOperation, _ variables: GQLValues,
         expiresAt: (_ now: Double) -> Double? = { _ in nil }
-    ) throws -> Set<String> {
+    ) throws -> Set<RecordKey> {
         try mergeQuietly(normalize(data, operation, variables), expiresAt: expiresAt)
     }
 
     /// ``mergeQuietly(_:_:_:expiresAt:)`` of records already normalized.
-    func mergeQuietly(_ records: NormalizedRecords, expiresAt: (_ now: Double) -> Double?) throws -> Set<String> {
+    func mergeQuietly(_ records: NormalizedRecords, expiresAt: (_ now: Double) -> Double?) throws -> Set<RecordKey> {
         try mergeNotingGeneration(records, expiresAt: expiresAt).changed
     }
 
     /// ``mergeQuietly(_:expiresAt:)``, and the store's generation with the write in
     /// (``RecordStore/mergeNotingGeneration(_:receivedAt:expiresAt:)``).
     func mergeNotingGeneration(_ records: NormalizedRecords, expiresAt: (_ now: Double) -> Double?) throws
-        -> (changed: Set<String>, generation: UInt64)
+        -> (changed: Set<RecordKey>, generation: UInt64)
     {
         let now = self.now
         let deadline = expiresAt(now)
@@ -293,17 +294,17 @@ public final class GQLCache: Sendable {
 struct CachedAnswer {
     var data: GQLValue
     /// The keys read, in order, repeats included.
-    var visited: [String]
+    var visited: [RecordKey]
     var staleness: Double?
     /// The store's generation the answer was read at (``RecordStore/Snapshot/generation``).
     var generation: UInt64
 
     /// The keys read, for a watcher to wait on (made only when asked for: a plain read has no use for them).
-    var keys: Set<String> { Set(visited) }
+    var keys: Set<RecordKey> { Set(visited) }
 }
 
 /// A miss with the keys the read looked at, so a watcher can wait for them.
 struct ReadMiss: Error {
     var error: GQLError
-    var keys: Set<String>
+    var keys: Set<RecordKey>
 }

@@ -31,7 +31,9 @@ import Testing
         let cache = try memoryCache()
         let query = #"query { user(id: "ünï©ødé 🎉") { id name } }"#
         try cache.write(query, data: ["user": ["__typename": "User", "id": "ünï©ødé 🎉", "name": "U"]])
-        #expect(try cache.record("QUERY_ROOT")?[#"user({"id":"ünï©ødé 🎉"})"#] == ["__ref": "User:ünï©ødé 🎉"])
+        // The field key's argument is ASCII JSON (characters past ASCII as UTF-16 escapes); the record key is the id.
+        let fieldKey = #"user({"id":"\u00fcn\u00ef\u00a9\u00f8d\u00e9 \ud83c\udf89"})"#
+        #expect(try cache.record("QUERY_ROOT")?[fieldKey] == ["__ref": "User:ünï©ødé 🎉"])
         #expect(try cache.read(query)["user"]?["name"] == "U")
     }
 }

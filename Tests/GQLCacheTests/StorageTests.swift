@@ -50,9 +50,9 @@ import Testing
         #expect(listed.count == ids.count)
         #expect(listed != listed.sorted(), "the keys should tell byte order from String order")
         for keys in [listed, listed.filter { $0.utf8.allSatisfy { $0 < 0x80 } }] {
-            var records: NormalizedRecords = keys.reversed().map { (key: $0, fields: GQLValues()) }
+            var records: NormalizedRecords = keys.reversed().map { (key: RecordKey($0), fields: GQLValues()) }
             RecordStore.sortByKey(&records)
-            #expect(records.map(\.key) == keys)
+            #expect(records.map(\.key) == keys.map { RecordKey($0) })
         }
     }
 

@@ -23,13 +23,13 @@ struct AnswerReader {
     /// The memory layer as the read began (after a load: as it is with the rows loaded), and the records kept
     /// apart from it: overlaid by layers, or loaded when the memory layer may not keep them (see ``prefetch``).
     private var snapshot: RecordStore.Snapshot
-    private var loaded: [String: GQLValues] = [:]
+    private var loaded: [RecordKey: GQLValues] = [:]
     /// Whether a record the build needed was missing from memory (the build then stops, to load and build again).
     private var lacking = false
     /// Whether every level was loaded from SQLite: a record missing now is missing.
     private var isLoaded = false
     /// The keys of every record the answer needed, whether the cache had it or not, in the order looked at.
-    private(set) var visited: [String] = []
+    private(set) var visited: [RecordKey] = []
     /// How many seconds past its age the stalest field the answer read is; `nil` when every field is fresh.
     private(set) var staleness: Double?
     /// The storage keys of the fields with arguments met in this read (``storageKey(_:)``), each with its plan:
@@ -48,7 +48,7 @@ struct AnswerReader {
     }
 
     /// The keys of every record the answer needed, whether the cache had it or not.
-    var dependencies: Set<String> { Set(visited) }
+    var dependencies: Set<RecordKey> { Set(visited) }
 
     /// The memory layer's generation the answer was built at (the last snapshot's).
     var generation: UInt64 { snapshot.generation }
@@ -57,7 +57,7 @@ struct AnswerReader {
     ///
     /// - Throws: ``GQLError`` `.cacheMiss` naming the first field (by its path in the answer) the cache does not
     ///   have; ``dependencies`` then holds what was looked at, so a watcher still hears when it arrives.
-    mutating func read(_ selections: SelectionSetPlan, rootKey: String) throws -> GQLValue {
+    mutating func read(_ selections: SelectionSetPlan, rootKey: RecordKey) throws -> GQLValue {
         let answer: GQLValue
         do {
             answer = try assemble(selections, rootKey: rootKey)
@@ -71,7 +71,7 @@ struct AnswerReader {
         return answer
     }
 
-    private mutating func assemble(_ selections: SelectionSetPlan, rootKey: String) throws -> GQLValue {
+    private mutating func assemble(_ selections: SelectionSetPlan, rootKey: RecordKey) throws -> GQLValue {
         do {
             return try build(key: rootKey, selections: selections, isRoot: true)
         } catch is Miss where lacking {
@@ -91,7 +91,7 @@ struct AnswerReader {
     }
 
     /// The record of `key`: from the snapshot (with any layer over it), or loaded; `nil` when it is neither.
-    private mutating func record(_ key: String) -> GQLValues? {
+    private mutating func record(_ key: RecordKey) -> GQLValues? {
         if !loaded.isEmpty, let record = loaded[key] { return record }
         guard snapshot.layers.isEmpty else {
             // Not in memory (a cold cache): the table may hold it under the layers, which set only some of its
@@ -99,7 +99,7 @@ struct AnswerReader {
             // unless the memory layer holds every row (a record only a layer has, such as an optimistic new
             // object, is then read from the layers without asking SQLite).
             guard snapshot.records[key] != nil || isLoaded || snapshot.isComplete else { return nil }
-            var found: [String: GQLValues] = [:]
+            var found: [RecordKey: GQLValues] = [:]
             found[key] = snapshot.records[key]
             RecordStore.overlay(snapshot.layers, on: &found, keys: [key])
             if let record = found[key] { loaded[key] = record }
@@ -111,7 +111,7 @@ struct AnswerReader {
     /// A record to load and the selections it is read with: the root's, or those of the field that reached it
     /// (kept as the field, one reference, rather than a copy of its selection set).
     private struct Pending {
-        var key: String
+        var key: RecordKey
         var field: FieldPlan?
     }
 
@@ -122,17 +122,17 @@ struct AnswerReader {
     /// record found or loaded stays in the latest ``snapshot``, which the build then reads: no record is copied
     /// or looked up in a second table. Otherwise every record is kept in ``loaded``, so a memory layer trimmed
     /// meanwhile (or a write keeping a load out of it) cannot make the build miss.
-    private mutating func prefetch(_ selections: SelectionSetPlan, rootKey: String) throws {
+    private mutating func prefetch(_ selections: SelectionSetPlan, rootKey: RecordKey) throws {
         let start = (generation: snapshot.generation, trims: snapshot.trims)
         var pinned = snapshot.layers.isEmpty
         var level = [Pending(key: rootKey, field: nil)]
         // While pinned, the keys looked for (a key met again is found in the snapshot, one lookup; one not in
         // the table is looked for again, and a key wanted twice in a level is loaded once). Once not, every key
         // looked for, found or not, so a key met again costs one lookup.
-        var looked: [String] = []
-        var seen: Set<String> = []
+        var looked: [RecordKey] = []
+        var seen: Set<RecordKey> = []
         while !level.isEmpty {
-            var wanted: [String] = []
+            var wanted: [RecordKey] = []
             for pending in level {
                 if pinned {
                     looked.append(pending.key)
@@ -192,18 +192,20 @@ struct AnswerReader {
                 guard field.selections != nil,
                     let place = locate(field, at: position, in: stored, of: record).place
                 else { continue }
-                StoredValue.references(in: stored[place].value) { next.append(Pending(key: $0, field: field)) }
+                StoredValue.references(in: stored[place].value) {
+                    next.append(Pending(key: RecordKey($0), field: field))
+                }
             }
         }
     }
 
     /// Puts `rows`, loaded for `keys`, in ``loaded``, with the snapshot's layers over them.
-    private mutating func keep(_ rows: [(key: String, record: GQLValues)], keys: [String]) {
+    private mutating func keep(_ rows: [(key: RecordKey, record: GQLValues)], keys: [RecordKey]) {
         if snapshot.layers.isEmpty {
             loaded.reserveCapacity(loaded.count + rows.count)
             for (key, record) in rows { loaded[key] = record }
         } else {
-            var found: [String: GQLValues] = [:]
+            var found: [RecordKey: GQLValues] = [:]
             for (key, record) in rows { found[key] = record }
             RecordStore.overlay(snapshot.layers, on: &found, keys: keys)
             for (key, record) in found { loaded[key] = record }
@@ -212,8 +214,8 @@ struct AnswerReader {
 
     /// Puts every record of `seen` (but those of `except`, just loaded) in ``loaded``: from the snapshot, or
     /// read again when the memory layer let it go since it was found.
-    private mutating func keepSeen(_ seen: Set<String>, except: Set<String>) throws {
-        var gone: [String] = []
+    private mutating func keepSeen(_ seen: Set<RecordKey>, except: Set<RecordKey>) throws {
+        var gone: [RecordKey] = []
         for key in seen where !except.contains(key) {
             if let record = record(key) { loaded[key] = record } else { gone.append(key) }
         }
@@ -221,7 +223,7 @@ struct AnswerReader {
         keep(try store.loadFromTable(gone, generation: snapshot.generation), keys: gone)
     }
 
-    private mutating func build(key: String, selections: SelectionSetPlan, isRoot: Bool) throws -> GQLValue {
+    private mutating func build(key: RecordKey, selections: SelectionSetPlan, isRoot: Bool) throws -> GQLValue {
         visited.append(key)
         // A missing root reads as an empty one, so the miss names the first field asked for.
         guard let record = record(key) ?? (isRoot && isLoaded ? [:] : nil) else {
@@ -300,7 +302,7 @@ struct AnswerReader {
     /// iterating it (a closure over `allSatisfy` included), hands out each element copied — a retain of every
     /// reference it holds, on a record of the memory layer mostly the first touch of its line, and an atomic one
     /// — where in place only the value kept is copied, once, into the answer.
-    private mutating func buildInOrder(_ record: GQLValues, key: String, _ fields: [CollectedField]) throws
+    private mutating func buildInOrder(_ record: GQLValues, key: RecordKey, _ fields: [CollectedField]) throws
         -> [GQLValues.Element]?
     {
         guard record.count >= fields.count else { return nil }
@@ -419,7 +421,7 @@ struct AnswerReader {
             guard let key = StoredValue.referencedKey(stored.pointee) else {
                 throw Miss(reason: "the cache holds a value there, not an object")
             }
-            return try build(key: key, selections: selections, isRoot: false)
+            return try build(key: RecordKey(key), selections: selections, isRoot: false)
         case .array:
             let built = try StoredValue.withElements(stored.pointee) { elements in
                 var values: [GQLValue] = []

@@ -1,7 +1,7 @@
 import GQLCore
 
 /// Records to write, each key once: what ``Normalizer`` makes of an answer.
-typealias NormalizedRecords = [(key: String, fields: GQLValues)]
+typealias NormalizedRecords = [(key: RecordKey, fields: GQLValues)]
 
 /// Splits one answer into records: every object with a key becomes its own record (referenced from where it
 /// appeared), every other object a record under its parent's path; each record gets the fields the selection
@@ -16,7 +16,7 @@ struct Normalizer {
     /// Where each key's record is in ``records``: one hash lookup per object met (a dictionary of the records
     /// themselves took three: the record taken out while its fields were added, a nested occurrence looked
     /// for, the record put back).
-    private var positions: [String: Int] = [:]
+    private var positions: [RecordKey: Int] = [:]
 
     init(keys: KeyPolicy, matcher: TypeMatcher, variables: GQLValues) {
         self.keys = keys
@@ -39,7 +39,7 @@ struct Normalizer {
     ///
     /// - Throws: ``GQLError`` `.invalidResponse` naming the path of a value that is not what the selection
     ///   asks for (a string where an object was selected, say).
-    mutating func add(_ data: GQLValue, selections: SelectionSetPlan, rootKey: String) throws {
+    mutating func add(_ data: GQLValue, selections: SelectionSetPlan, rootKey: RecordKey) throws {
         guard case .object(let object) = data else {
             throw GQLError(.invalidResponse, "the answer's data is \(data.kindName), not an object", operation: "cache")
         }
@@ -58,7 +58,7 @@ struct Normalizer {
     }
 
     /// The position of `key`'s record in ``records``, added empty when it is new.
-    private mutating func position(of key: String) -> Int {
+    private mutating func position(of key: RecordKey) -> Int {
         let next = records.count
         // One lookup: the dictionary's default subscript inserts `next` when the key is missing.
         func read(_ stored: inout Int) -> Int { stored }
@@ -69,7 +69,7 @@ struct Normalizer {
 
     /// Adds the fields of `object`, collected under its selection set as `collectedFields`, to record `key`.
     private mutating func addObject(
-        _ object: GQLValues, key: String, fields collectedFields: [CollectedField], hasDistinctStorageKeys: Bool
+        _ object: GQLValues, key: RecordKey, fields collectedFields: [CollectedField], hasDistinctStorageKeys: Bool
     ) throws {
         let position = position(of: key)
         // Taken out while its fields are added, so adding to it does not copy it; a nested occurrence of the same
@@ -113,7 +113,7 @@ struct Normalizer {
     /// The stored form of `value` under a field with `selections`; `base` is where the field's list indices
     /// start in ``indexPath``.
     private mutating func addValue(
-        _ value: GQLValue, parent: String, storageKey: String, selections: SelectionSetPlan, base: Int
+        _ value: GQLValue, parent: RecordKey, storageKey: String, selections: SelectionSetPlan, base: Int
     ) throws -> GQLValue {
         switch value {
         case .null:
@@ -137,11 +137,11 @@ struct Normalizer {
         case .object(let object):
             let typename = object["__typename"]?.stringValue
             let fields = matcher.collect(selections, typename: typename, isRoot: false, variables: variables)
-            let key =
+            let key = RecordKey(
                 keys.key(of: object, typename: typename, fields: fields)
-                ?? CacheKey.path(parent, storageKey, Array(indexPath[base...]))
+                    ?? CacheKey.path(parent.text, storageKey, Array(indexPath[base...])))
             try addObject(object, key: key, fields: fields, hasDistinctStorageKeys: selections.hasDistinctStorageKeys)
-            return StoredValue.reference(key)
+            return StoredValue.reference(key.text)
         default:
             throw Misfit(value: value)
         }

@@ -15,11 +15,11 @@ struct CacheOperation: Sendable {
     var defaults: GQLValues
 
     /// The record the operation's root fields are stored in.
-    var rootKey: String {
+    var rootKey: RecordKey {
         switch kind {
-        case .query: CacheKey.queryRoot
-        case .mutation: CacheKey.mutationRoot
-        case .subscription: CacheKey.subscriptionRoot
+        case .query: RecordKey(CacheKey.queryRoot)
+        case .mutation: RecordKey(CacheKey.mutationRoot)
+        case .subscription: RecordKey(CacheKey.subscriptionRoot)
         }
     }
 

@@ -149,6 +149,11 @@ enum StoredValue {
 
 /// JSON text with object members in name order at every level, whatever order the value keeps: field keys and
 /// argument texts must not change with the order a caller wrote them in.
+///
+/// The text is ASCII: every character past it is written as a `\u` escape of its UTF-16 code units, so two
+/// arguments that differ only in how a character is encoded (`"é"` as U+00E9 and as `e` + U+0301) give two field
+/// keys. A record's fields are members of a ``GQLValues``, whose names compare as `String`s (canonical
+/// equivalence): as raw text the two fields were one, though a server answers them as two.
 enum CanonicalJSON {
     static func text(_ value: GQLValue) -> String {
         var out = ""
@@ -167,17 +172,51 @@ enum CanonicalJSON {
             out += "]"
         case .object(let members):
             out += "{"
-            for (index, name) in members.keys.sorted().enumerated() {
+            // In the order of the names' bytes, each member once (a value's names are unique as Strings).
+            let sorted = members.map { (name: $0.key, value: $0.value) }.sorted {
+                $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
+            }
+            for (index, member) in sorted.enumerated() {
                 if index > 0 { out += "," }
-                JSONWriter.quote(name, into: &out)
+                quote(member.name, into: &out)
                 out += ":"
-                write(members[name] ?? .null, into: &out)
+                write(member.value, into: &out)
             }
             out += "}"
+        case .string(let text):
+            quote(text, into: &out)
         case .double(let number) where !number.isFinite:
             out += "null"  // not sent by a server, nor accepted in variables; kept total rather than failing
         default:
             out += (try? value.jsonString()) ?? "null"
         }
+    }
+
+    /// `text` as a JSON string in ASCII: as GQLCore's JSON writes it (quotes, backslashes and control characters
+    /// escaped, `\n`, `\r`, `\t`, otherwise `\u00xx`), and every character past ASCII as `\u` escapes of its UTF-16
+    /// code units (two for a character past U+FFFF). ASCII arguments keep the field keys they always had.
+    private static func quote(_ text: String, into out: inout String) {
+        out += "\""
+        // Most arguments are plain ASCII: appended whole.
+        let plain = { (byte: UInt8) in byte >= 0x20 && byte < 0x80 && byte != 0x22 && byte != 0x5C }
+        if text.utf8.allSatisfy(plain) {
+            out += text
+            out += "\""
+            return
+        }
+        for unit in text.utf16 {
+            switch unit {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0x20..<0x80: out.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
+            default:
+                let hex = String(unit, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        }
+        out += "\""
     }
 }

@@ -6,14 +6,14 @@ extension RecordStore {
     /// One layer: the records of an optimistic answer, normalized like any answer.
     struct Layer: Sendable {
         var id: UInt64
-        var records: [String: GQLValues]
+        var records: [RecordKey: GQLValues]
     }
 
     /// Adds a layer over every earlier one; returns its id and the keys it covers (whose readers must be woken).
     ///
     /// With `receivedAt` (expiry on), the layer's fields carry that receive time, so an optimistic field reads
     /// as fresh.
-    func addLayer(_ records: [String: GQLValues], receivedAt: Double?) -> (id: UInt64, keys: Set<String>) {
+    func addLayer(_ records: [RecordKey: GQLValues], receivedAt: Double?) -> (id: UInt64, keys: Set<RecordKey>) {
         var records = records
         if let receivedAt {
             for (key, fields) in records {
@@ -32,7 +32,7 @@ extension RecordStore {
 
     /// Removes the layer `id` wherever it sits in the stack; returns the keys it covered (none when it was not
     /// there: removed before, or dropped by ``removeAll()``).
-    func removeLayer(_ id: UInt64) -> Set<String> {
+    func removeLayer(_ id: UInt64) -> Set<RecordKey> {
         memory.withLock { memory in
             guard let index = memory.layers.firstIndex(where: { $0.id == id }) else { return [] }
             return Set(memory.layers.remove(at: index).records.keys)
@@ -46,7 +46,7 @@ extension RecordStore {
     /// is read as that layer's). Receive times merge field by field rather than replacing the stored ones; a
     /// field the layer sets loses the stored record's deadline (an optimistic value over a `no-cache` or expired
     /// field reads fresh, not as the server's answer it covers).
-    static func overlay(_ layers: [Layer], on found: inout [String: GQLValues], keys: [String]) {
+    static func overlay(_ layers: [Layer], on found: inout [RecordKey: GQLValues], keys: [RecordKey]) {
         for layer in layers {
             for key in keys {
                 guard let fields = layer.records[key] else { continue }

@@ -8,7 +8,7 @@ extension RecordStore {
 
     /// Notes that `keys` were read now. Only the memory layer changes: the times reach `read_at` with the next
     /// write, or in one transaction of their own once ``readFlushThreshold`` of them wait.
-    func noteReads(_ keys: some Sequence<String>) throws {
+    func noteReads(_ keys: some Sequence<RecordKey>) throws {
         let now = clock()
         let flush = memory.withLock { memory -> Bool in
             for key in keys { memory.reads[key] = now }
@@ -38,23 +38,23 @@ extension RecordStore {
         }
     }
 
-    private static func writeReads(_ reads: [String: Double], _ tx: GQLTransaction) throws {
+    private static func writeReads(_ reads: [RecordKey: Double], _ tx: GQLTransaction) throws {
         for (key, time) in reads {
             _ = try tx.change(
-                sql: "UPDATE \(table) SET read_at = ? WHERE key = ?", [.double(time), .string(key)], table: table)
+                sql: "UPDATE \(table) SET read_at = ? WHERE key = ?", [.double(time), .string(key.text)], table: table)
         }
     }
 
     // MARK: Byte budget
 
     /// The size of each record: its key's UTF-8 bytes and its fields' bytes.
-    static func sizes(_ tx: GQLTransaction) throws -> [String: Int] {
-        var sizes: [String: Int] = [:]
+    static func sizes(_ tx: GQLTransaction) throws -> [RecordKey: Int] {
+        var sizes: [RecordKey: Int] = [:]
         try tx.forEachRow(
             sql: "SELECT key, length(CAST(key AS BLOB)) + length(CAST(fields AS BLOB)) FROM \(table)", [],
             table: table
         ) { row in
-            if let key = row.text(0) { sizes[key] = Int(row.integer(1) ?? 0) }
+            if let key = row.text(0) { sizes[RecordKey(key)] = Int(row.integer(1) ?? 0) }
         }
         return sizes
     }
@@ -62,24 +62,26 @@ extension RecordStore {
     /// Past `budget` bytes, removes the least recently used records (the later of its last read and its last
     /// write) until the table holds at most 90% of it, so a full cache does not trim on every write. Called
     /// with the write lock held; returns the keys removed.
-    func trimToBudget(_ budget: Int, _ sizes: inout [String: Int]?) throws -> Set<String> {
+    func trimToBudget(_ budget: Int, _ sizes: inout [RecordKey: Int]?) throws -> Set<RecordKey> {
         var known = try sizes ?? database.read { tx in try Self.sizes(tx) }
         defer { sizes = known }
         var total = known.values.reduce(0, +)
         guard total > budget else { return [] }
         let target = budget / 10 * 9
-        var victims: [String] = []
+        var victims: [RecordKey] = []
         try writeWithReads { tx in
             try tx.forEachRow(
                 sql: "SELECT key FROM \(Self.table) ORDER BY max(updated_at, IFNULL(read_at, 0)), key", [],
                 table: Self.table
             ) { row in
-                guard total > target, let key = row.text(0) else { return }
+                guard total > target, let text = row.text(0) else { return }
+                let key = RecordKey(text)
                 total -= known[key] ?? 0
                 victims.append(key)
             }
             for key in victims {
-                _ = try tx.change(sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key)], table: Self.table)
+                _ = try tx.change(
+                    sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key.text)], table: Self.table)
             }
         }
         forget(victims)
@@ -88,7 +90,7 @@ extension RecordStore {
     }
 
     /// Drops `keys` from the memory layer after they left the table.
-    private func forget(_ keys: some Sequence<String>) {
+    private func forget(_ keys: some Sequence<RecordKey>) {
         memory.withLock { memory in
             memory.generation &+= 1
             for key in keys {
@@ -103,24 +105,24 @@ extension RecordStore {
     /// What ``collectGarbage(roots:)`` did.
     struct Collected {
         /// Records removed: unreachable from the roots, or unreadable.
-        var removed: Set<String> = []
+        var removed: Set<RecordKey> = []
         /// Records that lost a field holding a reference to a record that does not exist.
-        var changed: Set<String> = []
+        var changed: Set<RecordKey> = []
         /// How many such fields were removed.
         var danglingFields = 0
     }
 
     /// Removes, in one transaction, every field that refers to a missing record (a list counts as one field),
     /// then every record no chain of references from `roots` reaches.
-    func collectGarbage(roots: [String]) throws -> Collected {
+    func collectGarbage(roots: [RecordKey]) throws -> Collected {
         try writeLock.withLock { sizes in
             var collected = Collected()
-            var written: [String: GQLValues] = [:]
+            var written: [RecordKey: GQLValues] = [:]
             try writeWithReads { tx in
-                var records: [String: GQLValues] = [:]
-                var unreadable: [String] = []
+                var records: [RecordKey: GQLValues] = [:]
+                var unreadable: [RecordKey] = []
                 try tx.forEachRow(sql: "SELECT key, fields FROM \(Self.table)", [], table: Self.table) { row in
-                    guard let key = row.text(0) else { return }
+                    guard let key = row.text(0).map({ RecordKey($0) }) else { return }
                     guard let fields = Self.decode(row, 1) else {
                         unreadable.append(key)
                         return
@@ -131,7 +133,7 @@ extension RecordStore {
                     var kept = fields
                     for (name, value) in fields {
                         var dangling = false
-                        StoredValue.references(in: value) { if records[$0] == nil { dangling = true } }
+                        StoredValue.references(in: value) { if records[RecordKey($0)] == nil { dangling = true } }
                         guard dangling else { continue }
                         kept[name] = nil
                         if case .object(var received)? = kept[FieldExpiry.receivedMember] {
@@ -147,7 +149,8 @@ extension RecordStore {
                 var queue = Array(reached)
                 while let key = queue.popLast() {
                     for value in records[key].map({ Array($0.values) }) ?? [] {
-                        StoredValue.references(in: value) { target in
+                        StoredValue.references(in: value) { text in
+                            let target = RecordKey(text)
                             if records[target] != nil, reached.insert(target).inserted { queue.append(target) }
                         }
                     }
@@ -156,14 +159,14 @@ extension RecordStore {
                 for key in collected.removed {
                     written[key] = nil
                     _ = try tx.change(
-                        sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key)], table: Self.table)
+                        sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key.text)], table: Self.table)
                 }
                 for (key, fields) in written {
-                    let bytes = try RecordCodec.encode(fields, key: key)
+                    let bytes = try RecordCodec.encode(fields, key: key.text)
                     _ = try tx.change(
-                        sql: "UPDATE \(Self.table) SET fields = ? WHERE key = ?", [.data(Data(bytes)), .string(key)],
-                        table: Self.table)
-                    sizes?[key] = key.utf8.count + bytes.count
+                        sql: "UPDATE \(Self.table) SET fields = ? WHERE key = ?",
+                        [.data(Data(bytes)), .string(key.text)], table: Self.table)
+                    sizes?[key] = key.text.utf8.count + bytes.count
                 }
             }
             collected.changed = Set(written.keys)
@@ -181,7 +184,7 @@ extension RecordStore {
     // MARK: Statistics
 
     /// The size of every record, read from the table (pending read times are left pending).
-    func recordSizes() throws -> [String: Int] {
+    func recordSizes() throws -> [RecordKey: Int] {
         try database.read { tx in try Self.sizes(tx) }
     }
 }

@@ -4,9 +4,9 @@ import GQLStore
 /// How a read finds its records in the table: a forward walk in key order (``selectRows(_:_:hasDeadlines:)``).
 extension RecordStore {
     /// Reads `keys` from the table, at most ``batchSize`` keys per statement, in key order.
-    static func select(_ keys: [String], _ tx: GQLTransaction) throws -> [String: GQLValues] {
+    static func select(_ keys: [RecordKey], _ tx: GQLTransaction) throws -> [RecordKey: GQLValues] {
         var deadlines = false
-        var records: [String: GQLValues] = [:]
+        var records: [RecordKey: GQLValues] = [:]
         for (key, record) in try selectRows(keys, tx, hasDeadlines: &deadlines) { records[key] = record }
         return records
     }
@@ -35,12 +35,12 @@ extension RecordStore {
     /// are copied out as the statement steps, then decoded in one loop (so the copies held at once are one
     /// batch's, not the whole read's). Alternating SQLite's code and the decoder's for each row made each evict
     /// the other from the processor's instruction cache.
-    static func selectRows(_ keys: [String], _ tx: GQLTransaction, hasDeadlines: inout Bool) throws
-        -> [(key: String, record: GQLValues)]
+    static func selectRows(_ keys: [RecordKey], _ tx: GQLTransaction, hasDeadlines: inout Bool) throws
+        -> [(key: RecordKey, record: GQLValues)]
     {
-        var records: [(key: String, record: GQLValues)] = []
+        var records: [(key: RecordKey, record: GQLValues)] = []
         records.reserveCapacity(keys.count)
-        let wanted = SortedKeys(keys)
+        let wanted = SortedKeys(keys.map(\.text))
         var copied = CopiedRows(capacity: min(keys.count, batchSize))
         // The place in `wanted` of the next key to find.
         var next = 0
@@ -51,7 +51,7 @@ extension RecordStore {
         while next < wanted.count {
             var passed = 0
             var taken = 0
-            let from: [GQLValue] = [.string(keys[wanted.index(next)])]
+            let from: [GQLValue] = [.string(keys[wanted.index(next)].text)]
             let finished = try tx.forEachRowWhile(sql: selectFrom, from, table: table) { row in
                 // Keys before the row's are not in the table; a row before the next key is not wanted.
                 guard row.withText(0, { wanted.advance(&next, to: $0) }) == .equal else {
@@ -108,7 +108,7 @@ extension RecordStore {
 
         /// Decodes the rows copied since the last call into `records` (keyed by `keys`), then empties the copies
         /// for the next batch. A row that does not decode is a miss (never read as text).
-        mutating func decode(_ keys: [String], into records: inout [(key: String, record: GQLValues)]) {
+        mutating func decode(_ keys: [RecordKey], into records: inout [(key: RecordKey, record: GQLValues)]) {
             var names = self.names
             self.names = RecordCodec.Names()  // one reference while decoding: no copy when a name changes
             var sawDeadlines = false

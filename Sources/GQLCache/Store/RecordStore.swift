@@ -28,7 +28,7 @@ final class RecordStore: Sendable {
     let clock: @Sendable () -> Double
 
     struct Memory {
-        var records: [String: GQLValues] = [:]
+        var records: [RecordKey: GQLValues] = [:]
         var generation: UInt64 = 0
         /// Counts the times ``trim(_:)`` dropped records (which, unlike writes, leaves the generation as it is).
         var trims: UInt64 = 0
@@ -40,7 +40,7 @@ final class RecordStore: Sendable {
         /// one is written or loaded, never cleared. A read looks for deadlines only then.
         var mayHoldDeadlines = false
         /// Read times not yet written to `read_at` (only with a byte budget): written with the next write.
-        var reads: [String: Double] = [:]
+        var reads: [RecordKey: Double] = [:]
         /// Optimistic layers, oldest first: read over the records, never written into them.
         var layers: [Layer] = []
         var nextLayer: UInt64 = 0
@@ -51,7 +51,7 @@ final class RecordStore: Sendable {
     let memory = GQLLocked(Memory())
     /// Held across each write transaction and the memory update after it; holds the byte sizes of the records
     /// (loaded on the first write under a byte budget, then kept up to date).
-    let writeLock = GQLLocked<[String: Int]?>(nil)
+    let writeLock = GQLLocked<[RecordKey: Int]?>(nil)
     /// Pending read times past which a read writes them itself rather than waiting for the next write.
     static let readFlushThreshold = 4_096
 
@@ -95,9 +95,9 @@ final class RecordStore: Sendable {
     // MARK: Reading
 
     /// The records of `keys` that exist: from memory, the rest from SQLite.
-    func load(_ keys: [String]) throws -> [String: GQLValues] {
-        var found: [String: GQLValues] = [:]
-        var missing: [String] = []
+    func load(_ keys: [RecordKey]) throws -> [RecordKey: GQLValues] {
+        var found: [RecordKey: GQLValues] = [:]
+        var missing: [RecordKey] = []
         let (generation, layers) = memory.withLock { memory -> (UInt64, [Layer]) in
             for key in keys {
                 if let record = memory.records[key] { found[key] = record } else { missing.append(key) }
@@ -116,7 +116,7 @@ final class RecordStore: Sendable {
     /// the memory layer's table once, so readers hold one only for the length of a read), its generation and the
     /// layers over it.
     struct Snapshot {
-        var records: [String: GQLValues]
+        var records: [RecordKey: GQLValues]
         var generation: UInt64
         /// ``Memory/trims`` when it was taken: the same generation and trims in a later snapshot mean records
         /// were only added in between.
@@ -137,14 +137,14 @@ final class RecordStore: Sendable {
 
     /// Reads `keys` from the table; they join the memory layer when no write came in since the snapshot of
     /// `generation` was taken (so a row read before a write can never return over it).
-    func loadFromTable(_ keys: [String], generation: UInt64) throws -> [(key: String, record: GQLValues)] {
+    func loadFromTable(_ keys: [RecordKey], generation: UInt64) throws -> [(key: RecordKey, record: GQLValues)] {
         try loadFromTableNotingJoin(keys, generation: generation).rows
     }
 
     /// ``loadFromTable(_:generation:)``, and whether every row read joined the memory layer and stayed there
     /// (no write since the snapshot of `generation`, nothing trimmed while they joined).
-    func loadFromTableNotingJoin(_ keys: [String], generation: UInt64) throws
-        -> (rows: [(key: String, record: GQLValues)], joined: Bool)
+    func loadFromTableNotingJoin(_ keys: [RecordKey], generation: UInt64) throws
+        -> (rows: [(key: RecordKey, record: GQLValues)], joined: Bool)
     {
         var deadlines = false
         let loaded = try database.read { tx in try Self.selectRows(keys, tx, hasDeadlines: &deadlines) }
@@ -163,7 +163,7 @@ final class RecordStore: Sendable {
     }
 
     /// Notes that `keys` were read, when there is a byte budget (otherwise no read times are kept).
-    func noteReadsUnderBudget(_ keys: some Sequence<String>) throws {
+    func noteReadsUnderBudget(_ keys: some Sequence<RecordKey>) throws {
         if maximumBytes != nil { try noteReads(keys) }
     }
 
@@ -188,15 +188,15 @@ final class RecordStore: Sendable {
     /// alone is not a change. With `expiresAt` (the server's `Cache-Control: max-age`), every field they bring
     /// gets that deadline in ``FieldExpiry/expiresMember``; without it, a field they bring loses any deadline it
     /// had (the configuration's ages apply to it again).
-    func merge(_ records: [String: GQLValues], receivedAt: Double? = nil, expiresAt: Double? = nil) throws
-        -> Set<String>
+    func merge(_ records: [RecordKey: GQLValues], receivedAt: Double? = nil, expiresAt: Double? = nil) throws
+        -> Set<RecordKey>
     {
         try merge(records.map { (key: $0.key, fields: $0.value) }, receivedAt: receivedAt, expiresAt: expiresAt)
     }
 
     /// ``merge(_:receivedAt:expiresAt:)`` of records given as a list, each key once (a ``Normalizer``'s).
     func merge(_ records: NormalizedRecords, receivedAt: Double? = nil, expiresAt: Double? = nil) throws
-        -> Set<String>
+        -> Set<RecordKey>
     {
         try mergeNotingGeneration(records, receivedAt: receivedAt, expiresAt: expiresAt).changed
     }
@@ -204,7 +204,7 @@ final class RecordStore: Sendable {
     /// ``merge(_:receivedAt:expiresAt:)``, and the memory layer's generation once the write is in (read before
     /// another write can start): a read whose ``Snapshot`` has that generation holds this write and no later one.
     func mergeNotingGeneration(_ records: NormalizedRecords, receivedAt: Double? = nil, expiresAt: Double? = nil)
-        throws -> (changed: Set<String>, generation: UInt64)
+        throws -> (changed: Set<RecordKey>, generation: UInt64)
     {
         guard !records.isEmpty else { return ([], memory.withLock { $0.generation }) }
         return try writeLock.withLock { sizes in
@@ -221,12 +221,12 @@ final class RecordStore: Sendable {
             }
             var current = Dictionary(uniqueKeysWithValues: cached)
             let now = clock()
-            var written: [(key: String, record: GQLValues)] = []
+            var written: [(key: RecordKey, record: GQLValues)] = []
             written.reserveCapacity(records.count)
-            var changed: Set<String> = []
+            var changed: Set<RecordKey> = []
             changed.reserveCapacity(records.count)
             var hasDeadlines = false
-            var newSizes: [(key: String, size: Int)] = []
+            var newSizes: [(key: RecordKey, size: Int)] = []
             // Every record is encoded into this one buffer and bound from it in place.
             var buffer: [UInt8] = []
             try writeWithReads { tx in
@@ -252,14 +252,14 @@ final class RecordStore: Sendable {
                     guard isChange || (timed && merged != old) else { continue }
                     if isChange { changed.insert(key) }
                     // Throws for a value too deep to read back: the transaction rolls back, nothing is kept.
-                    let count = try RecordCodec.encode(merged, key: key, into: &buffer)
+                    let count = try RecordCodec.encode(merged, key: key.text, into: &buffer)
                     _ = try buffer.withUnsafeBytes { bytes in
                         try tx.change(
-                            sql: Self.upsert, [.string(key), .double(now)],
+                            sql: Self.upsert, [.string(key.text), .double(now)],
                             blob: UnsafeRawBufferPointer(rebasing: bytes[..<count]), table: Self.table)
                     }
                     written.append((key, merged))
-                    if sizes != nil { newSizes.append((key, key.utf8.count + count)) }
+                    if sizes != nil { newSizes.append((key, key.text.utf8.count + count)) }
                 }
             }
             for (key, size) in newSizes { sizes?[key] = size }
@@ -283,12 +283,9 @@ final class RecordStore: Sendable {
     /// `"\u{e9}"`), which it normalizes to compare. No dearer than String's `<` on ASCII keys (CacheBench's write,
     /// callgrind: 259.6 M instructions either way; comparing each pair's bytes through `memcmp` cost 11 % more).
     static func sortByKey(_ records: inout NormalizedRecords) {
-        let sorted = SortedKeys(records.map(\.key))
-        // SortedKeys keeps a key given twice once: such a list (never a normalizer's) keeps String order.
-        guard sorted.count == records.count else {
-            records.sort { $0.key < $1.key }
-            return
-        }
+        let sorted = SortedKeys(records.map(\.key.text))
+        // SortedKeys keeps a key given twice once: such a list (never a normalizer's) keeps its order.
+        guard sorted.count == records.count else { return }
         records = (0..<sorted.count).map { records[sorted.index($0)] }
     }
 
@@ -299,12 +296,13 @@ final class RecordStore: Sendable {
         """
 
     /// Removes the records of `keys`; returns the keys that were there.
-    func remove(_ keys: [String]) throws -> Set<String> {
+    func remove(_ keys: [RecordKey]) throws -> Set<RecordKey> {
         try writeLock.withLock { sizes in
-            var removed: Set<String> = []
+            var removed: Set<RecordKey> = []
             try database.write { tx in
                 for key in keys
-                where try tx.change(sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key)], table: Self.table)
+                where try tx.change(
+                    sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key.text)], table: Self.table)
                     > 0
                 {
                     removed.insert(key)

@@ -202,7 +202,7 @@ private struct Watcher: Sendable {
     /// Reads the answer's dependencies from the cache after a network answer (or the first read) and registers
     /// them; a change since `count` wakes the watcher again.
     private func track(_ id: Int, _ request: GQLCache.Request, since count: UInt64) {
-        let keys: Set<String>
+        let keys: Set<RecordKey>
         do {
             keys = try cache.cachedAnswer(request.operation, request.variables).keys
         } catch let miss as ReadMiss {

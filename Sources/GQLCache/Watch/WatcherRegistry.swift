@@ -7,17 +7,17 @@ final class WatcherRegistry: Sendable {
     fileprivate struct State {
         var nextID = 0
         var wakers: [Int: AsyncStream<Void>.Continuation] = [:]
-        var dependencies: [Int: Set<String>] = [:]
-        var watchers: [String: Set<Int>] = [:]
+        var dependencies: [Int: Set<RecordKey>] = [:]
+        var watchers: [RecordKey: Set<Int>] = [:]
         /// Counts notifications, so a watcher can tell a change that came while it was reading.
         var changes: UInt64 = 0
         /// Of the watched records, the notification counts of the last change of each by the app (a manual
         /// write, a layer, an eviction, a clear) and by a server's answer, kept apart so a server's answer does
         /// not hide an earlier change of the app's that a watcher has not read yet.
-        var lastChange: [String: (byApp: UInt64, byServer: UInt64)] = [:]
+        var lastChange: [RecordKey: (byApp: UInt64, byServer: UInt64)] = [:]
 
         /// Watcher `id` no longer depends on record `key`; a record no watcher depends on is forgotten.
-        mutating func unwatch(_ key: String, by id: Int) {
+        mutating func unwatch(_ key: RecordKey, by id: Int) {
             watchers[key]?.remove(id)
             guard watchers[key]?.isEmpty == true else { return }
             watchers[key] = nil
@@ -53,7 +53,7 @@ final class WatcherRegistry: Sendable {
 
     /// Records what watcher `id`'s last answer read. When a notification came since `count` (taken before the
     /// read), the watcher is woken at once: the change may have missed the read.
-    func setDependencies(_ keys: Set<String>, of id: Int, readSince count: UInt64) {
+    func setDependencies(_ keys: Set<RecordKey>, of id: Int, readSince count: UInt64) {
         state.withLock { state in
             guard state.wakers[id] != nil else { return }
             let old = state.dependencies[id] ?? []
@@ -66,7 +66,7 @@ final class WatcherRegistry: Sendable {
 
     /// Wakes the watchers that depend on any of `keys`. `fromServer`: the records a server's answer wrote in this
     /// change (changed or not), which ``changes(of:since:)`` then tells apart from the app's own writes.
-    func notify(_ keys: Set<String>, fromServer written: Set<String> = []) {
+    func notify(_ keys: Set<RecordKey>, fromServer written: Set<RecordKey> = []) {
         guard !keys.isEmpty else { return }
         state.withLock { state in
             state.changes &+= 1
@@ -105,7 +105,7 @@ final class WatcherRegistry: Sendable {
     }
 
     /// How the records of `keys` changed after notification `count` (taken before a watcher's previous read).
-    func changes(of keys: Set<String>, since count: UInt64) -> ChangesSince {
+    func changes(of keys: Set<RecordKey>, since count: UInt64) -> ChangesSince {
         state.withLock { $0.changes(of: keys, since: count) }
     }
 
@@ -125,7 +125,7 @@ final class WatcherRegistry: Sendable {
 }
 
 extension WatcherRegistry.State {
-    fileprivate func changes(of keys: Set<String>, since count: UInt64) -> WatcherRegistry.ChangesSince {
+    fileprivate func changes(of keys: Set<RecordKey>, since count: UInt64) -> WatcherRegistry.ChangesSince {
         var changed = false
         for key in keys {
             guard let last = lastChange[key] else { continue }
