@@ -209,14 +209,13 @@ struct DirectRequestParser {
         return atLeastLow & ~aboveHigh & highBits
     }
 
-    /// Whether each of the eight bytes of `word` (bytes below 0x80) is a letter, a digit or `-`: the bytes of every
+    /// The high bit of each byte of `word` (bytes below 0x80) that is a letter, a digit or `-`: the bytes of every
     /// common header name, which are all `tchar`s, so eight of them are checked at once.
     @inline(__always)
-    private static func isNameWord(_ word: UInt64) -> Bool {
+    private static func nameBytes(_ word: UInt64) -> UInt64 {
         // `| 0x20` makes a capital a small letter, and no other byte one.
         let letters = inRange(word | ones &* 0x20, 0x61, 0x7A)
-        let digitsAndDashes = inRange(word, 0x30, 0x39) | inRange(word, 0x2D, 0x2D)
-        return letters | digitsAndDashes == highBits
+        return letters | inRange(word, 0x30, 0x39) | inRange(word, 0x2D, 0x2D)
     }
 
     /// `word` (bytes below 0x80) with its ASCII capitals made small letters, every other byte as it is.
@@ -242,9 +241,20 @@ struct DirectRequestParser {
         name: Name, value: Range<Int>
     )? {
         var colon = start
-        // Eight name bytes at a time while they are letters, digits and `-`; the rest (the word holding the colon,
-        // another tchar) byte by byte.
-        while colon + 8 <= end, isNameWord(word(bytes, at: colon)) { colon += 8 }
+        // Eight name bytes at a time while they are letters, digits and `-`, and the word holding the colon at once
+        // when every byte before the colon is one; the rest (another tchar, a byte no name has) byte by byte.
+        while colon + 8 <= end {
+            let chunk = word(bytes, at: colon)
+            let names = nameBytes(chunk)
+            if names == highBits {
+                colon += 8
+                continue
+            }
+            let colons = inRange(chunk, 0x3A, 0x3A)
+            let before = (colons & (0 &- colons)) &- 1  // the bits below the first colon's (all, without a colon)
+            if colons != 0, names & before == highBits & before { colon += colons.trailingZeroBitCount >> 3 }
+            break
+        }
         while colon < end, bytes[colon] != UInt8(ascii: ":") {
             guard HTTPToken.contains(bytes[colon]) else { return nil }
             colon += 1
@@ -288,13 +298,19 @@ struct DirectRequestParser {
         let count = lowercase.utf8CodeUnitCount
         guard range.count == count else { return false }
         let expected = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: count)
-        var offset = 0
-        while offset + 8 <= count {
-            guard lowercased(word(bytes, at: range.lowerBound + offset)) == word(expected, at: offset) else {
-                return false
-            }
-            offset += 8
+        func same(at offset: Int) -> Bool {
+            lowercased(word(bytes, at: range.lowerBound + offset)) == word(expected, at: offset)
         }
+        if count >= 8 {
+            // Word by word, the last word overlapping the one before it.
+            var offset = 0
+            while offset + 8 < count {
+                guard same(at: offset) else { return false }
+                offset += 8
+            }
+            return same(at: count - 8)
+        }
+        var offset = 0
         while offset < count {
             let byte = bytes[range.lowerBound + offset]
             guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected[offset] else { return false }
