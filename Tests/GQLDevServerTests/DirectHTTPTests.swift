@@ -102,22 +102,77 @@ struct DirectRequestParserTests {
 
     @Test("every byte value, in every lane of the eight-byte words a header line is scanned in, is judged alone")
     func everyByteInEveryLane() {
+        // `X-Note: ` is eight bytes, so the 16-byte value fills two words: each offset is one lane of one.
+        Self.everyByteInEveryLane(line: { "X-Note: " + $0 }, of: "vvvvvvvvvvvvvvvv") { byte, _ in
+            byte == 0x09 || (0x20..<0x7F).contains(byte)
+        }
+    }
+
+    @Test("every byte value, in every lane of the eight-byte words a header name is checked in, is judged alone")
+    func everyByteInEveryNameLane() {
+        // A 16-byte name no header of the parser's has, so the line is one it ignores when the name is a token; a
+        // colon ends the name early (`x-ig: …`), except as its first byte (no name).
+        Self.everyByteInEveryLane(line: { $0 + ": v" }, of: "x-ignored-header") { byte, offset in
+            HTTPToken.contains(byte) || (byte == UInt8(ascii: ":") && offset > 0)
+        }
+    }
+
+    /// Parses a request with one more header line, `line(part)`, for every byte value at every offset of `part`:
+    /// read when `taken(byte, offset)`, the usual parser's otherwise.
+    static func everyByteInEveryLane(
+        line: (String) -> String, of part: String, taken: (UInt8, Int) -> Bool
+    ) {
         let head = Array("POST /graphql HTTP/1.1\r\nContent-Type: application/json\r\n".utf8)
-        let tail = Array("Content-Length: \(Self.body.utf8.count)\r\n\r\n\(Self.body)".utf8)
+        let tail = Array("Content-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+        let marker = "\u{1}"
+        let pieces = line(marker).utf8.split(separator: 1, omittingEmptySubsequences: false).map(Array.init)
         for byte in UInt8.min...UInt8.max {
-            // `X-Note: ` is eight bytes, so the 16-byte value fills two words: each offset is one lane of one.
-            for offset in 0..<16 {
-                var value = Array(repeating: UInt8(ascii: "v"), count: 16)
-                value[offset] = byte
-                let bytes = head + Array("X-Note: ".utf8) + value + Array("\r\n".utf8) + tail
-                let outcome = bytes.withUnsafeBytes { Self.parser.parse($0) }
-                let plain = byte == 0x09 || (0x20..<0x7F).contains(byte)
-                switch (outcome, plain) {
+            for offset in 0..<part.utf8.count {
+                var bytes = Array(part.utf8)
+                bytes[offset] = byte
+                let request = head + pieces[0] + bytes + pieces[1] + Array("\r\n".utf8) + tail
+                let outcome = request.withUnsafeBytes { parser.parse($0) }
+                switch (outcome, taken(byte, offset)) {
                 case (.request, true), (.other, false): continue
                 default: Issue.record("byte \(byte) at \(offset): \(outcome)")
                 }
             }
         }
+    }
+
+    @Test("the headers the parser reads are known in any case, whatever lane their letters fall in")
+    func namesInAnyCase() {
+        let length = "Content-Length: \(Self.body.utf8.count)"
+        for spell in [{ (name: String) in name.uppercased() }, { $0.lowercased() }, Self.alternatingCase] {
+            let lines = [
+                "content-type: application/json", length, "x-api-key: k", "authorization: a",
+                "x-hasura-admin-secret: s", "idempotency-key: i", "origin: http://app.test", "connection: keep-alive",
+            ].map { line in
+                let colon = line.firstIndex(of: ":") ?? line.endIndex
+                return spell(String(line[..<colon])) + line[colon...]
+            }
+            guard case .request(let request) = Self.parse(Self.request(lines)) else {
+                Issue.record("not read: \(lines)")
+                continue
+            }
+            #expect(request.bodyBytes == Self.body.utf8.count && !request.simpleContentType)
+            #expect(request.apiKey == "k" && request.authorization == "a" && request.adminSecret == "s")
+            #expect(request.idempotencyKey == "i" && request.origin == "http://app.test")
+            for refused in ["transfer-encoding: chunked", "expect: 100-continue", "upgrade: websocket"] {
+                guard case .other = Self.parse(Self.request(lines + [spell(refused)])) else {
+                    Issue.record("taken with \(spell(refused))")
+                    continue
+                }
+            }
+        }
+    }
+
+    /// `aBcD…`: the letters of `text` in alternating case.
+    static func alternatingCase(_ text: String) -> String {
+        String(
+            text.enumerated().map { index, character in
+                Character(index % 2 == 0 ? character.lowercased() : character.uppercased())
+            })
     }
 
     @Test("a header block that has not ended within 8 KiB is the usual parser's")

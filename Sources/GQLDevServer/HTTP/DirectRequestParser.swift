@@ -62,7 +62,7 @@ struct DirectRequestParser {
     func parse(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         let lineLength = requestLine.count
         let prefix = min(bytes.count, lineLength)
-        for index in 0..<prefix where bytes[index] != requestLine[index] { return .other }
+        guard requestLine.withUnsafeBytes({ Self.same(bytes, $0, count: prefix) }) else { return .other }
         guard bytes.count > lineLength else { return .incomplete }
 
         var request = Request(headerBytes: 0, bodyBytes: -1, simpleContentType: true)
@@ -143,8 +143,9 @@ struct DirectRequestParser {
     /// Where the line starting at `start` ends, looking no further than `limit`; whether every byte before its end
     /// is visible ASCII, a space or a tab (`plain`); and whether one is a tab.
     ///
-    /// Eight bytes are looked at together while none of them is a control byte or outside visible ASCII, which is
-    /// the whole of a plain header line but its end: one pass over the line instead of one per question.
+    /// Eight bytes are looked at together, and a word holding a control byte or one outside visible ASCII goes on
+    /// from the first such byte (``specialBytes(_:)`` marks it exactly): one pass over the line, a look at each of
+    /// its special bytes (its end, a tab) instead of at every byte of the word that holds them.
     private static func scanLine(_ bytes: UnsafeRawBufferPointer, from start: Int, limit: Int) -> (
         end: LineEnd, plain: Bool, hasTab: Bool
     ) {
@@ -152,9 +153,13 @@ struct DirectRequestParser {
         var hasTab = false
         var index = start
         while index < limit {
-            if index + 8 <= limit, !mayHoldSpecial(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                index += 8
-                continue
+            if index + 8 <= limit {
+                let special = specialBytes(word(bytes, at: index))
+                guard special != 0 else {
+                    index += 8
+                    continue
+                }
+                index += special.trailingZeroBitCount >> 3
             }
             switch bytes[index] {
             case 0x0D:
@@ -174,17 +179,49 @@ struct DirectRequestParser {
         return (.notYet, plain, hasTab)
     }
 
-    /// Whether one of the eight bytes of `word` is below 0x20 (a control byte: CR, LF, tab …), is 0x7F, or is over
-    /// it: the bytes a header line's scan must look at one by one. Exact (no byte is missed), from the classic
-    /// "has a byte less than n" test.
+    /// The eight bytes at `offset`, the first in the lowest bits (whatever the machine's byte order).
     @inline(__always)
-    private static func mayHoldSpecial(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
+    private static func word(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// The high bit of each byte of `word` (first byte lowest) that is below 0x20 (a control byte: CR, LF, tab …),
+    /// is 0x7F, or is over it: the bytes a header line's scan must look at one by one. No such byte is missed, and
+    /// the lowest bit set is exactly the first of them (a byte's borrow can only mark a byte after it), from the
+    /// classic "has a byte less than n" test.
+    @inline(__always)
+    private static func specialBytes(_ word: UInt64) -> UInt64 {
         let belowSpace = (word &- ones &* 0x20) & ~word & highBits
         let delete = word ^ (ones &* 0x7F)
         let isDelete = (delete &- ones) & ~delete & highBits
-        return (belowSpace | isDelete | (word & highBits)) != 0
+        return belowSpace | isDelete | (word & highBits)
+    }
+
+    /// The high bit of each byte of `word` that is in `low...high`, for a word of bytes below 0x80 (a plain line's):
+    /// exact, since no sum carries out of its byte.
+    @inline(__always)
+    private static func inRange(_ word: UInt64, _ low: UInt8, _ high: UInt8) -> UInt64 {
+        let atLeastLow = word &+ ones &* UInt64(0x80 - low)
+        let aboveHigh = word &+ ones &* UInt64(0x7F - high)
+        return atLeastLow & ~aboveHigh & highBits
+    }
+
+    /// The high bit of each byte of `word` (bytes below 0x80) that is a letter, a digit or `-`: the bytes of every
+    /// common header name, which are all `tchar`s, so eight of them are checked at once.
+    @inline(__always)
+    private static func nameBytes(_ word: UInt64) -> UInt64 {
+        // `| 0x20` makes a capital a small letter, and no other byte one.
+        let letters = inRange(word | ones &* 0x20, 0x61, 0x7A)
+        return letters | inRange(word, 0x30, 0x39) | inRange(word, 0x2D, 0x2D)
+    }
+
+    /// `word` (bytes below 0x80) with its ASCII capitals made small letters, every other byte as it is.
+    @inline(__always)
+    private static func lowercased(_ word: UInt64) -> UInt64 {
+        word | inRange(word, 0x41, 0x5A) >> 2  // 0x80 >> 2 is the case bit
     }
 
     /// The headers this parser tells apart.
@@ -204,6 +241,20 @@ struct DirectRequestParser {
         name: Name, value: Range<Int>
     )? {
         var colon = start
+        // Eight name bytes at a time while they are letters, digits and `-`, and the word holding the colon at once
+        // when every byte before the colon is one; the rest (another tchar, a byte no name has) byte by byte.
+        while colon + 8 <= end {
+            let chunk = word(bytes, at: colon)
+            let names = nameBytes(chunk)
+            if names == highBits {
+                colon += 8
+                continue
+            }
+            let colons = inRange(chunk, 0x3A, 0x3A)
+            let before = (colons & (0 &- colons)) &- 1  // the bits below the first colon's (all, without a colon)
+            if colons != 0, names & before == highBits & before { colon += colons.trailingZeroBitCount >> 3 }
+            break
+        }
         while colon < end, bytes[colon] != UInt8(ascii: ":") {
             guard HTTPToken.contains(bytes[colon]) else { return nil }
             colon += 1
@@ -239,15 +290,45 @@ struct DirectRequestParser {
         return kind ?? .ignored
     }
 
-    /// Whether the bytes in `range` are `lowercase` with ASCII letters in any case (every other byte exactly).
+    /// Whether the bytes in `range` are `lowercase` with ASCII letters in any case (every other byte exactly), for
+    /// bytes of a plain line (below 0x80): eight at a time, then one by one.
     private static func equalsIgnoringCase(
         _ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, _ lowercase: StaticString
     ) -> Bool {
-        guard range.count == lowercase.utf8CodeUnitCount else { return false }
-        let expected = lowercase.utf8Start
-        for offset in 0..<range.count {
+        let count = lowercase.utf8CodeUnitCount
+        guard range.count == count else { return false }
+        let expected = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: count)
+        func same(at offset: Int) -> Bool {
+            lowercased(word(bytes, at: range.lowerBound + offset)) == word(expected, at: offset)
+        }
+        if count >= 8 {
+            // Word by word, the last word overlapping the one before it.
+            var offset = 0
+            while offset + 8 < count {
+                guard same(at: offset) else { return false }
+                offset += 8
+            }
+            return same(at: count - 8)
+        }
+        var offset = 0
+        while offset < count {
             let byte = bytes[range.lowerBound + offset]
             guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected[offset] else { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Whether the first `count` bytes of `bytes` and `other` (both at least that long) are the same.
+    private static func same(_ bytes: UnsafeRawBufferPointer, _ other: UnsafeRawBufferPointer, count: Int) -> Bool {
+        var offset = 0
+        while offset + 8 <= count {
+            guard word(bytes, at: offset) == word(other, at: offset) else { return false }
+            offset += 8
+        }
+        while offset < count {
+            guard bytes[offset] == other[offset] else { return false }
+            offset += 1
         }
         return true
     }
