@@ -28,6 +28,14 @@ import Testing
         let keys = ["Note:" + Self.precomposed, "Note:" + Self.decomposed, "Note:\u{E9}"].map { RecordKey($0) }
         #expect(Set(keys).count == 2)
         #expect(RecordKey("User:1") == RecordKey(String("User:") + "1"))
+        // Past ASCII, equal bytes are equal keys; equivalent text of the same length (combining marks in another
+        // order) and text equivalent to ASCII (KELVIN SIGN, GREEK QUESTION MARK) are other keys, both ways round.
+        #expect(RecordKey("Note:" + Self.decomposed) == RecordKey("Note:e" + "\u{301}"))
+        for (one, other) in [("a\u{327}\u{301}", "a\u{301}\u{327}"), ("Item:K", "Item:\u{212A}"), (";", "\u{37E}")] {
+            #expect(one == other)
+            #expect(RecordKey(one) != RecordKey(other) && RecordKey(other) != RecordKey(one))
+            #expect(Set([RecordKey(one), RecordKey(other)]).count == 2)
+        }
         #expect(CanonicalJSON.text(.string(Self.precomposed)) == #""\u00e9""#)
         #expect(CanonicalJSON.text(.string(Self.decomposed)) == #""e\u0301""#)
         #expect(CanonicalJSON.text(["b": "x\n\"\\", "a": "\u{1F600}"]) == #"{"a":"\ud83d\ude00","b":"x\n\"\\"}"#)
