@@ -178,7 +178,7 @@ extension GQLCache {
     }
 
     private func cachedHitOrMiss(_ request: Request) throws -> (result: Result, staleness: Double?) {
-        let answer = try cachedAnswer(request.operation, request.variables)
+        let answer = try cachedAnswer(request.operation, request.variables, keepsKeys: false)
         let result = Result(result: GQLResult(data: answer.data), source: .cache, isStale: answer.staleness != nil)
         return (result, answer.staleness)
     }

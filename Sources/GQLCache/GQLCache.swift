@@ -132,7 +132,8 @@ public final class GQLCache: Sendable {
     public func read(_ operation: String, _ variables: [String: any GQLValueConvertible] = [:]) throws -> GQLValue {
         let operation = try self.operation(operation)
         do {
-            return try cachedAnswer(operation, operation.variables(GQLValues(converting: variables))).data
+            return try cachedAnswer(operation, operation.variables(GQLValues(converting: variables)), keepsKeys: false)
+                .data
         } catch let miss as ReadMiss {
             throw miss.error
         }
@@ -268,9 +269,12 @@ public final class GQLCache: Sendable {
     var now: Double { configuration.clock().timeIntervalSince1970 }
 
     /// The answer from records, the keys it read (also when it misses: thrown with them), and how many seconds
-    /// past its age its stalest field is (`nil`: fresh).
-    func cachedAnswer(_ operation: CacheOperation, _ variables: GQLValues) throws -> CachedAnswer {
-        var reader = AnswerReader(matcher: matcher, variables: variables, store: store)
+    /// past its age its stalest field is (`nil`: fresh). Without `keepsKeys` (a read no watcher waits on) the
+    /// keys are not kept: ``CachedAnswer/visited`` and the miss's keys are empty.
+    func cachedAnswer(_ operation: CacheOperation, _ variables: GQLValues, keepsKeys: Bool = true) throws
+        -> CachedAnswer
+    {
+        var reader = AnswerReader(matcher: matcher, variables: variables, store: store, keepsKeys: keepsKeys)
         // Always on: a record may hold a server's deadline (`Cache-Control: max-age`) without any configured age.
         let rootTypename =
             switch operation.kind {

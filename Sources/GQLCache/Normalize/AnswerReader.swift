@@ -28,8 +28,12 @@ struct AnswerReader {
     private var lacking = false
     /// Whether every level was loaded from SQLite: a record missing now is missing.
     private var isLoaded = false
-    /// The keys of every record the answer needed, whether the cache had it or not, in the order looked at.
+    /// The keys of every record the answer needed, whether the cache had it or not, in the order looked at; kept
+    /// only when ``keepsKeys`` (a watcher's read) or under a byte budget (the read times), empty otherwise.
     private(set) var visited: [RecordKey] = []
+    /// Whether the caller wants the keys read (``visited``, ``dependencies``): a watcher does, a plain read or
+    /// fetch does not, and then no list of 6,000 keys is made per read of a large answer.
+    private let keepsVisits: Bool
     /// How many seconds past its age the stalest field the answer read is; `nil` when every field is fresh.
     private(set) var staleness: Double?
     /// The storage keys of the fields with arguments met in this read (``storageKey(_:)``), each with its plan:
@@ -40,10 +44,11 @@ struct AnswerReader {
     /// so that a record's build does not copy the rule to ask.
     private var agesAreOn = false
 
-    init(matcher: TypeMatcher, variables: GQLValues, store: RecordStore) {
+    init(matcher: TypeMatcher, variables: GQLValues, store: RecordStore, keepsKeys: Bool = true) {
         self.matcher = matcher
         self.variables = variables
         self.store = store
+        keepsVisits = keepsKeys || store.maximumBytes != nil
         snapshot = store.snapshot()
     }
 
@@ -224,7 +229,7 @@ struct AnswerReader {
     }
 
     private mutating func build(key: RecordKey, selections: SelectionSetPlan, isRoot: Bool) throws -> GQLValue {
-        visited.append(key)
+        if keepsVisits { visited.append(key) }
         // A missing root reads as an empty one, so the miss names the first field asked for.
         guard let record = record(key) ?? (isRoot && isLoaded ? [:] : nil) else {
             lacking = !isLoaded
@@ -317,7 +322,12 @@ struct AnswerReader {
                     guard member[position].key == name else { return false }
                     if let nested = field.selections {
                         do {
-                            let value = try buildValue(at: Self.value(of: member + position), selections: nested)
+                            let value =
+                                if let stored = Self.value(of: member + position) {
+                                    try buildValue(at: stored, selections: nested)
+                                } else {
+                                    try buildValue(member[position].value, selections: nested)
+                                }
                             members.append((collected[position].responseKey, value))
                         } catch var miss as Miss {
                             miss.path.append(collected[position].responseKey)
@@ -343,17 +353,14 @@ struct AnswerReader {
         return inOrder ? members : nil
     }
 
-    /// Where a member keeps its value: `(key, value)` is laid out as a struct of the two would be, the value at
-    /// the first multiple of its alignment after the key.
-    private static let valueOffset: Int = {
-        let alignment = MemoryLayout<GQLValue>.alignment
-        let afterKey = (MemoryLayout<String>.size + alignment - 1) / alignment * alignment
-        return MemoryLayout<GQLValues.Element>.offset(of: \GQLValues.Element.value) ?? afterKey
-    }()
+    /// Where a member keeps its value: the offset of the tuple's `value` element, as the compiler lays it out
+    /// (`nil` only if a member were not laid out in place; the member is then read by a copy).
+    private static let valueOffset = MemoryLayout<GQLValues.Element>.offset(of: \GQLValues.Element.value)
 
-    /// The value of the member at `member`, in place.
-    private static func value(of member: UnsafePointer<GQLValues.Element>) -> UnsafePointer<GQLValue> {
-        UnsafeRawPointer(member).advanced(by: valueOffset).assumingMemoryBound(to: GQLValue.self)
+    /// The value of the member at `member`, in place; `nil` when its place is not known (see ``valueOffset``).
+    private static func value(of member: UnsafePointer<GQLValues.Element>) -> UnsafePointer<GQLValue>? {
+        guard let valueOffset else { return nil }
+        return UnsafeRawPointer(member).advanced(by: valueOffset).assumingMemoryBound(to: GQLValue.self)
     }
 
     /// The key `field` is stored under, and where `record` (whose members are `stored`) holds it: first at
