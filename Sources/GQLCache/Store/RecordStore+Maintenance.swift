@@ -84,15 +84,17 @@ extension RecordStore {
                     sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key.text)], table: Self.table)
             }
         }
-        forget(victims)
+        let removed = Set(victims)
+        forget(removed)
         for key in victims { known[key] = nil }
-        return Set(victims)
+        return removed
     }
 
-    /// Drops `keys` from the memory layer after they left the table.
-    private func forget(_ keys: some Sequence<RecordKey>) {
+    /// Drops `keys` from the memory layer after they left the table (`changed`: other records the same change
+    /// rewrote, noted with them).
+    private func forget(_ keys: Set<RecordKey>, changed: Set<RecordKey> = []) {
         memory.withLock { memory in
-            memory.generation &+= 1
+            memory.noteChange(keys.union(changed))
             for key in keys {
                 memory.records[key] = nil
                 memory.reads[key] = nil
@@ -170,7 +172,7 @@ extension RecordStore {
                 }
             }
             collected.changed = Set(written.keys)
-            forget(collected.removed)
+            forget(collected.removed, changed: collected.changed)
             let deadlines = written.values.contains { $0[FieldExpiry.expiresMember] != nil }
             memory.withLock { memory in
                 if deadlines { memory.mayHoldDeadlines = true }

@@ -29,7 +29,11 @@ final class RecordStore: Sendable {
 
     struct Memory {
         var records: [RecordKey: GQLValues] = [:]
+        /// Counts the changes of what reads see (writes, removals, optimistic layers), each noted in ``changes``
+        /// through ``noteChange(_:)``.
         var generation: UInt64 = 0
+        /// Which records the recent changes touched.
+        var changes = ChangeLog()
         /// Counts the times ``trim(_:)`` dropped records (which, unlike writes, leaves the generation as it is).
         var trims: UInt64 = 0
         /// Whether the memory layer holds every row of the table (the table was empty when the cache opened or
@@ -201,8 +205,8 @@ final class RecordStore: Sendable {
         try mergeNotingGeneration(records, receivedAt: receivedAt, expiresAt: expiresAt).changed
     }
 
-    /// ``merge(_:receivedAt:expiresAt:)``, and the memory layer's generation once the write is in (read before
-    /// another write can start): a read whose ``Snapshot`` has that generation holds this write and no later one.
+    /// ``merge(_:receivedAt:expiresAt:)``, and the generation this write made: ``changed(_:after:)`` tells whether
+    /// a later change touched the records a read of it holds.
     func mergeNotingGeneration(_ records: NormalizedRecords, receivedAt: Double? = nil, expiresAt: Double? = nil)
         throws -> (changed: Set<RecordKey>, generation: UInt64)
     {
@@ -263,17 +267,18 @@ final class RecordStore: Sendable {
                 }
             }
             for (key, size) in newSizes { sizes?[key] = size }
-            memory.withLock { memory in
-                memory.generation &+= 1
+            let generation = memory.withLock { memory -> UInt64 in
+                let generation = memory.noteChange(changed)
                 if hasDeadlines { memory.mayHoldDeadlines = true }
                 memory.records.reserveCapacity(memory.records.count + written.count)
                 for (key, record) in written { memory.records[key] = record }
                 trim(&memory)
+                return generation
             }
             if let maximumBytes {
                 changed.formUnion(try trimToBudget(maximumBytes, &sizes))
             }
-            return (changed, memory.withLock { $0.generation })
+            return (changed, generation)
         }
     }
 
@@ -309,7 +314,7 @@ final class RecordStore: Sendable {
                 }
             }
             memory.withLock { memory in
-                memory.generation &+= 1
+                memory.noteChange(removed)
                 for key in keys { memory.records[key] = nil }
             }
             for key in removed { sizes?[key] = nil }
@@ -322,7 +327,7 @@ final class RecordStore: Sendable {
         try writeLock.withLock { sizes in
             try database.write { tx in _ = try tx.change(sql: "DELETE FROM \(Self.table)", [], table: Self.table) }
             memory.withLock { memory in
-                memory.generation &+= 1
+                memory.noteChange(nil)
                 memory.records.removeAll()
                 memory.isComplete = true
                 memory.reads.removeAll()
