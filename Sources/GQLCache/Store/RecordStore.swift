@@ -91,7 +91,8 @@ final class RecordStore: Sendable {
             // A BLOB that does not decode is a miss (never read as text).
             return decoded.map { (fields: $0.fields, hasDeadlines: $0.hasNoted) }
         }
-        guard let text = row.text(index), case .object(let fields)? = try? GQLValue(jsonBytes: Array(text.utf8))
+        // The text's bytes as stored: JSON that is not UTF-8 (a damaged file's) is refused, never repaired.
+        guard case .object(let fields)? = row.withText(index, { try? GQLValue(jsonBytes: Array($0)) }) ?? nil
         else { return nil }
         return (fields, fields[FieldExpiry.expiresMember] != nil)
     }
@@ -171,12 +172,13 @@ final class RecordStore: Sendable {
         if maximumBytes != nil { try noteReads(keys) }
     }
 
-    /// Every key in the table (for tests and tools).
+    /// Every record's key in the table (for tests and tools), in the table's order; rows that are not records
+    /// (``TableSizes``) are left out.
     func allKeys() throws -> [String] {
         try database.read { tx in
             var keys: [String] = []
             try tx.forEachRow(sql: "SELECT key FROM \(Self.table) ORDER BY key", [], table: Self.table) { row in
-                if let key = row.text(0) { keys.append(key) }
+                if let key = row.recordKey(0) { keys.append(key.text) }
             }
             return keys
         }
