@@ -285,8 +285,7 @@ public final class GQLCache: Sendable {
         reader.expiry = (expiry, now, rootTypename)
         do {
             let data = try reader.read(operation.selections, rootKey: operation.rootKey)
-            return CachedAnswer(
-                data: data, visited: reader.visited, staleness: reader.staleness, generation: reader.generation)
+            return CachedAnswer(data: data, visited: reader.visited, staleness: reader.staleness)
         } catch let error as GQLError where error.code == .cacheMiss {
             throw ReadMiss(error: error, keys: reader.dependencies)
         }
@@ -300,8 +299,6 @@ struct CachedAnswer {
     /// The keys read, in order, repeats included.
     var visited: [RecordKey]
     var staleness: Double?
-    /// The store's generation the answer was read at (``RecordStore/Snapshot/generation``).
-    var generation: UInt64
 
     /// The keys read, for a watcher to wait on (made only when asked for: a plain read has no use for them).
     var keys: Set<RecordKey> { Set(visited) }

@@ -50,6 +50,34 @@ struct CacheCommandTests {
         #expect(try GQLCache(path: path).recordKeys().isEmpty)
     }
 
+    /// A damaged file: rows that are not records (a BLOB key, text keys that are not UTF-8, which read repaired
+    /// as the same U+FFFD) are counted apart, removed by gc and by clear, and counted in what they print.
+    @Test func statsGcAndClearCountTheRowsThatAreNotRecords() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.cacheFile(in: directory)
+        func damage(_ keys: [String]) async throws {
+            let db = try GQLDatabase(path: path)
+            for key in keys {
+                try await db.execute(
+                    "INSERT INTO _gqlcache_records (key, fields, updated_at) VALUES (\(key), x'0100', 0)")
+            }
+            try await db.close()
+        }
+        try await damage(["CAST('Post:1' AS BLOB)", "CAST(x'FF' AS TEXT)", "CAST(x'FE' AS TEXT)"])
+        let stats = try GQLValue(json: try await CLIProcess.succeed(["cache", "stats", "--db", path, "--json"]))
+        #expect(stats["records"] == 6 && stats["damagedRows"] == 3, "\(stats)")
+        let text = try await CLIProcess.succeed(["cache", "stats", "--db", path])
+        #expect(text.hasPrefix("records 6\nbytes ") && text.contains("\ndamaged rows 3\n"), "\(text)")
+        // The mutation's two records and the three rows.
+        #expect(try await CLIProcess.succeed(["cache", "gc", "--db", path]) == "removed 5 records, 0 references\n")
+        try await damage(["x'00'"])
+        #expect(
+            try await CLIProcess.succeed(["cache", "clear", "--db", path])
+                == "removed 4 records and 1 damaged rows\n")
+        let rows = try GQLDatabase(path: path).fetchAll(sql: "SELECT count(*) AS n FROM _gqlcache_records")
+        #expect(rows == [["n": 0]])
+    }
+
     @Test func aFileWithoutACacheIsRefusedAndLeftAlone() async throws {
         let directory = try TemporaryDirectory()
         let missing = directory.path("none.sqlite")

@@ -99,6 +99,15 @@ import Testing
         // The background refresh reaches the cache, and the watcher hears of it.
         let refreshed = try await iterator.next()
         #expect(refreshed?.data?["getNote"]?["title"] == "Refreshed")
+        // With the server stopped: the cached answer, and the failed refresh is nobody's error; with nothing
+        // cached, the network's error (not a miss).
+        await fixture.stopServer()
+        let offline = try await fixture.cache.fetch(fixture.client, "GetNote", ["id": "1"], policy: .cacheAndNetwork)
+        #expect(offline.source == .cache && offline.data?["getNote"]?["title"] == "Refreshed")
+        let error = await #expect(throws: GQLError.self) {
+            try await fixture.cache.fetch(fixture.client, "GetNote", ["id": "2"], policy: .cacheAndNetwork)
+        }
+        #expect(error?.code != .cacheMiss)
         await fixture.finish()
     }
 
@@ -109,6 +118,13 @@ import Testing
                 fixture.client, "GetNote", ["id": "1"], policy: policy, store: false)
             #expect(result.source == .network)
         }
+        // A mutation's answer and a watch's are not stored either.
+        let mutated = try await fixture.cache.mutate(
+            fixture.client, "UpdateNote", ["input": ["id": "2", "title": "Unstored"]], store: false)
+        #expect(mutated.source == .network && mutated.data?["updateNote"]?["title"] == "Unstored")
+        var watch = fixture.cache.watch(fixture.client, "GetNote", ["id": "2"], store: false).makeAsyncIterator()
+        let watched = try #require(try await watch.next())
+        #expect(watched.source == .network && watched.data?["getNote"]?["title"] == "Unstored")
         #expect(try fixture.cache.recordKeys().isEmpty)
         await fixture.finish()
     }

@@ -80,4 +80,60 @@ import Testing
         #expect(server.requestCount == 2)
         try await client.shutdown()
     }
+
+    /// A watch woken by an eviction refetches; `between` changes the cache after the answer is stored and before
+    /// the watch reads it back (the module's test hook). Returns what the watch emitted for the refetch.
+    static func refetchedWith(
+        _ cache: GQLCache, _ between: @escaping @Sendable (GQLCache) throws -> Void
+    ) async throws -> GQLCache.Result {
+        let (server, client) = try Self.stand { index in
+            #"{"note": {"__typename": "Note", "id": "1", "title": "answer \#(index)"}}"#
+        }
+        defer { server.stop() }
+        let query = "query { note(id: 1) { id title } }"
+        let done = GQLLocked(false)
+        let hook: @Sendable () -> Void = {
+            guard done.withLock({ done in defer { done = true }; return !done }) else { return }
+            do { try between(cache) } catch { Issue.record(error) }
+        }
+        var watch = GQLCache.$afterStoringWatchedAnswer.withValue(hook) {
+            cache.watch(client, query, policy: .cacheFirst).makeAsyncIterator()
+        }
+        let first = try #require(try await watch.next())
+        #expect(first.source == .network && first.data?["note"]?["title"] == "answer 0")
+        try cache.evict(key: GQLCache.key("Note", "1"))
+        let refetched = try #require(try await watch.next())
+        #expect(done.withLock { $0 } && server.requestCount == 2)
+        try await client.shutdown()
+        return refetched
+    }
+
+    static let other = "query { other: note(id: 2) { id title } }"
+
+    static func other(_ title: String) -> GQLValue {
+        ["other": ["__typename": "Note", "id": "2", "title": .string(title)]]
+    }
+
+    /// A write of records the answer does not hold, between storing the server's answer and reading it back,
+    /// leaves it the network's (review L1: any write anywhere made it `.cache`).
+    @Test func anUnrelatedWriteAsTheAnswerIsStoredLeavesItTheNetworks() async throws {
+        let cache = try memoryCache()
+        // The root's field is in place: the next write changes Note:2 alone.
+        try cache.write(Self.other, data: Self.other("a"))
+        let refetched = try await Self.refetchedWith(cache) { try $0.write(Self.other, data: Self.other("b")) }
+        #expect(refetched.source == .network && refetched.data?["note"]?["title"] == "answer 1", "\(refetched)")
+        #expect(try cache.read(Self.other) == Self.other("b"))
+    }
+
+    /// An optimistic layer over the answer's record, added between storing the server's answer and reading it
+    /// back, is a change: the watch emits what it reads (the layer's title) as the cache's (review L1: a layer left the
+    /// store's generation as it was, and the layer's data was labelled `.network`).
+    @Test func aLayerOverTheAnswerAsItIsStoredMakesItTheCaches() async throws {
+        let cache = try memoryCache()
+        let refetched = try await Self.refetchedWith(cache) { cache in
+            let mine: GQLValue = ["note": ["__typename": "Note", "id": "1", "title": "mine"]]
+            _ = try cache.addOptimisticLayer("query { note(id: 1) { id title } }", data: mine)
+        }
+        #expect(refetched.source == .cache && refetched.data?["note"]?["title"] == "mine", "\(refetched)")
+    }
 }

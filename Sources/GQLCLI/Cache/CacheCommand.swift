@@ -55,8 +55,10 @@ struct CacheCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print how many records the cache holds, their bytes, and the records of each type.",
             discussion: """
-                Text: `records N`, `bytes N`, then one line per type (`(nested)`: objects stored under their
-                parent's path). With --json: {"records": N, "bytes": N, "types": {"User": N, …}}.
+                Text: `records N`, `bytes N`, `damaged rows N` when the file holds rows that are not records (a
+                key that is not text or not UTF-8: gc and clear remove them), then one line per type (`(nested)`:
+                objects stored under their parent's path). With --json: {"records": N, "bytes": N,
+                "damagedRows": N, "types": {"User": N, …}}.
                 """
         )
 
@@ -67,12 +69,14 @@ struct CacheCommand: ParsableCommand {
             if options.json {
                 try options.printJSON([
                     "records": .int(Int64(stats.records)), "bytes": .int(Int64(stats.bytes)),
+                    "damagedRows": .int(Int64(stats.damagedRows)),
                     "types": .object(stats.types.mapValues { .int(Int64($0)) }),
                 ])
                 return
             }
             print("records \(stats.records)")
             print("bytes \(stats.bytes)")
+            if stats.damagedRows > 0 { print("damaged rows \(stats.damagedRows)") }
             for (type, count) in stats.types.sorted(by: { $0.key < $1.key }) {
                 print("  \(TerminalText.escaped(type, limit: 200)) \(count)")
             }
@@ -108,22 +112,30 @@ struct CacheCommand: ParsableCommand {
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove every record of the cache; the rest of the file is left alone.",
-            discussion: "Prints `removed N records`; with --json {\"removedRecords\": N}."
+            discussion: """
+                Prints `removed N records` (with `and M damaged rows` when the file held rows that are not
+                records); with --json {"removedRecords": N, "removedDamagedRows": M}.
+                """
         )
 
         @OptionGroup var options: Options
 
         func run() throws {
-            let removed = try CLIError.guarding("cannot clear the cache") { () throws -> Int in
+            let removed = try CLIError.guarding("cannot clear the cache") { () throws -> GQLCache.Statistics in
                 let cache = try options.open()
-                let count = try cache.statistics().records
+                let stats = try cache.statistics()
                 try cache.clear()
-                return count
+                return stats
             }
             if options.json {
-                try options.printJSON(["removedRecords": .int(Int64(removed))])
+                try options.printJSON([
+                    "removedRecords": .int(Int64(removed.records)),
+                    "removedDamagedRows": .int(Int64(removed.damagedRows)),
+                ])
+            } else if removed.damagedRows > 0 {
+                print("removed \(removed.records) records and \(removed.damagedRows) damaged rows")
             } else {
-                print("removed \(removed) records")
+                print("removed \(removed.records) records")
             }
         }
     }

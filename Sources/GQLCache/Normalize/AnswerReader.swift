@@ -55,9 +55,6 @@ struct AnswerReader {
     /// The keys of every record the answer needed, whether the cache had it or not.
     var dependencies: Set<RecordKey> { Set(visited) }
 
-    /// The memory layer's generation the answer was built at (the last snapshot's).
-    var generation: UInt64 { snapshot.generation }
-
     /// The answer to `selections` from the record `rootKey`.
     ///
     /// - Throws: ``GQLError`` `.cacheMiss` naming the first field (by its path in the answer) the cache does not

@@ -23,6 +23,9 @@ extension RecordStore {
             }
         }
         let id = memory.withLock { memory -> UInt64 in
+            // A change of what reads see, of the layer's records (a watcher's answer read over it is not the
+            // server's as stored).
+            memory.noteChange(Set(records.keys))
             memory.nextLayer &+= 1
             memory.layers.append(Layer(id: memory.nextLayer, records: records))
             return memory.nextLayer
@@ -35,7 +38,9 @@ extension RecordStore {
     func removeLayer(_ id: UInt64) -> Set<RecordKey> {
         memory.withLock { memory in
             guard let index = memory.layers.firstIndex(where: { $0.id == id }) else { return [] }
-            return Set(memory.layers.remove(at: index).records.keys)
+            let keys = Set(memory.layers.remove(at: index).records.keys)
+            memory.noteChange(keys)
+            return keys
         }
     }
 

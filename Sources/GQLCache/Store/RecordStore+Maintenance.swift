@@ -47,23 +47,22 @@ extension RecordStore {
 
     // MARK: Byte budget
 
-    /// The size of each record: its key's UTF-8 bytes and its fields' bytes.
-    static func sizes(_ tx: GQLTransaction) throws -> [RecordKey: Int] {
-        var sizes: [RecordKey: Int] = [:]
-        try tx.forEachRow(
-            sql: "SELECT key, length(CAST(key AS BLOB)) + length(CAST(fields AS BLOB)) FROM \(table)", [],
-            table: table
-        ) { row in
-            if let key = row.text(0) { sizes[RecordKey(key)] = Int(row.integer(1) ?? 0) }
-        }
-        return sizes
-    }
-
     /// Past `budget` bytes, removes the least recently used records (the later of its last read and its last
     /// write) until the table holds at most 90% of it, so a full cache does not trim on every write. Called
     /// with the write lock held; returns the keys removed.
+    ///
+    /// The first call reads the sizes from the table, and removes the rows that are not records (a damaged
+    /// file's, see ``TableSizes``): they count towards the budget, can never be read, and no write of the
+    /// cache's would ever replace them.
     func trimToBudget(_ budget: Int, _ sizes: inout [RecordKey: Int]?) throws -> Set<RecordKey> {
-        var known = try sizes ?? database.read { tx in try Self.sizes(tx) }
+        var known: [RecordKey: Int]
+        if let sizes {
+            known = sizes
+        } else {
+            let table = try database.read { tx in try Self.sizes(tx) }
+            if table.damagedRows > 0 { _ = try database.write { tx in try Self.removeDamaged(tx) } }
+            known = table.records
+        }
         defer { sizes = known }
         var total = known.values.reduce(0, +)
         guard total > budget else { return [] }
@@ -74,8 +73,7 @@ extension RecordStore {
                 sql: "SELECT key FROM \(Self.table) ORDER BY max(updated_at, IFNULL(read_at, 0)), key", [],
                 table: Self.table
             ) { row in
-                guard total > target, let text = row.text(0) else { return }
-                let key = RecordKey(text)
+                guard total > target, let key = row.recordKey(0) else { return }
                 total -= known[key] ?? 0
                 victims.append(key)
             }
@@ -84,15 +82,17 @@ extension RecordStore {
                     sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key.text)], table: Self.table)
             }
         }
-        forget(victims)
+        let removed = Set(victims)
+        forget(removed)
         for key in victims { known[key] = nil }
-        return Set(victims)
+        return removed
     }
 
-    /// Drops `keys` from the memory layer after they left the table.
-    private func forget(_ keys: some Sequence<RecordKey>) {
+    /// Drops `keys` from the memory layer after they left the table (`changed`: other records the same change
+    /// rewrote, noted with them).
+    private func forget(_ keys: Set<RecordKey>, changed: Set<RecordKey> = []) {
         memory.withLock { memory in
-            memory.generation &+= 1
+            memory.noteChange(keys.union(changed))
             for key in keys {
                 memory.records[key] = nil
                 memory.reads[key] = nil
@@ -106,6 +106,8 @@ extension RecordStore {
     struct Collected {
         /// Records removed: unreachable from the roots, or unreadable.
         var removed: Set<RecordKey> = []
+        /// Rows removed that were not records (a damaged file's, see ``TableSizes``).
+        var damagedRows = 0
         /// Records that lost a field holding a reference to a record that does not exist.
         var changed: Set<RecordKey> = []
         /// How many such fields were removed.
@@ -113,7 +115,7 @@ extension RecordStore {
     }
 
     /// Removes, in one transaction, every field that refers to a missing record (a list counts as one field),
-    /// then every record no chain of references from `roots` reaches.
+    /// then every record no chain of references from `roots` reaches, and every row that is not a record.
     func collectGarbage(roots: [RecordKey]) throws -> Collected {
         try writeLock.withLock { sizes in
             var collected = Collected()
@@ -121,8 +123,9 @@ extension RecordStore {
             try writeWithReads { tx in
                 var records: [RecordKey: GQLValues] = [:]
                 var unreadable: [RecordKey] = []
+                collected.damagedRows = try Self.removeDamaged(tx)
                 try tx.forEachRow(sql: "SELECT key, fields FROM \(Self.table)", [], table: Self.table) { row in
-                    guard let key = row.text(0).map({ RecordKey($0) }) else { return }
+                    guard let key = row.recordKey(0) else { return }
                     guard let fields = Self.decode(row, 1) else {
                         unreadable.append(key)
                         return
@@ -170,7 +173,7 @@ extension RecordStore {
                 }
             }
             collected.changed = Set(written.keys)
-            forget(collected.removed)
+            forget(collected.removed, changed: collected.changed)
             let deadlines = written.values.contains { $0[FieldExpiry.expiresMember] != nil }
             memory.withLock { memory in
                 if deadlines { memory.mayHoldDeadlines = true }
@@ -183,8 +186,9 @@ extension RecordStore {
 
     // MARK: Statistics
 
-    /// The size of every record, read from the table (pending read times are left pending).
-    func recordSizes() throws -> [RecordKey: Int] {
+    /// The size of every record, and of the rows that are not records, read from the table (pending read times
+    /// are left pending).
+    func recordSizes() throws -> TableSizes {
         try database.read { tx in try Self.sizes(tx) }
     }
 }

@@ -53,22 +53,25 @@ package enum RecordRowConversion {
     package static func convert(_ tx: GQLTransaction, batchSize: Int) throws -> Report {
         let table = RecordStore.table
         var report = Report()
-        // Keys past the last one read: rows left as text (they did not parse) are not read again.
-        var after: String?
+        // Keys past the last one read: rows left as text (they did not parse) are not read again. Kept as the
+        // key's bytes (bound as a BLOB, compared as text): a key that is not UTF-8 (a damaged file's), read
+        // repaired, could sort before itself and be read again for ever. Rows whose key is not text come after
+        // every text key and are never read.
+        var after: Data?
         repeat {
             var batch: [(key: String, bytes: [UInt8])] = []
-            var last: String?
+            var last: Data?
             let sql =
-                "SELECT key, fields FROM \(table) WHERE typeof(fields) = 'text'"
-                + (after == nil ? "" : " AND key > ?") + " ORDER BY key LIMIT ?"
-            let values: [GQLValue] = (after.map { [.string($0)] } ?? []) + [.int(Int64(max(batchSize, 1)))]
+                "SELECT key, fields FROM \(table) WHERE typeof(fields) = 'text' AND typeof(key) = 'text'"
+                + (after == nil ? "" : " AND key > CAST(? AS TEXT)") + " ORDER BY key LIMIT ?"
+            let values: [GQLValue] = (after.map { [.data($0)] } ?? []) + [.int(Int64(max(batchSize, 1)))]
             try tx.forEachRow(sql: sql, values, table: table) { row in
-                guard let key = row.text(0) else { return }
-                last = key
-                guard let fields = RecordStore.decode(row, 1),
-                    let bytes = try? RecordCodec.encode(fields, key: key)
+                last = row.withText(0) { Data($0) }
+                // A key that is not UTF-8 is not a record's: its row is left as it is.
+                guard let key = row.recordKey(0), let fields = RecordStore.decode(row, 1),
+                    let bytes = try? RecordCodec.encode(fields, key: key.text)
                 else { return }
-                batch.append((key, bytes))
+                batch.append((key.text, bytes))
             }
             report.mostHeld = max(report.mostHeld, batch.count)
             for (key, bytes) in batch {

@@ -29,7 +29,11 @@ final class RecordStore: Sendable {
 
     struct Memory {
         var records: [RecordKey: GQLValues] = [:]
+        /// Counts the changes of what reads see (writes, removals, optimistic layers), each noted in ``changes``
+        /// through ``noteChange(_:)``.
         var generation: UInt64 = 0
+        /// Which records the recent changes touched.
+        var changes = ChangeLog()
         /// Counts the times ``trim(_:)`` dropped records (which, unlike writes, leaves the generation as it is).
         var trims: UInt64 = 0
         /// Whether the memory layer holds every row of the table (the table was empty when the cache opened or
@@ -87,7 +91,8 @@ final class RecordStore: Sendable {
             // A BLOB that does not decode is a miss (never read as text).
             return decoded.map { (fields: $0.fields, hasDeadlines: $0.hasNoted) }
         }
-        guard let text = row.text(index), case .object(let fields)? = try? GQLValue(jsonBytes: Array(text.utf8))
+        // The text's bytes as stored: JSON that is not UTF-8 (a damaged file's) is refused, never repaired.
+        guard case .object(let fields)? = row.withText(index, { try? GQLValue(jsonBytes: Array($0)) }) ?? nil
         else { return nil }
         return (fields, fields[FieldExpiry.expiresMember] != nil)
     }
@@ -167,12 +172,13 @@ final class RecordStore: Sendable {
         if maximumBytes != nil { try noteReads(keys) }
     }
 
-    /// Every key in the table (for tests and tools).
+    /// Every record's key in the table (for tests and tools), in the table's order; rows that are not records
+    /// (``TableSizes``) are left out.
     func allKeys() throws -> [String] {
         try database.read { tx in
             var keys: [String] = []
             try tx.forEachRow(sql: "SELECT key FROM \(Self.table) ORDER BY key", [], table: Self.table) { row in
-                if let key = row.text(0) { keys.append(key) }
+                if let key = row.recordKey(0) { keys.append(key.text) }
             }
             return keys
         }
@@ -201,8 +207,8 @@ final class RecordStore: Sendable {
         try mergeNotingGeneration(records, receivedAt: receivedAt, expiresAt: expiresAt).changed
     }
 
-    /// ``merge(_:receivedAt:expiresAt:)``, and the memory layer's generation once the write is in (read before
-    /// another write can start): a read whose ``Snapshot`` has that generation holds this write and no later one.
+    /// ``merge(_:receivedAt:expiresAt:)``, and the generation this write made: ``changed(_:after:)`` tells whether
+    /// a later change touched the records a read of it holds.
     func mergeNotingGeneration(_ records: NormalizedRecords, receivedAt: Double? = nil, expiresAt: Double? = nil)
         throws -> (changed: Set<RecordKey>, generation: UInt64)
     {
@@ -263,17 +269,18 @@ final class RecordStore: Sendable {
                 }
             }
             for (key, size) in newSizes { sizes?[key] = size }
-            memory.withLock { memory in
-                memory.generation &+= 1
+            let generation = memory.withLock { memory -> UInt64 in
+                let generation = memory.noteChange(changed)
                 if hasDeadlines { memory.mayHoldDeadlines = true }
                 memory.records.reserveCapacity(memory.records.count + written.count)
                 for (key, record) in written { memory.records[key] = record }
                 trim(&memory)
+                return generation
             }
             if let maximumBytes {
                 changed.formUnion(try trimToBudget(maximumBytes, &sizes))
             }
-            return (changed, memory.withLock { $0.generation })
+            return (changed, generation)
         }
     }
 
@@ -309,7 +316,7 @@ final class RecordStore: Sendable {
                 }
             }
             memory.withLock { memory in
-                memory.generation &+= 1
+                memory.noteChange(removed)
                 for key in keys { memory.records[key] = nil }
             }
             for key in removed { sizes?[key] = nil }
@@ -322,7 +329,7 @@ final class RecordStore: Sendable {
         try writeLock.withLock { sizes in
             try database.write { tx in _ = try tx.change(sql: "DELETE FROM \(Self.table)", [], table: Self.table) }
             memory.withLock { memory in
-                memory.generation &+= 1
+                memory.noteChange(nil)
                 memory.records.removeAll()
                 memory.isComplete = true
                 memory.reads.removeAll()

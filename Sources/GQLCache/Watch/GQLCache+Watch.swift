@@ -40,6 +40,10 @@ extension GQLCache {
         }
     }
 
+    /// Tests only: called by a watcher after a refetch's answer is stored and before the watcher reads it back, so
+    /// a test can change the cache in between. Bound where the iteration starts (the watcher's task inherits it).
+    @TaskLocal package static var afterStoringWatchedAnswer: (@Sendable () -> Void)?
+
     /// The results of ``GQLCache/watch(_:_:_:policy:store:)``: each iteration starts a watcher of its own, which
     /// ends when the iterating task is cancelled or stops iterating.
     public struct Watch: AsyncSequence, Sendable {
@@ -145,15 +149,17 @@ private struct Watcher: Sendable {
             readAt = before
             // A failed refetch is not an error of the watch: it waits for the next change.
             // A stored answer is emitted as the cache reads it back, under the optimistic layers in place: from
-            // the network when the read holds the answer and no later write, from the cache when a write came in
-            // between (a manual write made as the answer arrived: the read holds the app's data too).
+            // the network when no record the read holds changed after the answer was stored, from the cache when
+            // one did (a write, a removal, an optimistic layer added or removed over it as the answer arrived:
+            // the read holds that change too). A change of other records leaves the label alone.
             func refetch() async -> Bool {
                 guard let (fetched, storedAt) = try? await cache.sharedNetworkAnswer(server, request, since: before)
                 else {
                     return false
                 }
+                GQLCache.afterStoringWatchedAnswer?()
                 if let storedAt, let answer = try? cache.cachedAnswer(request.operation, request.variables) {
-                    let source: GQLCache.Source = answer.generation == storedAt ? .network : .cache
+                    let source: GQLCache.Source = cache.store.changed(answer.keys, after: storedAt) ? .cache : .network
                     emit(GQLCache.Result(result: GQLResult(data: answer.data), source: source))
                 } else {
                     emit(fetched)
