@@ -203,7 +203,8 @@ import Testing
         let feed: GQLValue = ["feed": .array((ids + odd).map(post))]
         // Every 10th post (9 rows stepped over between two: more than a walk steps before it seeks), then every
         // 3rd (2 rows: stepped), then the odd ids.
-        let picked = stride(from: 0, to: 150, by: 10).map { ids[$0] } + stride(from: 150, to: 300, by: 3).map { ids[$0] }
+        let picked =
+            stride(from: 0, to: 150, by: 10).map { ids[$0] } + stride(from: 150, to: 300, by: 3).map { ids[$0] }
         let picks: GQLValue = ["picks": .array((picked + odd).map(post))]
         let picksQuery = "query { picks { id title author { id name } } }"
         let cache = try GQLCache(path: path)
@@ -215,5 +216,30 @@ import Testing
         #expect(try cache.evict(key: "Post:159"))
         let miss = #expect(throws: GQLError.self) { try GQLCache(path: path).read(picksQuery) }
         #expect(miss?.code == .cacheMiss && miss?.message.contains("`picks.18`") == true)
+    }
+
+    /// A cold read takes each level's records from the rows it loaded, at their keys' places: a key met twice in
+    /// one level (an author of several posts) is loaded once, and both places read on through its selections
+    /// (the author's mentor and the mentor's own), as does a record found already loaded (a mentor who is also
+    /// an author).
+    @Test func aKeyMetTwiceInALevelIsReadThroughAtEveryPlace() throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        let query = "query { feed { id author { id name mentor { id name mentor { id } } } } }"
+        func user(_ id: Int) -> GQLValue {
+            [
+                "__typename": "User", "id": .string("u\(id)"), "name": .string("U\(id)"),
+                "mentor": [
+                    "__typename": "User", "id": .string("u\((id + 1) % 3)"), "name": .string("U\((id + 1) % 3)"),
+                    "mentor": ["__typename": "User", "id": .string("u\((id + 2) % 3)")],
+                ],
+            ]
+        }
+        let feed: GQLValue = [
+            "feed": .array((1...9).map { ["__typename": "Post", "id": .string("\($0)"), "author": user($0 % 3)] })
+        ]
+        try GQLCache(path: path).write(query, data: feed)
+        #expect(try GQLCache(path: path).read(query) == feed)
     }
 }

@@ -135,10 +135,18 @@ struct AnswerReader {
         var seen: Set<RecordKey> = []
         while !level.isEmpty {
             var wanted: [RecordKey] = []
+            // While pinned, where each pending's record is, for the walk (not looked up again).
+            var sources: [Source] = []
+            if pinned { sources.reserveCapacity(level.count) }
             for pending in level {
                 if pinned {
                     looked.append(pending.key)
-                    if snapshot.records[pending.key] == nil { wanted.append(pending.key) }
+                    if let record = snapshot.records[pending.key] {
+                        sources.append(.found(record))
+                    } else {
+                        sources.append(.wanted(wanted.count))
+                        wanted.append(pending.key)
+                    }
                     continue
                 }
                 guard seen.insert(pending.key).inserted else { continue }
@@ -148,12 +156,14 @@ struct AnswerReader {
                     wanted.append(pending.key)
                 }
             }
+            var rows: [GQLValues?] = []
             if !wanted.isEmpty {
                 // The snapshot's records are let go while the load joins the memory layer, which would otherwise
                 // copy them all for this reader; a fresh snapshot has them and what joined.
                 let generation = snapshot.generation
                 snapshot.records = [:]
-                let (rows, joined) = try store.loadFromTableNotingJoin(wanted, generation: generation)
+                let joined: Bool
+                (rows, joined) = try store.loadFromTableNotingJoin(wanted, generation: generation)
                 snapshot = store.snapshot()
                 if pinned,
                     !joined || snapshot.generation != start.generation || snapshot.trims != start.trims
@@ -163,38 +173,49 @@ struct AnswerReader {
                     seen = Set(looked)
                     try keepSeen(seen, except: Set(wanted))
                 }
-                if !pinned { keep(rows, keys: wanted) }
+                if !pinned { keep(zip(wanted, rows).compactMap { key, row in row.map { (key, $0) } }, keys: wanted) }
             }
             var next: [Pending] = []
-            for pending in level {
+            for (position, pending) in level.enumerated() {
+                // A set of leaves only (the most common innermost set) refers to nothing: its record is not read.
+                let nested = pending.field?.selections ?? selections
+                guard nested.leafNames == nil else { continue }
+                var record = pinned ? nil : loaded[pending.key]
+                switch pinned ? sources[position] : nil {
+                case .found(let found): record = found
+                // A key wanted twice in the level was loaded at one of its places: the snapshot has it.
+                case .wanted(let place): record = rows[place] ?? snapshot.records[pending.key]
+                case nil: break
+                }
                 // No visited set is needed: each level is one step deeper in the selection, which is finite, so
                 // an object referencing itself ends where the selection does.
-                walk(pending, selections: pending.field?.selections ?? selections, pinned: pinned, into: &next)
+                if let record { walk(pending, record, selections: nested, into: &next) }
             }
             level = next
         }
     }
 
-    /// Adds to `next` every record `pending`'s record refers to through a field of its selections.
+    /// Where a pending record is while a level loads, pinned: in the snapshot, or loaded at a place among the
+    /// level's wanted keys.
+    private enum Source { case found(GQLValues), wanted(Int) }
+
+    /// Adds to `next` every record `record` (`pending`'s) refers to through a field of its selections.
     private mutating func walk(
-        _ pending: Pending, selections: SelectionSetPlan, pinned: Bool, into next: inout [Pending]
+        _ pending: Pending, _ record: GQLValues, selections: SelectionSetPlan, into next: inout [Pending]
     ) {
-        // A set of leaves only (the most common innermost set) refers to nothing: its record is not looked up.
-        guard selections.leafNames == nil,
-            let record = pinned ? snapshot.records[pending.key] : loaded[pending.key]
-        else { return }
         let fields =
             selections.plainFields
             ?? matcher.collect(
                 selections, typename: record["__typename"]?.stringValue, isRoot: pending.field == nil,
                 variables: variables)
         record.withMembers { stored in
+            guard let member = stored.baseAddress else { return }
             for position in fields.indices {
                 let field = fields[position].field
                 guard field.selections != nil,
                     let place = locate(field, at: position, in: stored, of: record).place
                 else { continue }
-                StoredValue.references(in: stored[place].value) {
+                StoredValue.references(at: Self.value(of: member + place)) {
                     next.append(Pending(key: RecordKey($0), field: field))
                 }
             }

@@ -118,6 +118,22 @@ enum StoredValue {
         }
     }
 
+    /// ``references(in:_:)`` of the stored value at `stored`, read in place: a list's elements are not copied,
+    /// only the keys handed to `body` (a cold read's walk meets every reference of the records it loads).
+    static func references(at stored: UnsafePointer<GQLValue>, _ body: (String) -> Void) {
+        switch stored.pointee {
+        case .object:
+            if let key = referencedKey(stored.pointee) { body(key) }
+        case .array:
+            _ = withElements(stored.pointee) { elements in
+                guard let first = elements.baseAddress else { return }
+                for index in 0..<elements.count { references(at: first + index, body) }
+            }
+        default:
+            break
+        }
+    }
+
     /// A leaf (a field without a selection set) as stored: objects wrapped, lists element by element.
     static func leaf(_ value: GQLValue) -> GQLValue {
         switch value {

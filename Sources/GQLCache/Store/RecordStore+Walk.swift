@@ -7,7 +7,9 @@ extension RecordStore {
     static func select(_ keys: [RecordKey], _ tx: GQLTransaction) throws -> [RecordKey: GQLValues] {
         var deadlines = false
         var records: [RecordKey: GQLValues] = [:]
-        for (key, record) in try selectRows(keys, tx, hasDeadlines: &deadlines) { records[key] = record }
+        for (key, record) in zip(keys, try selectRows(keys, tx, hasDeadlines: &deadlines)) {
+            if let record { records[key] = record }
+        }
         return records
     }
 
@@ -20,8 +22,13 @@ extension RecordStore {
     /// statement again about as much.
     static let stepsBeforeSeek = 8
 
-    /// The rows of ``select(_:_:)`` as a list (no table of them is made), setting `hasDeadlines` when a record
-    /// read holds a server's deadlines.
+    /// The rows of ``select(_:_:)`` as a list (no table of them is made) in the order of `keys`: the record of
+    /// `keys[i]` at `i`, `nil` when the table has none (or its row is damaged). A key given more than once has its
+    /// record at one of its places, the others `nil`, so a caller that joins the records to a table adds each once.
+    /// Sets `hasDeadlines` when a record read holds a server's deadlines.
+    ///
+    /// A caller that read the keys from records (the next level of a cold read) takes each record from its place,
+    /// without looking its key up in a table again.
     ///
     /// The keys are sorted by their UTF-8 bytes (SQLite's order for the primary key) and the table is walked
     /// forward from the first: a row whose key is the next one wanted is taken, a row between wanted keys is
@@ -36,10 +43,9 @@ extension RecordStore {
     /// batch's, not the whole read's). Alternating SQLite's code and the decoder's for each row made each evict
     /// the other from the processor's instruction cache.
     static func selectRows(_ keys: [RecordKey], _ tx: GQLTransaction, hasDeadlines: inout Bool) throws
-        -> [(key: RecordKey, record: GQLValues)]
+        -> [GQLValues?]
     {
-        var records: [(key: RecordKey, record: GQLValues)] = []
-        records.reserveCapacity(keys.count)
+        var records = [GQLValues?](repeating: nil, count: keys.count)
         let wanted = SortedKeys(keys.map(\.text))
         var copied = CopiedRows(capacity: min(keys.count, batchSize))
         // The place in `wanted` of the next key to find.
@@ -63,10 +69,10 @@ extension RecordStore {
                 let index = wanted.index(next)
                 next += 1
                 if row.withBlob(1, { copied.copy(index, $0) }) != nil {
-                    if copied.count == batchSize { copied.decode(keys, into: &records) }
+                    if copied.count == batchSize { copied.decode(into: &records) }
                 } else if let decoded = decodeNotingDeadlines(row, 1) {
                     // JSON text (a row written before format 1): rare, decoded at once.
-                    records.append((keys[index], decoded.fields))
+                    records[index] = decoded.fields
                     if decoded.hasDeadlines { copied.sawDeadlines = true }
                 }
                 return next < wanted.count
@@ -75,7 +81,7 @@ extension RecordStore {
             if finished { break }
             allowance = taken < allowance ? max(allowance / 2, 1) : stepsBeforeSeek
         }
-        copied.decode(keys, into: &records)
+        copied.decode(into: &records)
         if copied.sawDeadlines { hasDeadlines = true }
         return records
     }
@@ -106,9 +112,9 @@ extension RecordStore {
             rows.append((index, bytes.count))
         }
 
-        /// Decodes the rows copied since the last call into `records` (keyed by `keys`), then empties the copies
-        /// for the next batch. A row that does not decode is a miss (never read as text).
-        mutating func decode(_ keys: [RecordKey], into records: inout [(key: RecordKey, record: GQLValues)]) {
+        /// Decodes the rows copied since the last call into `records` (each at its key's place), then empties the
+        /// copies for the next batch. A row that does not decode is a miss (never read as text).
+        mutating func decode(into records: inout [GQLValues?]) {
             var names = self.names
             self.names = RecordCodec.Names()  // one reference while decoding: no copy when a name changes
             var sawDeadlines = false
@@ -121,7 +127,7 @@ extension RecordStore {
                             UnsafeRawBufferPointer(rebasing: buffer[offset..<end]),
                             noting: FieldExpiry.expiresMember, names: &names)
                     else { continue }
-                    records.append((keys[index], decoded.fields))
+                    records[index] = decoded.fields
                     if decoded.hasNoted { sawDeadlines = true }
                 }
             }

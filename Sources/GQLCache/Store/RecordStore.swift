@@ -143,13 +143,16 @@ final class RecordStore: Sendable {
     /// Reads `keys` from the table; they join the memory layer when no write came in since the snapshot of
     /// `generation` was taken (so a row read before a write can never return over it).
     func loadFromTable(_ keys: [RecordKey], generation: UInt64) throws -> [(key: RecordKey, record: GQLValues)] {
-        try loadFromTableNotingJoin(keys, generation: generation).rows
+        let records = try loadFromTableNotingJoin(keys, generation: generation).records
+        return zip(keys, records).compactMap { key, record in record.map { (key, $0) } }
     }
 
-    /// ``loadFromTable(_:generation:)``, and whether every row read joined the memory layer and stayed there
-    /// (no write since the snapshot of `generation`, nothing trimmed while they joined).
+    /// ``loadFromTable(_:generation:)`` with the records in the order of `keys` (``selectRows(_:_:hasDeadlines:)``:
+    /// the record of `keys[i]` at `i`, `nil` when the table has none; a key given twice has its record at one of its
+    /// places), and whether every row read joined the memory layer and stayed there (no write since the snapshot of
+    /// `generation`, nothing trimmed while they joined).
     func loadFromTableNotingJoin(_ keys: [RecordKey], generation: UInt64) throws
-        -> (rows: [(key: RecordKey, record: GQLValues)], joined: Bool)
+        -> (records: [GQLValues?], joined: Bool)
     {
         var deadlines = false
         let loaded = try database.read { tx in try Self.selectRows(keys, tx, hasDeadlines: &deadlines) }
@@ -157,9 +160,9 @@ final class RecordStore: Sendable {
             memory.keysReadFromTable += keys.count
             if deadlines { memory.mayHoldDeadlines = true }
             guard memory.generation == generation else { return false }
-            memory.records.reserveCapacity(memory.records.count + loaded.count)
+            memory.records.reserveCapacity(memory.records.count + loaded.lazy.filter { $0 != nil }.count)
             // With no write since, a record memory holds is the row just read: replacing it changes nothing.
-            for (key, record) in loaded { memory.records[key] = record }
+            for (key, record) in zip(keys, loaded) { if let record { memory.records[key] = record } }
             let trims = memory.trims
             trim(&memory)
             return memory.trims == trims

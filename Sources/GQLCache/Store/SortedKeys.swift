@@ -34,16 +34,20 @@ struct SortedKeys {
         spans.reserveCapacity(keys.count)
         for (index, key) in keys.enumerated() {
             let start = bytes.count
-            bytes.append(contentsOf: key.utf8)
+            // Copied from the key's UTF-8 as one block: appending `key.utf8` took 168 instructions a key
+            // (callgrind, a cold read of CacheBench's feed).
+            var key = key
+            key.withUTF8 { bytes.append(contentsOf: $0) }
             spans.append(Span(start: start, count: bytes.count - start, index: index, prefix: (0, 0)))
         }
         bytes.withUnsafeBufferPointer { all in
             for position in spans.indices { spans[position].prefix = Self.prefix(Self.slice(all, spans[position])) }
             spans.sort { Self.compare(all, $0, $1) < 0 }
-            // A key given twice is looked for once.
+            // A key given twice is looked for once. By position: iterating `spans` while writing into it copied
+            // the array first.
             var kept = 0
-            for span in spans where kept == 0 || Self.compare(all, spans[kept - 1], span) != 0 {
-                spans[kept] = span
+            for position in spans.indices where kept == 0 || Self.compare(all, spans[kept - 1], spans[position]) != 0 {
+                spans[kept] = spans[position]
                 kept += 1
             }
             spans.removeLast(spans.count - kept)
