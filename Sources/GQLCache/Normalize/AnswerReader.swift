@@ -215,8 +215,11 @@ struct AnswerReader {
                 guard field.selections != nil,
                     let place = locate(field, at: position, in: stored, of: record).place
                 else { continue }
-                StoredValue.references(at: Self.value(of: member + place)) {
-                    next.append(Pending(key: RecordKey($0), field: field))
+                let found = { (key: String) in next.append(Pending(key: RecordKey(key), field: field)) }
+                if let value = Self.value(of: member + place) {
+                    StoredValue.references(at: value, found)
+                } else {
+                    StoredValue.references(in: stored[place].value, found)
                 }
             }
         }

@@ -57,6 +57,6 @@ extension GQLColumns {
     /// The column as a record's key: text that is valid UTF-8; `nil` for anything else (text that is not UTF-8
     /// included, never repaired).
     func recordKey(_ index: Int32) -> RecordKey? {
-        (withText(index) { bytes in String(validating: bytes, as: UTF8.self) } ?? nil).map(RecordKey.init)
+        (withText(index) { bytes in String(validating: bytes, as: UTF8.self) } ?? nil).map { RecordKey($0) }
     }
 }
