@@ -70,9 +70,8 @@ import Testing
             #expect(try reader.read(Self.greeting, ["name": Self.precomposed])["greeting"] == "hello precomposed")
             #expect(try reader.read(Self.greeting, ["name": Self.decomposed])["greeting"] == "hello decomposed")
             let root = try #require(try reader.record(CacheKey.queryRoot))
-            #expect(root.keys.filter { $0.hasPrefix("greeting(") }.sorted() == [
-                #"greeting({"name":"\u00e9"})"#, #"greeting({"name":"e\u0301"})"#,
-            ])
+            let fieldKeys = [#"greeting({"name":"\u00e9"})"#, #"greeting({"name":"e\u0301"})"#]
+            #expect(root.keys.filter { $0.hasPrefix("greeting(") }.sorted() == fieldKeys)
         }
         // An ASCII argument keeps the field key it always had.
         try cache.write(Self.greeting, ["name": "Ada"], data: ["greeting": "hello Ada"])
@@ -115,10 +114,11 @@ import Testing
         let cache = try GQLCache(path: path)
         let angstrom = "\u{212B}"
         let ring = "\u{C5}"
-        let written = try cache.write(
-            objects: [["__typename": "Item", "id": .string(angstrom), "name": "sign"],
-                ["__typename": "Item", "id": .string(ring), "name": "letter"]],
-            typename: "Item")
+        let items: [GQLValue] = [
+            ["__typename": "Item", "id": .string(angstrom), "name": "sign"],
+            ["__typename": "Item", "id": .string(ring), "name": "letter"],
+        ]
+        let written = try cache.write(objects: items, typename: "Item")
         #expect(written == 2)
         #expect(try cache.record("Item:" + angstrom)?["name"] == "sign")
         #expect(try cache.record("Item:" + ring)?["name"] == "letter")
