@@ -212,7 +212,7 @@ extension GQLCache {
         _ server: GQLServer, _ request: Request, since: UInt64
     ) async throws -> (result: Result, storedAt: UInt64?) {
         let key = SharedRequest(
-            server: ObjectIdentifier(server), text: request.operation.text,
+            server: ObjectIdentifier(server), text: ExactText(request.operation.text),
             variables: CanonicalJSON.text(.object(request.given)),
             store: request.store)
         let answer = try await requests.value(for: key, since: since, stamp: watchers.changeCount) { [self] in
@@ -223,12 +223,12 @@ extension GQLCache {
     }
 
     /// What tells two requests that can share one answer apart. The server is told by identity: the request in
-    /// flight holds it, so no other server can take its identifier meanwhile. The variables are told by their
-    /// canonical JSON (``CanonicalJSON``, ASCII), not as values: `GQLValues` compares strings by canonical
-    /// equivalence, and `"é"` as U+00E9 and as `e` + U+0301 are two requests to a server.
+    /// flight holds it, so no other server can take its identifier meanwhile. The text is told by its bytes and the
+    /// variables by their canonical JSON (``CanonicalJSON``, ASCII), not as Strings and values, which compare by
+    /// canonical equivalence: `"é"` as U+00E9 and as `e` + U+0301 are two requests to a server.
     struct SharedRequest: Hashable, Sendable {
         var server: ObjectIdentifier
-        var text: String
+        var text: ExactText
         var variables: String
         var store: Bool
     }

@@ -35,8 +35,9 @@ public final class GQLCache: Sendable {
     let expiry: FieldExpiry
     /// The network requests of watches in flight, shared by watches that ask for the same answer.
     let requests = SharedRequests<SharedRequest, SharedAnswer>()
-    /// Compiled operations by text (or registry name).
-    private let operations = GQLLocked<[String: CacheOperation]>([:])
+    /// Compiled operations by text (or registry name), told apart by their bytes: two texts with a literal argument
+    /// in two encodings (`"é"` as U+00E9 and as `e` + U+0301) are two operations (two fields, two texts sent).
+    private let operations = GQLLocked<[ExactText: CacheOperation]>([:])
 
     /// A cache whose records live in `database`, in the table `_gqlcache_records`, created by a migrator of
     /// its own (namespace `gqlcache`), so the app's `PRAGMA user_version` and migrations are left alone.
@@ -205,7 +206,8 @@ public final class GQLCache: Sendable {
 
     /// The compiled operation of a registry name or of operation text.
     func operation(_ nameOrText: String) throws -> CacheOperation {
-        if let compiled = operations.withLock({ $0[nameOrText] }) { return compiled }
+        let exact = ExactText(nameOrText)
+        if let compiled = operations.withLock({ $0[exact] }) { return compiled }
         let text: String
         if configuration.queries.contains(nameOrText) {
             text = try configuration.queries[nameOrText]
@@ -220,7 +222,7 @@ public final class GQLCache: Sendable {
         let compiled = try CacheOperation(text: text)
         operations.withLock { operations in
             if operations.count >= 1_000 { operations.removeAll() }
-            operations[nameOrText] = compiled
+            operations[exact] = compiled
         }
         return compiled
     }

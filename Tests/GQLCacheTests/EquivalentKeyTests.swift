@@ -135,4 +135,80 @@ import Testing
         #expect(try Self.rowKeys(cache) == [Array(("Note:" + Self.decomposed).utf8), Array("QUERY_ROOT".utf8)])
         #expect(try GQLCache(path: path).read(Self.note, ["id": Self.decomposed])["note"]?["title"] == "kept")
     }
+
+    @Test func literalArgumentsInTwoEncodingsAreTwoOperations() throws {
+        let cache = try memoryCache()
+        let first = "query { greeting(name: \"\(Self.precomposed)\") }"
+        let second = "query { greeting(name: \"\(Self.decomposed)\") }"
+        try cache.write(first, data: ["greeting": "hello precomposed"])
+        try cache.write(second, data: ["greeting": "hello decomposed"])
+        #expect(try cache.read(first)["greeting"] == "hello precomposed")
+        #expect(try cache.read(second)["greeting"] == "hello decomposed")
+        // Each text is compiled (and would be sent) as itself.
+        #expect(Array(try cache.operation(second).text.utf8).contains(0xCC))  // U+0301's first byte
+        #expect(!Array(try cache.operation(first).text.utf8).contains(0xCC))
+        let root = try #require(try cache.record(CacheKey.queryRoot))
+        #expect(root.keys.filter { $0.hasPrefix("greeting(") }.count == 2)
+    }
+
+    @Test func sharedRequestsTellTextsAndVariablesApartByTheirBytes() throws {
+        let server = GQLServer(HTTP: "http://127.0.0.1:9/graphql")
+        func request(_ text: String, _ id: String) -> GQLCache.SharedRequest {
+            GQLCache.SharedRequest(
+                server: ObjectIdentifier(server), text: ExactText(text),
+                variables: CanonicalJSON.text(["id": .string(id)]), store: true)
+        }
+        let byVariables = [request(Self.note, Self.precomposed), request(Self.note, Self.decomposed)]
+        #expect(byVariables[0] != byVariables[1] && Set(byVariables).count == 2)
+        let byText = [Self.precomposed, Self.decomposed].map { request("{ a(x: \"\($0)\") }", "") }
+        #expect(byText[0] != byText[1] && Set(byText).count == 2)
+        #expect(request(Self.note, Self.decomposed) == request(Self.note, "e" + "\u{301}"))
+    }
+
+    @Test func aReferenceMovesToTheTwinAndAStringToTheOtherEncoding() async throws {
+        let directory = try TemporaryDirectory(prefix: "gqlcache")
+        defer { directory.cleanup() }
+        let path = directory.path("cache.sqlite")
+        let cache = try GQLCache(path: path)
+        let current = "query { current { id title } }"
+        func answer(_ id: String, _ title: String) -> GQLValue {
+            ["current": ["__typename": "Note", "id": .string(id), "title": .string(title)]]
+        }
+        let server = GQLServer(HTTP: "http://127.0.0.1:9/graphql")  // never asked: cacheOnly
+        try cache.write(current, data: answer(Self.precomposed, "precomposed"))
+        var watch = cache.watch(server, current, policy: .cacheOnly).makeAsyncIterator()
+        #expect(try await watch.next()?.data?["current"]?["title"] == "precomposed")
+        // The server now answers its other object: the root's reference moves, and the watcher hears of it.
+        try cache.write(current, data: answer(Self.decomposed, "decomposed"))
+        #expect(try await watch.next()?.data?["current"]?["title"] == "decomposed")
+        let reference = try cache.record(CacheKey.queryRoot)?["current"]?["__ref"]?.stringValue
+        #expect(reference.map { Array($0.utf8) } == Array(("Note:" + Self.decomposed).utf8))
+        // A string resent in the other encoding is written as sent.
+        try cache.write(current, data: answer(Self.decomposed, Self.precomposed))
+        try cache.write(current, data: answer(Self.decomposed, Self.decomposed))
+        for reader in [cache, try GQLCache(path: path)] {
+            let read = try reader.read(current)["current"]
+            #expect(read?["id"]?.stringValue.map { Array($0.utf8) } == Array(Self.decomposed.utf8))
+            #expect(read?["title"]?.stringValue.map { Array($0.utf8) } == Array(Self.decomposed.utf8))
+        }
+        try await server.shutdown()
+    }
+
+    /// An id's `,`, `.` or `\` followed by a combining mark is one Character but still the ASCII byte: it is escaped,
+    /// so two key-field tuples cannot spell one key.
+    @Test func separatorsBeforeCombiningMarksAreEscaped() throws {
+        #expect(CacheKey.escape(",\u{301}") == "\\,\u{301}")
+        #expect(CacheKey.escape("a.\u{301}") == "a\\.\u{301}")
+        #expect(CacheKey.kind(of: "Note:x\\.\u{301}") == "Note")
+        #expect(CacheKey.kind(of: "QUERY_ROOT.\u{301}") == "(nested)")
+        var configuration = GQLCache.Configuration()
+        configuration.keyFields = ["T": ["a", "b"]]
+        let cache = try GQLCache(inMemory: true, configuration: configuration)
+        let objects: [GQLValue] = [
+            ["__typename": "T", "a": "x,\u{301}y", "b": "\u{301}z", "n": "one"],
+            ["__typename": "T", "a": "x", "b": "\u{301}y,\u{301}z", "n": "two"],
+        ]
+        #expect(try cache.write(objects: objects, typename: "T") == 2)
+        #expect(try cache.statistics().types["T"] == 2)
+    }
 }

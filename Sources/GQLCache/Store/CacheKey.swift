@@ -35,18 +35,23 @@ enum CacheKey {
     /// What a key names, for statistics: a root, the type of a keyed record, or `(nested)` for a path key (one
     /// with an unescaped `.`).
     static func kind(of key: String) -> String {
+        // By bytes: a `.` or `\` followed by a combining mark is one Character, not the ASCII one.
         var escaped = false
-        for character in key {
+        var colon: String.UTF8View.Index?
+        for index in key.utf8.indices {
+            let byte = key.utf8[index]
             if escaped {
                 escaped = false
-            } else if character == "\\" {
+            } else if byte == UInt8(ascii: "\\") {
                 escaped = true
-            } else if character == "." {
+            } else if byte == UInt8(ascii: ".") {
                 return "(nested)"
+            } else if byte == UInt8(ascii: ":"), colon == nil {
+                colon = index
             }
         }
-        guard let colon = key.firstIndex(of: ":") else { return key }
-        return String(key[..<colon])
+        guard let colon else { return key }
+        return String(decoding: key.utf8[..<colon], as: UTF8.self)
     }
 
     /// A key field's value as text: strings as they are, numbers and booleans as JSON writes them.
@@ -61,11 +66,12 @@ enum CacheKey {
             $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ",")
         }
         guard text.utf8.contains(where: special) else { return text }
+        // By scalars, not Characters: `,` followed by a combining mark is one Character, but still a `,` to escape.
         var out = ""
-        out.reserveCapacity(text.count + 4)
-        for character in text {
-            if character == "\\" || character == "." || character == "," { out.append("\\") }
-            out.append(character)
+        out.reserveCapacity(text.utf8.count + 4)
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" || scalar == "." || scalar == "," { out.unicodeScalars.append("\\") }
+            out.unicodeScalars.append(scalar)
         }
         return out
     }
@@ -107,6 +113,25 @@ enum StoredValue {
     {
         guard case .array(let elements) = stored else { return nil }
         return try elements.withUnsafeBufferPointer(body)
+    }
+
+    /// Whether `a` and `b` are the same value to the byte: strings (and object members' names) by their UTF-8
+    /// bytes, objects member by member in order. `GQLValue`'s `==` compares strings by canonical equivalence, which
+    /// holds `"é"` as U+00E9 and as `e` + U+0301 equal: a write deciding what changed must not.
+    static func isIdentical(_ a: GQLValue, _ b: GQLValue) -> Bool {
+        switch (a, b) {
+        case (.string(let left), .string(let right)):
+            return RecordKey(left) == RecordKey(right)
+        case (.array(let left), .array(let right)):
+            return left.count == right.count && zip(left, right).allSatisfy { isIdentical($0, $1) }
+        case (.object(let left), .object(let right)):
+            return left.count == right.count
+                && zip(left, right).allSatisfy {
+                    RecordKey($0.key) == RecordKey($1.key) && isIdentical($0.value, $1.value)
+                }
+        default:
+            return a == b
+        }
     }
 
     /// Calls `body` with each key `stored` refers to: itself a reference, or a list (of lists) of them.

@@ -51,3 +51,7 @@ struct RecordKey: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringCo
         return (compared ?? nil) ?? left.utf8.elementsEqual(right.utf8)
     }
 }
+
+/// Any other text the cache must tell apart by its bytes (compiled operations by their text, shared requests):
+/// compared and hashed as a ``RecordKey`` is.
+typealias ExactText = RecordKey

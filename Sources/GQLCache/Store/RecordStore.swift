@@ -257,8 +257,16 @@ final class RecordStore: Sendable {
                         timed = true
                         hasDeadlines = hasDeadlines || !deadlines.isEmpty
                     }
-                    let isChange = old == nil || fields.contains { old?[$0.key] != $0.value }
-                    guard isChange || (timed && merged != old) else { continue }
+                    // Compared by bytes (`GQLValue`'s `==` holds canonically equivalent strings equal): a reference
+                    // moving to a record whose key is the old one's in another encoding, or a string resent in
+                    // another encoding, is a change.
+                    let isChange =
+                        old == nil
+                        || fields.contains { field in
+                            old?[field.key].map { !StoredValue.isIdentical($0, field.value) } ?? true
+                        }
+                    let rewritten = old.map { !StoredValue.isIdentical(.object(merged), .object($0)) } ?? true
+                    guard isChange || (timed && rewritten) else { continue }
                     if isChange { changed.insert(key) }
                     // Throws for a value too deep to read back: the transaction rolls back, nothing is kept.
                     let count = try RecordCodec.encode(merged, key: key.text, into: &buffer)
