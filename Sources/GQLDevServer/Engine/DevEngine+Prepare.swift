@@ -84,7 +84,7 @@ extension DevEngine {
     ///
     /// The raw text is scanned before parsing, and the parsed document checked before validation, so a document
     /// that would exhaust the parser's stack or the validator's time is refused first.
-    package func prepare(_ request: Request) -> Result<Prepared, Refusal> {
+    package func prepare(_ request: consuming Request) -> Result<Prepared, Refusal> {
         let cached: CachedDocument
         if let hit = documents.withLock({ $0[request.query] }) {
             cached = hit
@@ -102,7 +102,7 @@ extension DevEngine {
         }
         let kind = Self.kind(of: operation)
         do throws(LimitExceeded) {
-            try cached.limits.checkVariables(request.variables)
+            try DocumentLimits.checkVariables(request.variables, maxValueDepth: cached.limits.limits.maxValueDepth)
         } catch {
             return .failure(Refusal(error, kind: kind))
         }
