@@ -73,6 +73,7 @@ let package = Package(
                 "BenchKit",
                 .product(name: "GQLDevServer", package: "GraphQLite"),
                 .product(name: "GQLCore", package: "GraphQLite"),
+                .product(name: "GQLStore", package: "GraphQLite"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),

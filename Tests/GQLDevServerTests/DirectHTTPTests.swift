@@ -167,6 +167,35 @@ struct DirectRequestParserTests {
         }
     }
 
+    @Test("a known header name with any one byte changed, in any of its words, is not taken for that header")
+    func nearMissNames() {
+        let base = ["Content-Type: application/json", "Content-Length: \(Self.body.utf8.count)"]
+        let names = [
+            "content-type", "content-length", "x-api-key", "authorization", "x-hasura-admin-secret", "idempotency-key",
+            "origin", "connection", "transfer-encoding", "expect", "upgrade",
+        ]
+        for name in names {
+            for offset in 0..<name.utf8.count {
+                var bytes = Array(name.utf8)
+                // Another name byte: the next letter (z to a), or a letter for `-`.
+                bytes[offset] =
+                    switch bytes[offset] {
+                    case UInt8(ascii: "z"): UInt8(ascii: "a")
+                    case UInt8(ascii: "-"): UInt8(ascii: "q")
+                    default: bytes[offset] + 1
+                    }
+                let nearMiss = String(decoding: bytes, as: UTF8.self)
+                // With the value `v`, which each of these headers would refuse or keep: an unknown line is ignored.
+                guard case .request(let request) = Self.parse(Self.request(base + ["\(nearMiss): v"])) else {
+                    Issue.record("\(nearMiss) not ignored")
+                    continue
+                }
+                let read = [request.apiKey, request.adminSecret, request.authorization, request.idempotencyKey]
+                #expect(read.allSatisfy { $0 == nil } && request.origin == nil, "\(nearMiss) read as a header")
+            }
+        }
+    }
+
     /// `aBcD…`: the letters of `text` in alternating case.
     static func alternatingCase(_ text: String) -> String {
         String(

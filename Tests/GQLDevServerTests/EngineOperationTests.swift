@@ -120,6 +120,23 @@ struct EngineOperationTests {
         #expect(kind("{ listObjects { nextToken } }") == .query)
     }
 
+    @Test("query texts that differ only in their Unicode encoding are two documents, each answered for itself")
+    func queryTextsAreKeyedByTheirBytes() async throws {
+        let fixture = try EngineFixture()
+        // `é` precomposed (U+00E9) and decomposed (e + U+0301): equal as `String`s, two ids to the store.
+        try await fixture.createObject(["objectId": "\u{E9}", "text": "precomposed"])
+        try await fixture.createObject(["objectId": "e\u{301}", "text": "decomposed"])
+        for (id, text) in [("\u{E9}", "precomposed"), ("e\u{301}", "decomposed"), ("\u{E9}", "precomposed")] {
+            let literal = try await fixture.data("{ getObjects(objectId: \"\(id)\") { objectId text } }")
+            #expect(literal["getObjects"]?["text"] == .string(text), "literal id \(Array(id.unicodeScalars))")
+            let operation = try await fixture.data(
+                "query Get { getObjects(objectId: \"\(id)\") { text } }", [:])
+            #expect(operation["getObjects"]?["text"] == .string(text), "named, id \(Array(id.unicodeScalars))")
+        }
+        // Each of the four texts is in the cache, an entry each.
+        #expect(fixture.engine.documents.withLock { $0.keys.count(where: { $0.text.contains("getObjects") }) } == 4)
+    }
+
     @Test func operationNameSelectsWhatRuns() async throws {
         let fixture = try EngineFixture()
         let document = """

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import BenchKit
 import Foundation
 import GQLDevServer
+import GQLStore
 import Logging
 
 /// `swift run -c release ServerBench [--seconds N] [--rounds N] [--workers N] [--only …] [--python PATH] [--memory]`
@@ -48,8 +49,10 @@ struct ServerBench {
     }
 
     /// The child-process mode: GQLDevServer on a free loopback port until SIGINT, with the browser rows' page
-    /// allowed (``HeaderSet/origin``).
+    /// allowed (``HeaderSet/origin``), in a process set up as `gql-cli`'s: SQLite's memory statistics turned off
+    /// before anything uses SQLite.
     static func serve(database: String?) async throws {
+        GQLDatabase.configureSQLiteProcess(memoryStatistics: false)
         var configuration = GQLDevServer.Configuration()
         configuration.port = 0
         configuration.databasePath = database

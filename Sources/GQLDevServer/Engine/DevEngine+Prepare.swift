@@ -84,9 +84,9 @@ extension DevEngine {
     ///
     /// The raw text is scanned before parsing, and the parsed document checked before validation, so a document
     /// that would exhaust the parser's stack or the validator's time is refused first.
-    package func prepare(_ request: Request) -> Result<Prepared, Refusal> {
+    package func prepare(_ request: consuming Request) -> Result<Prepared, Refusal> {
         let cached: CachedDocument
-        if let hit = documents.withLock({ $0[request.query] }) {
+        if let hit = documents.withLock({ $0[QueryText(request.query)] }) {
             cached = hit
         } else {
             switch parse(request.query, operationName: request.operationName) {
@@ -102,7 +102,7 @@ extension DevEngine {
         }
         let kind = Self.kind(of: operation)
         do throws(LimitExceeded) {
-            try cached.limits.checkVariables(request.variables)
+            try DocumentLimits.checkVariables(request.variables, maxValueDepth: cached.limits.limits.maxValueDepth)
         } catch {
             return .failure(Refusal(error, kind: kind))
         }
@@ -165,7 +165,7 @@ extension DevEngine {
             document: document, operations: Self.operations(in: document), limits: checked, plans: plans, costs: costs)
         documents.withLock { cache in
             if cache.count >= Self.documentCacheSize { cache.removeAll(keepingCapacity: true) }
-            cache[query] = cached
+            cache[QueryText(query)] = cached
         }
         return .success(cached)
     }

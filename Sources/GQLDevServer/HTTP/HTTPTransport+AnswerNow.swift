@@ -60,8 +60,9 @@ extension HTTPTransport {
         guard case .success = authenticator.check(credentials),
             let request = HTTPRequestDecoder.singleRequest(body)
         else { return nil }
+        let operationName = request.operationName
         let answer: (status: HTTPResponse.Status, json: String)
-        switch engine.prepare(request) {
+        switch engine.prepare(request) {  // the request's last use: it moves into the prepared request
         case .failure(let refusal):
             // Answered here as ``post(_:)`` answers it, so a refused document is not scanned a second time.
             answer = (refusal.reason == .limit ? .badRequest : .ok, ResponseJSON.text(refusal.response(.standard)))
@@ -71,7 +72,7 @@ extension HTTPTransport {
             }
             var ticket: IdempotencyLedger.Ticket?
             if prepared.kind == .mutation, let key = idempotencyKey, idempotency.isEnabled {
-                switch begin(key, credentials, body: body, [request], batch: false) {
+                switch begin(key, credentials, body: body, [prepared.request], batch: false) {
                 case .run(let allowed): ticket = allowed
                 case .answer(let status, let json): return .answer(status, json)
                 }
@@ -89,7 +90,7 @@ extension HTTPTransport {
                 answer = (.ok, response.json)
                 if let ticket { idempotency.complete(ticket, answer: response.json) }
             case .queued(let writes, let mutation, let response):
-                logger.info("POST \(request.operationName ?? "anonymous") → queued for a group commit")
+                logger.info("POST \(operationName ?? "anonymous") → queued for a group commit")
                 let (idempotency, ticket) = (idempotency, ticket)
                 return .queued(writes: writes, mutation: mutation) { result in
                     let json = response(result).json
@@ -99,7 +100,7 @@ extension HTTPTransport {
             }
         }
         logger.info(
-            "POST \(request.operationName ?? "anonymous") → \(answer.status.code) (answered on the event loop)")
+            "POST \(operationName ?? "anonymous") → \(answer.status.code) (answered on the event loop)")
         return .answer(answer.status, answer.json)
     }
 }

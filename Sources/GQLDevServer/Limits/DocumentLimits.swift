@@ -191,10 +191,16 @@ struct DocumentLimits {
 
     /// Refuses variables whose JSON values nest deeper than ``GQLDevServer/Limits/maxValueDepth``.
     func checkVariables(_ variables: GQLValues) throws(LimitExceeded) {
-        for (_, value) in variables where Self.depth(of: value) > limits.maxValueDepth {
+        try Self.checkVariables(variables, maxValueDepth: limits.maxValueDepth)
+    }
+
+    /// ``checkVariables(_:)`` with the limit alone, for a caller holding these limits in a class (a cached
+    /// document): calling the method there copies every member of the limits first.
+    static func checkVariables(_ variables: GQLValues, maxValueDepth: Int) throws(LimitExceeded) {
+        for (_, value) in variables where depth(of: value) > maxValueDepth {
             throw LimitExceeded(
-                .valueDepth, "A variable nests lists or objects more than \(limits.maxValueDepth) deep.",
-                limit: limits.maxValueDepth)
+                .valueDepth, "A variable nests lists or objects more than \(maxValueDepth) deep.",
+                limit: maxValueDepth)
         }
     }
 
