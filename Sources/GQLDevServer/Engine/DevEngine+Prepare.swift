@@ -86,7 +86,7 @@ extension DevEngine {
     /// that would exhaust the parser's stack or the validator's time is refused first.
     package func prepare(_ request: consuming Request) -> Result<Prepared, Refusal> {
         let cached: CachedDocument
-        if let hit = documents.withLock({ $0[QueryText(request.query)] }) {
+        if let hit = documents.withLock({ $0[GQLExactText(request.query)] }) {
             cached = hit
         } else {
             switch parse(request.query, operationName: request.operationName) {
@@ -165,7 +165,7 @@ extension DevEngine {
             document: document, operations: Self.operations(in: document), limits: checked, plans: plans, costs: costs)
         documents.withLock { cache in
             if cache.count >= Self.documentCacheSize { cache.removeAll(keepingCapacity: true) }
-            cache[QueryText(query)] = cached
+            cache[GQLExactText(query)] = cached
         }
         return .success(cached)
     }

@@ -83,9 +83,9 @@ package final class DevEngine: Sendable {
     /// The model operations a compiled ``OperationPlan`` can run, by root field name.
     let planActions: [String: OperationPlan.Action]
     private let groups = SubscriptionGroups()
-    /// Parsed, checked and validated documents by query text (its bytes: ``QueryText``), so repeated requests skip
+    /// Parsed, checked and validated documents by query text (its bytes: `GQLExactText`), so repeated requests skip
     /// all three.
-    let documents = GQLLocked<[QueryText: CachedDocument]>([:])
+    let documents = GQLLocked<[GQLExactText: CachedDocument]>([:])
     static let documentCacheSize = 256
 
     /// Builds the schema from `sdl` (`type X @model { … }` declarations; `nil` for the default `Objects`
