@@ -183,6 +183,24 @@ struct IdempotencyTests {
         #expect(ledger.replays == 3)
     }
 
+    @Test("keys are told apart by their bytes: é as U+00E9 and as e + U+0301 are two keys, not a replay")
+    func ledgerKeysByBytes() throws {
+        let ledger = IdempotencyLedger(capacity: 10)
+        let credentials = DevAuthenticator.Credentials()
+        let query = "mutation { m }"
+        func begin(_ key: String) -> IdempotencyLedger.Begin {
+            ledger.begin(
+                key: key, credentials: credentials, body: Array(query.utf8), requests: [.init(query: query)],
+                batch: false)
+        }
+        guard case .run(let first) = begin("k\u{E9}") else { throw GQLError(.invalidValue, "first did not run") }
+        ledger.complete(first, answer: "one")
+        guard case .run = begin("ke\u{301}"), case .replay("one") = begin("k\u{E9}") else {
+            Issue.record("the decomposed key was taken for the precomposed one")
+            return
+        }
+    }
+
     @Test("a repeat is compared by its bytes, then as decoded requests: a batch is never its single request")
     func ledgerComparesBodies() throws {
         let ledger = IdempotencyLedger(capacity: 10)

@@ -45,7 +45,7 @@ final class IdempotencyLedger: Sendable {
     }
 
     fileprivate struct Slot: Hashable, Sendable {
-        var key: String
+        var key: GQLExactText
         /// The credentials the key came with, hashed.
         var principal: Int
         /// The hash of both, made once: the dictionary hashes a slot again for every entry it moves when one
@@ -53,7 +53,7 @@ final class IdempotencyLedger: Sendable {
         private var hash: Int
 
         init(key: String, principal: Int) {
-            self.key = key
+            self.key = GQLExactText(key)
             self.principal = principal
             var hasher = Hasher()
             hasher.combine(key)

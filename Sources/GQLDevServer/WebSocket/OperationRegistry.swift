@@ -1,6 +1,7 @@
 import GQLCore
 
-/// The operations running on one WebSocket, by the client's id.
+/// The operations running on one WebSocket, by the client's id (its UTF-8 bytes: ids `String` holds equal, such as
+/// `é` as U+00E9 and as `e` + U+0301, are two operations).
 ///
 /// Each operation runs in its own task, so a long subscription never blocks the socket's other messages.
 /// An id is taken from the moment ``start(_:_:)`` accepts it until its task ends or ``stop(_:)`` cancels it;
@@ -21,7 +22,7 @@ final class OperationRegistry: Sendable {
     }
 
     private struct State {
-        var running: [String: Entry] = [:]
+        var running: [GQLExactText: Entry] = [:]
         var nextToken = 0
         var isClosed = false
     }
@@ -39,7 +40,7 @@ final class OperationRegistry: Sendable {
     func start(_ id: String, _ operation: @escaping @Sendable () async -> Void) -> StartResult {
         state.withLock { state in
             guard !state.isClosed else { return .closed }
-            guard state.running[id] == nil else { return .duplicate }
+            guard state.running[GQLExactText(id)] == nil else { return .duplicate }
             guard state.running.count < limit else { return .full }
             state.nextToken += 1
             let token = state.nextToken
@@ -48,7 +49,7 @@ final class OperationRegistry: Sendable {
                 await operation()
                 self.finished(id, token: token)
             }
-            state.running[id] = Entry(token: token, task: task)
+            state.running[GQLExactText(id)] = Entry(token: token, task: task)
             return .started
         }
     }
@@ -56,14 +57,14 @@ final class OperationRegistry: Sendable {
     /// Cancels the operation `id`; returns whether it was running.
     @discardableResult
     func stop(_ id: String) -> Bool {
-        let entry = state.withLock { $0.running.removeValue(forKey: id) }
+        let entry = state.withLock { $0.running.removeValue(forKey: GQLExactText(id)) }
         entry?.task.cancel()
         return entry != nil
     }
 
     /// Whether an operation with `id` is running.
     func isRunning(_ id: String) -> Bool {
-        state.withLock { $0.running[id] != nil }
+        state.withLock { $0.running[GQLExactText(id)] != nil }
     }
 
     /// Cancels every operation and refuses new ones.
@@ -78,7 +79,7 @@ final class OperationRegistry: Sendable {
 
     private func finished(_ id: String, token: Int) {
         state.withLock { state in
-            if state.running[id]?.token == token { state.running[id] = nil }
+            if state.running[GQLExactText(id)]?.token == token { state.running[GQLExactText(id)] = nil }
         }
     }
 }
