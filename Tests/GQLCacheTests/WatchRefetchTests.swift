@@ -93,7 +93,11 @@ import Testing
         let query = "query { note(id: 1) { id title } }"
         let done = GQLLocked(false)
         let hook: @Sendable () -> Void = {
-            guard done.withLock({ done in defer { done = true }; return !done }) else { return }
+            let isFirst = done.withLock { done -> Bool in
+                defer { done = true }
+                return !done
+            }
+            guard isFirst else { return }
             do { try between(cache) } catch { Issue.record(error) }
         }
         var watch = GQLCache.$afterStoringWatchedAnswer.withValue(hook) {
