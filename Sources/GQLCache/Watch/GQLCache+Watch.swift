@@ -44,6 +44,10 @@ extension GQLCache {
     /// a test can change the cache in between. Bound where the iteration starts (the watcher's task inherits it).
     @TaskLocal package static var afterStoringWatchedAnswer: (@Sendable () -> Void)?
 
+    /// Tests only: called by a watcher after it read a refetch's stored answer back and before it labels it, so a
+    /// test can change the cache in between. Bound as ``afterStoringWatchedAnswer`` is.
+    @TaskLocal package static var afterReadingBackWatchedAnswer: (@Sendable () -> Void)?
+
     /// The results of ``GQLCache/watch(_:_:_:policy:store:)``: each iteration starts a watcher of its own, which
     /// ends when the iterating task is cancelled or stops iterating.
     public struct Watch: AsyncSequence, Sendable {
@@ -159,7 +163,10 @@ private struct Watcher: Sendable {
                 }
                 GQLCache.afterStoringWatchedAnswer?()
                 if let storedAt, let answer = try? cache.cachedAnswer(request.operation, request.variables) {
-                    let source: GQLCache.Source = cache.store.changed(answer.keys, after: storedAt) ? .cache : .network
+                    GQLCache.afterReadingBackWatchedAnswer?()
+                    // Only the changes the read may hold: noted after the answer's and by the read's stamp.
+                    let changed = cache.store.changed(answer.keys, after: storedAt, upTo: answer.stamp)
+                    let source: GQLCache.Source = changed ? .cache : .network
                     emit(GQLCache.Result(result: GQLResult(data: answer.data), source: source))
                 } else {
                     emit(fetched)
