@@ -233,7 +233,7 @@ extension GQLCache {
         var store: Bool
     }
 
-    /// A shared request's answer, and the store's generation with it stored (`nil`: not stored).
+    /// A shared request's answer, and the change stamp it was stored with (`nil`: not stored).
     struct SharedAnswer: Sendable {
         var result: Result
         var storedAt: UInt64?
@@ -242,8 +242,8 @@ extension GQLCache {
     /// How many watches wait for a shared request's answer (for tests that must know every watch joined it).
     package var sharedRequestWaiters: Int { requests.waiting }
 
-    /// ``network(_:_:replacing:)``, with the store's generation once the answer was stored (`nil`: it was not): a
-    /// read at that generation holds the answer and no later write.
+    /// ``network(_:_:replacing:)``, with the change stamp the answer was stored with (`nil`: it was not; see
+    /// ``RecordStore/changed(_:after:upTo:)``).
     func networkAnswer(
         _ server: GQLServer, _ request: Request, replacing layer: Layer? = nil
     ) async throws -> (result: Result, storedAt: UInt64?) {

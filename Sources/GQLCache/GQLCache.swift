@@ -287,7 +287,8 @@ public final class GQLCache: Sendable {
         reader.expiry = (expiry, now, rootTypename)
         do {
             let data = try reader.read(operation.selections, rootKey: operation.rootKey)
-            return CachedAnswer(data: data, visited: reader.visited, staleness: reader.staleness)
+            return CachedAnswer(
+                data: data, visited: reader.visited, staleness: reader.staleness, stamp: reader.stamp)
         } catch let error as GQLError where error.code == .cacheMiss {
             throw ReadMiss(error: error, keys: reader.dependencies)
         }
@@ -301,6 +302,8 @@ struct CachedAnswer {
     /// The keys read, in order, repeats included.
     var visited: [RecordKey]
     var staleness: Double?
+    /// The change stamp of what the read holds (``AnswerReader/stamp``).
+    var stamp: UInt64
 
     /// The keys read, for a watcher to wait on (made only when asked for: a plain read has no use for them).
     var keys: Set<RecordKey> { Set(visited) }

@@ -82,10 +82,12 @@ import Testing
     }
 
     /// A watch woken by an eviction refetches; `between` changes the cache after the answer is stored and before
-    /// the watch reads it back (the module's test hook). Returns what the watch emitted for the refetch.
+    /// the watch reads it back (the module's test hooks), or with `afterReadBack` after it read the answer back and
+    /// before it labels it. Returns what the watch emitted for the refetch, and with `next` what it emitted after.
     static func refetchedWith(
-        _ cache: GQLCache, _ between: @escaping @Sendable (GQLCache) throws -> Void
-    ) async throws -> GQLCache.Result {
+        _ cache: GQLCache, afterReadBack: Bool = false, next: Bool = false,
+        _ between: @escaping @Sendable (GQLCache) throws -> Void
+    ) async throws -> [GQLCache.Result] {
         let (server, client) = try Self.stand { index in
             #"{"note": {"__typename": "Note", "id": "1", "title": "answer \#(index)"}}"#
         }
@@ -93,19 +95,26 @@ import Testing
         let query = "query { note(id: 1) { id title } }"
         let done = GQLLocked(false)
         let hook: @Sendable () -> Void = {
-            guard done.withLock({ done in defer { done = true }; return !done }) else { return }
+            let isFirst = done.withLock { done -> Bool in
+                defer { done = true }
+                return !done
+            }
+            guard isFirst else { return }
             do { try between(cache) } catch { Issue.record(error) }
         }
-        var watch = GQLCache.$afterStoringWatchedAnswer.withValue(hook) {
-            cache.watch(client, query, policy: .cacheFirst).makeAsyncIterator()
-        }
+        let start = { cache.watch(client, query, policy: .cacheFirst).makeAsyncIterator() }
+        var watch =
+            afterReadBack
+            ? GQLCache.$afterReadingBackWatchedAnswer.withValue(hook, operation: start)
+            : GQLCache.$afterStoringWatchedAnswer.withValue(hook, operation: start)
         let first = try #require(try await watch.next())
         #expect(first.source == .network && first.data?["note"]?["title"] == "answer 0")
         try cache.evict(key: GQLCache.key("Note", "1"))
-        let refetched = try #require(try await watch.next())
+        var emitted = [try #require(try await watch.next())]
         #expect(done.withLock { $0 } && server.requestCount == 2)
+        if next { emitted.append(try #require(try await watch.next())) }
         try await client.shutdown()
-        return refetched
+        return emitted
     }
 
     static let other = "query { other: note(id: 2) { id title } }"
@@ -120,7 +129,7 @@ import Testing
         let cache = try memoryCache()
         // The root's field is in place: the next write changes Note:2 alone.
         try cache.write(Self.other, data: Self.other("a"))
-        let refetched = try await Self.refetchedWith(cache) { try $0.write(Self.other, data: Self.other("b")) }
+        let refetched = try await Self.refetchedWith(cache) { try $0.write(Self.other, data: Self.other("b")) }[0]
         #expect(refetched.source == .network && refetched.data?["note"]?["title"] == "answer 1", "\(refetched)")
         #expect(try cache.read(Self.other) == Self.other("b"))
     }
@@ -133,7 +142,20 @@ import Testing
         let refetched = try await Self.refetchedWith(cache) { cache in
             let mine: GQLValue = ["note": ["__typename": "Note", "id": "1", "title": "mine"]]
             _ = try cache.addOptimisticLayer("query { note(id: 1) { id title } }", data: mine)
-        }
+        }[0]
         #expect(refetched.source == .cache && refetched.data?["note"]?["title"] == "mine", "\(refetched)")
+    }
+
+    /// A write of the answer's record after the watch read the answer back (before it labels it) is not in what it
+    /// read: the server's answer is emitted as the network's, then the write as the cache's (review L7: a change
+    /// noted after the read labelled the server's answer `.cache`).
+    @Test func aWriteAfterTheReadBackLeavesTheAnswerTheNetworks() async throws {
+        let cache = try memoryCache()
+        let emitted = try await Self.refetchedWith(cache, afterReadBack: true, next: true) { cache in
+            let mine: GQLValue = ["note": ["__typename": "Note", "id": "1", "title": "later"]]
+            try cache.write("query { note(id: 1) { id title } }", data: mine)
+        }
+        #expect(emitted.map(\.source) == [.network, .cache], "\(emitted)")
+        #expect(emitted.map { $0.data?["note"]?["title"] } == ["answer 1", "later"], "\(emitted)")
     }
 }

@@ -51,6 +51,23 @@ import Testing
         try await server.shutdown()
     }
 
+    /// A string resent in another Unicode encoding (`é` as U+00E9, then as `e` + U+0301: equal as Swift strings) is
+    /// a change the watcher emits, as the store keeps it: not an equal answer (before, the watch never emitted it;
+    /// the time limit only bounds that).
+    @Test(.timeLimit(.minutes(1))) func aStringInAnotherUnicodeEncodingIsEmitted() async throws {
+        let cache = try memoryCache()
+        let query = "query { note(id: 1) { id title } }"
+        let server = GQLServer(HTTP: "http://127.0.0.1:9/graphql")  // never asked: cacheOnly
+        func note(_ title: String) -> GQLValue { ["note": ["__typename": "Note", "id": "1", "title": .string(title)]] }
+        try cache.write(query, data: note("\u{E9}"))
+        var watch = cache.watch(server, query, policy: .cacheOnly).makeAsyncIterator()
+        #expect(try await watch.next()?.data?["note"]?["title"]?.stringValue.map { Array($0.utf8) } == [0xC3, 0xA9])
+        try cache.write(query, data: note("e\u{301}"))
+        let resent = try await watch.next()?.data?["note"]?["title"]?.stringValue.map { Array($0.utf8) }
+        #expect(resent == [0x65, 0xCC, 0x81])
+        try await server.shutdown()
+    }
+
     @Test func cacheAndNetworkEmitsTheCacheThenTheNetwork() async throws {
         let fixture = try await CacheFixture.make()
         _ = try await fixture.cache.fetch(fixture.client, "GetNote", ["id": "3"])

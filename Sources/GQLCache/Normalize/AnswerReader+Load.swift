@@ -140,5 +140,6 @@ extension AnswerReader {
         }
         guard !gone.isEmpty else { return }
         keep(try store.loadFromTableNotingJoin(gone, generation: snapshot.generation).records, keys: gone)
+        loadStamp = store.currentStamp
     }
 }

@@ -23,6 +23,8 @@ struct AnswerReader {
     /// The memory layer as the read began (after a load: as it is with the rows loaded), and the records kept
     /// apart from it: overlaid by layers, or loaded when the memory layer may not keep them (see ``prefetch``).
     var snapshot: RecordStore.Snapshot
+    /// The change stamp taken after the last load that did not refresh the snapshot (see ``stamp``).
+    var loadStamp: UInt64 = 0
     var loaded: [RecordKey: GQLValues] = [:]
     /// Whether a record the build needed was missing from memory (the build then stops, to load and build again).
     private var lacking = false
@@ -54,6 +56,10 @@ struct AnswerReader {
 
     /// The keys of every record the answer needed, whether the cache had it or not.
     var dependencies: Set<RecordKey> { Set(visited) }
+
+    /// The change stamp (``RecordStore/ChangeLog``) of what the read holds: taken with its last snapshot or after
+    /// its last load, so every change the read may hold was noted at or before it, and none noted after it.
+    var stamp: UInt64 { max(snapshot.stamp, loadStamp) }
 
     /// The answer to `selections` from the record `rootKey`.
     ///

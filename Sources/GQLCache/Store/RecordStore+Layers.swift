@@ -23,9 +23,9 @@ extension RecordStore {
             }
         }
         let id = memory.withLock { memory -> UInt64 in
-            // A change of what reads see, of the layer's records (a watcher's answer read over it is not the
-            // server's as stored).
-            memory.noteChange(Set(records.keys))
+            // A change of the layer's records (a watcher's answer read over it is not the server's as stored),
+            // noted in the lock that adds it.
+            memory.changes.note(Set(records.keys))
             memory.nextLayer &+= 1
             memory.layers.append(Layer(id: memory.nextLayer, records: records))
             return memory.nextLayer
@@ -39,7 +39,7 @@ extension RecordStore {
         memory.withLock { memory in
             guard let index = memory.layers.firstIndex(where: { $0.id == id }) else { return [] }
             let keys = Set(memory.layers.remove(at: index).records.keys)
-            memory.noteChange(keys)
+            memory.changes.note(keys)
             return keys
         }
     }

@@ -81,6 +81,7 @@ extension RecordStore {
                 _ = try tx.change(
                     sql: "DELETE FROM \(Self.table) WHERE key = ?", [.string(key.text)], table: Self.table)
             }
+            noteChange(Set(victims))  // Before the commit: see ``ChangeLog``.
         }
         let removed = Set(victims)
         forget(removed)
@@ -88,11 +89,10 @@ extension RecordStore {
         return removed
     }
 
-    /// Drops `keys` from the memory layer after they left the table (`changed`: other records the same change
-    /// rewrote, noted with them).
-    private func forget(_ keys: Set<RecordKey>, changed: Set<RecordKey> = []) {
+    /// Drops `keys` from the memory layer after they left the table.
+    private func forget(_ keys: Set<RecordKey>) {
         memory.withLock { memory in
-            memory.noteChange(keys.union(changed))
+            memory.generation &+= 1
             for key in keys {
                 memory.records[key] = nil
                 memory.reads[key] = nil
@@ -171,9 +171,10 @@ extension RecordStore {
                         [.data(Data(bytes)), .string(key.text)], table: Self.table)
                     sizes?[key] = key.text.utf8.count + bytes.count
                 }
+                noteChange(collected.removed.union(written.keys))  // Before the commit: see ``ChangeLog``.
             }
             collected.changed = Set(written.keys)
-            forget(collected.removed, changed: collected.changed)
+            forget(collected.removed)
             let deadlines = written.values.contains { $0[FieldExpiry.expiresMember] != nil }
             memory.withLock { memory in
                 if deadlines { memory.mayHoldDeadlines = true }

@@ -29,10 +29,8 @@ final class RecordStore: Sendable {
 
     struct Memory {
         var records: [RecordKey: GQLValues] = [:]
-        /// Counts the changes of what reads see (writes, removals, optimistic layers), each noted in ``changes``
-        /// through ``noteChange(_:)``.
         var generation: UInt64 = 0
-        /// Which records the recent changes touched.
+        /// Which records the recent changes touched (writes, removals, optimistic layers).
         var changes = ChangeLog()
         /// Counts the times ``trim(_:)`` dropped records (which, unlike writes, leaves the generation as it is).
         var trims: UInt64 = 0
@@ -127,6 +125,8 @@ final class RecordStore: Sendable {
         /// were only added in between.
         var trims: UInt64
         var layers: [Layer]
+        /// The stamp of the last change noted (``ChangeLog``) when it was taken.
+        var stamp: UInt64
         var mayHoldDeadlines: Bool
         /// ``Memory/isComplete``: a key the records lack is in no row of the table either.
         var isComplete: Bool
@@ -136,7 +136,7 @@ final class RecordStore: Sendable {
         memory.withLock {
             Snapshot(
                 records: $0.records, generation: $0.generation, trims: $0.trims, layers: $0.layers,
-                mayHoldDeadlines: $0.mayHoldDeadlines, isComplete: $0.isComplete)
+                stamp: $0.changes.stamp, mayHoldDeadlines: $0.mayHoldDeadlines, isComplete: $0.isComplete)
         }
     }
 
@@ -210,12 +210,12 @@ final class RecordStore: Sendable {
         try mergeNotingGeneration(records, receivedAt: receivedAt, expiresAt: expiresAt).changed
     }
 
-    /// ``merge(_:receivedAt:expiresAt:)``, and the generation this write made: ``changed(_:after:)`` tells whether
-    /// a later change touched the records a read of it holds.
+    /// ``merge(_:receivedAt:expiresAt:)``, and the stamp this write was noted with (``ChangeLog``):
+    /// ``changed(_:after:upTo:)`` tells whether a later change touched the records a read of it holds.
     func mergeNotingGeneration(_ records: NormalizedRecords, receivedAt: Double? = nil, expiresAt: Double? = nil)
         throws -> (changed: Set<RecordKey>, generation: UInt64)
     {
-        guard !records.isEmpty else { return ([], memory.withLock { $0.generation }) }
+        guard !records.isEmpty else { return ([], currentStamp) }
         return try writeLock.withLock { sizes in
             // Rows go in in key order. The table is a B-tree on the key: rows in hash order land all over it,
             // splitting pages everywhere (a fresh answer's file came out 3/4 full) and dirtying more pages than
@@ -238,6 +238,7 @@ final class RecordStore: Sendable {
             var newSizes: [(key: RecordKey, size: Int)] = []
             // Every record is encoded into this one buffer and bound from it in place.
             var buffer: [UInt8] = []
+            var stamp: UInt64 = 0
             try writeWithReads { tx in
                 let unknown = isComplete ? [] : keys.filter { current[$0] == nil }
                 if !unknown.isEmpty { current.merge(try Self.select(unknown, tx)) { kept, _ in kept } }
@@ -278,20 +279,20 @@ final class RecordStore: Sendable {
                     written.append((key, merged))
                     if sizes != nil { newSizes.append((key, key.text.utf8.count + count)) }
                 }
+                stamp = noteChange(changed)  // Before the commit: see ``ChangeLog``.
             }
             for (key, size) in newSizes { sizes?[key] = size }
-            let generation = memory.withLock { memory -> UInt64 in
-                let generation = memory.noteChange(changed)
+            memory.withLock { memory in
+                memory.generation &+= 1
                 if hasDeadlines { memory.mayHoldDeadlines = true }
                 memory.records.reserveCapacity(memory.records.count + written.count)
                 for (key, record) in written { memory.records[key] = record }
                 trim(&memory)
-                return generation
             }
             if let maximumBytes {
                 changed.formUnion(try trimToBudget(maximumBytes, &sizes))
             }
-            return (changed, generation)
+            return (changed, stamp)
         }
     }
 
@@ -325,9 +326,10 @@ final class RecordStore: Sendable {
                 {
                     removed.insert(key)
                 }
+                noteChange(removed)  // Before the commit: see ``ChangeLog``.
             }
             memory.withLock { memory in
-                memory.noteChange(removed)
+                memory.generation &+= 1
                 for key in keys { memory.records[key] = nil }
             }
             for key in removed { sizes?[key] = nil }
@@ -338,9 +340,12 @@ final class RecordStore: Sendable {
     /// Removes every record.
     func removeAll() throws {
         try writeLock.withLock { sizes in
-            try database.write { tx in _ = try tx.change(sql: "DELETE FROM \(Self.table)", [], table: Self.table) }
+            try database.write { tx in
+                _ = try tx.change(sql: "DELETE FROM \(Self.table)", [], table: Self.table)
+                noteChange(nil)  // Before the commit: see ``ChangeLog``.
+            }
             memory.withLock { memory in
-                memory.noteChange(nil)
+                memory.generation &+= 1
                 memory.records.removeAll()
                 memory.isComplete = true
                 memory.reads.removeAll()

@@ -44,6 +44,10 @@ extension GQLCache {
     /// a test can change the cache in between. Bound where the iteration starts (the watcher's task inherits it).
     @TaskLocal package static var afterStoringWatchedAnswer: (@Sendable () -> Void)?
 
+    /// Tests only: called by a watcher after it read a refetch's stored answer back and before it labels it, so a
+    /// test can change the cache in between. Bound as ``afterStoringWatchedAnswer`` is.
+    @TaskLocal package static var afterReadingBackWatchedAnswer: (@Sendable () -> Void)?
+
     /// The results of ``GQLCache/watch(_:_:_:policy:store:)``: each iteration starts a watcher of its own, which
     /// ends when the iterating task is cancelled or stops iterating.
     public struct Watch: AsyncSequence, Sendable {
@@ -97,10 +101,13 @@ private struct Watcher: Sendable {
     ) async throws {
         let request = try prepared.get()
         // Equal answers are told by data and errors (a network answer's `extensions` do not make it new), but a
-        // fresh answer equal to a stale one is news: the refresh that clears the flag.
+        // fresh answer equal to a stale one is news: the refresh that clears the flag. Data are equal only to the
+        // byte (a string resent in another Unicode encoding is news, as it is a change to the store).
         var last: (data: GQLValue?, errors: [GQLResult.Error], isStale: Bool)?
         func emit(_ result: GQLCache.Result) {
-            if let last, last.data == result.data, last.errors == result.errors, result.isStale || !last.isStale {
+            if let last, Self.isIdentical(last.data, result.data), last.errors == result.errors,
+                result.isStale || !last.isStale
+            {
                 return
             }
             last = (result.data, result.errors, result.isStale)
@@ -159,7 +166,10 @@ private struct Watcher: Sendable {
                 }
                 GQLCache.afterStoringWatchedAnswer?()
                 if let storedAt, let answer = try? cache.cachedAnswer(request.operation, request.variables) {
-                    let source: GQLCache.Source = cache.store.changed(answer.keys, after: storedAt) ? .cache : .network
+                    GQLCache.afterReadingBackWatchedAnswer?()
+                    // Only the changes the read may hold: noted after the answer's and by the read's stamp.
+                    let changed = cache.store.changed(answer.keys, after: storedAt, upTo: answer.stamp)
+                    let source: GQLCache.Source = changed ? .cache : .network
                     emit(GQLCache.Result(result: GQLResult(data: answer.data), source: source))
                 } else {
                     emit(fetched)
@@ -184,7 +194,7 @@ private struct Watcher: Sendable {
                 // watches of the same records wake each other's requests without end, even when the server says
                 // `max-age=0`. A change of the app's (a manual write, a layer) is asked of the server.
                 // A second wake for a change the last read saw (a refetch's own write): nothing new.
-                if changes == .none, let last, last.data == answer.data { continue }
+                if changes == .none, let last, Self.isIdentical(last.data, answer.data) { continue }
                 let mustRevalidate = CacheControl.mustBeRevalidated(staleness: staleness)
                 if changes == .byServer, !(mustRevalidate && owesRevalidation) {
                     let revalidated = GQLCache.Result(result: cached.result, source: .cache, isStale: false)
@@ -202,6 +212,15 @@ private struct Watcher: Sendable {
                 guard policy != .cacheOnly, changes == .other else { continue }
                 _ = await refetch()
             }
+        }
+    }
+
+    /// Whether two answers' data are the same to the byte (``StoredValue/isIdentical(_:_:)``).
+    private static func isIdentical(_ a: GQLValue?, _ b: GQLValue?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case (let a?, let b?): StoredValue.isIdentical(a, b)
+        default: false
         }
     }
 
