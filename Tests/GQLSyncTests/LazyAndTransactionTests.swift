@@ -89,7 +89,7 @@ struct Note: GQLObject {
             try Note(id: "t", title: "local", n: 2).insert(tx)
             try sync.steady("CreateNote", ["n": 2], "t", in: tx)
         }
-        #expect(sync.pendingCount == 1)
+        // Delivery starts at the commit and may be over already: the server's record below shows the item was queued.
         try await sync.drain()
         #expect(try fixture.server.appliedNumbers() == [2])
         #expect(try Note.fetchOne(db, key: "t")?.n == 2)
