@@ -160,9 +160,11 @@ import Testing
         try await first.shutdown()
         await #expect(throws: GQLError.self) { try await first.drain() }
 
-        try await fixture.server.start()
+        // Opened while the server is still down, so that none of the five can be delivered before the count is read.
         let second = try GQLSync(fixture.client, path: path, configuration: fixture.configuration())
         #expect(second.pendingCount == 5)
+        try await fixture.server.start()
+        second.resume()
         try await second.drain()
         #expect(try fixture.server.appliedNumbers() == Array(1...5))
         await fixture.finish(second)

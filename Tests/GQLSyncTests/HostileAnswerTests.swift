@@ -161,8 +161,9 @@ import Testing
         let sync = try GQLSync(client, path: directory.path("outbox.sqlite"), configuration: configuration)
         let started = ContinuousClock.now
         try await sync.steady("CreateNote", ["n": 1])
-        // Asked again (within 10 s: a loaded machine may hold the engine's timer back), and watched 1.5 s at least.
-        while hostile.requestCount < 2, ContinuousClock.now - started < .seconds(10) {
+        // Asked again (however long a loaded machine holds the engine's timer back: the outcome decides, the suite's
+        // time limit bounds a wait gone wrong), and watched 1.5 s at least.
+        while hostile.requestCount < 2 {
             try await Task.sleep(for: .milliseconds(20))
         }
         try await Task.sleep(until: started + .milliseconds(1500))
@@ -181,9 +182,10 @@ import Testing
     }
 
     @Test func aSocketThatNeverAnswersTimesOutAndIsRetried() async throws {
-        let started = ContinuousClock.now
+        // The server never answers, so only the client's timeout can end the request: the `.retrying` event that
+        // decides the fate shows it fired (how soon is a speed question, not this test's; a timeout that never
+        // fires hangs the test until the suite's time limit fails it).
         #expect(try await Self.fate(of: .hang, timeout: .milliseconds(300)) == .retrying)
-        #expect(ContinuousClock.now - started < .seconds(10))
     }
 
     @Test func aRefusalIsSetAsideWithTheServersMessage() async throws {

@@ -24,8 +24,8 @@ import Testing
         let sync = try GQLSync(server, database: db, configuration: configuration)
         let live = try sync.live(SyncedNote.self, subscriptions: ["OnCreateNote"])
 
+        // The twelve events the scenario sends, however slowly they come (the suite's time limit bounds the wait).
         var seen: [String] = []
-        let deadline = ContinuousClock.now + .seconds(20)
         for await event in live.events {
             switch event {
             case .applied(let field, let written, let deleted, let kept):
@@ -33,7 +33,7 @@ import Testing
             case .failed(let error): seen.append("failed \(error)")
             case .pulled: seen.append("pulled")
             }
-            if seen.count >= 12 || ContinuousClock.now > deadline { break }
+            if seen.count >= 12 { break }
         }
         let expected = [
             "applied onCreateNote 1 0 0",

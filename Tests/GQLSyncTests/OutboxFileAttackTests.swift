@@ -53,9 +53,13 @@ import Testing
         try await Self.edit(path, "UPDATE _gqlsync_outbox SET input = '[1, 2]' WHERE id = 6")
         try await Self.edit(path, "UPDATE _gqlsync_outbox SET input = '{\"n\": 1e400}' WHERE id = 7")
 
+        // Every edited row still counts as pending when an engine opens (none is hidden). Read by an engine that
+        // does not deliver: the one below starts sending as it opens and may have sent item 1 before a look.
+        let look = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.delivers = false })
+        #expect(look.pendingCount == 8)
+        try await look.shutdown()
         let sync = try GQLSync(
             fixture.client, path: path, configuration: fixture.configuration { $0.batchSize = batchSize })
-        #expect(sync.pendingCount == 8)
         _ = try await Self.within(20, "drain") { try await sync.drain() }
         #expect(try fixture.server.appliedNumbers() == [1, 8])
         let failed = try sync.failedItems()

@@ -106,8 +106,9 @@ import Testing
         #expect(tombstones.map { $0["id"]?.intValue } == [3])
         #expect(look.pendingCount == 2)
         try await look.shutdown()
+        // The delivering engine's own count is not read: it starts sending as it opens (`look`'s count above is the
+        // carried items'; the server's record below shows both delivered, before the new one).
         let sync = try GQLSync(fixture.client, path: path, configuration: fixture.configuration { $0.name = "notes" })
-        #expect(sync.pendingCount == 2)
         #expect(try await sync.steady("CreateNote", ["n": 4]) == 4)
         try await sync.drain()
         #expect(try fixture.server.appliedNumbers() == [1, 2, 4])

@@ -57,11 +57,12 @@ import Testing
         for n in 1...3 {
             try await queue.steady("CreateNote", Self.values(n).mapValues { $0 as any GQLValueConvertible })
         }
+        // Counted by the engine that cannot reach its server: the next one starts sending as it opens.
+        #expect(queue.pendingCount == 3)
         try await queue.shutdown()
         try await offline.shutdown()
 
         let sync = try GQLSync(client, path: path, configuration: configuration)
-        #expect(sync.pendingCount == 3)
         try await sync.drain()
         try await sync.shutdown()
         try await client.shutdown()
