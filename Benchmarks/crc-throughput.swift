@@ -50,8 +50,10 @@ struct CRCThroughput {
                 best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
             let rate = Double(buffer.count) / best / 1e6
-            print(String(format: "%@: %.0f MB/s (%.3f s for %d MiB, best of %d passes; %@)", name, rate, best,
-                megabytes, passes, result))
+            print(
+                String(
+                    format: "%@: %.0f MB/s (%.3f s for %d MiB, best of %d passes; %@)", name, rate, best,
+                    megabytes, passes, result))
         }
         measure("CRC64NVME") {
             var crc = CRC64NVME()

@@ -28,7 +28,9 @@ let names = [
 
 func keys(_ n: Int, salt: String) -> [String] {
     // Fresh String instances (as parsed keys are), never the literals themselves.
-    (0..<n).map { i in String(decoding: Array((names[i % names.count] + (i < names.count ? "" : "\(i)")).utf8), as: UTF8.self) + salt }
+    (0..<n).map { i in
+        String(decoding: Array((names[i % names.count] + (i < names.count ? "" : "\(i)")).utf8), as: UTF8.self) + salt
+    }
 }
 
 struct Scan {
@@ -80,8 +82,18 @@ for n in [2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 48, 64] {
         indexed.set(key, .int(Int64(i)))
     }
     let rounds = max(1, 2_000_000 / n)
-    let lookupScan = best { time(rounds) { var s = 0; for k in asked { s &+= scan.find(k) ?? 0 }; return s } } / Double(n)
-    let lookupIndex = best { time(rounds) { var s = 0; for k in asked { s &+= indexed.find(k) ?? 0 }; return s } } / Double(n)
+    let lookupScan =
+        best {
+            time(rounds) {
+                var s = 0; for k in asked { s &+= scan.find(k) ?? 0 }; return s
+            }
+        } / Double(n)
+    let lookupIndex =
+        best {
+            time(rounds) {
+                var s = 0; for k in asked { s &+= indexed.find(k) ?? 0 }; return s
+            }
+        } / Double(n)
     let builds = max(1, 200_000 / n)
     let objectScan = best {
         time(builds) {

@@ -24,7 +24,8 @@ struct GQLCodegenPlugin: BuildToolPlugin {
         }
         guard !documents.isEmpty else { return [] }
         guard let schema = files.first(where: { Self.schemaNames.contains($0.lastPathComponent) }) else {
-            throw Failure(description: "\(target.name) has .graphql documents but no schema.graphql (or schema.json) beside them")
+            throw Failure(
+                description: "\(target.name) has .graphql documents but no schema.graphql (or schema.json) beside them")
         }
         let config = files.first { $0.lastPathComponent == "codegen.json" }
         let root = target.directoryURL.standardizedFileURL.path

@@ -76,13 +76,15 @@ extension GQLCodegen {
                 throw GQLError(.invalidArgument, "\(name): not a codegen config: \(GQLValue.describe(error))")
             }
             guard access == "public" || access == "internal" else {
-                throw GQLError(.invalidArgument, "\(name): access must be \"public\" or \"internal\", not \"\(access)\"")
+                throw GQLError(
+                    .invalidArgument, "\(name): access must be \"public\" or \"internal\", not \"\(access)\"")
             }
             if let namespace, !Self.isIdentifier(namespace) {
                 throw GQLError(.invalidArgument, "\(name): the namespace \"\(namespace)\" is not a Swift type name")
             }
             for (scalar, type) in scalars where !Self.isSwiftType(type) {
-                throw GQLError(.invalidArgument, "\(name): the scalar \(scalar) maps to \"\(type)\", not a Swift type name")
+                throw GQLError(
+                    .invalidArgument, "\(name): the scalar \(scalar) maps to \"\(type)\", not a Swift type name")
             }
         }
 

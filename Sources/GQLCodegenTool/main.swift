@@ -31,16 +31,20 @@ guard let schemaPath = options["schema"], let output = options["output"], let ro
 do {
     var configuration = GQLCodegen.Configuration()
     if let config = options["config"] {
-        configuration = try GQLCodegen.Configuration(json: String(contentsOfFile: config, encoding: .utf8), name: config)
+        configuration = try GQLCodegen.Configuration(
+            json: String(contentsOfFile: config, encoding: .utf8), name: config)
     }
     let schemaText = try String(contentsOfFile: schemaPath, encoding: .utf8)
-    let schema = schemaPath.hasSuffix(".json")
+    let schema =
+        schemaPath.hasSuffix(".json")
         ? try GQLCodegen.Schema(introspection: schemaText, name: schemaPath)
         : try GQLCodegen.Schema(sdl: schemaText, name: schemaPath)
     let rootURL = URL(fileURLWithPath: root).standardizedFileURL
     let documents = try documentPaths.map { path -> GQLCodegen.Document in
         let url = URL(fileURLWithPath: path).standardizedFileURL
-        let name = url.path.hasPrefix(rootURL.path + "/") ? String(url.path.dropFirst(rootURL.path.count + 1)) : url.lastPathComponent
+        let name =
+            url.path.hasPrefix(rootURL.path + "/")
+            ? String(url.path.dropFirst(rootURL.path.count + 1)) : url.lastPathComponent
         return GQLCodegen.Document(text: try String(contentsOf: url, encoding: .utf8), name: name)
     }
     let codegen = GQLCodegen(configuration: configuration)

@@ -34,7 +34,8 @@ package enum CompletionBridge {
     /// Runs `operation`, which returns nothing, in a new task and calls `completion` with `nil` or its error.
     @discardableResult
     package static func start(
-        _ completion: @escaping @Sendable ((any Error)?) -> Void, _ operation: @escaping @Sendable () async throws -> Void
+        _ completion: @escaping @Sendable ((any Error)?) -> Void,
+        _ operation: @escaping @Sendable () async throws -> Void
     ) -> Task<Void, Never> {
         Task {
             do {

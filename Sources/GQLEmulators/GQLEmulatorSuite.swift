@@ -97,7 +97,9 @@ public final class GQLEmulatorSuite: Service, Sendable {
         let folder = try configuration.dataFolder ?? GQLDataFolder.temporary(prefix: "gql-local")
         dataFolder = folder
         if var storageConfiguration = configuration.storage {
-            if storageConfiguration.dataFolder == nil { storageConfiguration.dataFolder = try folder.subfolder("storage") }
+            if storageConfiguration.dataFolder == nil {
+                storageConfiguration.dataFolder = try folder.subfolder("storage")
+            }
             storage = try GQLStorageEmulator(configuration: storageConfiguration, logger: logger)
         } else {
             storage = nil

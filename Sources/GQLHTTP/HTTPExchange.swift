@@ -176,7 +176,8 @@ package struct HTTPExchange: Sendable {
             guard data.count + chunk.readableBytes <= limit else { throw tooLarge() }
             if let deadline, ContinuousClock.now >= deadline {
                 throw GQLError(
-                    .timeout, "the \(operation) to \(target) timed out: the answer was still arriving after \(limits.timeout)",
+                    .timeout,
+                    "the \(operation) to \(target) timed out: the answer was still arriving after \(limits.timeout)",
                     operation: operation, httpStatus: status)
             }
             data.append(contentsOf: chunk.readableBytesView)

@@ -107,8 +107,13 @@ struct DemoCommandTests {
         #expect(Set(urls.compactMap { URL(string: $0)?.port }).count == 4)
         #expect(lines.filter { $0.hasPrefix("   Storage ") }.count == 1)
         // The steps print the composition's URLs, and no other emulator's.
-        #expect(lines.contains("   GQLStorageEmulator at \(storage), bucket demo-photos, signatures checked as S3 checks them"))
-        #expect(lines.contains { $0.hasPrefix("   Auth0 emulator at \(auth) (issuer ") && $0.hasSuffix("OneSignal emulator at \(push)") })
+        #expect(
+            lines.contains(
+                "   GQLStorageEmulator at \(storage), bucket demo-photos, signatures checked as S3 checks them"))
+        #expect(
+            lines.contains {
+                $0.hasPrefix("   Auth0 emulator at \(auth) (issuer ") && $0.hasSuffix("OneSignal emulator at \(push)")
+            })
         #expect(lines.contains("   GraphQL API at \(graphql), checking the Auth0 emulator's tokens"))
         // Every address steps 13 and 14 print (presigned URL included) is on one of the composition's ports.
         let ports = Set(urls.compactMap { URL(string: $0)?.port })
@@ -127,44 +132,44 @@ struct DemoCommandTests {
     }
 
     #if canImport(FoundationNetworking)  // Foundation's HTTP client is libcurl (Linux): it reads http_proxy
-    /// A step on the demo's one `serve --all` that fails stops the demo: it exits non-zero with a message that says
-    /// the demo stopped, that the composition was shut down, and why; its state (in the demo's temporary folder) is
-    /// gone. The demo waits for the composition's run to end after shutting it down, so a composition left running
-    /// would keep it from exiting at all. The step made to fail from outside is 13's presigned-URL fetch: it goes
-    /// through Foundation's HTTP client (libcurl), which honours `http_proxy`, here a proxy on 127.0.0.1 that drops
-    /// every connection; no earlier step reads that variable (GQLServer and GQLStorage use AsyncHTTPClient, which
-    /// ignores it).
-    @Test func aFailingStepShutsServeDownAndExitsNonZero() async throws {
-        let (listener, port) = try LoopbackListener.open(backlog: 16)
-        let stopped = GQLLocked(false)
-        let dropped = GQLLocked(0)
-        LoopbackListener.serve(listener, until: { stopped.withLock { $0 } }) { connection in
-            dropped.withLock { $0 += 1 }
-            close(connection)
+        /// A step on the demo's one `serve --all` that fails stops the demo: it exits non-zero with a message that says
+        /// the demo stopped, that the composition was shut down, and why; its state (in the demo's temporary folder) is
+        /// gone. The demo waits for the composition's run to end after shutting it down, so a composition left running
+        /// would keep it from exiting at all. The step made to fail from outside is 13's presigned-URL fetch: it goes
+        /// through Foundation's HTTP client (libcurl), which honours `http_proxy`, here a proxy on 127.0.0.1 that drops
+        /// every connection; no earlier step reads that variable (GQLServer and GQLStorage use AsyncHTTPClient, which
+        /// ignores it).
+        @Test func aFailingStepShutsServeDownAndExitsNonZero() async throws {
+            let (listener, port) = try LoopbackListener.open(backlog: 16)
+            let stopped = GQLLocked(false)
+            let dropped = GQLLocked(0)
+            LoopbackListener.serve(listener, until: { stopped.withLock { $0 } }) { connection in
+                dropped.withLock { $0 += 1 }
+                close(connection)
+            }
+            defer { stopped.withLock { $0 = true } }
+            let output = try await CLIProcess.run(
+                ["demo"], environment: ["http_proxy": "http://127.0.0.1:\(port)", "no_proxy": "", "NO_PROXY": ""])
+            #expect(output.exited, "the demo crashed (signal \(output.status))")
+            #expect(output.status == 1, "exit status \(output.status)")
+            #expect(dropped.withLock { $0 } >= 1, "step 13's fetch never reached the proxy")
+            let lines = output.stdout.split(separator: "\n").map(String.init)
+            // It got as far as step 13 on serve --all, and no further.
+            #expect(lines.contains { $0.hasPrefix("13. Files") })
+            #expect(!lines.contains { $0.hasPrefix("14. ") } && !lines.contains("Removed the temporary database."))
+            // The message names what stopped and why, on standard error.
+            #expect(output.stderr.contains("the demo stopped"), "\(output.stderr)")
+            #expect(output.stderr.contains("gql-cli serve --all was shut down"), "\(output.stderr)")
+            #expect(output.stderr.contains("13. Files: the presigned URL could not be fetched"), "\(output.stderr)")
+            #expect(!output.stderr.contains("X-Amz-Signature"), "the message shows the presigned URL's signature")
+            // serve --all's state was in the demo's temporary folder: gone with it.
+            let data = try #require(lines.first { $0.hasPrefix("   Data ") }).dropFirst("   Data ".count)
+                .drop { $0 == " " }.prefix { $0 != " " }
+            #expect(data.contains("gql-cli-demo-"))
+            #expect(!FileManager.default.fileExists(atPath: String(data)))
+            let database = try #require(lines.first { $0.hasPrefix("Database: ") }?.dropFirst("Database: ".count))
+            #expect(!FileManager.default.fileExists(atPath: String(database)))
         }
-        defer { stopped.withLock { $0 = true } }
-        let output = try await CLIProcess.run(
-            ["demo"], environment: ["http_proxy": "http://127.0.0.1:\(port)", "no_proxy": "", "NO_PROXY": ""])
-        #expect(output.exited, "the demo crashed (signal \(output.status))")
-        #expect(output.status == 1, "exit status \(output.status)")
-        #expect(dropped.withLock { $0 } >= 1, "step 13's fetch never reached the proxy")
-        let lines = output.stdout.split(separator: "\n").map(String.init)
-        // It got as far as step 13 on serve --all, and no further.
-        #expect(lines.contains { $0.hasPrefix("13. Files") })
-        #expect(!lines.contains { $0.hasPrefix("14. ") } && !lines.contains("Removed the temporary database."))
-        // The message names what stopped and why, on standard error.
-        #expect(output.stderr.contains("the demo stopped"), "\(output.stderr)")
-        #expect(output.stderr.contains("gql-cli serve --all was shut down"), "\(output.stderr)")
-        #expect(output.stderr.contains("13. Files: the presigned URL could not be fetched"), "\(output.stderr)")
-        #expect(!output.stderr.contains("X-Amz-Signature"), "the message shows the presigned URL's signature")
-        // serve --all's state was in the demo's temporary folder: gone with it.
-        let data = try #require(lines.first { $0.hasPrefix("   Data ") }).dropFirst("   Data ".count)
-            .drop { $0 == " " }.prefix { $0 != " " }
-        #expect(data.contains("gql-cli-demo-"))
-        #expect(!FileManager.default.fileExists(atPath: String(data)))
-        let database = try #require(lines.first { $0.hasPrefix("Database: ") }?.dropFirst("Database: ".count))
-        #expect(!FileManager.default.fileExists(atPath: String(database)))
-    }
     #endif
 
     @Test func tourIsDeterministic() async throws {

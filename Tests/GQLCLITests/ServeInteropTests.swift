@@ -93,7 +93,8 @@ struct ServeInteropTests {
 
             asyncio.run(main())
             """
-        let output = try await Self.runPython(python, ["-c", script, server.http], in: directory, timeout: .seconds(60))
+        let output = try await Self.runPython(
+            python, ["-c", script, server.http], in: directory, timeout: .seconds(60))
         #expect(output.status == 0, "the Python gql client failed:\n\(output.stdout)\n\(output.stderr)")
         #expect(output.stdout.hasPrefix("schema "), "\(output.stdout)")
         #expect(try await server.stop(with: SIGINT) == 0)

@@ -65,7 +65,8 @@ struct ServeStorageKillTests {
         let listing = try await CLIProcess.succeed(["storage", "ls", "kill", "--json"] + flags)
         let keys = listing.split(separator: "\n").compactMap { try? GQLValue(json: String($0))["key"]?.stringValue }
         #expect(keys == ["kept.bin"], "\(listing)")
-        let missing = try await CLIProcess.fail(["storage", "download", "kill/new.bin", scratch.path("new.bin")] + flags)
+        let missing = try await CLIProcess.fail(
+            ["storage", "download", "kill/new.bin", scratch.path("new.bin")] + flags)
         #expect(missing.contains("NoSuchKey") || missing.contains("not found"), "\(missing)")
         // One object, one data file: no partial object's bytes anywhere in the bucket.
         let dataFiles = try FileManager.default.contentsOfDirectory(atPath: data + "/storage/buckets/kill/data")

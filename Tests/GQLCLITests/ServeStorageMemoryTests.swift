@@ -28,7 +28,8 @@ struct ServeStorageMemoryTests {
         let small = URL(fileURLWithPath: scratch.path("small.bin"))
         try Data(repeating: 7, count: 100_000).write(to: small)
         _ = try await CLIProcess.succeed(["storage", "upload", small.path, "s3://flat/small.bin"] + flags)
-        _ = try await CLIProcess.succeed(["storage", "download", "flat/small.bin", scratch.path("small-back.bin")] + flags)
+        _ = try await CLIProcess.succeed(
+            ["storage", "download", "flat/small.bin", scratch.path("small-back.bin")] + flags)
         let baseline = try #require(server.peakResidentBytes)
 
         let size = 64 << 20

@@ -1,10 +1,11 @@
 import Foundation
 import GQLCache
-@testable import GQLDevServer
 import GQLNet
 import GQLStore
 import GQLSync
 import Testing
+
+@testable import GQLDevServer
 
 /// Generate, compile and run: GQLCodegenPlugin generated this target's operations from schema.graphql (the dev
 /// server's, as `gql-cli serve --print-schema` prints it) and Objects.graphql at build time; here they run against
@@ -76,7 +77,8 @@ import Testing
             // graphql-transport-ws starts it on `subscribe`); mutations are retried until an event arrives.
             let writer = Task {
                 for index in 0..<50 {
-                    _ = try? await server.perform(CreateObjectMutation(input: .init(objectId: .value("s\(index)"), text: "event")))
+                    _ = try? await server.perform(
+                        CreateObjectMutation(input: .init(objectId: .value("s\(index)"), text: "event")))
                     try await Task.sleep(for: .milliseconds(100))
                 }
             }
@@ -121,7 +123,8 @@ import Testing
             _ = try await server.perform(CreateObjectMutation(input: .init(objectId: "p1", text: "one", number: 1)))
             _ = try await server.perform(CreateObjectMutation(input: .init(objectId: "p2", text: "two", double: 2.5)))
             let queries = GQLQuery()
-            try queries.load(SyncObjectsQuery.document + "\n" + OnUpdateObjectSubscription.document, sourceName: "generated")
+            try queries.load(
+                SyncObjectsQuery.document + "\n" + OnUpdateObjectSubscription.document, sourceName: "generated")
             var configuration = GQLSync.Configuration()
             configuration.queries = queries
             let sync = try GQLSync(server, database: database, configuration: configuration)

@@ -11,7 +11,9 @@ import Testing
     }
 
     @Test func partlyOverlappingInterfacesAddOptionalFieldsToTheirCases() throws {
-        let ages = try decode(Conditions.AgesQuery.Data.self, """
+        let ages = try decode(
+            Conditions.AgesQuery.Data.self,
+            """
             {"things": [{"__typename": "Person", "age": 36, "name": "Ada"}, {"__typename": "Tree", "age": 300},
                         {"__typename": "Pet", "name": "Rex"}, {"__typename": "Rock"}]}
             """)
@@ -25,7 +27,9 @@ import Testing
         #expect(tree.age == 300 && tree.name == nil)
         #expect(pet.name == "Rex" && rock.__typename == "Rock")
 
-        let names = try decode(Conditions.NamesQuery.Data.self, """
+        let names = try decode(
+            Conditions.NamesQuery.Data.self,
+            """
             {"things": [{"__typename": "Person", "name": "Ada", "age": 36}, {"__typename": "Pet", "name": "Rex"},
                         {"__typename": "Tree", "age": 300}]}
             """)
@@ -40,7 +44,9 @@ import Testing
 
     @Test func fragmentsUnderIncludeAndSkipAreOptional() throws {
         #expect(Conditions.NodeQuery.document.contains("...PersonParts @include(if: $full)"))
-        let full = try decode(Conditions.NodeQuery.Data.self, """
+        let full = try decode(
+            Conditions.NodeQuery.Data.self,
+            """
             {"node": {"__typename": "Person", "id": "1", "name": "Ada", "age": 36}}
             """)
         guard case .person(let person)? = full.node else {
@@ -67,7 +73,8 @@ import Testing
             try decode(Conditions.NodeQuery.Data.self, #"{"node": {"__typename": "Person", "id": "1", "age": 1}}"#)
         }
         #expect(throws: GQLError.self) {
-            try decode(Conditions.NodeQuery.Data.self, #"{"node": {"__typename": "Person", "id": "1", "name": 5, "age": 1}}"#)
+            try decode(
+                Conditions.NodeQuery.Data.self, #"{"node": {"__typename": "Person", "id": "1", "name": 5, "age": 1}}"#)
         }
     }
 
@@ -76,7 +83,8 @@ import Testing
     @Test func fragmentsWhoseKeysTheSelectionSuppliesAreNilWhenLeftOut() throws {
         let brief = try decode(Conditions.PostQuery.Data.self, #"{"post": {"id": "p1", "author": {"id": "u1"}}}"#)
         #expect(brief.post?.id == "p1" && brief.post?.author.id == "u1" && brief.post?.postParts == nil)
-        let full = try decode(Conditions.PostQuery.Data.self, #"{"post": {"id": "p1", "author": {"id": "u1", "name": "Ada"}}}"#)
+        let full = try decode(
+            Conditions.PostQuery.Data.self, #"{"post": {"id": "p1", "author": {"id": "u1", "name": "Ada"}}}"#)
         #expect(full.post?.postParts?.author.name == "Ada" && full.post?.postParts?.id == "p1")
     }
 }

@@ -12,7 +12,9 @@ import Testing
     }
 
     @Test func aliasesListsOfListsAndFragments() throws {
-        let data = try decode(GetUserQuery.Data.self, """
+        let data = try decode(
+            GetUserQuery.Data.self,
+            """
             {"user": {"id": "1", "name": "Ann", "handle": null, "role": "EDITOR", "createdAt": "2026-01-01T00:00:00Z",
               "posts": [{"id": "p1", "title": "Hi", "body": null, "status": "DRAFT", "tags": ["a"],
                          "author": {"id": "1", "name": "Ann", "role": "EDITOR"}}],
@@ -36,7 +38,9 @@ import Testing
     }
 
     @Test func unionMembersAndAnUnknownOne() throws {
-        let data = try decode(SearchQuery.Data.self, """
+        let data = try decode(
+            SearchQuery.Data.self,
+            """
             {"search": [
               {"__typename": "User", "id": "1", "name": "Ann", "role": "ADMIN"},
               {"__typename": "Post", "id": "p1", "title": "Hi", "status": "PUBLISHED"},
@@ -59,12 +63,15 @@ import Testing
     }
 
     @Test func interfaceCasesMergeTheFieldsEveryConditionSelects() throws {
-        let post = try decode(GetNodeQuery.Data.self, """
+        let post = try decode(
+            GetNodeQuery.Data.self,
+            """
             {"node": {"__typename": "Post", "id": "p1", "title": "Hi", "author": {"id": "1", "name": "Ann"}}}
             """)
         guard case .post(let value)? = post.node else { throw Failure("not a post: \(String(describing: post.node))") }
         #expect(value.author.id == "1" && value.author.name == "Ann")
-        let comment = try decode(GetNodeQuery.Data.self, #"{"node": {"__typename": "Comment", "id": "c1", "author": {"id": "2"}}}"#)
+        let comment = try decode(
+            GetNodeQuery.Data.self, #"{"node": {"__typename": "Comment", "id": "c1", "author": {"id": "2"}}}"#)
         guard case .authored(let authored)? = comment.node else { throw Failure("not authored") }
         #expect(authored.author.id == "2")
         let user = try decode(GetNodeQuery.Data.self, #"{"node": {"__typename": "User", "id": "1"}}"#)
@@ -73,7 +80,8 @@ import Testing
     }
 
     @Test func unknownEnumValuesAreKept() throws {
-        let data = try decode(OnPostSubscription.Data.self, #"{"onPost": {"id": "p", "title": "t", "status": "SCHEDULED"}}"#)
+        let data = try decode(
+            OnPostSubscription.Data.self, #"{"onPost": {"id": "p", "title": "t", "status": "SCHEDULED"}}"#)
         #expect(data.onPost?.status == .unknown("SCHEDULED"))
         #expect(data.onPost?.status.rawValue == "SCHEDULED")
         #expect(PostStatus(rawValue: "ARCHIVED") == .archived)
@@ -84,16 +92,19 @@ import Testing
         #expect(GetUserQuery(id: "1").variables.gqlValue == ["id": "1"])
         #expect(GetUserQuery(id: "1", first: 3).variables.gqlValue == ["id": "1", "first": 3])
         let input = UpdateUserInput(id: "1", name: "Ann", nickname: nil, role: .value(.admin))
-        #expect(UpdateUserMutation(input: input).variables.gqlValue
-            == ["input": ["id": "1", "name": "Ann", "nickname": .null, "role": "ADMIN"]])
+        #expect(
+            UpdateUserMutation(input: input).variables.gqlValue
+                == ["input": ["id": "1", "name": "Ann", "nickname": .null, "role": "ADMIN"]])
         let create = CreatePostInput(title: "Hi", tags: .value(["a", "b"]), authorId: "1")
         #expect(create.gqlValue == ["title": "Hi", "tags": ["a", "b"], "authorId": "1"])
         #expect(GQLNullable<String>("x") == .value("x") && GQLNullable<String>(nil) == .null)
     }
 
     @Test func documentsCarryTheirFragmentsAndTypename() {
-        #expect(ListPostsQuery.document.hasSuffix(
-            "fragment PostParts on Post { id title body status tags author { ...UserParts } } fragment UserParts on User { id name role }"))
+        #expect(
+            ListPostsQuery.document.hasSuffix(
+                "fragment PostParts on Post { id title body status tags author { ...UserParts } } fragment UserParts on User { id name role }"
+            ))
         #expect(GetNodeQuery.document.contains("node(id: $id) { __typename id"))
         #expect(ListPostsQuery.operationName == "ListPosts")
     }

@@ -29,7 +29,10 @@ enum LegacyStatus: GQLEnum {
 
 @Suite struct EnumCompatibilityTests {
     @Test func enumsGeneratedBeforeTheTableStillDecodeAndEncode() throws {
-        #expect(try GQLValue(json: #"["PUBLISHED", "LATER"]"#).decode([LegacyStatus].self) == [.published, .unknown("LATER")])
+        #expect(
+            try GQLValue(json: #"["PUBLISHED", "LATER"]"#).decode([LegacyStatus].self) == [
+                .published, .unknown("LATER"),
+            ])
         #expect(LegacyStatus.draft.gqlValue == .string("DRAFT") && LegacyStatus(rawValue: "DRAFT") == .draft)
     }
 

@@ -27,7 +27,10 @@ enum Fixtures {
         let folder = root.appendingPathComponent("Fixtures/\(set)")
         return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
             .filter { $0.hasSuffix(".graphql") && $0 != "schema.graphql" }
-            .map { GQLCodegen.Document(text: try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8), name: $0) }
+            .map {
+                GQLCodegen.Document(
+                    text: try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8), name: $0)
+            }
     }
 
     static func configuration(_ set: String) throws -> GQLCodegen.Configuration {

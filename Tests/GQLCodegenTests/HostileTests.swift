@@ -8,15 +8,19 @@ import Testing
 /// (The Swift for Swift keywords and names that differ only in case is compiled in this target: see
 /// Fixtures/Hostile and Generated/Hostile.)
 @Suite struct HostileTests {
-    static let schema = try! GQLCodegen.Schema(
-        sdl: "type Query { node: Node }\ntype Node { id: ID! child: Node name: String }", name: "schema.graphql")
+    static func schema() throws -> GQLCodegen.Schema {
+        try GQLCodegen.Schema(
+            sdl: "type Query { node: Node }\ntype Node { id: ID! child: Node name: String }", name: "schema.graphql")
+    }
 
-    func generate(_ text: String, schema: GQLCodegen.Schema = HostileTests.schema) throws -> GQLCodegen.Output {
-        try GQLCodegen().generate(schema: schema, documents: [.init(text: text, name: "hostile.graphql")])
+    func generate(_ text: String, schema: GQLCodegen.Schema? = nil) throws -> GQLCodegen.Output {
+        try GQLCodegen().generate(
+            schema: schema ?? Self.schema(), documents: [.init(text: text, name: "hostile.graphql")])
     }
 
     @Test func twoThousandDeepNestingIsRefusedBeforeParsing() {
-        let text = "query Deep { " + String(repeating: "node { child { ", count: 1000) + "id"
+        let text =
+            "query Deep { " + String(repeating: "node { child { ", count: 1000) + "id"
             + String(repeating: " } }", count: 1000) + " }"
         #expect {
             try generate(text)
@@ -26,7 +30,9 @@ import Testing
                 || String(describing: error).contains("nested deeper than 100 levels")
         }
         // In a schema too.
-        let schemaText = "type Query { a: " + String(repeating: "[", count: 2000) + "Int" + String(repeating: "]", count: 2000) + " }"
+        let schemaText =
+            "type Query { a: " + String(repeating: "[", count: 2000) + "Int" + String(repeating: "]", count: 2000)
+            + " }"
         #expect(throws: GQLCodegen.Failure.self) { try GQLCodegen.Schema(sdl: schemaText, name: "deep.graphql") }
     }
 
@@ -48,7 +54,8 @@ import Testing
 
     @Test func tenThousandFieldsGenerateOnePropertyEach() throws {
         let fields = (0..<10_000).map { "f\($0): String" }.joined(separator: " ")
-        let schema = try GQLCodegen.Schema(sdl: "type Query { wide: Wide }\ntype Wide { \(fields) }", name: "wide.graphql")
+        let schema = try GQLCodegen.Schema(
+            sdl: "type Query { wide: Wide }\ntype Wide { \(fields) }", name: "wide.graphql")
         let selection = (0..<10_000).map { "f\($0)" }.joined(separator: " ")
         let output = try generate("query Wide { wide { \(selection) } }", schema: schema)
         let text = try #require(output.files["hostile.graphql.swift"])
@@ -63,7 +70,8 @@ import Testing
         #expect(operation.contains("public var item: Item_?"))
         #expect(operation.contains("public var Item: Item__?"))
         let enumeration = try #require(output.files["SchemaTypes.graphql.swift"])
-        #expect(enumeration.contains("case ON\n") && enumeration.contains("case on\n") && enumeration.contains("case On\n"))
+        #expect(
+            enumeration.contains("case ON\n") && enumeration.contains("case on\n") && enumeration.contains("case On\n"))
     }
 
     @Test func seededRandomBytesNeverCrashTheGenerator() throws {

@@ -4,22 +4,28 @@ import Testing
 
 /// Documents that cannot be generated are refused with every error named by file:line:column, and nothing else.
 @Suite struct ValidationTests {
-    static let schema = try! GQLCodegen.Schema(sdl: """
-        interface Node { id: ID! }
-        type User implements Node { id: ID! name: String posts(first: Int!): [Post!]! }
-        type Post implements Node { id: ID! title: String! status: Status }
-        type Tag { label: String }
-        union Item = User | Post
-        enum Status { DRAFT LIVE }
-        input PostInput { title: String! status: Status }
-        type Query { user(id: ID!): User node(id: ID!): Node item: Item tag: Tag }
-        type Mutation { createPost(input: PostInput!): Post }
-        """, name: "schema.graphql")
+    static func schema() throws -> GQLCodegen.Schema {
+        try GQLCodegen.Schema(
+            sdl: """
+                interface Node { id: ID! }
+                type User implements Node { id: ID! name: String posts(first: Int!): [Post!]! }
+                type Post implements Node { id: ID! title: String! status: Status }
+                type Tag { label: String }
+                union Item = User | Post
+                enum Status { DRAFT LIVE }
+                input PostInput { title: String! status: Status }
+                type Query { user(id: ID!): User node(id: ID!): Node item: Item tag: Tag }
+                type Mutation { createPost(input: PostInput!): Post }
+                """, name: "schema.graphql")
+    }
 
-    func diagnostics(_ documents: [String: String], schema: GQLCodegen.Schema = Self.schema) -> [String] {
+    /// The errors generating `documents` against `schema` (by default ``schema()``) gives; a schema that does not
+    /// parse shows as its error, as any other error does.
+    func diagnostics(_ documents: [String: String], schema: GQLCodegen.Schema? = nil) -> [String] {
         do {
             _ = try GQLCodegen().generate(
-                schema: schema, documents: documents.map { GQLCodegen.Document(text: $0.value, name: $0.key) })
+                schema: schema ?? Self.schema(),
+                documents: documents.map { GQLCodegen.Document(text: $0.value, name: $0.key) })
             return []
         } catch let failure as GQLCodegen.Failure {
             return failure.diagnostics.map(\.description)
@@ -29,8 +35,9 @@ import Testing
     }
 
     @Test func anUnknownFieldIsNamedWhereItStands() {
-        #expect(diagnostics(["a.graphql": "query A {\n  user(id: 1) {\n    nmae\n  }\n}"])
-            == ["a.graphql:3:5: error: unknown field nmae on the object User"])
+        #expect(
+            diagnostics(["a.graphql": "query A {\n  user(id: 1) {\n    nmae\n  }\n}"])
+                == ["a.graphql:3:5: error: unknown field nmae on the object User"])
     }
 
     @Test func wrongArguments() {
@@ -64,15 +71,18 @@ import Testing
         let found = diagnostics([
             "c.graphql": "query O { node(id: 1) { id ...Parts } }\nfragment Parts on Node { id: __typename }"
         ])
-        #expect(found.count == 1 && found.first?.hasPrefix("c.graphql:2:26: error: id cannot answer both Node.id") == true)
+        #expect(
+            found.count == 1 && found.first?.hasPrefix("c.graphql:2:26: error: id cannot answer both Node.id") == true)
         // What merges: the same field on exclusive object types, and one field selected twice.
         #expect(
             diagnostics([
                 "d.graphql": "query P { item { ... on User { id x: name } ... on Post { id x: title } } }"
             ]).count == 1)  // String and String! differ in shape
         #expect(
-            diagnostics(["e.graphql": "query Q { item { ... on User { id } ... on Post { id } } node(id: 1) { id id } }"])
-                .isEmpty)
+            diagnostics([
+                "e.graphql": "query Q { item { ... on User { id } ... on Post { id } } node(id: 1) { id id } }"
+            ])
+            .isEmpty)
     }
 
     /// Input objects' fields are compared in name order, as graphql-js does: written in another order they are
@@ -101,12 +111,13 @@ import Testing
     /// One pair of fields on exclusive object types does not make the group's other pairs exclusive: the
     /// sub-fields of two `User.posts` under one key must still merge (`t` is two different fields).
     @Test func aConflictUnderTheNonExclusivePairsIsFoundBesideAnExclusivePair() throws {
-        let schema = try GQLCodegen.Schema(sdl: """
-            type User { posts: [Post!]! }
-            type Post { replies: [Post!]! title: String! body: String! }
-            union Item = User | Post
-            type Query { item: Item }
-            """, name: "schema.graphql")
+        let schema = try GQLCodegen.Schema(
+            sdl: """
+                type User { posts: [Post!]! }
+                type Post { replies: [Post!]! title: String! body: String! }
+                union Item = User | Post
+                type Query { item: Item }
+                """, name: "schema.graphql")
         let found = diagnostics(
             [
                 "o.graphql": """
@@ -125,11 +136,15 @@ import Testing
     }
 
     @Test func aFragmentOnAnImpossibleType() {
-        let found = diagnostics(["c.graphql": "query D { user(id: 1) { ... on Post { id } ...TagParts } }\nfragment TagParts on Tag { label }"])
-        #expect(found == [
-            "c.graphql:1:32: error: an inline fragment on Post can never apply within User: no object type is both",
-            "c.graphql:1:47: error: the fragment TagParts on Tag can never apply within User: no object type is both",
+        let found = diagnostics([
+            "c.graphql":
+                "query D { user(id: 1) { ... on Post { id } ...TagParts } }\nfragment TagParts on Tag { label }"
         ])
+        #expect(
+            found == [
+                "c.graphql:1:32: error: an inline fragment on Post can never apply within User: no object type is both",
+                "c.graphql:1:47: error: the fragment TagParts on Tag can never apply within User: no object type is both",
+            ])
     }
 
     @Test func aNameUsedTwiceNamesBothPlaces() {
@@ -155,8 +170,9 @@ import Testing
 
     @Test func conditionsTakeABooleanAndTheirVariablesAreUsed() {
         // On a field, an inline fragment and a fragment spread alike.
-        #expect(diagnostics([
-            "h.graphql": """
+        #expect(
+            diagnostics([
+                "h.graphql": """
                 query H($a: Boolean!, $b: Boolean!, $c: Boolean = true) {
                   tag @include(if: $a) { label }
                   ... @skip(if: $b) { tag { label } }
@@ -164,14 +180,16 @@ import Testing
                 }
                 fragment Q on Query { item { __typename } }
                 """
-        ]) == [])
-        #expect(diagnostics(["i.graphql": "query I($a: String) { tag @include(if: $a) { label } }"])
-            == ["i.graphql:1:40: error: the variable $a is a String where a Boolean! is expected"])
+            ]) == [])
+        #expect(
+            diagnostics(["i.graphql": "query I($a: String) { tag @include(if: $a) { label } }"])
+                == ["i.graphql:1:40: error: the variable $a is a String where a Boolean! is expected"])
     }
 
     @Test func syntaxErrorsAndAnonymousOperations() {
-        #expect(diagnostics(["g.graphql": "query { tag { label } }"])
-            == ["g.graphql:1:1: error: an operation needs a name: its Swift type is named after it"])
+        #expect(
+            diagnostics(["g.graphql": "query { tag { label } }"])
+                == ["g.graphql:1:1: error: an operation needs a name: its Swift type is named after it"])
         let syntax = diagnostics(["h.graphql": "query H { tag { label }"])
         #expect(syntax.count == 1 && syntax[0].hasPrefix("h.graphql:1:24: error: Syntax Error"), "\(syntax)")
     }

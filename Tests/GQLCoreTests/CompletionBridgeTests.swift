@@ -50,13 +50,16 @@ struct CompletionBridgeTests {
         let seen = GQLLocked<[Int]>([])
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             for n in 1...50 {
-                CompletionBridge.run(on: queue, { value, _ in
-                    let count = seen.withLock { seen in
-                        seen.append(value ?? -1)
-                        return seen.count
+                CompletionBridge.run(
+                    on: queue,
+                    { value, _ in
+                        let count = seen.withLock { seen in
+                            seen.append(value ?? -1)
+                            return seen.count
+                        }
+                        if count == 50 { done.resume() }
                     }
-                    if count == 50 { done.resume() }
-                }) { n }
+                ) { n }
             }
         }
         #expect(seen.withLock { $0 } == Array(1...50))

@@ -12,9 +12,10 @@ import Testing
 
     /// Bytes a mutation inserts or writes over: JSON's own punctuation, escapes' letters, multi-byte UTF-8 pieces
     /// (whole and cut), and bytes no JSON text may hold.
-    private static let alphabet: [UInt8] = Array(#"{}[]:,"\/ 0123456789.eE+-tfnrubx"#.utf8) + [
-        0x00, 0x01, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xA9, 0xE2, 0x9C, 0x93, 0xF0, 0x9F, 0x98, 0x80, 0xFF, 0x0A, 0x09,
-    ]
+    private static let alphabet: [UInt8] =
+        Array(#"{}[]:,"\/ 0123456789.eE+-tfnrubx"#.utf8) + [
+            0x00, 0x01, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xA9, 0xE2, 0x9C, 0x93, 0xF0, 0x9F, 0x98, 0x80, 0xFF, 0x0A, 0x09,
+        ]
 
     @Test func agreesWithFoundationOnBrokenTexts() throws {
         var rng = SplitMix64(seed: TestSeed.make("JSON parser vs Foundation, broken texts"))
@@ -32,7 +33,8 @@ import Testing
                 accepted += 1
                 #expect(
                     Self.same(ours, theirs),
-                    "different values for \(Self.show(bytes)): \(String(describing: ours)) vs \(String(describing: theirs))")
+                    "different values for \(Self.show(bytes)): \(String(describing: ours)) vs \(String(describing: theirs))"
+                )
             case (nil, nil):
                 refused += 1
             case (_?, nil):

@@ -47,8 +47,10 @@ struct AuthEmulatorHostileTests {
         }) { fixture in
             let port = fixture.started.port
             let big = String(repeating: "a", count: 8192)
-            let huge = await (try RawConnection(
-                port: port, sending: "GET /userinfo HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n")).readUntilClosed()
+            let huge = await
+                (try RawConnection(
+                    port: port, sending: "GET /userinfo HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n"))
+                .readUntilClosed()
             #expect(huge.status == 431)
             #expect(huge.text.contains("invalid_request"))
 
@@ -176,10 +178,11 @@ struct AuthEmulatorHostileTests {
 
             // Blocked: the right password is refused as Auth0 refuses it, the session's refresh token stops
             // working; unblocked: both work again.
-            let refresh = try #require(try await fixture.token([
-                "grant_type": "password", "username": "ann@example.com", "password": AuthEmulatorFixture.password,
-                "scope": "openid offline_access",
-            ])["refresh_token"]?.stringValue)
+            let refresh = try #require(
+                try await fixture.token([
+                    "grant_type": "password", "username": "ann@example.com", "password": AuthEmulatorFixture.password,
+                    "scope": "openid offline_access",
+                ])["refresh_token"]?.stringValue)
             let blocked = try await fixture.rest.invoke(.patch, path, json: ["blocked": true], headers: headers)
             #expect(blocked["blocked"] == true && blocked["user_id"]?.stringValue == annId)
             await expectError(.blocked) {

@@ -43,7 +43,9 @@ struct AuthEmulatorTests {
             await expectError(.userExists) {
                 try await fixture.auth().signUp(email: "ann@example.com", password: AuthEmulatorFixture.password)
             }
-            await expectError(.passwordTooWeak) { try await fixture.auth().signUp(email: "b@example.com", password: "x") }
+            await expectError(.passwordTooWeak) {
+                try await fixture.auth().signUp(email: "b@example.com", password: "x")
+            }
             await expectError(.wrongCredentials) {
                 try await fixture.auth().signIn(email: "ann@example.com", password: "wrong password")
             }
@@ -158,8 +160,9 @@ struct AuthEmulatorTests {
         #expect(!stored.contains(AuthEmulatorFixture.password))
         #expect(stored.contains("ann@example.com"))
         for file in ["tenant.json", "signing-key.pem"] {
-            let mode = try FileManager.default.attributesOfItem(atPath: folder.url.appendingPathComponent(file).path)[
-                .posixPermissions] as? Int
+            let mode =
+                try FileManager.default.attributesOfItem(atPath: folder.url.appendingPathComponent(file).path)[
+                    .posixPermissions] as? Int
             #expect(mode == 0o600, "\(file)")
         }
         try await AuthEmulatorFixture.with(folder) { fixture in

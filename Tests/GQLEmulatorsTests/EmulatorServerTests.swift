@@ -34,7 +34,8 @@ struct EmulatorServerTests {
         let started = try await Self.storage { $0.limits.maxHeaderBytes = 4096 }.start()
         defer { Task { await started.shutdown() } }
         let big = String(repeating: "a", count: 8192)
-        let connection = try RawConnection(port: started.port, sending: "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n")
+        let connection = try RawConnection(
+            port: started.port, sending: "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n")
         let reply = await connection.readUntilClosed()
         #expect(reply.status == 431)
         #expect(reply.text.contains("<Code>RequestHeaderSectionTooLarge</Code>"))
@@ -54,7 +55,8 @@ struct EmulatorServerTests {
     @Test func headersThatNeverEndGet408() async throws {
         let started = try await Self.storage { $0.limits.headerTimeout = .milliseconds(200) }.start()
         defer { Task { await started.shutdown() } }
-        let reply = await (try RawConnection(port: started.port, sending: "GET / HTTP/1.1\r\nHost: x\r\n")).readUntilClosed()
+        let reply = await (try RawConnection(port: started.port, sending: "GET / HTTP/1.1\r\nHost: x\r\n"))
+            .readUntilClosed()
         #expect(reply.status == 408)
         #expect(reply.text.contains("<Code>RequestTimeout</Code>"))
         #expect(reply.closed)

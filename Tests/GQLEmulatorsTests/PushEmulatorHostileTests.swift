@@ -18,9 +18,10 @@ struct PushEmulatorHostileTests {
         }) { emulator, started, rest in
             let appId = emulator.configuration.appId
             let big = String(repeating: "a", count: 8192)
-            let huge = await (try RawConnection(
-                port: started.port,
-                sending: "POST /notifications HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n")).readUntilClosed()
+            let huge = await
+                (try RawConnection(
+                    port: started.port,
+                    sending: "POST /notifications HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n")).readUntilClosed()
             #expect(huge.status == 431)
             #expect(huge.text.contains("\"errors\""), "OneSignal's shape: \(huge.text)")
 

@@ -36,7 +36,8 @@ struct PushEmulatorTests {
     }
 
     static func push(_ emulator: GQLPushEmulator, _ url: String, kind: GQLPush.KeyKind = .app) -> GQLPush {
-        GQLPush(appId: emulator.configuration.appId, restKey: emulator.configuration.restKey, keyKind: kind, baseURL: url)
+        GQLPush(
+            appId: emulator.configuration.appId, restKey: emulator.configuration.restKey, keyKind: kind, baseURL: url)
     }
 
     @Test func anAppKeyRegistersMovesSendsAndUnregisters() async throws {
@@ -78,7 +79,9 @@ struct PushEmulatorTests {
             let email = try #require(user.subscriptions.first?.id)
             _ = try await push.send("Body", to: .users(["user-7"]), channel: .email, title: "Subject")
             try await push.updateSubscription(id: email, enabled: false)
-            let off = await refusal { _ = try await push.send("Body", to: .users(["user-7"]), channel: .email, title: "S") }
+            let off = await refusal {
+                _ = try await push.send("Body", to: .users(["user-7"]), channel: .email, title: "S")
+            }
             #expect(off == "no_recipients")
             _ = try await push.send("Text", to: .users(["user-7"]), channel: .sms)
             try await push.deleteSubscription(id: try #require(sms.id))

@@ -51,7 +51,8 @@ import Testing
             let uploadId = try #require(try storage.parseXML(try await storage.send(create), call: create)?["UploadId"])
             let first = StorageFixture.bytes(1 << 20, seed: seed)
             var part = GQLStorage.Call(
-                method: "PUT", bucket: "bucket", key: "multi.bin", query: [("partNumber", "1"), ("uploadId", uploadId)],
+                method: "PUT", bucket: "bucket", key: "multi.bin",
+                query: [("partNumber", "1"), ("uploadId", uploadId)],
                 operation: "upload")
             part.body = first
             _ = try await storage.send(part)
@@ -122,7 +123,8 @@ import Testing
         try GQLDataFolder.writeSynced(bytes, to: temporary)
         try store.commit(
             "bucket", temporary: temporary,
-            StoredObject(key: "kept.bin", size: 5, etag: Bytes.hex(MD5.hash(bytes)), lastModified: Date(), dataFile: ""))
+            StoredObject(key: "kept.bin", size: 5, etag: Bytes.hex(MD5.hash(bytes)), lastModified: Date(), dataFile: "")
+        )
         let uploads = try MultipartStore(folder: folder)
         let upload = try uploads.create(
             StoredUpload(id: "", bucket: "bucket", key: "multi.bin", initiated: Date(), headers: [:], metadata: [:]))
@@ -135,12 +137,14 @@ import Testing
         let root = folder.url
         let stale = [
             ".tmp/\(UUID().uuidString)", "buckets/bucket/data/\(UUID().uuidString)",
-            "uploads/\(upload.id)/part-1-\(UUID().uuidString)", "uploads/\(String(repeating: "ab", count: 16))/part-1-x",
+            "uploads/\(upload.id)/part-1-\(UUID().uuidString)",
+            "uploads/\(String(repeating: "ab", count: 16))/part-1-x",
         ]
         let foreign = [".tmp/notes.txt", ".tmp/\(UUID().uuidString)/inside.txt"]
         for path in stale + foreign {
             let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data("left".utf8).write(to: url)
         }
         #expect(try Self.unreferencedFiles(root).count == stale.count + foreign.count)
@@ -163,7 +167,8 @@ import Testing
         let descriptor = try RawConnection.connect(port: fixture.started.port)
         let bytes = Array(head.utf8) + body
         let sent = await onThread { RawConnection.send(descriptor, bytes, timeout: 10) }
-        let grew = sent == bytes.count ? await pollUntil { temporaries(fixture).contains { $0.size >= 1 << 20 } } : false
+        let grew =
+            sent == bytes.count ? await pollUntil { temporaries(fixture).contains { $0.size >= 1 << 20 } } : false
         close(descriptor)
         try #require(sent == bytes.count, "sent \(sent) of \(bytes.count) bytes")
         try #require(grew, "no temporary file grew to a MiB: \(temporaries(fixture))")
@@ -193,7 +198,8 @@ import Testing
                 headers: headers, payloadHash: payloadHash), at: Date())
         let target = path + (query.isEmpty ? "" : "?" + SigV4Signer.canonicalQuery(query))
         let head =
-            "PUT \(target) HTTP/1.1\r\nHost: \(host)\r\n" + (headers + signed).map { "\($0.name): \($0.value)\r\n" }.joined()
+            "PUT \(target) HTTP/1.1\r\nHost: \(host)\r\n"
+            + (headers + signed).map { "\($0.name): \($0.value)\r\n" }.joined()
             + "Content-Length: \(contentLength)\r\n\r\n"
         return (head, signed)
     }
@@ -204,7 +210,9 @@ import Testing
         let chunk = 1 << 20
         let chunks = stride(from: 0, to: data.count, by: chunk).map { Array(data[$0..<min($0 + chunk, data.count)]) }
         let signatureLength = 64
-        func framing(_ size: Int) -> Int { String(size, radix: 16).utf8.count + ";chunk-signature=".utf8.count + signatureLength + 4 }
+        func framing(_ size: Int) -> Int {
+            String(size, radix: 16).utf8.count + ";chunk-signature=".utf8.count + signatureLength + 4
+        }
         let fullSizes = stride(from: 0, to: declared, by: chunk).map { min(chunk, declared - $0) }
         let encodedLength = fullSizes.reduce(0) { $0 + framing($1) + $1 } + framing(0)
         let (head, signed) = signedPut(
@@ -212,7 +220,8 @@ import Testing
             headers: [("Content-Encoding", "aws-chunked"), ("x-amz-decoded-content-length", String(declared))],
             payloadHash: "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", contentLength: encodedLength)
         // The first chunk's signature chains from the request's (the seed), under the request's date and scope.
-        let seed = try #require(signed.first { $0.name == "Authorization" }?.value.components(separatedBy: "Signature=").last)
+        let seed = try #require(
+            signed.first { $0.name == "Authorization" }?.value.components(separatedBy: "Signature=").last)
         let stamp = try #require(signed.first { $0.name == "x-amz-date" }?.value)
         let day = String(stamp.prefix(8))
         let configuration = fixture.configuration
@@ -225,7 +234,9 @@ import Testing
         var out = Array(head.utf8)
         for piece in chunks + (data.count == declared ? [[]] : []) {
             let signature = signer.chunkSignature(dataHash: SHA256.hash(piece))
-            out += Array("\(String(piece.count, radix: 16));chunk-signature=\(signature)\r\n".utf8) + piece + Array("\r\n".utf8)
+            out +=
+                Array("\(String(piece.count, radix: 16));chunk-signature=\(signature)\r\n".utf8) + piece
+                + Array("\r\n".utf8)
             signer.previous = signature
         }
         return out

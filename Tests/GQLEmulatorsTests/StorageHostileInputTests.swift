@@ -18,16 +18,24 @@ import Testing
         let laughs =
             "<!DOCTYPE \(root) [<!ENTITY lol \"lol\">"
             + (1...9).map { level in
-                "<!ENTITY lol\(level) \"" + String(repeating: "&lol\(level == 1 ? "" : String(level - 1));", count: 10) + "\">"
+                "<!ENTITY lol\(level) \"" + String(repeating: "&lol\(level == 1 ? "" : String(level - 1));", count: 10)
+                    + "\">"
             }.joined() + "]>"
-        let named = "<!DOCTYPE \(root) [<!ENTITY key \"keep.txt\">]><\(root)><\(item)><Key>&key;</Key></\(item)></\(root)>"
+        let named =
+            "<!DOCTYPE \(root) [<!ENTITY key \"keep.txt\">]><\(root)><\(item)><Key>&key;</Key></\(item)></\(root)>"
         func utf16(_ text: String, bigEndian: Bool = false) -> Data {
-            Data(text.utf16.flatMap { bigEndian ? [UInt8($0 >> 8), UInt8($0 & 0xFF)] : [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+            Data(
+                text.utf16.flatMap {
+                    bigEndian ? [UInt8($0 >> 8), UInt8($0 & 0xFF)] : [UInt8($0 & 0xFF), UInt8($0 >> 8)]
+                })
         }
         let bom = Data([0xFF, 0xFE])
         let utf7 = "<?xml version=\"1.0\" encoding=\"UTF-7\"?>" + named.replacingOccurrences(of: "<!", with: "+ADwAIQ-")
         let other: [(name: String, body: Data)] = [
-            ("billion laughs in UTF-16LE", bom + utf16(laughs + "<\(root)><\(item)><Key>&lol9;</Key></\(item)></\(root)>")),
+            (
+                "billion laughs in UTF-16LE",
+                bom + utf16(laughs + "<\(root)><\(item)><Key>&lol9;</Key></\(item)></\(root)>")
+            ),
             ("an entity naming a key in UTF-16LE", bom + utf16(named)),
             (
                 "an entity naming a key in UTF-16BE without a byte order mark",
@@ -48,7 +56,10 @@ import Testing
             ("not XML", "{\"\(root)\": []}"),
             (
                 "1,001 objects",
-                "<\(root)>" + String(repeating: "<\(item)><Key>k</Key><PartNumber>1</PartNumber><ETag>x</ETag></\(item)>", count: 1001)
+                "<\(root)>"
+                    + String(
+                        repeating: "<\(item)><Key>k</Key><PartNumber>1</PartNumber><ETag>x</ETag></\(item)>",
+                        count: 1001)
                     + "</\(root)>"
             ),
             ("over the size limit", "<\(root)>" + String(repeating: "<!-- padding -->", count: 200_000) + "</\(root)>"),
@@ -85,10 +96,12 @@ import Testing
     @Test func malformedCompleteMultipartUploadBodiesAreMalformedXMLAndTheUploadStays() async throws {
         try await StorageFixture.with(configure: { $0.minimumPartSize = 1 }) { fixture in
             let storage = fixture.storage
-            let create = GQLStorage.Call(method: "POST", bucket: "bucket", key: "multi.bin", query: [("uploads", "")], operation: "upload")
+            let create = GQLStorage.Call(
+                method: "POST", bucket: "bucket", key: "multi.bin", query: [("uploads", "")], operation: "upload")
             let uploadId = try #require(try storage.parseXML(try await storage.send(create), call: create)?["UploadId"])
             var part = GQLStorage.Call(
-                method: "PUT", bucket: "bucket", key: "multi.bin", query: [("partNumber", "1"), ("uploadId", uploadId)],
+                method: "PUT", bucket: "bucket", key: "multi.bin",
+                query: [("partNumber", "1"), ("uploadId", uploadId)],
                 operation: "upload")
             part.body = Data("the only part".utf8)
             _ = try await storage.send(part)
@@ -105,7 +118,8 @@ import Testing
             #expect(try await storage.info("bucket", "multi.bin") == nil)
             // The upload survived every refusal: it completes.
             let etag = Bytes.hex(MD5.hash(Data("the only part".utf8)))
-            let body = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"\(etag)\"</ETag></Part></CompleteMultipartUpload>"
+            let body =
+                "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"\(etag)\"</ETag></Part></CompleteMultipartUpload>"
             #expect(await Self.refusal(storage, complete(Data(body.utf8))) == nil)
             #expect(try await storage.download("bucket", "multi.bin") == Data("the only part".utf8))
         }
@@ -116,7 +130,8 @@ import Testing
     @Test func aPartUnderFiveMiBThatIsNotTheLastIsEntityTooSmall() async throws {
         try await StorageFixture.with { fixture in
             let storage = fixture.storage
-            let create = GQLStorage.Call(method: "POST", bucket: "bucket", key: "small.bin", query: [("uploads", "")], operation: "upload")
+            let create = GQLStorage.Call(
+                method: "POST", bucket: "bucket", key: "small.bin", query: [("uploads", "")], operation: "upload")
             let uploadId = try #require(try storage.parseXML(try await storage.send(create), call: create)?["UploadId"])
             let bodies = [1: Data(repeating: 1, count: 1024), 2: Data(repeating: 2, count: 1024)]
             for (number, body) in bodies {
@@ -133,7 +148,8 @@ import Testing
                 return GQLStorage.Call(
                     method: "POST", bucket: "bucket", key: "small.bin", query: [("uploadId", uploadId)],
                     headers: [("Content-Type", "application/xml")],
-                    body: Data("<CompleteMultipartUpload>\(parts.joined())</CompleteMultipartUpload>".utf8), operation: "upload")
+                    body: Data("<CompleteMultipartUpload>\(parts.joined())</CompleteMultipartUpload>".utf8),
+                    operation: "upload")
             }
             #expect(await Self.refusal(storage, complete([1, 2])) == "EntityTooSmall")
             #expect(try await storage.info("bucket", "small.bin") == nil)
@@ -186,7 +202,9 @@ import Testing
                 $0.minimumBodyRate = rate
             }) { fixture in
                 try await fixture.storage.upload("bucket", "huge.txt", Data("stored".utf8))
-                #expect(try await fixture.storage.download("bucket", "huge.txt") == Data("stored".utf8), "\(timeout), \(rate)")
+                #expect(
+                    try await fixture.storage.download("bucket", "huge.txt") == Data("stored".utf8),
+                    "\(timeout), \(rate)")
             }
         }
     }
@@ -197,7 +215,9 @@ import Testing
         try await StorageFixture.with { fixture in
             let storage = fixture.storage
             let marker = "escape-\(UUID().uuidString).txt"
-            let keys = ["../../../\(marker)", "/tmp/\(marker)", "..\\..\\\(marker)", "nul\u{0}/../\(marker)", "./../\(marker)"]
+            let keys = [
+                "../../../\(marker)", "/tmp/\(marker)", "..\\..\\\(marker)", "nul\u{0}/../\(marker)", "./../\(marker)",
+            ]
             for key in keys {
                 try await storage.upload("bucket", key, Data(key.utf8))
                 #expect(try await storage.download("bucket", key) == Data(key.utf8), "key \(key.debugDescription)")
@@ -216,7 +236,9 @@ import Testing
             #expect(try await storage.download("bucket", "../../\(marker)") == Data("dots".utf8))
             // Nothing of that name anywhere: not beside the data folder, not in its parents, not in /tmp.
             let root = fixture.directory.url
-            for place in [root, root.deletingLastPathComponent(), URL(fileURLWithPath: "/tmp"), URL(fileURLWithPath: "/")] {
+            for place in [
+                root, root.deletingLastPathComponent(), URL(fileURLWithPath: "/tmp"), URL(fileURLWithPath: "/"),
+            ] {
                 #expect(!FileManager.default.fileExists(atPath: place.appendingPathComponent(marker).path))
             }
             let everything = FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? []

@@ -82,7 +82,8 @@ import Testing
     }
     @Test func nothingUnsignedIsAcceptedAfterTheTrailerSignature() throws {
         let seed = ChunkSigner(
-            key: Array(repeating: 7, count: 32), amzDate: "20260101T000000Z", scope: "20260101/us-east-1/s3/aws4_request",
+            key: Array(repeating: 7, count: 32), amzDate: "20260101T000000Z",
+            scope: "20260101/us-east-1/s3/aws4_request",
             previous: String(repeating: "a", count: 64))
         let lastChunk = seed.chunkSignature(dataHash: SHA256.hash([UInt8]()))
         var chained = seed
@@ -91,7 +92,8 @@ import Testing
         let trailerSignature = chained.trailerSignature(trailer: checksum + "\n")
         func decode(_ extra: String) throws(S3Error) -> [(name: String, value: String)] {
             let decoder = AWSChunkedDecoder(signer: seed, signsTrailer: true)
-            let body = "0;chunk-signature=\(lastChunk)\r\n\(checksum)\r\nx-amz-trailer-signature:\(trailerSignature)\r\n"
+            let body =
+                "0;chunk-signature=\(lastChunk)\r\n\(checksum)\r\nx-amz-trailer-signature:\(trailerSignature)\r\n"
                 + extra + "\r\n"
             try decoder.feed(ByteBuffer(string: body)) { _ in }
             #expect(decoder.isDone)

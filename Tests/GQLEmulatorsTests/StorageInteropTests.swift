@@ -63,7 +63,8 @@ import Testing
     /// and leaves the upload open, the right one completes and the object reports it.
     @Test func aFullObjectCRC64NVMEOnCompletionIsChecked() async throws {
         let seen = try await StorageFixture.clientCheck(
-            "s3_client_checks.py", "fullObjectChecksum", bucket: "boto-bucket", configure: { $0.minimumPartSize = 1024 })
+            "s3_client_checks.py", "fullObjectChecksum", bucket: "boto-bucket", configure: { $0.minimumPartSize = 1024 }
+        )
         // upload_file at its defaults: CRC32 composite, nothing for the whole object at the completion.
         let defaults = try #require(seen["defaults"])
         #expect(defaults["CreateMultipartUpload"] == [["x-amz-checksum-algorithm": "CRC32"]], "\(seen)")

@@ -1,14 +1,15 @@
 import Foundation
 import GQLCore
-#if canImport(Glibc)
-    import Glibc
-#endif
 import GQLCrypto
 import GQLTestSupport
 import Testing
 
 @testable import GQLEmulators
 @testable import GQLServices
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Many keys and many writers: a listing of 10,000 keys pages through every one of them once, in S3's order, and
 /// multipart uploads of one key racing each other leave one of them whole, never a mix.
@@ -53,13 +54,16 @@ import Testing
         }
         let keys = unique.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         var seeding: (any Error)? = nil
-        try await StorageFixture.with(buckets: ["many"], configure: { configuration in
-            do {
-                try Self.seed(try #require(configuration.dataFolder), bucket: "many", keys: keys)
-            } catch {
-                seeding = error
+        try await StorageFixture.with(
+            buckets: ["many"],
+            configure: { configuration in
+                do {
+                    try Self.seed(try #require(configuration.dataFolder), bucket: "many", keys: keys)
+                } catch {
+                    seeding = error
+                }
             }
-        }) { fixture in
+        ) { fixture in
             if let seeding { throw seeding }
             var listed: [String] = []
             for try await object in fixture.storage.list("many", pageSize: 1000) { listed.append(object.key) }
@@ -72,7 +76,8 @@ import Testing
             let call = GQLStorage.Call(
                 method: "GET", bucket: "many", query: [("list-type", "2"), ("delimiter", "/")], operation: "list")
             let page = try #require(try fixture.storage.parseXML(try await fixture.storage.send(call), call: call))
-            #expect(page.children("CommonPrefixes").compactMap { $0["Prefix"] } == ["a b/", "docs/", "photos/", "z/", "é/"])
+            #expect(
+                page.children("CommonPrefixes").compactMap { $0["Prefix"] } == ["a b/", "docs/", "photos/", "z/", "é/"])
             #expect(page.children("Contents").isEmpty)
             #expect(page["IsTruncated"] == "false")
         }
@@ -109,10 +114,13 @@ import Testing
             }
             @Sendable func complete(_ upload: (id: String, etags: [String])) async throws -> String {
                 var call = GQLStorage.Call(
-                    method: "POST", bucket: "bucket", key: "raced.bin", query: [("uploadId", upload.id)], operation: "upload")
+                    method: "POST", bucket: "bucket", key: "raced.bin", query: [("uploadId", upload.id)],
+                    operation: "upload")
                 call.body = Data(
                     ("<CompleteMultipartUpload>"
-                        + upload.etags.enumerated().map { "<Part><PartNumber>\($0 + 1)</PartNumber><ETag>\($1)</ETag></Part>" }
+                        + upload.etags.enumerated().map {
+                            "<Part><PartNumber>\($0 + 1)</PartNumber><ETag>\($1)</ETag></Part>"
+                        }
                         .joined() + "</CompleteMultipartUpload>").utf8)
                 let answer = try storage.parseXML(try await storage.send(call), call: call)
                 return GQLStorage.unquoted(answer?["ETag"] ?? "")

@@ -58,7 +58,9 @@ import Testing
             -> (etag: String, crc64: String?)
         {
             let response = try await storage.send(part(number, body, headers: headers))
-            return (response.headers.first(name: "ETag") ?? "", response.headers.first(name: "x-amz-checksum-crc64nvme"))
+            return (
+                response.headers.first(name: "ETag") ?? "", response.headers.first(name: "x-amz-checksum-crc64nvme")
+            )
         }
 
         func complete(
@@ -120,7 +122,9 @@ import Testing
                 ])
             #expect(try await Self.refusal(storage, typed) == "InvalidRequest 400")
             // Nor part checksums in the list.
-            let listing = upload.complete(etags) { "<ChecksumCRC32>\(CRC32(Self.parts[$0 - 1]).base64)</ChecksumCRC32>" }
+            let listing = upload.complete(etags) {
+                "<ChecksumCRC32>\(CRC32(Self.parts[$0 - 1]).base64)</ChecksumCRC32>"
+            }
             #expect(try await Self.refusal(storage, listing) == "InvalidPart 400")
 
             let right = upload.complete(etags, headers: [("x-amz-checksum-crc64nvme", CRC64NVME(Self.whole).base64)])
@@ -145,7 +149,8 @@ import Testing
                     == ["x-amz-checksum-algorithm": "CRC64NVME", "x-amz-checksum-type": "FULL_OBJECT"])
             let crcs = Self.parts.map { CRC64NVME($0).base64 }
             let crc32: [(name: String, value: String)] = [("x-amz-checksum-crc32", CRC32(Self.parts[0]).base64)]
-            #expect(try await Self.refusal(storage, upload.part(1, Self.parts[0], headers: crc32)) == "InvalidRequest 400")
+            #expect(
+                try await Self.refusal(storage, upload.part(1, Self.parts[0], headers: crc32)) == "InvalidRequest 400")
             let wrong: [(name: String, value: String)] = [("x-amz-checksum-crc64nvme", crcs[1])]
             #expect(try await Self.refusal(storage, upload.part(1, Self.parts[0], headers: wrong)) == "BadDigest 400")
             var etags: [String] = []
@@ -183,7 +188,9 @@ import Testing
 
             let right = upload.complete(
                 etags, listing: { "<ChecksumCRC64NVME>\(crcs[$0 - 1])</ChecksumCRC64NVME>" },
-                headers: [("x-amz-checksum-crc64nvme", object), fullObject, ("x-amz-mp-object-size", "\(Self.whole.count)")])
+                headers: [
+                    ("x-amz-checksum-crc64nvme", object), fullObject, ("x-amz-mp-object-size", "\(Self.whole.count)"),
+                ])
             let answer = try #require(try storage.parseXML(try await storage.send(right), call: right))
             #expect(answer["ChecksumCRC64NVME"] == object)
             #expect(answer["ChecksumType"] == "FULL_OBJECT")
@@ -206,7 +213,8 @@ import Testing
             var etags: [String] = []
             for (index, body) in Self.parts.enumerated() { etags.append(try await full.send(index + 1, body).etag) }
             let fullObject: (name: String, value: String) = ("x-amz-checksum-type", "FULL_OBJECT")
-            let wrong = full.complete(etags, headers: [("x-amz-checksum-crc32", CRC32(Self.parts[2]).base64), fullObject])
+            let wrong = full.complete(
+                etags, headers: [("x-amz-checksum-crc32", CRC32(Self.parts[2]).base64), fullObject])
             #expect(try await Self.refusal(storage, wrong) == "BadDigest 400")
             let right = full.complete(etags, headers: [("x-amz-checksum-crc32", CRC32(Self.whole).base64), fullObject])
             let answer = try #require(try storage.parseXML(try await storage.send(right), call: right))
@@ -221,9 +229,13 @@ import Testing
                 try await composite.create([("x-amz-checksum-algorithm", "CRC32")])
                     == ["x-amz-checksum-algorithm": "CRC32", "x-amz-checksum-type": "COMPOSITE"])
             etags = []
-            for (index, body) in Self.parts.enumerated() { etags.append(try await composite.send(index + 1, body).etag) }
+            for (index, body) in Self.parts.enumerated() {
+                etags.append(try await composite.send(index + 1, body).etag)
+            }
             let crcs = Self.parts.map { CRC32($0) }
-            let missing = composite.complete(etags) { $0 == 2 ? "" : "<ChecksumCRC32>\(crcs[$0 - 1].base64)</ChecksumCRC32>" }
+            let missing = composite.complete(etags) {
+                $0 == 2 ? "" : "<ChecksumCRC32>\(crcs[$0 - 1].base64)</ChecksumCRC32>"
+            }
             #expect(try await Self.refusal(storage, missing) == "InvalidRequest 400")
             let listed = composite.complete(etags) { "<ChecksumCRC32>\(crcs[$0 - 1].base64)</ChecksumCRC32>" }
             let done = try #require(try storage.parseXML(try await storage.send(listed), call: listed))

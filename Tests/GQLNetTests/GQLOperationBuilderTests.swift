@@ -721,7 +721,6 @@ import Testing
     }
 }
 
-
 /// Builds random valid operations: names, aliases, arguments with every kind of value, variables with defaults,
 /// directives, inline fragments and fragments that spread each other without cycles.
 private struct OperationGenerator {

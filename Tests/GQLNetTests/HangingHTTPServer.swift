@@ -54,9 +54,11 @@ final class HangingHTTPServer: Sendable {
                 }
                 guard !announced else { continue }
                 received += chunk[..<count]
-                if received.count >= 4, received.indices.dropFirst(3).contains(where: {
-                    received[($0 - 3)...$0].elementsEqual("\r\n\r\n".utf8)
-                }) {
+                if received.count >= 4,
+                    received.indices.dropFirst(3).contains(where: {
+                        received[($0 - 3)...$0].elementsEqual("\r\n\r\n".utf8)
+                    })
+                {
                     announced = true
                     continuation.yield(.requestReceived)
                 }

@@ -60,7 +60,10 @@ import Testing
             let png = Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF, 0x0D, 0x0A])
             let echo = try await rest.invoke(
                 .post, "upload",
-                multipart: [.field("chatId", "c-1 ü"), .file("photo", filename: "a \"b\".png", contentType: "image/png", data: png)])
+                multipart: [
+                    .field("chatId", "c-1 ü"),
+                    .file("photo", filename: "a \"b\".png", contentType: "image/png", data: png),
+                ])
             #expect(echo["body"]?["chatId"] == "c-1 ü")
             #expect(echo["body"]?["photo"]?["hex"] == .string(png.map { String(format: "%02x", $0) }.joined()))
             #expect(echo["body"]?["photo"]?["type"] == "image/png")

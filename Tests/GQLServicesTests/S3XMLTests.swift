@@ -67,7 +67,8 @@ struct S3XMLTests {
         let doctype = "<?xml version=\"1.0\"?><!DOCTYPE r [<!ENTITY e \"x\">]><r><k>&e;</k></r>"
         // UTF-16LE without a BOM: its first byte is still `<`.
         #expect(S3XML.read(doctype.data(using: .utf16LittleEndian) ?? Data()).failure == .malformed)
-        let utf7 = "<?xml version=\"1.0\" encoding=\"UTF-7\"?>+ADw-!DOCTYPE r+AFs-+ADw-!ENTITY e +ACI-x+ACI-+AD4-+AF0-+AD4-<r><k>&e;</k></r>"
+        let utf7 =
+            "<?xml version=\"1.0\" encoding=\"UTF-7\"?>+ADw-!DOCTYPE r+AFs-+ADw-!ENTITY e +ACI-x+ACI-+AD4-+AF0-+AD4-<r><k>&e;</k></r>"
         #expect(Self.read(utf7).failure == .malformed)
         #expect(Self.read("<?xml version='1.0' encoding='ISO-8859-1'?><r><k>a</k></r>").failure == .malformed)
         // UTF-8 declared either way, or no encoding at all, is read.

@@ -1,6 +1,6 @@
 import Foundation
-import GQLCrypto
 import GQLCore
+import GQLCrypto
 import GQLTestSupport
 import Testing
 
@@ -141,4 +141,3 @@ import Testing
         return try JSONDecoder().decode([String].self, from: output)
     }
 }
-

@@ -78,11 +78,7 @@ import Testing
 
     @Test(arguments: StorageServer.allCases)
     func uploadsCarryTheirCRC32AndMultipartUploadsGetTheCompositeOfTheirParts(_ server: StorageServer) async throws {
-        try await StorageTests.withStorage(server, configure: {
-            $0.multipartThreshold = 5 << 20
-            $0.partSize = 5 << 20
-            $0.maximumConcurrentParts = 2
-        }) { storage, _ in
+        try await StorageTests.withStorage(server, configure: StorageTests.multipart(inFlight: 2)) { storage, _ in
             try await storage.createBucket("checksums")
             try await storage.upload("checksums", "small.txt", Data("123456789".utf8))
             #expect(try await Self.storedChecksum(storage, "checksums", "small.txt").crc == "y/Q5Jg==")
@@ -106,11 +102,14 @@ import Testing
 
     @Test(arguments: StorageServer.allCases)
     func noChecksumIsSentWhenTurnedOff(_ server: StorageServer) async throws {
-        try await StorageTests.withStorage(server, configure: {
-            $0.sendsChecksums = false
-            $0.multipartThreshold = 5 << 20
-            $0.partSize = 5 << 20
-        }) { storage, _ in
+        try await StorageTests.withStorage(
+            server,
+            configure: {
+                $0.sendsChecksums = false
+                $0.multipartThreshold = 5 << 20
+                $0.partSize = 5 << 20
+            }
+        ) { storage, _ in
             try await storage.createBucket("plain")
             try await storage.upload("plain", "small.txt", Data("123456789".utf8))
             #expect(try await Self.storedChecksum(storage, "plain", "small.txt").crc == nil)

@@ -296,9 +296,10 @@ import Testing
         try await Self.withHostile { storage, _ in
             let directory = try TemporaryFiles()
             // The message says what was seen: the status, and the Content-Range both answers carry.
-            for (key, seen) in [("crc64-range", "(status 206 with a Content-Range)"),
-                ("crc64-range-200", "(status 200 with a Content-Range)")]
-            {
+            for (key, seen) in [
+                ("crc64-range", "(status 206 with a Content-Range)"),
+                ("crc64-range-200", "(status 200 with a Content-Range)"),
+            ] {
                 let refused = await #expect(throws: GQLError.self) { try await storage.download("crc", key) }
                 #expect(refused?.code == .invalidResponse, "\(key)")
                 let message = refused?.message ?? ""

@@ -31,6 +31,15 @@ enum StorageServer: String, CaseIterable, Sendable, CustomTestStringConvertible 
 
     /// Runs `body` with a client of a fresh `server`. `authenticated: false` starts moto without its signature
     /// check; the emulator always checks signatures, presigned ones included.
+    /// Multipart uploads from 5 MiB on, in parts of 5 MiB, `parts` of them sent at once.
+    static func multipart(inFlight parts: Int) -> (inout GQLStorage.Configuration) -> Void {
+        { configuration in
+            configuration.multipartThreshold = 5 << 20
+            configuration.partSize = 5 << 20
+            configuration.maximumConcurrentParts = parts
+        }
+    }
+
     static func withStorage<T>(
         _ server: StorageServer = .moto, secret: String? = nil, authenticated: Bool = true,
         configure: (inout GQLStorage.Configuration) -> Void = { _ in },
@@ -184,11 +193,7 @@ enum StorageServer: String, CaseIterable, Sendable, CustomTestStringConvertible 
 
     @Test(arguments: StorageServer.allCases)
     func multipartUploadAndStreamedDownloadOfFiles(_ server: StorageServer) async throws {
-        try await Self.withStorage(server, configure: {
-            $0.multipartThreshold = 5 << 20
-            $0.partSize = 5 << 20
-            $0.maximumConcurrentParts = 3
-        }) { storage, _ in
+        try await Self.withStorage(server, configure: StorageTests.multipart(inFlight: 3)) { storage, _ in
             try await storage.createBucket("files")
             let directory = try TemporaryFiles()
             // Exactly one part, and many parts with a short last one.
@@ -219,11 +224,7 @@ enum StorageServer: String, CaseIterable, Sendable, CustomTestStringConvertible 
 
     @Test(arguments: StorageServer.allCases)
     func aCancelledMultipartUploadIsAborted(_ server: StorageServer) async throws {
-        try await Self.withStorage(server, configure: {
-            $0.multipartThreshold = 5 << 20
-            $0.partSize = 5 << 20
-            $0.maximumConcurrentParts = 1
-        }) { storage, _ in
+        try await Self.withStorage(server, configure: StorageTests.multipart(inFlight: 1)) { storage, _ in
             try await storage.createBucket("aborted")
             let directory = try TemporaryFiles()
             let source = directory.url("big.bin")

@@ -21,7 +21,6 @@ struct LedgerTransfer: GQLObject, Equatable {
     static func primaryKey() -> String { "transferId" }
 }
 
-
 @Suite(.timeLimit(.minutes(5))) struct ConcurrencyTests {
     static let accounts = 10
     static let startingBalance = 1_000

@@ -146,7 +146,8 @@ import Testing
         let rows = ids?["n"]?.intValue ?? -1
         #expect(rows == Int64(batches.count * batchSize), "run \(run): row count")
         #expect(ids?["high"]?.intValue == rows, "run \(run): the ids have gaps")
-        #expect(reported.allSatisfy { $0 <= (batches.last ?? 0) }, "run \(run): a reported batch is past the file's last")
+        #expect(
+            reported.allSatisfy { $0 <= (batches.last ?? 0) }, "run \(run): a reported batch is past the file's last")
         // The file still takes writes.
         try db.write { tx in try tx.execute(#"DELETE FROM "CrashRow" WHERE id < 0"#) }
     }

@@ -94,7 +94,8 @@ import Testing
             // A kill at a random moment: before the copy, during it, at the rename or after; each must leave one key.
             let delay = Int(random.next() % 120)
             let process = try ChildProcess(
-                cli.path, ["db", "rekey", path, "--key-file", keyFiles[current], "--new-key-file", keyFiles[1 - current]])
+                cli.path,
+                ["db", "rekey", path, "--key-file", keyFiles[current], "--new-key-file", keyFiles[1 - current]])
             let finished = await onThread { () -> Bool in
                 usleep(UInt32(delay) * 1_000)
                 let done = process.termination == .exited(0)

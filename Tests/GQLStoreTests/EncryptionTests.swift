@@ -230,7 +230,8 @@ import Testing
         let larger = try GQLDatabase(path: directory.path("plain8.sqlite"), configuration: configuration)
         #expect(try cacheSize(larger) == -8_000)
         configuration.pageCacheKiB = 2_000
-        let smaller = try GQLDatabase(path: directory.path("secret2.sqlite"), key: Self.keyA, configuration: configuration)
+        let smaller = try GQLDatabase(
+            path: directory.path("secret2.sqlite"), key: Self.keyA, configuration: configuration)
         #expect(try cacheSize(smaller) == -2_000)
     }
 

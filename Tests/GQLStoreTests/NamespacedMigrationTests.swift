@@ -29,7 +29,9 @@ import Testing
 
     private func recorded(_ db: GQLDatabase) throws -> [String] {
         try db.fetchAll(sql: "SELECT namespace, version, name FROM gql_migrations ORDER BY namespace, version")
-            .map { "\($0["namespace"]?.stringValue ?? "?") \($0["version"]?.intValue ?? -1) \($0["name"]?.stringValue ?? "?")" }
+            .map {
+                "\($0["namespace"]?.stringValue ?? "?") \($0["version"]?.intValue ?? -1) \($0["name"]?.stringValue ?? "?")"
+            }
     }
 
     @Test func aNamespaceVersionsItsStepsWithoutTouchingUserVersion() throws {

@@ -128,7 +128,9 @@ private struct NameAsInt: GQLObject, GQLRowDecodable {
         #expect(viaRow.allSatisfy { $0.viaRow })
         #expect(viaRow.map(\.plain) == viaCodable)
         #expect(viaCodable.count == 2)
-        #expect(viaRow.last?.note == nil && viaRow.last?.seen == nil && viaRow.last?.count == nil && viaRow.last?.codes == nil)
+        #expect(
+            viaRow.last?.note == nil && viaRow.last?.seen == nil && viaRow.last?.count == nil
+                && viaRow.last?.codes == nil)
         #expect(viaRow.first?.codes == [1, 2])
 
         let one = try #require(try FastSample.fetchOne(db, key: 1))

@@ -27,11 +27,17 @@ private struct Card: GQLObject, Equatable {
         try db.write { tx in
             for row in rows {
                 try tx.insertUpdate(
-                    "Card", ["cardId": .string("d-" + (row[0].stringValue ?? "")), "title": row[1], "tags": row[2], "note": row[3]])
+                    "Card",
+                    [
+                        "cardId": .string("d-" + (row[0].stringValue ?? "")), "title": row[1], "tags": row[2],
+                        "note": row[3],
+                    ])
             }
         }
-        let upserted = try db.fetchAll(sql: "SELECT title, tags, note FROM Card WHERE cardId IN ('a', 'b') ORDER BY cardId")
-        let inserted = try db.fetchAll(sql: "SELECT title, tags, note FROM Card WHERE cardId IN ('d-a', 'd-b') ORDER BY cardId")
+        let upserted = try db.fetchAll(
+            sql: "SELECT title, tags, note FROM Card WHERE cardId IN ('a', 'b') ORDER BY cardId")
+        let inserted = try db.fetchAll(
+            sql: "SELECT title, tags, note FROM Card WHERE cardId IN ('d-a', 'd-b') ORDER BY cardId")
         #expect(upserted == inserted)
         #expect(try Card.fetchOne(db, key: "a") == Card(cardId: "a", title: "first", tags: ["x", "y"]))
     }

@@ -11,7 +11,8 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct DeliveryTests {
     @Test func itemsAreDeliveredOnceEachInCallOrder() async throws {
         let fixture = try await SyncFixture.make()
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         for n in 1...40 {
             try await sync.steady("CreateNote", ["n": n])
         }
@@ -24,7 +25,8 @@ import Testing
 
     @Test func anUnknownOperationIsAnErrorAtTheCall() async throws {
         let fixture = try await SyncFixture.make()
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         #expect(throws: GQLError.self) { try sync.steady("NoSuchMutation", ["n": 1]) }
         let notMutation = #expect(throws: GQLError.self) { try sync.lazy("ListNotes", [:], 1) }
         #expect(notMutation?.message.contains("not a mutation") == true)
@@ -34,11 +36,12 @@ import Testing
 
     @Test func textAndValuesAreCapturedAtCallTime() async throws {
         let fixture = try await SyncFixture.make(started: false)
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         var values: [String: any GQLValueConvertible] = ["n": 1]
         try await sync.steady("CreateNote", values)
         values["n"] = 2
-        fixture.queries.removeAll()   // nothing is looked up again at send time
+        fixture.queries.removeAll()  // nothing is looked up again at send time
         try await fixture.server.start()
         sync.resume()
         try await sync.drain()
@@ -48,7 +51,8 @@ import Testing
 
     @Test func offlineItemsAreDeliveredInOrderWhenTheServerStarts() async throws {
         let fixture = try await SyncFixture.make(started: false)
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         let offline = watchStatus(sync, until: { $0.event == .offline })
         var ids: [Int64] = []
         for n in 1...20 { ids.append(try await sync.steady("CreateNote", ["n": n])) }
@@ -71,7 +75,8 @@ import Testing
 
     @Test func aPoisonItemIsSetAsideAndTheQueueGoesOn() async throws {
         let fixture = try await SyncFixture.make()
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         var poison: Int64 = 0
         for n in 1...9 {
             if n == 5 {
@@ -107,9 +112,11 @@ import Testing
         faults.latencyMilliseconds = 20
         faults.seed = 7
         let fixture = try await SyncFixture.make(faults: faults)
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration {
-            $0.backoff = GQLBackoff(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(40))
-        })
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"),
+            configuration: fixture.configuration {
+                $0.backoff = GQLBackoff(initialDelay: .milliseconds(5), maximumDelay: .milliseconds(40))
+            })
         let retries = onStatus(sync) { statuses in
             var count = 0
             for await status in statuses {
@@ -132,7 +139,8 @@ import Testing
         var configuration = GQLServer.Configuration()
         configuration.timeout = .seconds(5)
         let socketServer = GQLServer(WebSocket: fixture.server.webSocket, configuration: configuration)
-        let sync = try GQLSync(socketServer, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            socketServer, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         let connections = Task {
             var count = 0
             for await state in socketServer.connectionStates where state == .connected { count += 1 }
@@ -141,7 +149,7 @@ import Testing
         for n in 1...50 { try await sync.steady("CreateNote", ["n": n]) }
         try await sync.drain()
         connections.cancel()
-        #expect(await connections.value > 1)   // the server dropped sockets under the items
+        #expect(await connections.value > 1)  // the server dropped sockets under the items
         // A mutation whose answer was lost with its socket is sent again: at most one repeat, in place.
         var collapsed: [Int] = []
         let applied = try fixture.server.appliedNumbers()
@@ -185,14 +193,16 @@ import Testing
         try await b.drain()
         #expect(try fixture.server.appliedNumbers().sorted() == Array(1...10))
         #expect(try fixture.server.appliedNumbers().filter { $0.isMultiple(of: 2) } == [2, 4, 6, 8, 10])
-        let left = try db.fetchRows(sql: "SELECT COUNT(*) FROM _gqlsync_outbox WHERE state <> 'removed'").rows.first?.first
+        let left = try db.fetchRows(sql: "SELECT COUNT(*) FROM _gqlsync_outbox WHERE state <> 'removed'").rows.first?
+            .first
         #expect(left == 0)
         await fixture.finish(a, b)
     }
 
     @Test func forceSendsNowWithoutStoring() async throws {
         let fixture = try await SyncFixture.make()
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         let result = try await sync.force("CreateNote", ["n": 99])
         #expect(result.data?["createNote"]?["n"] == 99)
         #expect(sync.pendingCount == 0)
@@ -218,7 +228,7 @@ import Testing
         }
         for n in 1...30 {
             if n == 12 {
-                try await sync.steady("CreateNote", ["n": "twelve"])   // refused inside its batch
+                try await sync.steady("CreateNote", ["n": "twelve"])  // refused inside its batch
             } else {
                 try await sync.steady("CreateNote", ["n": n])
             }
@@ -234,7 +244,8 @@ import Testing
 
     @Test func completionHandlerCallsKeepCallOrder() async throws {
         let fixture = try await SyncFixture.make()
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         let ids = GQLLocked<[Int64]>([])
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             for n in 1...20 {
@@ -263,21 +274,23 @@ import Testing
 
     @Test func theStatusStreamTellsWhatHappened() async throws {
         let fixture = try await SyncFixture.make()
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         let seen = watchStatus(sync, until: { $0.event == .drained && $0.sentCount == 2 })
         let first = try await sync.steady("CreateNote", ["n": 1])
         let second = try await sync.lazy("CreateNote", ["n": 2], "k")
         try await sync.drain()
         let events = await seen.value.compactMap(\.event)
-        for event in [GQLSync.Event.queued(id: first, merged: false), .queued(id: second, merged: false),
-            .sent(id: first, name: "CreateNote"), .sent(id: second, name: "CreateNote")]
-        {
+        for event in [
+            GQLSync.Event.queued(id: first, merged: false), .queued(id: second, merged: false),
+            .sent(id: first, name: "CreateNote"), .sent(id: second, name: "CreateNote"),
+        ] {
             #expect(events.contains(event))
         }
         try await sync.shutdown()
         var after = 0
         for await _ in sync.status { after += 1 }
-        #expect(after == 1)   // the last status, then the end
+        #expect(after == 1)  // the last status, then the end
         await fixture.finish()
     }
 }

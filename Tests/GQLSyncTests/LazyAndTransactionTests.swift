@@ -18,7 +18,8 @@ struct Note: GQLObject {
 @Suite(.timeLimit(.minutes(2))) struct LazyAndTransactionTests {
     @Test func concurrentLazyCallsMergeIntoOneItem() async throws {
         let fixture = try await SyncFixture.make(started: false)
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         try await sync.steady("CreateNote", ["id": "k", "n": 0])
         // The create is tried (and fails: offline) before the lazy calls, so they cannot merge into it. Decided by
         // the state, not the `.offline` event, which may come before this subscribes.
@@ -51,7 +52,8 @@ struct Note: GQLObject {
         var faults = GQLDevServer.Faults()
         faults.latencyMilliseconds = 150
         let fixture = try await SyncFixture.make(faults: faults)
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         _ = try await sync.force("CreateNote", ["id": "f", "n": 0])
         let inFlight = watchStatus(sync, until: { !$0.inFlight.isEmpty })
         let first = try await sync.lazy("UpdateNote", ["id": "f", "title": "one"], "f")
@@ -98,7 +100,8 @@ struct Note: GQLObject {
 
     @Test func aTransactionOfAnotherDatabaseIsRefused() async throws {
         let fixture = try await SyncFixture.make()
-        let sync = try GQLSync(fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
+        let sync = try GQLSync(
+            fixture.client, path: fixture.directory.path("outbox.sqlite"), configuration: fixture.configuration())
         let db = try GQLDatabase(path: fixture.directory.path("app.sqlite"))
         #expect(throws: GQLError.self) {
             try db.write { tx in try sync.steady("CreateNote", ["id": "x", "n": 1], in: tx) }

@@ -60,7 +60,8 @@ import Testing
         #expect(try SyncedNote.fetchOne(db, key: "note-4")?.title == "title 4")
         try await fixture.retitle("note-1", "renamed")
         _ = await Self.next(&events, Self.isApplied)
-        #expect(try SyncedNote.fetchOne(db, key: "note-1") == SyncedNote(id: "note-1", title: "renamed", n: 1, _version: 2))
+        #expect(
+            try SyncedNote.fetchOne(db, key: "note-1") == SyncedNote(id: "note-1", title: "renamed", n: 1, _version: 2))
         try await fixture.deleteNote("note-2")
         guard case .applied(let field, _, let deleted, _)? = await Self.next(&events, Self.isApplied) else {
             Issue.record("no delete event")
@@ -257,7 +258,9 @@ import Testing
         // The first `cap` are held; the rest are written at once, before any pull.
         var writtenAtOnce = 0
         for _ in 0..<(count - cap) {
-            guard case .applied(_, let written, _, _)? = await Self.next(&events, { Self.isApplied($0) || Self.isPull($0) })
+            guard
+                case .applied(_, let written, _, _)? = await Self.next(
+                    &events, { Self.isApplied($0) || Self.isPull($0) })
             else {
                 Issue.record("expected an event written at once, before the pull")
                 break

@@ -202,7 +202,11 @@ import Testing
         layers.afterShowing.withLock {
             $0 = { _ in
                 // Only the first retry to show the answer pauses.
-                guard paused.withLock({ was in defer { was = true }; return !was }) else { return }
+                guard
+                    paused.withLock({ was in
+                        defer { was = true }; return !was
+                    })
+                else { return }
                 shown.signal()
                 proceed.wait()
             }

@@ -102,7 +102,8 @@ import Testing
         #expect(rows.map { $0["created_at"]?.intValue } == [1_767_225_600_000, 1_767_225_600_000])
         #expect(try look.database.fetchAll(sql: "SELECT id FROM _gqlsync_operations").count == 1)
         // Step 7: the deleted newest id (3, known from the old AUTOINCREMENT counter) is kept by a tombstone row.
-        let tombstones = try look.database.fetchAll(sql: "SELECT id, engine FROM _gqlsync_outbox WHERE state = 'removed'")
+        let tombstones = try look.database.fetchAll(
+            sql: "SELECT id, engine FROM _gqlsync_outbox WHERE state = 'removed'")
         #expect(tombstones.map { $0["id"]?.intValue } == [3])
         #expect(look.pendingCount == 2)
         try await look.shutdown()

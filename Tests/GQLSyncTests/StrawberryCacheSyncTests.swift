@@ -56,7 +56,8 @@ struct StrawberryPerson: GQLObject, Equatable {
                 HTTP: peer.ready, WebSocket: peer.ready.replacingOccurrences(of: "http://", with: "ws://"),
                 configuration: configuration)
             return World(
-                peer: peer, directory: directory, client: client, db: try GQLDatabase(path: directory.path("app.sqlite")))
+                peer: peer, directory: directory, client: client,
+                db: try GQLDatabase(path: directory.path("app.sqlite")))
         }
 
         func configuration(_ cache: GQLCache) throws -> GQLSync.Configuration {

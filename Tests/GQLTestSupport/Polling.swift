@@ -20,7 +20,8 @@ public func pollUntil(
 
 /// The entries of `folder` whose names satisfy `isIncluded`, with their sizes in bytes (an empty list when the
 /// folder is missing).
-public func fileSizes(in folder: URL, where isIncluded: (String) -> Bool = { _ in true }) -> [(name: String, size: Int)] {
+public func fileSizes(in folder: URL, where isIncluded: (String) -> Bool = { _ in true }) -> [(name: String, size: Int)]
+{
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
     return names.filter(isIncluded).map { name in
         let attributes = try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)

@@ -1,6 +1,6 @@
 import BenchKit
-import Foundation
 import Dispatch
+import Foundation
 import GQLStore
 
 /// GQLStore, through its documented API only.

@@ -74,9 +74,11 @@ struct CodegenBench {
     }
 
     static func generation(_ corpus: CodegenCorpus, _ options: Options) throws {
-        let cli = options.cli ?? Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("gql-cli")
+        let cli =
+            options.cli ?? Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("gql-cli")
         guard let cli, FileManager.default.isExecutableFile(atPath: cli.path) else {
-            throw BenchError("no gql-cli beside CodegenBench: `swift build -c release --product gql-cli` first, or --cli")
+            throw BenchError(
+                "no gql-cli beside CodegenBench: `swift build -c release --product gql-cli` first, or --cli")
         }
         var generators = Generators(corpus: corpus, cli: cli, venv: options.venv)
         guard FileManager.default.isExecutableFile(atPath: generators.ariadne.path) else {
@@ -104,8 +106,9 @@ struct CodegenBench {
         }
         let ariadne = times["ariadne"] ?? []
         print("")
-        print("Generation, \(corpus.operationCount) operations, median of \(options.rounds) rounds; ratios: median of the "
-            + "per-round ratios (lowest–highest round)")
+        print(
+            "Generation, \(corpus.operationCount) operations, median of \(options.rounds) rounds; ratios: median of the "
+                + "per-round ratios (lowest–highest round)")
         print("generator".padded(50) + "  median s  ariadne ÷ it          it ÷ its side's floor")
         let rows = [
             ("GQLCodegen, in-process (read, generate, write)", "in-process", "floor"),
@@ -121,7 +124,8 @@ struct CodegenBench {
             let overFloor = floor.isEmpty ? "" : Statistics.spread(Statistics.ratios(values, times[floor] ?? []))
             print(label.padded(50) + String(format: "%9.3f s  ", median) + ratio.padded(22) + overFloor)
         }
-        print("goal: ariadne-codegen ÷ gql-cli codegen ≥ 10×; every run's files checked (GQLCodegen's and gql-cli's "
-            + "the same bytes; ariadne's package complete, imported once)")
+        print(
+            "goal: ariadne-codegen ÷ gql-cli codegen ≥ 10×; every run's files checked (GQLCodegen's and gql-cli's "
+                + "the same bytes; ariadne's package complete, imported once)")
     }
 }

@@ -9,7 +9,8 @@ import GQLCodegen
 /// - `documents/Benchmarks/`: Benchmarks/Codegen/Operations, the 10 of Compared.graphql (written by hand) and the
 ///   118 that make-operations.py wrote from its seed.
 struct CodegenCorpus {
-    static let schemaURL = Peers.root.deletingLastPathComponent().appendingPathComponent("shared/corpus/github-schema.graphql")
+    static let schemaURL = Peers.root.deletingLastPathComponent().appendingPathComponent(
+        "shared/corpus/github-schema.graphql")
     static let sources = [
         ("Fixtures", Peers.root.appendingPathComponent("Tests/GQLCodegenTests/Fixtures/GitHub")),
         ("Benchmarks", Peers.root.appendingPathComponent("Benchmarks/Codegen/Operations")),

@@ -84,8 +84,9 @@ struct CompileSize {
             incremental[configuration] = Statistics.median(incrementalSamples)
             func list(_ values: [Double]) -> String { values.map { String(format: "%.2f", $0) }.joined(separator: " ") }
             let all = samples.sorted { $0.key < $1.key }.map { "\($0.key) \(list($0.value))" }
-            print("\(configuration) samples, s: " + all.joined(separator: "; ") + "; one operation edited "
-                + list(incrementalSamples))
+            print(
+                "\(configuration) samples, s: " + all.joined(separator: "; ") + "; one operation edited "
+                    + list(incrementalSamples))
         }
         let rows = [
             ("generated, 200 operations", "Generated200", Lines.count(generated.values), corpus.operationCount),
@@ -96,17 +97,22 @@ struct CompileSize {
         print("Size and compile time (lines: not blank, not comments, a multi-line string literal counted as one;")
         print("seconds: `swift build --target T` after every source of T was touched (the module afresh), dependencies")
         print("built; median of \(rounds))")
-        let header = "code                          files   lines  lines/op" + configurations.map { " \($0.padded(9)) s" }.joined()
+        let header =
+            "code                          files   lines  lines/op"
+            + configurations.map { " \($0.padded(9)) s" }.joined()
         print(header)
         for (label, target, lines, operations) in rows {
             let files = target == "HandWritten10" ? 1 : (target == "Generated10" ? compared.count : generated.count)
-            var line = label.padded(28) + String(format: "%7d %7d %9.1f", files, lines, Double(lines) / Double(operations))
+            var line =
+                label.padded(28) + String(format: "%7d %7d %9.1f", files, lines, Double(lines) / Double(operations))
             for configuration in configurations {
                 line += String(format: " %11.2f", seconds[target]?[configuration] ?? .nan)
             }
             print(line)
         }
-        var ratio = "generated ÷ hand-written (10)".padded(28) + String(format: "%15.2f×", Double(rows[1].2) / Double(rows[2].2))
+        var ratio =
+            "generated ÷ hand-written (10)".padded(28)
+            + String(format: "%15.2f×", Double(rows[1].2) / Double(rows[2].2))
         ratio += "         "
         for configuration in configurations {
             let generatedSeconds = seconds["Generated10"]?[configuration] ?? .nan

@@ -29,7 +29,8 @@ struct Generators {
         let schemaText = try String(contentsOf: CodegenCorpus.schemaURL, encoding: .utf8)
         let documents = try corpus.documents.map { document in
             GQLCodegen.Document(
-                text: try String(contentsOf: corpus.documentsFolder.appendingPathComponent(document.name), encoding: .utf8),
+                text: try String(
+                    contentsOf: corpus.documentsFolder.appendingPathComponent(document.name), encoding: .utf8),
                 name: document.name)
         }
         let schema = try GQLCodegen.Schema(sdl: schemaText, name: "github-schema.graphql")
@@ -75,7 +76,8 @@ struct Generators {
         guard status == 0 else { throw BenchError("ariadne-codegen exited with \(status):\n\(log)") }
         let package = folder.appendingPathComponent("graphql_client")
         let modules = try FileManager.default.contentsOfDirectory(atPath: package.path).filter { $0.hasSuffix(".py") }
-        for name in ["__init__.py", "client.py", "fragments.py", "enums.py", "input_types.py"] where !modules.contains(name) {
+        for name in ["__init__.py", "client.py", "fragments.py", "enums.py", "input_types.py"]
+        where !modules.contains(name) {
             throw BenchError("ariadne-codegen wrote no graphql_client/\(name)")
         }
         // One module per operation, beside the client, its base, the enums, inputs, fragments and helpers.
@@ -107,7 +109,8 @@ struct Generators {
     /// and parsed.
     func pythonReadAndParseSchema() throws -> Double {
         let script = "import sys, graphql; graphql.parse(open(sys.argv[1]).read(), no_location=True)"
-        let (seconds, status, log) = try Self.timed(python, ["-c", script, CodegenCorpus.schemaURL.path], in: corpus.work)
+        let (seconds, status, log) = try Self.timed(
+            python, ["-c", script, CodegenCorpus.schemaURL.path], in: corpus.work)
         guard status == 0 else { throw BenchError("python could not parse the schema:\n\(log)") }
         return seconds
     }
@@ -116,7 +119,8 @@ struct Generators {
         let present = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
         guard present == Set(reference.keys) else {
             let missing = Set(reference.keys).subtracting(present).sorted().prefix(5)
-            throw BenchError("\(name) wrote \(present.count) files, not the \(reference.count) expected (missing \(missing))")
+            throw BenchError(
+                "\(name) wrote \(present.count) files, not the \(reference.count) expected (missing \(missing))")
         }
         for (file, text) in reference {
             let written = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)

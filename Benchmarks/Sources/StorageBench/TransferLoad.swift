@@ -73,7 +73,8 @@ struct TransferLoad {
         var sources = [
             Source(
                 name: "moto", endpoint: moto, storage: storage,
-                curlURL: try storage.presignedURL(.get, Self.bucket, "ours.bin", expires: .seconds(3600)).absoluteString,
+                curlURL: try storage.presignedURL(.get, Self.bucket, "ours.bin", expires: .seconds(3600))
+                    .absoluteString,
                 tuned: client(moto, tunedConfiguration), process: peer)
         ]
         var uploadTargets = sources
@@ -172,7 +173,9 @@ struct TransferLoad {
                 for (uploader, cpu) in seconds { serverCPU[server, default: [:]][uploader, default: []].append(cpu) }
             }
             for (server, rates) in downloaded {
-                for (downloader, rate) in rates { downloads[server, default: [:]][downloader, default: []].append(rate) }
+                for (downloader, rate) in rates {
+                    downloads[server, default: [:]][downloader, default: []].append(rate)
+                }
             }
             memory.append(probe)
         }

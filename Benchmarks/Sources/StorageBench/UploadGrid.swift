@@ -108,7 +108,8 @@ struct UploadGrid {
                 label
                     + String(
                         format: "%9.1f (%.1f–%.1f)", median, rates.min() ?? 0, rates.max() ?? 0)
-                    + "   " + Statistics.spread(Statistics.ratios(rates, baseline)).padding(
+                    + "   "
+                    + Statistics.spread(Statistics.ratios(rates, baseline)).padding(
                         toLength: 22, withPad: " ", startingAt: 0)
                     + String(
                         format: "  %8.3f  %8.3f", Statistics.median(rounds.map(\.clientCPU)) ?? 0,

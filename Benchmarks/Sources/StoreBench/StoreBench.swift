@@ -119,7 +119,8 @@ struct StoreBench {
             }
             lines.append([
                 workload.label, ms(gql), ms(grdb), ms(raw), ms(encrypted), Statistics.spread(byGRDB),
-                Statistics.spread(byRaw), Statistics.spread(byPlain), verdicts.isEmpty ? "—" : verdicts.joined(separator: ", "),
+                Statistics.spread(byRaw), Statistics.spread(byPlain),
+                verdicts.isEmpty ? "—" : verdicts.joined(separator: ", "),
             ])
         }
         let widths = header.indices.map { column in

@@ -28,11 +28,16 @@ extension SyncWorkloads {
                 try record(i)
                 let result = try await client.mutation(
                     Self.create,
-                    ["input": GQLValue.object(["objectId": .string("\(prefix)\(i)"), "text": "t", "number": .int(Int64(i))])])
+                    [
+                        "input": GQLValue.object([
+                            "objectId": .string("\(prefix)\(i)"), "text": "t", "number": .int(Int64(i)),
+                        ])
+                    ])
                 guard result.errors.isEmpty else { throw BenchError("recorded loop: \(result.errors)") }
             }
         }
-        guard try await records.read({ tx in try tx.fetchAll(sql: "SELECT COUNT(*) AS n FROM record") }).first?["n"] == 1
+        guard
+            try await records.read({ tx in try tx.fetchAll(sql: "SELECT COUNT(*) AS n FROM record") }).first?["n"] == 1
         else { throw BenchError("recorded loop: the records are not all settled") }
         try await records.close()
         return Double(n) / seconds

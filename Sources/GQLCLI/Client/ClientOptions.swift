@@ -77,7 +77,8 @@ struct ClientOptions: ParsableArguments {
     var auth = false
 
     @Option(
-        help: ArgumentHelp("The token file --auth reads (default: as gql-cli auth); implies --auth.", valueName: "path"))
+        help: ArgumentHelp("The token file --auth reads (default: as gql-cli auth); implies --auth.", valueName: "path")
+    )
     var authTokenFile: String?
 
     func validate() throws {

@@ -21,9 +21,10 @@ struct CodegenCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp(
-        "The schema: SDL (.graphql, .graphqls) or an introspection answer (.json). With --url, where the "
-            + "introspected schema is written (default schema.graphql).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The schema: SDL (.graphql, .graphqls) or an introspection answer (.json). With --url, where the "
+                + "introspected schema is written (default schema.graphql).", valueName: "path"))
     var schema: String?
 
     @Option(help: ArgumentHelp("The folder of .graphql documents, read recursively.", valueName: "folder"))
@@ -32,18 +33,22 @@ struct CodegenCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The folder the Swift files are written to.", valueName: "folder"))
     var output: String
 
-    @Option(help: ArgumentHelp(
-        "A JSON config file: scalars (name to Swift type), access (public or internal), encodable, namespace.",
-        valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A JSON config file: scalars (name to Swift type), access (public or internal), encodable, namespace.",
+            valueName: "path"))
     var config: String?
 
     @Option(help: ArgumentHelp("Introspect this server's schema instead of reading one.", valueName: "url"))
     var url: String?
 
-    @Option(name: .customLong("api-key"), help: ArgumentHelp("With --url: sent as x-api-key (AppSync).", valueName: "key"))
+    @Option(
+        name: .customLong("api-key"), help: ArgumentHelp("With --url: sent as x-api-key (AppSync).", valueName: "key"))
     var apiKey: String?
 
-    @Option(name: .customLong("header"), help: ArgumentHelp("With --url: a header to send (repeatable).", valueName: "name:value"))
+    @Option(
+        name: .customLong("header"),
+        help: ArgumentHelp("With --url: a header to send (repeatable).", valueName: "name:value"))
     var headers: [String] = []
 
     func validate() throws {
@@ -70,12 +75,16 @@ struct CodegenCommand: AsyncParsableCommand {
         let report = try CLIError.guarding("cannot write the generated files") {
             try generated.write(to: URL(fileURLWithPath: output, isDirectory: true))
         }
-        print("\(report.written.count) written, \(report.unchanged.count) unchanged, \(report.removed.count) removed in \(output)")
+        print(
+            "\(report.written.count) written, \(report.unchanged.count) unchanged, \(report.removed.count) removed in \(output)"
+        )
     }
 
     private func loadConfiguration() throws -> GQLCodegen.Configuration {
         guard let config else { return .init() }
-        let text = try CLIError.guarding("cannot read \(config)") { try String(contentsOfFile: config, encoding: .utf8) }
+        let text = try CLIError.guarding("cannot read \(config)") {
+            try String(contentsOfFile: config, encoding: .utf8)
+        }
         return try CLIError.guarding("cannot use \(config)") { try GQLCodegen.Configuration(json: text, name: config) }
     }
 
@@ -83,7 +92,9 @@ struct CodegenCommand: AsyncParsableCommand {
         if let url {
             let sdl = try await introspect(url)
             let path = schema ?? "schema.graphql"
-            try CLIError.guarding("cannot write \(path)") { try Data(sdl.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) }
+            try CLIError.guarding("cannot write \(path)") {
+                try Data(sdl.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            }
             return try parse { try GQLCodegen.Schema(sdl: sdl, name: path) }
         }
         let path = schema ?? ""
@@ -120,9 +131,12 @@ struct CodegenCommand: AsyncParsableCommand {
         }
         try? await server.shutdown()
         guard result.errors.isEmpty, let data = result.data else {
-            throw CLIError("the server refused the introspection query: \(result.errors.map(\.message).joined(separator: "; "))")
+            throw CLIError(
+                "the server refused the introspection query: \(result.errors.map(\.message).joined(separator: "; "))")
         }
-        let json = try CLIError.guarding("cannot read the introspection answer") { try GQLValue.object(["data": data]).jsonString() }
+        let json = try CLIError.guarding("cannot read the introspection answer") {
+            try GQLValue.object(["data": data]).jsonString()
+        }
         return try CLIError.guarding("cannot read the introspection answer") {
             try GQLCodegen.Schema.sdl(introspection: json, name: url)
         }
@@ -141,7 +155,9 @@ struct CodegenCommand: AsyncParsableCommand {
             guard name.hasSuffix(".graphql") || name.hasSuffix(".gql") else { return nil }
             let file = root.appendingPathComponent(name)
             guard file.standardizedFileURL.path != schemaPath else { return nil }
-            let text = try CLIError.guarding("cannot read \(file.path)") { try String(contentsOf: file, encoding: .utf8) }
+            let text = try CLIError.guarding("cannot read \(file.path)") {
+                try String(contentsOf: file, encoding: .utf8)
+            }
             return GQLCodegen.Document(text: text, name: name)
         }
     }

@@ -18,7 +18,6 @@ struct DatabaseKeyOptions: ParsableArguments {
 
     static let environmentVariable = "GQL_DB_KEY"
 
-
     /// The key the options name, or `nil` for a plain database.
     func key() throws -> GQLDatabase.Key? {
         if let keyFile { return try Self.key(file: keyFile) }

@@ -44,7 +44,9 @@ struct DemoAccountsTour: DemoStep {
         say("GQLPush registered the device to \(userId) and sent notification \(sent.id)")
         for notification in try pushEmulator.notifications(externalId: userId) {
             let text = notification["contents"]?["en"]?.stringValue ?? ""
-            say("inbox (gql-cli push inbox): \"\(text)\" to \(notification["recipients"]?[0]?["token"]?.stringValue ?? "?")")
+            say(
+                "inbox (gql-cli push inbox): \"\(text)\" to \(notification["recipients"]?[0]?["token"]?.stringValue ?? "?")"
+            )
         }
         await auth.signOut()
         say("signed out: the refresh token is revoked at the emulator")

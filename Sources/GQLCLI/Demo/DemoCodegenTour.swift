@@ -44,7 +44,10 @@ struct DemoCodegenTour: DemoStep {
             documents: [GQLCodegen.Document(text: Self.document, name: Self.documentName)])
         let generated = output.files[Self.documentName + ".swift"] ?? ""
         say(
-            "-> " + output.files.keys.sorted().map { "\($0) (\(output.files[$0]?.split(separator: "\n").count ?? 0) lines)" }
+            "-> "
+                + output.files.keys.sorted().map {
+                    "\($0) (\(output.files[$0]?.split(separator: "\n").count ?? 0) lines)"
+                }
                 .joined(separator: ", "))
         say("outline of \(Self.documentName).swift:")
         for line in Self.outline(generated) { say("  " + line) }

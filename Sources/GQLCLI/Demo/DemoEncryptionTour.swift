@@ -21,19 +21,25 @@ struct DemoEncryptionTour: DemoStep {
         heading("7. Encryption at rest (GQLDatabase(path:key:))")
         let plain = directory.appendingPathComponent("plain.sqlite").path
         let secret = directory.appendingPathComponent("secret.sqlite").path
-        let users = [User(1001, "John Smith", age: 42), User(1002, "Jane Doe", age: 35), User(1003, "Ann Lee", age: 28)]
+        let users = [
+            User(1001, "John Smith", age: 42), User(1002, "Jane Doe", age: 35), User(1003, "Ann Lee", age: 28),
+        ]
         for (path, key) in [(plain, nil), (secret, GQLDatabase.Key.passphrase("correct horse battery"))] {
             let db = try key.map { try GQLDatabase(path: path, key: $0) } ?? GQLDatabase(path: path)
             try db.register(User.self)
             try db.write { tx in for user in users { try user.insert(tx) } }
             if key != nil {
-                say("GQLDatabase(path: \"secret.sqlite\", key: .passphrase(\"correct horse battery\")) -> isEncrypted \(db.isEncrypted)")
+                say(
+                    "GQLDatabase(path: \"secret.sqlite\", key: .passphrase(\"correct horse battery\")) -> isEncrypted \(db.isEncrypted)"
+                )
             }
             try db.close()
         }
         say("the same 3 users (1001 John Smith, …) written to secret.sqlite and to plain.sqlite, opened without a key")
         say("grep \"\(Self.needle)\" plain.sqlite  -> \(try find(Self.needle, in: plain))")
-        say("grep \"\(Self.needle)\" secret.sqlite -> \(try find(Self.needle, in: secret)); \"SQLite format 3\" -> \(try find("SQLite format 3", in: secret))")
+        say(
+            "grep \"\(Self.needle)\" secret.sqlite -> \(try find(Self.needle, in: secret)); \"SQLite format 3\" -> \(try find("SQLite format 3", in: secret))"
+        )
 
         do {
             _ = try GQLDatabase(path: secret, key: .passphrase("wrong horse battery"))
@@ -57,7 +63,9 @@ struct DemoEncryptionTour: DemoStep {
     private func find(_ text: String, in path: String) throws -> String {
         let needle = Data(text.utf8)
         for file in [path, path + "-wal"] where FileManager.default.fileExists(atPath: file) {
-            let bytes = try CLIError.guarding("cannot read \(file)") { try Data(contentsOf: URL(fileURLWithPath: file)) }
+            let bytes = try CLIError.guarding("cannot read \(file)") {
+                try Data(contentsOf: URL(fileURLWithPath: file))
+            }
             if bytes.range(of: needle) != nil { return "found" }
         }
         return "not found"

@@ -30,9 +30,12 @@ extension DemoStep {
         let task = Task { try await server.run() }
         let endpoints = try await server.endpoints()
         let bound = Int(endpoints.http.split(separator: ":").last?.split(separator: "/").first ?? "") ?? port
-        return (bound, endpoints.http, {
-            await server.shutdown()
-            _ = try? await task.value
-        })
+        return (
+            bound, endpoints.http,
+            {
+                await server.shutdown()
+                _ = try? await task.value
+            }
+        )
     }
 }

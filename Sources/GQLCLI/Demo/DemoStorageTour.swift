@@ -61,7 +61,8 @@ struct DemoStorageTour: DemoStep {
         down.finish()
         let same = try Data(contentsOf: back) == Data(contentsOf: source)
         say("downloaded it again: \(same ? "the same bytes" : "different bytes (unexpected)")")
-        try await storage.upload("demo-photos", "2026/note.txt", Data("See you at the lake!".utf8), contentType: "text/plain")
+        try await storage.upload(
+            "demo-photos", "2026/note.txt", Data("See you at the lake!".utf8), contentType: "text/plain")
         let url = try storage.presignedURL(.get, "demo-photos", "2026/note.txt", expires: .seconds(300))
         say("presigned URL, valid 5 minutes: \(url.absoluteString.prefix(72))…")
         let (data, response): (Data, URLResponse)

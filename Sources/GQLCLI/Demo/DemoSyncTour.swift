@@ -66,7 +66,9 @@ struct DemoSyncTour: DemoStep {
         try await sync.drain()
         let created = try await client.query("{ listObjects { items { objectId } } }")
         let ids = created.data?["listObjects"]?["items"]?.arrayValue?.compactMap { $0["objectId"]?.stringValue } ?? []
-        say("server started on the same port, drain() -> pending \(sync.pendingCount), server has \(ids.joined(separator: ", "))")
+        say(
+            "server started on the same port, drain() -> pending \(sync.pendingCount), server has \(ids.joined(separator: ", "))"
+        )
 
         let other = GQLServer(HTTP: url)
         _ = try await other.mutation(

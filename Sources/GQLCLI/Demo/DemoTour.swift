@@ -221,8 +221,6 @@ struct DemoTour: DemoStep {
 
     // MARK: Helpers
 
-
-
     private func fetch(_ db: some GQLDatabaseContext, _ key: Int) throws -> String {
         try User.fetchOne(db, key: key)?.summary ?? "nothing"
     }

@@ -34,11 +34,13 @@ extension ServeCommand {
         if let graphql = endpoints.graphql { text += "HTTP      \(graphql)\n" }
         if let webSocket { text += "WebSocket \(webSocket)\n" }
         if let storage = endpoints.storage {
-            text += "Storage   \(storage)  access key \(endpoints.storageAccessKey ?? "")  "
+            text +=
+                "Storage   \(storage)  access key \(endpoints.storageAccessKey ?? "")  "
                 + "secret key \(endpoints.storageSecretKey ?? "")\n"
         }
         if let auth = endpoints.auth {
-            text += "Auth      \(auth)  client id \(endpoints.authClientId ?? "")  "
+            text +=
+                "Auth      \(auth)  client id \(endpoints.authClientId ?? "")  "
                 + "client secret \(endpoints.authClientSecret ?? "")\n"
         }
         if let push = endpoints.push {

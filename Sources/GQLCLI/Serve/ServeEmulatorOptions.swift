@@ -37,10 +37,12 @@ struct ServeEmulatorOptions: ParsableArguments {
 
     @Option(
         name: .customLong("storage-bucket"),
-        help: ArgumentHelp("A bucket the storage emulator creates at start when missing (repeatable).", valueName: "name"))
+        help: ArgumentHelp(
+            "A bucket the storage emulator creates at start when missing (repeatable).", valueName: "name"))
     var storageBuckets: [String] = []
 
-    @Option(help: ArgumentHelp("The Auth0 application's client id the auth emulator issues tokens to.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp("The Auth0 application's client id the auth emulator issues tokens to.", valueName: "id"))
     var authClientId = defaults.authClientId
 
     @Option(help: ArgumentHelp("The Auth0 application's client secret.", valueName: "secret"))
@@ -82,7 +84,8 @@ struct ServeEmulatorOptions: ParsableArguments {
     }
 
     /// The suite's configuration around the GraphQL API's.
-    func suiteConfiguration(graphQL: GQLDevServer.Configuration, host: String) throws -> GQLEmulatorSuite.Configuration {
+    func suiteConfiguration(graphQL: GQLDevServer.Configuration, host: String) throws -> GQLEmulatorSuite.Configuration
+    {
         var configuration = GQLEmulatorSuite.Configuration()
         configuration.dataFolder = try data.map { try GQLDataFolder(path: $0) }
         configuration.graphQL = graphQL

@@ -42,7 +42,8 @@ extension SyncCommand {
             let db = try CLIError.guarding("cannot open \(path)") { try GQLDatabase(path: path) }
             try await db.execute("CREATE TABLE IF NOT EXISTS loop_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
             let sync = try GQLSync(server, database: db, configuration: configuration)
-            let start = Int(try db.fetchRows(sql: "SELECT n FROM loop_counter WHERE id = 1").rows.first?.first?.intValue ?? 0)
+            let start = Int(
+                try db.fetchRows(sql: "SELECT n FROM loop_counter WHERE id = 1").rows.first?.first?.intValue ?? 0)
             for n in (start + 1)..<(count + 1) {
                 try await db.write { tx in
                     try tx.execute("INSERT OR REPLACE INTO loop_counter (id, n) VALUES (1, ?)", [n])

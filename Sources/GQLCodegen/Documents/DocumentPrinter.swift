@@ -53,7 +53,11 @@ struct DocumentPrinter {
     private mutating func write(_ set: SelectionSet, on parent: String, typename: Bool = true) {
         out += "{"
         let abstract = typename && (schema.types[parent]?.isAbstract ?? false)
-        if abstract && !set.selections.contains(where: { ($0 as? Field).map { $0.alias == nil && $0.name.value == "__typename" } ?? false }) {
+        if abstract
+            && !set.selections.contains(where: {
+                ($0 as? Field).map { $0.alias == nil && $0.name.value == "__typename" } ?? false
+            })
+        {
             out += " __typename"
         }
         for selection in set.selections {

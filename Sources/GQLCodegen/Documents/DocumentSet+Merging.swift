@@ -56,7 +56,8 @@ extension DocumentSet {
             // exclusive pair's on its own (one exclusive pair must not make the others' sub-fields exclusive).
             var sub = firstSub
             for other in group.dropFirst() {
-                let excludes = exclusive || (first.parent != other.parent && isObject(first.parent) && isObject(other.parent))
+                let excludes =
+                    exclusive || (first.parent != other.parent && isObject(first.parent) && isObject(other.parent))
                 if let conflict = conflict(first, other, excludes: excludes) {
                     if let place = other.place, reported.insert(place).inserted {
                         errors.append(

@@ -12,19 +12,26 @@ extension DocumentSet {
             case let field as Field:
                 guard let ir = self.field(field, on: parent) else { continue }
                 if let first = keys[ir.key], first.name != ir.name {
-                    error(field.loc, "\(ir.key) answers both \(first.name) (at \(Self.place(first.loc))) and \(ir.name); alias one of them")
+                    error(
+                        field.loc,
+                        "\(ir.key) answers both \(first.name) (at \(Self.place(first.loc))) and \(ir.name); alias one of them"
+                    )
                     continue
                 }
                 keys[ir.key] = (ir.name, field.loc)
                 result.items.append(.field(ir))
             case let inline as InlineFragment:
                 let condition = inline.typeCondition?.name.value ?? parent
-                guard possible(condition, within: parent, at: inline.typeCondition?.loc ?? inline.loc, "an inline fragment")
+                guard
+                    possible(
+                        condition, within: parent, at: inline.typeCondition?.loc ?? inline.loc, "an inline fragment")
                 else { continue }
                 let conditional = inline.directives.contains { ["include", "skip"].contains($0.name.value) }
                 directives(inline.directives)
-                result.items.append(.inline(typeCondition: condition, conditional: conditional,
-                    selections(inline.selectionSet, on: condition, collectOnly: collectOnly)))
+                result.items.append(
+                    .inline(
+                        typeCondition: condition, conditional: conditional,
+                        selections(inline.selectionSet, on: condition, collectOnly: collectOnly)))
             case let spread as FragmentSpread:
                 let name = spread.name.value
                 guard let fragment = fragmentDefinitions[name] else {
@@ -46,7 +53,9 @@ extension DocumentSet {
 
     /// Whether a fragment on `condition` can apply within a selection on `parent`: both must be composite types
     /// that share an object type.
-    private mutating func possible(_ condition: String, within parent: String, at loc: Location?, _ what: String) -> Bool {
+    private mutating func possible(_ condition: String, within parent: String, at loc: Location?, _ what: String)
+        -> Bool
+    {
         guard let type = schema.types[condition] else {
             error(loc, "unknown type \(condition)")
             return false
@@ -68,13 +77,17 @@ extension DocumentSet {
         let conditional = field.directives.contains { ["include", "skip"].contains($0.name.value) }
         directives(field.directives)
         if name == "__typename" {
-            if field.selectionSet != nil { error(field.selectionSet?.loc, "__typename is a String: it takes no selection") }
+            if field.selectionSet != nil {
+                error(field.selectionSet?.loc, "__typename is a String: it takes no selection")
+            }
             return FieldIR(
                 key: key, name: name, type: .nonNull(.named("String")), conditional: conditional, selections: nil,
                 parent: parent, place: Place(field.loc))
         }
         guard let definition = schema.types[parent]?.fields[name] else {
-            error(field.name.loc, "unknown field \(name) on the \(schema.types[parent]?.kind.rawValue ?? "type") \(parent)")
+            error(
+                field.name.loc,
+                "unknown field \(name) on the \(schema.types[parent]?.kind.rawValue ?? "type") \(parent)")
             return nil
         }
         check(field.arguments, against: definition, at: field.name.loc)
@@ -115,7 +128,9 @@ extension DocumentSet {
             }
             guard let definition = field.arguments.first(where: { $0.name == name }) else {
                 let known = field.arguments.map(\.name).joined(separator: ", ")
-                error(argument.name.loc, "unknown argument \(name) of \(field.name) (it takes: \(known.isEmpty ? "none" : known))")
+                error(
+                    argument.name.loc,
+                    "unknown argument \(name) of \(field.name) (it takes: \(known.isEmpty ? "none" : known))")
                 continue
             }
             check(argument.value, against: definition.type)
@@ -158,7 +173,11 @@ extension DocumentSet {
         case .nonNull(let inner):
             check(value, against: inner)
         case .list(let inner):
-            if let list = value as? ListValue { list.values.forEach { check($0, against: inner) } } else { check(value, against: inner) }
+            if let list = value as? ListValue {
+                list.values.forEach { check($0, against: inner) }
+            } else {
+                check(value, against: inner)
+            }
         case .named(let name):
             guard let named = schema.types[name] else { return }
             switch named.kind {
@@ -179,19 +198,22 @@ extension DocumentSet {
                     }
                     check(field.value, against: definition.type)
                 }
-                for definition in named.inputFields where definition.type.isNonNull && !definition.hasDefault
-                    && !object.fields.contains(where: { $0.name.value == definition.name }) {
+                for definition in named.inputFields
+                where definition.type.isNonNull && !definition.hasDefault
+                    && !object.fields.contains(where: { $0.name.value == definition.name })
+                {
                     error(object.loc, "the input object \(name) needs its field \(definition.name)")
                 }
             case .scalar:
-                let fits: Bool = switch name {
-                case "Int": value is IntValue
-                case "Float": value is IntValue || value is FloatValue
-                case "String": value is StringValue
-                case "Boolean": value is BooleanValue
-                case "ID": value is StringValue || value is IntValue
-                default: true
-                }
+                let fits: Bool =
+                    switch name {
+                    case "Int": value is IntValue
+                    case "Float": value is IntValue || value is FloatValue
+                    case "String": value is StringValue
+                    case "Boolean": value is BooleanValue
+                    case "ID": value is StringValue || value is IntValue
+                    default: true
+                    }
                 if !fits { error(value.loc, "not a value of the scalar \(name)") }
             default:
                 break

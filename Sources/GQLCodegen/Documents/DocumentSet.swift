@@ -51,7 +51,9 @@ struct DocumentSet {
                     operationDefinitions.append((operation, document.name))
                 case let fragment as FragmentDefinition:
                     if let first = names[fragment.name.value] {
-                        error(fragment.name.loc, "the name \(fragment.name.value) is used twice (first at \(Self.place(first)))")
+                        error(
+                            fragment.name.loc,
+                            "the name \(fragment.name.value) is used twice (first at \(Self.place(first)))")
                         continue
                     }
                     names[fragment.name.value] = fragment.name.loc
@@ -63,7 +65,8 @@ struct DocumentSet {
         }
         for (name, loc) in names.sorted(by: { $0.key < $1.key }) {
             if let type = schema.types[name], type.kind == .enum || type.kind == .inputObject {
-                error(loc, "the name \(name) is used twice: the schema's \(type.kind.rawValue) \(name) is generated too")
+                error(
+                    loc, "the name \(name) is used twice: the schema's \(type.kind.rawValue) \(name) is generated too")
             }
         }
         checkCycles()
@@ -151,13 +154,16 @@ struct DocumentSet {
         let condition = definition.typeCondition.name.value
         guard let type = schema.types[condition], type.isComposite else {
             let kind = schema.types[condition].map { "the \($0.kind.rawValue) \(condition)" }
-            error(definition.typeCondition.loc, kind.map { "a fragment cannot be on \($0)" } ?? "unknown type \(condition)")
+            error(
+                definition.typeCondition.loc,
+                kind.map { "a fragment cannot be on \($0)" } ?? "unknown type \(condition)")
             return nil
         }
         declaredVariables = nil
         let selections = self.selections(definition.selectionSet, on: condition)
         var printer = DocumentPrinter(schema: schema)
-        return FragmentIR(name: definition.name.value, typeCondition: condition, file: definition.loc?.source.name ?? "",
+        return FragmentIR(
+            name: definition.name.value, typeCondition: condition, file: definition.loc?.source.name ?? "",
             selections: selections, text: printer.print(definition), uses: uses(definition.selectionSet))
     }
 
@@ -179,8 +185,11 @@ struct DocumentSet {
                 continue
             }
             guard let named = schema.types[type.name], named.isInput else {
-                error(variable.type.loc, schema.types[type.name] == nil
-                    ? "unknown type \(type.name)" : "the variable $\(variableName) cannot be of the output type \(type.name)")
+                error(
+                    variable.type.loc,
+                    schema.types[type.name] == nil
+                        ? "unknown type \(type.name)"
+                        : "the variable $\(variableName) cannot be of the output type \(type.name)")
                 continue
             }
             if let defaultValue = variable.defaultValue { check(defaultValue, against: type.nullable) }
@@ -214,7 +223,8 @@ struct DocumentSet {
         for fragmentName in uses(definition.selectionSet) {
             if let fragment = fragments[fragmentName] { text += " " + fragment.text }
         }
-        return OperationIR(name: name, kind: definition.operation, file: file, variables: variables,
+        return OperationIR(
+            name: name, kind: definition.operation, file: file, variables: variables,
             selections: selections, text: text)
     }
 }

@@ -44,8 +44,11 @@ enum NestingGuard {
             case "{", "[", "(":
                 depth += 1
                 if depth > limit {
-                    throw GQLCodegen.Failure([.init(.error, file: file, line: line, column: column,
-                        "nested deeper than \(limit) levels; the generator refuses it")])
+                    throw GQLCodegen.Failure([
+                        .init(
+                            .error, file: file, line: line, column: column,
+                            "nested deeper than \(limit) levels; the generator refuses it")
+                    ])
                 }
             case "}", "]", ")": depth = max(0, depth - 1)
             default: break

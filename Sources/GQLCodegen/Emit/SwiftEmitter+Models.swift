@@ -23,15 +23,18 @@ extension SwiftEmitter {
         var models: [Model] = []
         for (name, configured) in named.sorted(by: { $0.key < $1.key }) {
             guard let type = schema.types[name], type.kind == .object else {
-                problems.append(.init(.error, file: file, line: 1, column: 1,
-                    "the model \(name) is no object type of the schema"))
+                problems.append(
+                    .init(
+                        .error, file: file, line: 1, column: 1,
+                        "the model \(name) is no object type of the schema"))
                 continue
             }
             func fail(_ message: String) {
                 problems.append(.init(.error, file: file, line: type.line, column: type.column, message))
             }
             var columns = type.fieldOrder.compactMap { type.fields[$0] }.filter { field in
-                field.arguments.isEmpty && schema.types[field.type.name].map { $0.kind == .scalar || $0.kind == .enum } == true
+                field.arguments.isEmpty
+                    && schema.types[field.type.name].map { $0.kind == .scalar || $0.kind == .enum } == true
             }
             // The type's own key: AppSync keys a @model without @primaryKey by `id`, and adds `id: ID!` when the
             // SDL leaves it out.
@@ -70,10 +73,13 @@ extension SwiftEmitter {
         let columns = model.columns.map { field in
             (field: field, type: modelType(field.type), defaultValue: modelDefault(field.type))
         }
-        writer.line("/// The `\(model.type.name)` model: a row of the GQLStore table \(model.type.name), keyed by \(model.key).")
+        writer.line(
+            "/// The `\(model.type.name)` model: a row of the GQLStore table \(model.type.name), keyed by \(model.key)."
+        )
         writer.block("\(access)struct \(name): GQLObject, GQLRowDecodable, Hashable") { writer in
             for column in columns {
-                writer.line("\(access)var \(Naming.identifier(column.field.name)): \(column.type) = \(column.defaultValue)")
+                writer.line(
+                    "\(access)var \(Naming.identifier(column.field.name)): \(column.type) = \(column.defaultValue)")
             }
             writer.line()
             writer.line("\(access)static func primaryKey() -> String { \(Naming.rawString(model.key)) }")
@@ -93,7 +99,9 @@ extension SwiftEmitter {
             writer.line()
             writer.block("\(access)init(row: GQLRow) throws") { writer in
                 for column in columns {
-                    writer.line("self.\(Naming.identifier(column.field.name)) = try row[\(Naming.rawString(column.field.name))]")
+                    writer.line(
+                        "self.\(Naming.identifier(column.field.name)) = try row[\(Naming.rawString(column.field.name))]"
+                    )
                 }
             }
         }

@@ -33,7 +33,9 @@ extension SwiftEmitter {
             case .inline(let condition, let isConditional, let inner):
                 let applies = schema.possible(condition)
                 if possible.isSubset(of: applies) {
-                    merge(inner, for: possible, conditional: conditional || isConditional, partial: partial, into: &merged)
+                    merge(
+                        inner, for: possible, conditional: conditional || isConditional, partial: partial, into: &merged
+                    )
                 } else if partial && !possible.isDisjoint(with: applies) {
                     merge(inner, for: possible.intersection(applies), conditional: true, partial: true, into: &merged)
                 }
@@ -105,8 +107,12 @@ extension SwiftEmitter {
         var nested = taken
         var caseNames: Set<String> = ["unknown"]
         let entries = cases.map { entry in
-            (entry, Naming.unique(Naming.lowerCamel(entry.condition), in: &caseNames),
-             Naming.unique(Naming.reservedTypes.contains(entry.condition) ? entry.condition + "_" : entry.condition, in: &nested))
+            (
+                entry, Naming.unique(Naming.lowerCamel(entry.condition), in: &caseNames),
+                Naming.unique(
+                    Naming.reservedTypes.contains(entry.condition) ? entry.condition + "_" : entry.condition,
+                    in: &nested)
+            )
         }
         let other = Naming.unique("Other", in: &nested)
         writer.block("\(access)enum \(name): \(selectionConformance)") { writer in
@@ -117,7 +123,8 @@ extension SwiftEmitter {
                 writer.switchBlock("try decoder.gqlTypename()") { writer in
                     for (entry, caseName, typeName) in entries {
                         let labels = entry.possible.sorted().map { Naming.rawString($0) }.joined(separator: ", ")
-                        writer.line("case \(labels): self = .\(Naming.identifier(caseName))(try \(typeName)(from: decoder))")
+                        writer.line(
+                            "case \(labels): self = .\(Naming.identifier(caseName))(try \(typeName)(from: decoder))")
                     }
                     writer.line("default: self = .unknown(try \(other)(from: decoder))")
                 }
@@ -126,7 +133,10 @@ extension SwiftEmitter {
                 writer.line()
                 writer.block("\(access)func encode(to encoder: any Encoder) throws") { writer in
                     writer.switchBlock("self") { writer in
-                        for (_, caseName, _) in entries { writer.line("case .\(Naming.identifier(caseName))(let value): try value.encode(to: encoder)") }
+                        for (_, caseName, _) in entries {
+                            writer.line(
+                                "case .\(Naming.identifier(caseName))(let value): try value.encode(to: encoder)")
+                        }
                         writer.line("case .unknown(let value): try value.encode(to: encoder)")
                     }
                 }
@@ -153,8 +163,13 @@ extension SwiftEmitter {
         var merged = merged
         if typename && merged.fields["__typename"] == nil {
             merged.keys.insert("__typename", at: 0)
-            merged.fields["__typename"] = ([FieldIR(key: "__typename", name: "__typename",
-                type: .nonNull(.named("String")), conditional: false, selections: nil)], false)
+            merged.fields["__typename"] = (
+                [
+                    FieldIR(
+                        key: "__typename", name: "__typename",
+                        type: .nonNull(.named("String")), conditional: false, selections: nil)
+                ], false
+            )
         }
         // Nested type names avoid the enclosing scopes' names, Swift's and this struct's properties.
         var nested = taken.union(merged.keys)
@@ -182,21 +197,26 @@ extension SwiftEmitter {
         let fragments = merged.fragments.map { fragment in
             var property = Naming.lowerFirst(fragment.name)
             if propertyNames.contains(property) { property += "Fragment" }
-            return (property: Naming.unique(property, in: &propertyNames), type: fragment.name,
-                presence: fragment.conditional ? ownPresenceKeys(fragment.name, in: merged) : nil)
+            return (
+                property: Naming.unique(property, in: &propertyNames), type: fragment.name,
+                presence: fragment.conditional ? ownPresenceKeys(fragment.name, in: merged) : nil
+            )
         }
         writer.block("\(access)struct \(name): \(selectionConformance)") { writer in
             for property in properties {
                 writer.line("\(access)var \(Naming.identifier(property.key)): \(property.type)")
             }
             for fragment in fragments {
-                writer.line("\(access)var \(Naming.identifier(fragment.property)): \(fragment.type)\(fragment.presence == nil ? "" : "?")")
+                writer.line(
+                    "\(access)var \(Naming.identifier(fragment.property)): \(fragment.type)\(fragment.presence == nil ? "" : "?")"
+                )
             }
             if !fragments.isEmpty { emitCoding(properties.map { ($0.key, $0.type) }, fragments, into: &writer) }
             for property in properties {
                 guard let inner = property.nested else { continue }
                 writer.line()
-                emitSelectionType(inner.name, inner.selections, possible: schema.possible(inner.selections.parent),
+                emitSelectionType(
+                    inner.name, inner.selections, possible: schema.possible(inner.selections.parent),
                     taken: &nested, into: &writer)
             }
         }
@@ -210,7 +230,9 @@ extension SwiftEmitter {
     ) {
         writer.line()
         if !fields.isEmpty {
-            writer.line("enum CodingKeys: String, CodingKey { case \(fields.map { Naming.identifier($0.key) }.joined(separator: ", ")) }")
+            writer.line(
+                "enum CodingKeys: String, CodingKey { case \(fields.map { Naming.identifier($0.key) }.joined(separator: ", ")) }"
+            )
         }
         writer.line()
         writer.block("\(access)init(from decoder: any Decoder) throws") { writer in
@@ -218,7 +240,8 @@ extension SwiftEmitter {
             for field in fields {
                 let name = Naming.identifier(field.key)
                 if field.type.hasSuffix("?") {
-                    writer.line("\(name) = try container.decodeIfPresent(\(field.type.dropLast()).self, forKey: .\(name))")
+                    writer.line(
+                        "\(name) = try container.decodeIfPresent(\(field.type.dropLast()).self, forKey: .\(name))")
                 } else {
                     writer.line("\(name) = try container.decode(\(field.type).self, forKey: .\(name))")
                 }
@@ -230,7 +253,8 @@ extension SwiftEmitter {
                     writer.line("\(property) = try? \(fragment.type)(from: decoder)")
                 } else if let keys = fragment.presence {
                     let list = keys.map { Naming.rawString($0) }.joined(separator: ", ")
-                    writer.line("\(property) = try decoder.gqlContains([\(list)]) ? \(fragment.type)(from: decoder) : nil")
+                    writer.line(
+                        "\(property) = try decoder.gqlContains([\(list)]) ? \(fragment.type)(from: decoder) : nil")
                 } else {
                     writer.line("\(property) = try \(fragment.type)(from: decoder)")
                 }
@@ -242,7 +266,8 @@ extension SwiftEmitter {
             if !fields.isEmpty { writer.line("var container = encoder.container(keyedBy: CodingKeys.self)") }
             for field in fields {
                 let name = Naming.identifier(field.key)
-                writer.line("try container.encode\(field.type.hasSuffix("?") ? "IfPresent" : "")(\(name), forKey: .\(name))")
+                writer.line(
+                    "try container.encode\(field.type.hasSuffix("?") ? "IfPresent" : "")(\(name), forKey: .\(name))")
             }
             for fragment in fragments {
                 let optional = fragment.presence == nil ? "" : "?"

@@ -144,14 +144,19 @@ struct SwiftEmitter {
             writer.line()
             writer.block("\(access)struct Variables: GQLVariables") { writer in
                 for variable in operation.variables {
-                    writer.line("\(access)var \(Naming.identifier(variable.name)): \(inputType(variable.type, nullableWrapper: false))")
+                    writer.line(
+                        "\(access)var \(Naming.identifier(variable.name)): \(inputType(variable.type, nullableWrapper: false))"
+                    )
                 }
                 let pairs = operation.variables.map { "\"\($0.name)\": \(Naming.identifier($0.name))" }
-                writer.line("\(access)var gqlValue: GQLValue { .input([\(pairs.isEmpty ? ":" : pairs.joined(separator: ", "))]) }")
+                writer.line(
+                    "\(access)var gqlValue: GQLValue { .input([\(pairs.isEmpty ? ":" : pairs.joined(separator: ", "))]) }"
+                )
             }
             writer.line()
             var taken = globalNames
-            emitSelectionType("Data", operation.selections, possible: schema.possible(operation.selections.parent),
+            emitSelectionType(
+                "Data", operation.selections, possible: schema.possible(operation.selections.parent),
                 taken: &taken, into: &writer)
         }
     }
@@ -174,9 +179,12 @@ struct SwiftEmitter {
             writer.line("case unknown(String)")
             writer.line()
             let pairs = cases.map { ".\(Naming.identifier($0.swift)): \(Naming.rawString($0.raw))" }
-            writer.line("\(access)static let gqlValues: GQLEnumValues<Self> = [\(pairs.isEmpty ? ":" : pairs.joined(separator: ", "))]")
             writer.line(
-                "\(access)var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }")
+                "\(access)static let gqlValues: GQLEnumValues<Self> = [\(pairs.isEmpty ? ":" : pairs.joined(separator: ", "))]"
+            )
+            writer.line(
+                "\(access)var rawValue: String { if case .unknown(let value) = self { value } else { Self.gqlValues.name(of: self) } }"
+            )
         }
     }
 
@@ -184,17 +192,21 @@ struct SwiftEmitter {
         let name = schemaTypeNames[type.name] ?? type.name
         writer.block("\(access)struct \(name): GQLInputObject") { writer in
             for field in type.inputFields {
-                writer.line("\(access)var \(Naming.identifier(field.name)): \(inputType(field.type, nullableWrapper: true))")
+                writer.line(
+                    "\(access)var \(Naming.identifier(field.name)): \(inputType(field.type, nullableWrapper: true))")
             }
             writer.line()
             let parameters = type.inputFields.map { field in
                 "\(Naming.parameter(field.name)): \(inputType(field.type, nullableWrapper: true))\(field.type.isNonNull ? "" : " = .absent")"
             }
             writer.block("\(access)init(\(parameters.joined(separator: ", ")))") { writer in
-                for field in type.inputFields { writer.line("self.\(Naming.identifier(field.name)) = \(Naming.argument(field.name))") }
+                for field in type.inputFields {
+                    writer.line("self.\(Naming.identifier(field.name)) = \(Naming.argument(field.name))")
+                }
             }
             let pairs = type.inputFields.map { "\"\($0.name)\": \(Naming.identifier($0.name))" }
-            writer.line("\(access)var gqlValue: GQLValue { .input([\(pairs.isEmpty ? ":" : pairs.joined(separator: ", "))]) }")
+            writer.line(
+                "\(access)var gqlValue: GQLValue { .input([\(pairs.isEmpty ? ":" : pairs.joined(separator: ", "))]) }")
         }
     }
 

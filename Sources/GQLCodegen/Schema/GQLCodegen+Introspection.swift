@@ -53,7 +53,9 @@ extension GQLCodegen.Schema {
 
         var lines: [String] = []
         var roots: [String] = []
-        for (key, operation) in [("queryType", "query"), ("mutationType", "mutation"), ("subscriptionType", "subscription")] {
+        for (key, operation) in [
+            ("queryType", "query"), ("mutationType", "mutation"), ("subscriptionType", "subscription"),
+        ] {
             if let root = schema[key]?["name"]?.stringValue { roots.append("  \(operation): \(root)") }
         }
         lines.append("schema {\n" + roots.joined(separator: "\n") + "\n}")
@@ -70,7 +72,9 @@ extension GQLCodegen.Schema {
                 lines.append("scalar \(typeName)")
             case "OBJECT", "INTERFACE":
                 let fields = try (type["fields"]?.arrayValue ?? []).map { field -> String in
-                    guard let fieldName = field["name"]?.stringValue else { throw fail("\(typeName): a field without name") }
+                    guard let fieldName = field["name"]?.stringValue else {
+                        throw fail("\(typeName): a field without name")
+                    }
                     return "  \(fieldName)\(try arguments(field["args"]?.arrayValue)): \(try reference(field["type"]))"
                 }
                 let keyword = kind == "OBJECT" ? "type" : "interface"

@@ -40,7 +40,9 @@ struct SchemaBuilder {
                 add(SchemaType(name: union.name.value, kind: .union), at: union.name)
                 types[union.name.value]?.members += union.types.map(\.name.value)
             case let extended as UnionExtensionDefinition:
-                extend(extended.definition.name) { $0.types[$1]?.members += extended.definition.types.map(\.name.value) }
+                extend(extended.definition.name) {
+                    $0.types[$1]?.members += extended.definition.types.map(\.name.value)
+                }
             case let enumeration as EnumTypeDefinition:
                 add(SchemaType(name: enumeration.name.value, kind: .enum), at: enumeration.name)
                 addValues(enumeration.values, to: enumeration.name.value)
@@ -70,7 +72,9 @@ struct SchemaBuilder {
 
     private mutating func add(_ type: SchemaType, at name: Name) {
         if let first = places[type.name] {
-            note(.error, name.loc, "the type \(type.name) is defined twice (first at \(file):\(first.line):\(first.column))")
+            note(
+                .error, name.loc,
+                "the type \(type.name) is defined twice (first at \(file):\(first.line):\(first.column))")
             return
         }
         let at = place(name.loc)
@@ -92,7 +96,9 @@ struct SchemaBuilder {
             types[object.name.value]?.sortKeyFields = values.compactMap { ($0 as? StringValue)?.value }
         }
         if keys.count > 1 {
-            note(.error, keys[1].name.loc, "\(object.name.value): a second @primaryKey; a model's table has one key column")
+            note(
+                .error, keys[1].name.loc,
+                "\(object.name.value): a second @primaryKey; a model's table has one key column")
         }
     }
 
@@ -110,14 +116,19 @@ struct SchemaBuilder {
             let definition = FieldDefinition(
                 name: field.name.value, type: TypeReference(field.type),
                 arguments: field.arguments.map {
-                    InputDefinition(name: $0.name.value, type: TypeReference($0.type), hasDefault: $0.defaultValue != nil)
+                    InputDefinition(
+                        name: $0.name.value, type: TypeReference($0.type), hasDefault: $0.defaultValue != nil)
                 })
             if let first = types[owner]?.fields[field.name.value] {
                 if first.type == definition.type {
-                    note(.warning, field.name.loc, "\(owner).\(field.name.value) is defined twice; the first definition is kept")
+                    note(
+                        .warning, field.name.loc,
+                        "\(owner).\(field.name.value) is defined twice; the first definition is kept")
                 } else {
-                    note(.error, field.name.loc,
-                        "\(owner).\(field.name.value) is defined twice with different types (\(first.type) and \(definition.type))")
+                    note(
+                        .error, field.name.loc,
+                        "\(owner).\(field.name.value) is defined twice with different types (\(first.type) and \(definition.type))"
+                    )
                 }
                 continue
             }
@@ -139,11 +150,14 @@ struct SchemaBuilder {
     private mutating func addInputFields(_ fields: [InputValueDefinition], to owner: String) {
         for field in fields {
             if types[owner]?.inputFields.contains(where: { $0.name == field.name.value }) == true {
-                note(.warning, field.name.loc, "\(owner).\(field.name.value) is defined twice; the first definition is kept")
+                note(
+                    .warning, field.name.loc,
+                    "\(owner).\(field.name.value) is defined twice; the first definition is kept")
                 continue
             }
             types[owner]?.inputFields.append(
-                InputDefinition(name: field.name.value, type: TypeReference(field.type), hasDefault: field.defaultValue != nil))
+                InputDefinition(
+                    name: field.name.value, type: TypeReference(field.type), hasDefault: field.defaultValue != nil))
         }
     }
 
@@ -153,13 +167,17 @@ struct SchemaBuilder {
             let at = places[type.name] ?? (1, 1)
             func require(_ name: String, _ what: String, _ allowed: (SchemaType) -> Bool) {
                 guard let found = types[name] else {
-                    diagnostics.append(.init(.error, file: file, line: at.line, column: at.column,
-                        "\(type.name): \(what) names the type \(name), which is defined nowhere"))
+                    diagnostics.append(
+                        .init(
+                            .error, file: file, line: at.line, column: at.column,
+                            "\(type.name): \(what) names the type \(name), which is defined nowhere"))
                     return
                 }
                 if !allowed(found) {
-                    diagnostics.append(.init(.error, file: file, line: at.line, column: at.column,
-                        "\(type.name): \(what) cannot be the \(found.kind.rawValue) \(name)"))
+                    diagnostics.append(
+                        .init(
+                            .error, file: file, line: at.line, column: at.column,
+                            "\(type.name): \(what) cannot be the \(found.kind.rawValue) \(name)"))
                 }
             }
             for field in type.fields.values {
@@ -196,7 +214,8 @@ extension GQLCodegen.Diagnostic {
 
     /// An error at a node's place.
     init(_ severity: Severity = .error, _ loc: Location?, _ message: String) {
-        self.init(severity, file: loc?.source.name ?? "", line: loc?.startToken.line ?? 1,
+        self.init(
+            severity, file: loc?.source.name ?? "", line: loc?.startToken.line ?? 1,
             column: loc?.startToken.column ?? 1, message)
     }
 }

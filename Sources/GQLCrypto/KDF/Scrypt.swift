@@ -41,7 +41,8 @@ package enum Scrypt {
         else {
             throw GQLError(
                 .invalidArgument,
-                "scrypt's cost must have n a power of two (2…2²⁴), r and p 1…1024, at most 1 GiB, a key of 1…1024 bytes")
+                "scrypt's cost must have n a power of two (2…2²⁴), r and p 1…1024, at most 1 GiB, a key of 1…1024 bytes"
+            )
         }
         var key = [UInt8](repeating: 0, count: length)
         let ok = password.withUnsafeBufferPointer { pass in

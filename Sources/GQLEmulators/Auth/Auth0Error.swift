@@ -20,7 +20,8 @@ struct Auth0Error: Error, Sendable {
 
     /// A `/dbconnections/*` error.
     static func database(
-        _ code: String, _ description: String, name: String = "BadRequestError", status: HTTPResponse.Status = .badRequest
+        _ code: String, _ description: String, name: String = "BadRequestError",
+        status: HTTPResponse.Status = .badRequest
     ) -> Auth0Error {
         Auth0Error(
             status: status,

@@ -78,7 +78,8 @@ struct AuthGrants: Sendable {
         if let scope, !scope.isEmpty {
             asked = AuthTenant.scopes(scope)
             guard Set(asked).isSubset(of: Set(granted)) else {
-                throw Auth0Error.oauth(.forbidden, "access_denied", "The refresh token does not grant the scope asked for.")
+                throw Auth0Error.oauth(
+                    .forbidden, "access_denied", "The refresh token does not grant the scope asked for.")
             }
         }
         return try issue(

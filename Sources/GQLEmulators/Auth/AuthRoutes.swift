@@ -159,7 +159,8 @@ struct AuthRoutes: Sendable {
                 try await EmulatorJSON.body(request, limit: Self.maxBodyBytes, timeout: bodyTimeout),
                 contentType: request.headers[.contentType])
         } catch {
-            throw Auth0Error.management(.badRequest, "Payload validation error: 'Invalid JSON'.", errorCode: "invalid_body")
+            throw Auth0Error.management(
+                .badRequest, "Payload validation error: 'Invalid JSON'.", errorCode: "invalid_body")
         }
         if let password = body["password"], !password.isNull, password.stringValue == nil {
             throw Auth0Error.management(

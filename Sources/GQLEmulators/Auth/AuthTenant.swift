@@ -53,7 +53,9 @@ final class AuthTenant: Sendable {
     /// Checks the application's credentials: the client id always, the secret when given (`client_secret` in the
     /// body or HTTP Basic) or `secretRequired`.
     func authenticateClient(id: String?, secret: String?, secretRequired: Bool = false) throws {
-        guard let id, GQLEmulatorCredentials.same(id, configuration.clientId) else { throw Auth0Error.unauthorizedClient }
+        guard let id, GQLEmulatorCredentials.same(id, configuration.clientId) else {
+            throw Auth0Error.unauthorizedClient
+        }
         if secret != nil || secretRequired {
             guard let secret, GQLEmulatorCredentials.same(secret, configuration.clientSecret) else {
                 throw Auth0Error.unauthorizedClient

@@ -93,7 +93,8 @@ public final class GQLAuthEmulator: GQLEmulator {
 
     /// What the connection guard answers itself (a header timeout, a malformed request, headers too large), in
     /// Auth0's `/oauth` error shape.
-    static let refusalBody: @Sendable (HTTPResponseStatus, String) -> (contentType: String, body: String) = { _, message in
+    static let refusalBody: @Sendable (HTTPResponseStatus, String) -> (contentType: String, body: String) = {
+        _, message in
         let body =
             (try? GQLValue.object(["error": "invalid_request", "error_description": .string(message)]).jsonString())
             ?? "{}"

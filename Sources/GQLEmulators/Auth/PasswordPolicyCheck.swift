@@ -29,7 +29,9 @@ struct PasswordPolicyCheck {
             case .fair, .good: 8
             case .excellent: 10
             }
-        rule("At least %d characters in length", "lengthAtLeast", format: [minimum], verified: characters.count >= minimum)
+        rule(
+            "At least %d characters in length", "lengthAtLeast", format: [minimum],
+            verified: characters.count >= minimum)
         lines.append("* At least \(minimum) characters in length")
 
         let kinds: [(String, String, (Character) -> Bool)] = [

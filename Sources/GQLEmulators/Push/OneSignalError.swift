@@ -21,7 +21,9 @@ struct OneSignalError: Error, Sendable {
             : ["errors": [["code": .string(code), "title": .string(title)]]]
     }
 
-    static func forbidden(_ title: String) -> OneSignalError { OneSignalError(title, status: .forbidden, code: "forbidden") }
+    static func forbidden(_ title: String) -> OneSignalError {
+        OneSignalError(title, status: .forbidden, code: "forbidden")
+    }
     static func unauthorized(_ title: String) -> OneSignalError {
         OneSignalError(title, status: .unauthorized, code: "unauthorized")
     }

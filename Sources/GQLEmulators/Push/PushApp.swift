@@ -67,7 +67,8 @@ final class PushApp: Sendable {
         }
     }
 
-    static let badKey = OneSignalError.forbidden("Access denied: give a valid App API key as 'Authorization: Key <key>'")
+    static let badKey = OneSignalError.forbidden(
+        "Access denied: give a valid App API key as 'Authorization: Key <key>'")
 
     /// The claims of an identity-verification token (ES256, `iss` the app id, `exp`, `identity`).
     private func identity(_ token: String) throws -> Caller {
@@ -146,7 +147,8 @@ final class PushApp: Sendable {
             var owner = identity.compactMap { directory.user($0.key, $0.value) }.first
             if identity.isEmpty {
                 // A subscription identifies its user: a request with no alias names the owner of one it lists.
-                owner = subscriptions.compactMap { directory.subscription(type: $0.type, token: $0.token) }
+                owner =
+                    subscriptions.compactMap { directory.subscription(type: $0.type, token: $0.token) }
                     .compactMap { directory.subscriptions[$0]?.owner }.first
             }
             let status = owner == nil ? 201 : 200

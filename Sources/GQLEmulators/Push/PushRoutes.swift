@@ -21,7 +21,8 @@ struct PushRoutes: Sendable {
         } catch let error as OneSignalError {
             return EmulatorJSON.response(error.status, error.body(legacy: legacy))
         } catch {
-            let failure = OneSignalError("The emulator failed: \(error)", status: .internalServerError, code: "internal")
+            let failure = OneSignalError(
+                "The emulator failed: \(error)", status: .internalServerError, code: "internal")
             return EmulatorJSON.response(failure.status, failure.body(legacy: legacy))
         }
     }
@@ -98,7 +99,8 @@ struct PushRoutes: Sendable {
             return try EmulatorJSON.fields(bytes, contentType: "application/json")
         } catch {
             switch error {
-            case .tooLarge: throw OneSignalError("The request body is too large (at most 1 MiB)", status: .contentTooLarge)
+            case .tooLarge:
+                throw OneSignalError("The request body is too large (at most 1 MiB)", status: .contentTooLarge)
             case .timedOut: throw OneSignalError("The request body did not arrive in time", status: .requestTimeout)
             case .unreadable: throw OneSignalError("The request body could not be read")
             case .malformed: throw OneSignalError("Body is not valid JSON")

@@ -45,7 +45,9 @@ public struct GQLDataFolder: Sendable, Hashable {
     /// - Throws: ``GQLError`` `.invalidArgument` for an empty path, an absolute one, a NUL byte, or a `.`, `..`
     ///   or empty component: nothing a client sends can name a file outside the folder.
     public func resolve(_ relative: String) throws -> URL {
-        guard !relative.isEmpty else { throw GQLError(.invalidArgument, "An empty path names no file in the data folder.") }
+        guard !relative.isEmpty else {
+            throw GQLError(.invalidArgument, "An empty path names no file in the data folder.")
+        }
         guard !relative.utf8.contains(0) else {
             throw GQLError(.invalidArgument, "A path in the data folder must not contain a NUL byte.")
         }
@@ -80,7 +82,8 @@ public struct GQLDataFolder: Sendable, Hashable {
     /// before it writes there.
     package func removeStaleTemporaries() {
         let tmp = url.appendingPathComponent(".tmp", isDirectory: true)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? [] where UUID(uuidString: name) != nil {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []
+        where UUID(uuidString: name) != nil {
             // unlink(2) removes a file or a link and refuses a folder.
             _ = unlink(tmp.appendingPathComponent(name).path)
         }

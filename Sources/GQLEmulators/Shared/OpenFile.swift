@@ -86,7 +86,8 @@ package final class OpenFile: @unchecked Sendable {
                     let got = pread(descriptor, base + total, count - total, off_t(offset) + off_t(total))
                     if got < 0 {
                         if errno == EINTR { continue }
-                        throw GQLError(.io, "Could not read a file of the data folder: \(String(cString: strerror(errno))).")
+                        throw GQLError(
+                            .io, "Could not read a file of the data folder: \(String(cString: strerror(errno))).")
                     }
                     if got == 0 { break }
                     total += got

@@ -55,7 +55,8 @@ struct BodyReceiver: Sendable {
         do {
             return try await withThrowingTaskGroup(of: ReceivedBody?.self) { group in
                 group.addTask {
-                    try await write(body, to: temporary, payload: payload, declaredLength: declaredLength, progress: progress)
+                    try await write(
+                        body, to: temporary, payload: payload, declaredLength: declaredLength, progress: progress)
                 }
                 group.addTask {
                     // The watchdog: ends the upload when no byte came for `timeout`, or fewer than `minimumBytes`
@@ -90,7 +91,8 @@ struct BodyReceiver: Sendable {
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             if error is CancellationError { throw S3Error(.incompleteBody, "The upload was cancelled.") }
-            throw S3Error(.incompleteBody, "You did not provide the number of bytes specified by the Content-Length HTTP header.")
+            throw S3Error(
+                .incompleteBody, "You did not provide the number of bytes specified by the Content-Length HTTP header.")
         }
     }
 

@@ -37,7 +37,8 @@ final class ObjectStore: Sendable {
             var bucket = Bucket(record: record)
             let metaFolder = try folder.resolve("buckets/\(name)/meta")
             var referenced = Set<String>()
-            for file in (try? fileManager.contentsOfDirectory(atPath: metaFolder.path)) ?? [] where file.hasSuffix(".json") {
+            for file in (try? fileManager.contentsOfDirectory(atPath: metaFolder.path)) ?? []
+            where file.hasSuffix(".json") {
                 guard let data = try? Data(contentsOf: metaFolder.appendingPathComponent(file)),
                     let object = try? decoder.decode(StoredObject.self, from: data)
                 else { continue }
@@ -46,7 +47,8 @@ final class ObjectStore: Sendable {
             }
             bucket.keys = bucket.objects.keys.sorted(by: Self.precedes)
             let dataFolder = try folder.resolve("buckets/\(name)/data")
-            for file in (try? fileManager.contentsOfDirectory(atPath: dataFolder.path)) ?? [] where !referenced.contains(file) {
+            for file in (try? fileManager.contentsOfDirectory(atPath: dataFolder.path)) ?? []
+            where !referenced.contains(file) {
                 try? fileManager.removeItem(at: dataFolder.appendingPathComponent(file))
             }
             buckets[name] = bucket
@@ -66,9 +68,12 @@ final class ObjectStore: Sendable {
         let bytes = Array(name.utf8)
         guard (3...63).contains(bytes.count) else { return false }
         func alphanumeric(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
-        guard let first = bytes.first, let last = bytes.last, alphanumeric(first), alphanumeric(last) else { return false }
+        guard let first = bytes.first, let last = bytes.last, alphanumeric(first), alphanumeric(last) else {
+            return false
+        }
         return bytes.allSatisfy { alphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
             && !name.contains("..")
     }
@@ -262,7 +267,8 @@ final class ObjectStore: Sendable {
     /// The range of `needle` in `haystack`, bytewise.
     private static func range(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
         guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
+        for start in 0...(haystack.count - needle.count)
+        where haystack[start..<start + needle.count].elementsEqual(needle) {
             return start..<start + needle.count
         }
         return nil

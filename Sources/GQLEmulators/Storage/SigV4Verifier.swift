@@ -139,14 +139,16 @@ struct SigV4Verifier: Sendable {
         let scope = try checkScope(credential, amzDate: amzDate, query: true)
         guard let date = Self.parse(amzDate) else {
             throw S3Error(
-                .authorizationQueryParametersError, "X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"")
+                .authorizationQueryParametersError,
+                "X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"")
         }
         let now = clock()
         if now.timeIntervalSince(date) > TimeInterval(expires) {
             throw S3Error(
                 .accessDenied, "Request has expired",
                 details: [
-                    ("X-Amz-Expires", expiresText), ("Expires", Self.iso(date.addingTimeInterval(TimeInterval(expires)))),
+                    ("X-Amz-Expires", expiresText),
+                    ("Expires", Self.iso(date.addingTimeInterval(TimeInterval(expires)))),
                     ("ServerTime", Self.iso(now)),
                 ])
         }
@@ -184,7 +186,8 @@ struct SigV4Verifier: Sendable {
             let expiresText = request.parameter("Expires"), let expires = Int64(expiresText)
         else {
             throw S3Error(
-                .accessDenied, "Query-string authentication requires the Signature, Expires and AWSAccessKeyId "
+                .accessDenied,
+                "Query-string authentication requires the Signature, Expires and AWSAccessKeyId "
                     + "parameters")
         }
         guard GQLEmulatorCredentials.same(key, accessKey) else {
@@ -207,7 +210,9 @@ struct SigV4Verifier: Sendable {
         if !subresources.isEmpty { resource += "?" + subresources.joined(separator: "&") }
         var text = "\(request.method.rawValue)\n\(request.header("content-md5") ?? "")\n"
         text += "\(request.header("content-type") ?? "")\n\(expiresText)\n"
-        for name in amzHeaders.keys.sorted() { text += "\(name):\(amzHeaders[name, default: []].joined(separator: ","))\n" }
+        for name in amzHeaders.keys.sorted() {
+            text += "\(name):\(amzHeaders[name, default: []].joined(separator: ","))\n"
+        }
         text += resource
         let expected = Data(HMACSHA1.authenticate(Array(text.utf8), key: Array(secretKey.utf8))).base64EncodedString()
         guard Bytes.constantTimeEquals(Array(signature.utf8), Array(expected.utf8)) else {
@@ -246,22 +251,30 @@ struct SigV4Verifier: Sendable {
         let parts = credential.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let malformed: (String) -> S3Error = { message in
             query
-                ? S3Error(.authorizationQueryParametersError, "Error parsing the X-Amz-Credential parameter; \(message)")
+                ? S3Error(
+                    .authorizationQueryParametersError, "Error parsing the X-Amz-Credential parameter; \(message)")
                 : S3Error(.authorizationHeaderMalformed, "The authorization header is malformed; \(message)")
         }
-        guard parts.count == 5 else { throw malformed("the Credential is mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".") }
+        guard parts.count == 5 else {
+            throw malformed(
+                "the Credential is mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".")
+        }
         guard GQLEmulatorCredentials.same(parts[0], accessKey) else {
             throw S3Error(
                 .invalidAccessKeyId, "The AWS Access Key Id you provided does not exist in our records.",
                 details: [("AWSAccessKeyId", parts[0])])
         }
         guard parts[1].count == 8, amzDate.hasPrefix(parts[1]) else {
-            throw malformed("incorrect date format \"\(parts[1])\". This date in the credential must be in the format \"yyyyMMdd\".")
+            throw malformed(
+                "incorrect date format \"\(parts[1])\". This date in the credential must be in the format \"yyyyMMdd\"."
+            )
         }
         guard parts[2] == region else {
             throw malformed("the region '\(parts[2])' is wrong; expecting '\(region)'")
         }
-        guard parts[3] == "s3" else { throw malformed("incorrect service \"\(parts[3])\". This endpoint belongs to \"s3\".") }
+        guard parts[3] == "s3" else {
+            throw malformed("incorrect service \"\(parts[3])\". This endpoint belongs to \"s3\".")
+        }
         guard parts[4] == "aws4_request" else {
             throw malformed("incorrect terminal \"\(parts[4])\". This endpoint uses \"aws4_request\".")
         }

@@ -35,7 +35,8 @@ extension StorageService {
 
     func deleteBucket(_ bucket: String) throws(S3Error) -> Response {
         if !uploads.uploads(in: bucket).isEmpty, store.bucketExists(bucket) {
-            throw S3Error(.bucketNotEmpty, "The bucket you tried to delete is not empty", details: [("BucketName", bucket)])
+            throw S3Error(
+                .bucketNotEmpty, "The bucket you tried to delete is not empty", details: [("BucketName", bucket)])
         }
         try store.deleteBucket(bucket)
         return Response(status: .noContent)
@@ -44,7 +45,7 @@ extension StorageService {
     func headBucket(_ bucket: String) throws(S3Error) -> Response {
         guard store.bucketExists(bucket) else { throw ObjectStore.noSuchBucket(bucket) }
         var headers = HTTPFields()
-        headers[HTTPField.Name("x-amz-bucket-region")!] = configuration.region
+        if let region = HTTPField.Name("x-amz-bucket-region") { headers[region] = configuration.region }
         return Response(status: .ok, headers: headers)
     }
 

@@ -34,7 +34,9 @@ extension StorageService {
         _ payload: SigV4Verifier.Payload
     ) async throws(S3Error) -> Response {
         guard let numberText = request.parameter("partNumber") else {
-            throw S3Error(.invalidArgument, "Part number must be an integer between 1 and 10000, inclusive", details: [("ArgumentName", "partNumber")])
+            throw S3Error(
+                .invalidArgument, "Part number must be an integer between 1 and 10000, inclusive",
+                details: [("ArgumentName", "partNumber")])
         }
         guard let number = Int(numberText), (1...10_000).contains(number) else {
             throw S3Error(
@@ -58,7 +60,9 @@ extension StorageService {
         var headers = HTTPFields()
         headers[.eTag] = Self.quoted(part.etag)
         // The checksum the part sent, or the one of the upload's algorithm.
-        if checksums.crc32 != nil || upload.checksumAlgorithm == "CRC32" { headers[.checksumCRC32] = part.checksumCRC32 }
+        if checksums.crc32 != nil || upload.checksumAlgorithm == "CRC32" {
+            headers[.checksumCRC32] = part.checksumCRC32
+        }
         if StoredUpload.declaredAlgorithm(request) == "CRC64NVME" || upload.checksumAlgorithm == "CRC64NVME" {
             headers[.checksumCRC64NVME] = part.checksumCRC64NVME
         }
@@ -66,7 +70,9 @@ extension StorageService {
         return Response(status: .ok, headers: headers)
     }
 
-    func listParts(_ bucket: String, _ key: String, _ uploadId: String, _ request: S3Request) throws(S3Error) -> Response {
+    func listParts(_ bucket: String, _ key: String, _ uploadId: String, _ request: S3Request) throws(S3Error)
+        -> Response
+    {
         let upload = try uploads.upload(uploadId, bucket: bucket, key: key)
         let marker = request.parameter("part-number-marker").flatMap { Int($0) } ?? 0
         let maxParts = min(request.parameter("max-parts").flatMap { Int($0) } ?? 1000, 1000)
@@ -91,7 +97,9 @@ extension StorageService {
             xml.element("PartNumber", String(part.number))
             xml.element("LastModified", Self.timestamp(part.lastModified))
             xml.element("ETag", Self.quoted(part.etag))
-            if let checksum = upload.listedChecksum(part) { xml.element("Checksum" + checksum.algorithm, checksum.value) }
+            if let checksum = upload.listedChecksum(part) {
+                xml.element("Checksum" + checksum.algorithm, checksum.value)
+            }
             xml.element("Size", String(part.size))
             xml.close("Part")
         }
@@ -140,7 +148,9 @@ extension StorageService {
             listed.append((number, Self.unquoted(etag), StoredUpload.listedChecksums(part)))
         }
         guard !listed.isEmpty else {
-            throw S3Error(.malformedXML, "The XML you provided was not well-formed or did not validate against our published schema")
+            throw S3Error(
+                .malformedXML,
+                "The XML you provided was not well-formed or did not validate against our published schema")
         }
         if let type = request.header("x-amz-checksum-type")?.uppercased(), type != started.checksumMode {
             throw S3Error(
@@ -154,7 +164,10 @@ extension StorageService {
             var total: Int64 = 0
             for (index, entry) in listed.enumerated() {
                 if index > 0, entry.number <= listed[index - 1].number {
-                    throw S3Error(.invalidPartOrder, "The list of parts was not in ascending order. The parts list must be specified in order by part number.")
+                    throw S3Error(
+                        .invalidPartOrder,
+                        "The list of parts was not in ascending order. The parts list must be specified in order by part number."
+                    )
                 }
                 let invalidPart = S3Error(
                     .invalidPart,
@@ -176,7 +189,8 @@ extension StorageService {
             if let size = request.header("x-amz-mp-object-size"), Int64(size) != total {
                 throw S3Error(
                     .invalidRequest,
-                    "The provided 'x-amz-mp-object-size' header value \(size) does not match what was computed: \(total)")
+                    "The provided 'x-amz-mp-object-size' header value \(size) does not match what was computed: \(total)"
+                )
             }
             expected = try upload.completionChecksum(request)
         }

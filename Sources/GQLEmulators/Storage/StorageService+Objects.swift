@@ -39,7 +39,8 @@ extension StorageService {
         let declared: Int64?
         switch payload {
         case .signedChunks, .unsignedChunks:
-            guard let text = request.header("x-amz-decoded-content-length"), let length = Int64(text), length >= 0 else {
+            guard let text = request.header("x-amz-decoded-content-length"), let length = Int64(text), length >= 0
+            else {
                 throw S3Error(.missingContentLength, "You must provide the x-amz-decoded-content-length HTTP header.")
             }
             declared = length
@@ -93,7 +94,8 @@ extension StorageService {
     ) throws(S3Error) -> UploadChecksums {
         if let md5 = request.header("content-md5") {
             guard let sent = Data(base64Encoded: md5), sent.count == 16 else {
-                throw S3Error(.invalidDigest, "The Content-MD5 you specified was invalid.", details: [("Content-MD5", md5)])
+                throw S3Error(
+                    .invalidDigest, "The Content-MD5 you specified was invalid.", details: [("Content-MD5", md5)])
             }
             guard Array(sent) == received.md5 else {
                 throw S3Error(
@@ -170,12 +172,18 @@ extension StorageService {
         headers[.eTag] = Self.quoted(object.etag)
         headers[.lastModified] = HTTPDate.format(Int(object.lastModified.timeIntervalSince1970))
         if let ifMatch = request.header("if-match"),
-            !ifMatch.split(separator: ",").contains(where: { Self.unquoted(String($0)) == object.etag || $0.trimmingCharacters(in: .whitespaces) == "*" })
+            !ifMatch.split(separator: ",").contains(where: {
+                Self.unquoted(String($0)) == object.etag || $0.trimmingCharacters(in: .whitespaces) == "*"
+            })
         {
-            throw S3Error(.preconditionFailed, "At least one of the pre-conditions you specified did not hold", details: [("Condition", "If-Match")])
+            throw S3Error(
+                .preconditionFailed, "At least one of the pre-conditions you specified did not hold",
+                details: [("Condition", "If-Match")])
         }
         if let ifNoneMatch = request.header("if-none-match"),
-            ifNoneMatch.split(separator: ",").contains(where: { Self.unquoted(String($0)) == object.etag || $0.trimmingCharacters(in: .whitespaces) == "*" })
+            ifNoneMatch.split(separator: ",").contains(where: {
+                Self.unquoted(String($0)) == object.etag || $0.trimmingCharacters(in: .whitespaces) == "*"
+            })
         {
             return Response(status: .notModified, headers: headers)
         }
@@ -248,7 +256,9 @@ extension StorageService {
         let (source, file) = try store.open(sourceBucket, sourceKey)
         let directive = request.header("x-amz-metadata-directive")?.uppercased() ?? "COPY"
         guard directive == "COPY" || directive == "REPLACE" else {
-            throw S3Error(.invalidArgument, "Unknown metadata directive.", details: [("ArgumentName", "x-amz-metadata-directive")])
+            throw S3Error(
+                .invalidArgument, "Unknown metadata directive.", details: [("ArgumentName", "x-amz-metadata-directive")]
+            )
         }
         if sourceBucket == bucket, sourceKey == key, directive == "COPY" {
             throw S3Error(
@@ -301,7 +311,8 @@ extension StorageService {
             text = String(text[..<question])
         }
         guard let decoded = text.removingPercentEncoding else {
-            throw S3Error(.invalidArgument, "Invalid copy source encoding.", details: [("ArgumentName", "x-amz-copy-source")])
+            throw S3Error(
+                .invalidArgument, "Invalid copy source encoding.", details: [("ArgumentName", "x-amz-copy-source")])
         }
         let trimmed = decoded.hasPrefix("/") ? String(decoded.dropFirst()) : decoded
         guard let slash = trimmed.firstIndex(of: "/"), slash != trimmed.startIndex,
@@ -321,7 +332,9 @@ extension StorageService {
         let document = try await xmlBody(body, request, payload)
         guard document.name == "Delete" else { throw Self.malformedXML }
         let keys = document.all("Object").compactMap { $0.child("Key") }
-        guard !keys.isEmpty, keys.count <= 1000, keys.count == document.all("Object").count else { throw Self.malformedXML }
+        guard !keys.isEmpty, keys.count <= 1000, keys.count == document.all("Object").count else {
+            throw Self.malformedXML
+        }
         let quiet = document.child("Quiet") == "true"
         var xml = XMLWriter()
         xml.open("DeleteResult", namespace: true)
@@ -359,7 +372,7 @@ extension StorageService {
             (received, _) = try await receiveChecked(
                 body, request, payload, maxBytes: Self.maxXMLBytes, crc64: true,
                 headersDescribeBody: headersDescribeBody)
-        } catch where error.code == .entityTooLarge {
+        } catch  where error.code == .entityTooLarge {
             // No valid document of S3's is this large (a <Delete> of 1,000 longest keys is about 1.1 MB).
             throw Self.malformedXML
         }
@@ -374,6 +387,9 @@ extension StorageService {
     }
 }
 
+// Header names spelled here as constants: valid tokens, so `init?` cannot fail on them (the force unwrap
+// is on no caller's, file's or server's value).
+// swift-format-ignore: NeverForceUnwrap
 extension HTTPField.Name {
     static let checksumCRC32 = HTTPField.Name("x-amz-checksum-crc32")!
     static let checksumCRC64NVME = HTTPField.Name("x-amz-checksum-crc64nvme")!

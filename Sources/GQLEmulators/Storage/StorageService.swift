@@ -67,7 +67,8 @@ struct StorageService: Sendable {
                 if request.has("location") { return try location(bucket) }
                 if request.has("uploads") { return try listUploads(bucket) }
                 if let unsupported = Self.unsupportedSubresource(request) { throw unsupported }
-                return try request.parameter("list-type") == "2" ? listObjectsV2(bucket, request) : listObjectsV1(bucket, request)
+                return try request.parameter("list-type") == "2"
+                    ? listObjectsV2(bucket, request) : listObjectsV1(bucket, request)
             case .post:
                 guard request.has("delete") else { throw Self.notAllowed(method) }
                 return try await deleteObjects(bucket, request, body, payload)
@@ -151,6 +152,9 @@ struct StorageService: Sendable {
     }
 }
 
+// Header names spelled here as constants: valid tokens, so `init?` cannot fail on them (the force unwrap
+// is on no caller's, file's or server's value).
+// swift-format-ignore: NeverForceUnwrap
 extension HTTPField.Name {
     static let s3RequestId = HTTPField.Name("x-amz-request-id")!
 }

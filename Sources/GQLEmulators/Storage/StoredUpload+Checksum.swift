@@ -45,7 +45,9 @@ extension StoredUpload {
         guard chosen == "COMPOSITE" || chosen == "FULL_OBJECT" else {
             throw S3Error(.invalidRequest, "Value for x-amz-checksum-type header is invalid.")
         }
-        if (chosen == "COMPOSITE" && algorithm == "CRC64NVME") || (chosen == "FULL_OBJECT" && !fullObjectAlgorithms.contains(algorithm)) {
+        if (chosen == "COMPOSITE" && algorithm == "CRC64NVME")
+            || (chosen == "FULL_OBJECT" && !fullObjectAlgorithms.contains(algorithm))
+        {
             throw S3Error(
                 .invalidRequest,
                 "The \(chosen) checksum type cannot be used with the \(algorithm.lowercased()) checksum algorithm.")

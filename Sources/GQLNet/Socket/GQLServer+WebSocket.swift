@@ -144,7 +144,8 @@ extension GQLServer {
         if socket.endpoint.codec.kind == .appSync {
             try await socket.startsAcknowledged(within: configuration.timeout)
         } else {
-            _ = try await overSocket(Self.request("query SubscriptionsStarted { __typename }", [:]),
+            _ = try await overSocket(
+                Self.request("query SubscriptionsStarted { __typename }", [:]),
                 operation: "subscriptionsStarted")
         }
     }

@@ -10,8 +10,10 @@ extension GQLServer {
     /// - Throws: ``GQLResult/Failure`` (the GraphQL errors, with the partial data) when the answer has errors;
     ///   ``GQLError`` `.decoding` when the data does not fit the generated type, and the transport errors of
     ///   ``query(_:_:headers:)``.
-    public func fetch<Query: GQLTypedQuery>(_ query: Query, headers: [String: String] = [:]) async throws -> Query.Data {
-        try Self.decodeData(Query.Data.self, from: await self.query(Query.document, variables(of: query), headers: headers))
+    public func fetch<Query: GQLTypedQuery>(_ query: Query, headers: [String: String] = [:]) async throws -> Query.Data
+    {
+        try Self.decodeData(
+            Query.Data.self, from: await self.query(Query.document, variables(of: query), headers: headers))
     }
 
     /// Runs a generated mutation and returns its decoded data.
@@ -35,7 +37,9 @@ extension GQLServer {
     /// ```
     /// - Throws (from iteration): ``GQLResult/Failure`` for an event with errors; ``GQLError`` `.decoding` for one
     ///   that does not fit the generated type; the errors of ``subscription(_:_:)``.
-    public func subscribe<Subscription: GQLTypedSubscription>(_ subscription: Subscription) -> TypedSubscription<Subscription> {
+    public func subscribe<Subscription: GQLTypedSubscription>(_ subscription: Subscription) -> TypedSubscription<
+        Subscription
+    > {
         TypedSubscription(events: self.subscription(Subscription.document, variables(of: subscription)))
     }
 

@@ -7,7 +7,6 @@ import GQLCore
 extension GQLAuth {
     // MARK: - On an instance
 
-
     /// ``signUp(email:password:)``; `completion` gets nil or the error.
     public func signUp(email: String, password: String, completion: @escaping @Sendable ((any Error)?) -> Void) {
         CompletionBridge.start(completion) { try await self.signUp(email: email, password: password) }

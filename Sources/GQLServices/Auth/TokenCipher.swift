@@ -132,7 +132,8 @@ final class TokenCipher: Sendable {
         case .raw(let data):
             guard data.count == AESGCM.keySize else {
                 throw GQLError(
-                    .invalidArgument, "a raw token-file key must be \(AESGCM.keySize) bytes; this one has \(data.count)")
+                    .invalidArgument, "a raw token-file key must be \(AESGCM.keySize) bytes; this one has \(data.count)"
+                )
             }
             return Array(data)
         }

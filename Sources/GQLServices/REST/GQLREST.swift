@@ -98,7 +98,8 @@ public final class GQLREST: Sendable {
             return try GQLValue(json: body)
         } catch {
             throw GQLError(
-                .invalidResponse, "the answer to \(method.rawValue) \(target(path)) is not JSON: \(exchange.excerpt(body))",
+                .invalidResponse,
+                "the answer to \(method.rawValue) \(target(path)) is not JSON: \(exchange.excerpt(body))",
                 operation: path)
         }
     }

@@ -156,7 +156,9 @@ final class BindingEncoder: Encoder {
     private func bind(_ value: GQLValue, column index: Int) throws {
         do {
             try Statement.bind(value, at: Int32(index + 1), to: stmt, sql: sql)
-            if index == keyColumn && keyParameter > 0 { try Statement.bind(value, at: keyParameter, to: stmt, sql: sql) }
+            if index == keyColumn && keyParameter > 0 {
+                try Statement.bind(value, at: keyParameter, to: stmt, sql: sql)
+            }
         } catch var error as GQLError {
             error.table = schema.name
             error.column = names[index]

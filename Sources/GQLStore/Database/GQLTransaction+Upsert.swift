@@ -53,12 +53,14 @@ extension GQLTransaction {
     package func upsert(_ upsert: RowUpsert, _ values: [GQLValue]) throws {
         guard values.count == upsert.columns.count else {
             throw GQLError(
-                .invalidArgument, "an upsert into \(upsert.table) got \(values.count) values for \(upsert.columns.count) columns",
+                .invalidArgument,
+                "an upsert into \(upsert.table) got \(values.count) values for \(upsert.columns.count) columns",
                 table: upsert.table, operation: "insertUpdate")
         }
         guard !values[upsert.keyIndex].isNull else {
             throw GQLError(
-                .missingPrimaryKey, "the values for insertUpdate have a null key, '\(upsert.columns[upsert.keyIndex].name)'",
+                .missingPrimaryKey,
+                "the values for insertUpdate have a null key, '\(upsert.columns[upsert.keyIndex].name)'",
                 table: upsert.table, column: upsert.columns[upsert.keyIndex].name, operation: "insertUpdate")
         }
         let connection = try checkedConnection(write: true)

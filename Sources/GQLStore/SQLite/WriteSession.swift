@@ -33,10 +33,12 @@ final class WriteSession {
     /// Registers the session's SQL functions and rollback hook on the writer connection's handle.
     func install(on handle: OpaquePointer) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_rollback_hook(handle, { context in
-            guard let context else { return }
-            Unmanaged<WriteSession>.fromOpaque(context).takeUnretainedValue().rolledBack()
-        }, context)
+        sqlite3_rollback_hook(
+            handle,
+            { context in
+                guard let context else { return }
+                Unmanaged<WriteSession>.fromOpaque(context).takeUnretainedValue().rolledBack()
+            }, context)
         sqlite3_create_function_v2(
             handle, Self.observerFunction, 3, SQLITE_UTF8, context,
             { context, count, arguments in

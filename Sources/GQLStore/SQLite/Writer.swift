@@ -93,7 +93,9 @@ final class Writer: @unchecked Sendable {
         guard !isClosed else { throw GQLError(.closed, "the database was closed", operation: "write") }
         session.begin(origin: origin)
         defer { session.end() }
-        guard let synchronous, synchronous != self.synchronous else { return try withHeld(transaction: transaction, body) }
+        guard let synchronous, synchronous != self.synchronous else {
+            return try withHeld(transaction: transaction, body)
+        }
         try connection.cached("PRAGMA synchronous = \(synchronous.rawValue)").runOnce()
         defer { try? connection.cached("PRAGMA synchronous = \(self.synchronous.rawValue)").runOnce() }
         return try withHeld(transaction: transaction, body)
@@ -133,7 +135,9 @@ final class Writer: @unchecked Sendable {
                 isClosed = true
                 throw error
             }
-            for table in observers.tables().sorted() { try observers.reinstall(table: table, connection: self.connection) }
+            for table in observers.tables().sorted() {
+                try observers.reinstall(table: table, connection: self.connection)
+            }
             if let swapError { throw swapError }
         }
     }

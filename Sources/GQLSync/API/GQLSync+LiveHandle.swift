@@ -114,7 +114,8 @@ extension GQLSync {
             repeat {
                 if Task.isCancelled { return }
                 do {
-                    let report = try await pull.run(forceBase: pulls > 0 && earlier == nil, from: earlier, progress: nil)
+                    let report = try await pull.run(
+                        forceBase: pulls > 0 && earlier == nil, from: earlier, progress: nil)
                     continuation.yield(.pulled(report))
                 } catch {
                     if !Task.isCancelled { continuation.yield(.failed(error)) }

@@ -29,7 +29,11 @@ extension SyncFixture {
         for n in numbers {
             let result = try await client.mutation(
                 "mutation($input: CreateNoteInput!) { createNote(input: $input) { id } }",
-                ["input": GQLValue.object(["id": .string("note-\(n)"), "title": .string("title \(n)"), "n": .int(Int64(n))])])
+                [
+                    "input": GQLValue.object([
+                        "id": .string("note-\(n)"), "title": .string("title \(n)"), "n": .int(Int64(n)),
+                    ])
+                ])
             guard result.errors.isEmpty else { throw GQLResult.Failure(errors: result.errors, data: result.data) }
         }
     }

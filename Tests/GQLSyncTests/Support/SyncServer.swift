@@ -85,10 +85,12 @@ final class SyncServer: Sendable {
     }
 
     func stop() async {
-        guard let running = running.withLock({ state -> Running? in
-            defer { state = nil }
-            return state
-        }) else { return }
+        guard
+            let running = running.withLock({ state -> Running? in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         await running.server.shutdown()
         _ = try? await running.task.value
         earlierReplays.withLock { $0 += running.server.idempotentReplays }
