@@ -85,14 +85,12 @@ struct HostileSocketServerTests {
         try await Self.withPeer { base in
             let server = Self.server(base, "/ping-flood")
             try await withClient(server) { server in
-                let start = ContinuousClock.now
                 let (error, peaks) = try await Self.sampling(server) { await Self.ending(of: server) }
-                let elapsed = ContinuousClock.now - start
                 // The flood does not count as the server being alive: our ping goes unanswered and the keep-alive
-                // ends the connection (0.5 s + 1.5 s, and the 2 s close handshake at most; bound generous for a
-                // loaded machine).
+                // ends the connection (0.5 s + 1.5 s, and the 2 s close handshake at most). The `.timeout` shows
+                // the keep-alive ended it, however slow the machine; a flood taken for life would never end, and the
+                // suite's time limit would fail the test.
                 #expect((error as? GQLError)?.code == .timeout, "\(String(describing: error))")
-                #expect(elapsed < .seconds(15), "\(elapsed)")
                 // One pong at a time: reading stops while one waits, so NIO's write buffer holds one pong (or the
                 // close) instead of a pong per ping. (How soon the operating system's buffers fill varies; the
                 // mechanism itself is WebSocketFrameHandlerTests'.)
@@ -107,10 +105,9 @@ struct HostileSocketServerTests {
         try await Self.withPeer { base in
             let server = Self.server(base, "/protocol-ping-flood")
             try await withClient(server) { server in
-                let start = ContinuousClock.now
                 let (error, peaks) = try await Self.sampling(server) { await Self.ending(of: server) }
+                // Ended by the keep-alive (see the test above), however slow the machine.
                 #expect((error as? GQLError)?.code == .timeout, "\(String(describing: error))")
-                #expect(ContinuousClock.now - start < .seconds(15))
                 // Pongs replace each other in the writer's queue; the writer waits while the socket is unwritable.
                 #expect(peaks.outbox <= 2, "\(peaks)")
                 #expect(peaks.nioBytes < 70_000 + 1_024, "\(peaks)")
@@ -156,10 +153,9 @@ struct HostileSocketServerTests {
                 $0.maximumResponseSize = 1 << 20
             }
             try await withClient(server) { server in
-                let start = ContinuousClock.now
+                // `.responseTooLarge`, not the keep-alive's `.timeout`: the message's size ended it.
                 let error = await Self.ending(of: server)
                 #expect((error as? GQLError)?.code == .responseTooLarge, "\(String(describing: error))")
-                #expect(ContinuousClock.now - start < .seconds(10))
             }
         }
     }
@@ -169,11 +165,10 @@ struct HostileSocketServerTests {
         try await Self.withPeer { base in
             let server = Self.server(base, path) { $0.connectTimeout = .seconds(2) }
             try await withClient(server) { server in
-                let start = ContinuousClock.now
                 let error = await #expect(throws: GQLError.self) { try await server.connect() }
                 #expect(error?.httpStatus == 503, "\(String(describing: error))")
-                // The endless body stops at the excerpt; the silent one at the 2 s deadline (bound generous).
-                #expect(ContinuousClock.now - start < .seconds(8))
+                // The endless body stops at the excerpt; the silent one at the 2 s deadline (a body never read to its
+                // end: the refusal with its status is the outcome, however slow the machine).
                 if path == "/refuse-endless" { #expect(error?.message.contains("zzz") == true) }
             }
         }
