@@ -79,9 +79,8 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// own. (Asking the channel at each read instead would cost its chain of option casts every request.) Debug
     /// builds check at each read that the option is still this value.
     @exclusivity(unchecked) private var autoRead = false
-    /// The head's `Date` and `Server` lines and the empty line that ends it (`\r\nDate: …\r\nServer:
-    /// GQLDevServer\r\n\r\n`), made once a second.
-    @exclusivity(unchecked) private var dateLines: (second: Int, bytes: [UInt8]) = (-1, [])
+    /// The answers' bytes (their `Date` line made once a second).
+    @exclusivity(unchecked) private var head = DirectAnswerHead()
 
     init(
         transport: HTTPTransport, engine: DevEngine, connection: ConnectionGuard, idleTimeout: TimeAmount,
@@ -319,33 +318,9 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func write(
         _ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: String, origin: String?
     ) {
-        let closing = quiescing && readBeforeQuiesce == 0
-        let length = json.utf8.count
-        var buffer = context.channel.allocator.buffer(capacity: length + 192)
-        if status == .ok {
-            buffer.writeStaticString(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ")
-        } else {
-            buffer.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n")
-            buffer.writeStaticString("Content-Type: application/json; charset=utf-8\r\nContent-Length: ")
-        }
-        buffer.writeDecimal(length)
-        if let origin {
-            buffer.writeStaticString("\r\nAccess-Control-Allow-Origin: ")
-            buffer.writeString(origin)
-            buffer.writeStaticString("\r\nVary: Origin")
-        }
-        let now = time(nil)
-        if now != dateLines.second {
-            dateLines = (now, Array("\r\nDate: \(HTTPDate.format(now))\r\nServer: GQLDevServer\r\n\r\n".utf8))
-        }
-        if closing {
-            buffer.writeBytes(dateLines.bytes.dropLast(2))
-            buffer.writeStaticString("Connection: close\r\n\r\n")
-        } else {
-            buffer.writeBytes(dateLines.bytes)  // the head's end included
-        }
-        buffer.writeString(json)
+        let buffer = head.answer(
+            status, json, origin: origin, closing: quiescing && readBeforeQuiesce == 0,
+            allocator: context.channel.allocator)
         context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
         needsFlush = true
         lastActivity = .now()
@@ -375,12 +350,5 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 scheduleIdleCheck(context, at: lastActivity + idleTimeout)
             }
         }
-    }
-}
-
-extension ByteBuffer {
-    /// Writes a non-negative integer in decimal, as `String(value)` spells it, without making the `String`.
-    fileprivate mutating func writeDecimal(_ value: Int) {
-        DecimalDigits.withDigits(of: UInt64(value.magnitude)) { writeBytes($0) }
     }
 }
