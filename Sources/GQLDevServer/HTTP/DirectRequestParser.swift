@@ -70,20 +70,32 @@ struct DirectRequestParser {
         var sawConnection = false
         var position = lineLength
         let limit = min(bytes.count, Self.maxHeaderBytes)
+        let notYet: Outcome = bytes.count >= Self.maxHeaderBytes ? .other : .incomplete
         while true {
-            // One header line, or the empty line that ends the block.
-            let line = Self.scanLine(bytes, from: position, limit: limit)
+            // The empty line that ends the block, or a header line: its name up to the colon, then its value.
+            guard position < limit else { return notYet }
+            if bytes[position] == 0x0D {
+                guard position + 1 < limit else { return notYet }
+                guard bytes[position + 1] == 0x0A else { return .other }
+                request.headerBytes = position + 2
+                break
+            }
+            let colon: Int
+            switch Self.nameEnd(bytes, from: position, limit: limit) {
+            case .colon(let index): colon = index
+            case .notYet: return notYet
+            case .other: return .other
+            }
+            // The name's bytes are tokens (visible ASCII): the value's are the ones left to look at.
+            let line = Self.scanLine(bytes, from: colon + 1, limit: limit)
             let end: Int
             switch line.end {
             case .at(let index): end = index
-            case .notYet: return bytes.count >= Self.maxHeaderBytes ? .other : .incomplete
+            case .notYet: return notYet
             case .malformed: return .other
             }
-            if end == position {  // the empty line
-                request.headerBytes = end + 2
-                break
-            }
-            guard line.plain, let field = Self.field(bytes, from: position, to: end) else { return .other }
+            guard line.plain else { return .other }
+            let field = (name: Self.kind(bytes, position..<colon), value: Self.value(bytes, from: colon + 1, to: end))
             position = end + 2
             switch field.name {
             case .contentLength:
@@ -140,8 +152,9 @@ struct DirectRequestParser {
         case malformed
     }
 
-    /// Where the line starting at `start` ends, looking no further than `limit`; whether every byte before its end
-    /// is visible ASCII, a space or a tab (`plain`); and whether one is a tab.
+    /// Where the line whose rest starts at `start` (a header line's value, after its name's colon) ends, looking no
+    /// further than `limit`; whether every byte before its end is visible ASCII, a space or a tab (`plain`); and
+    /// whether one is a tab.
     ///
     /// Eight bytes are looked at together, and a word holding a control byte or one outside visible ASCII goes on
     /// from the first such byte (``specialBytes(_:)`` marks it exactly): one pass over the line, a look at each of
@@ -234,16 +247,24 @@ struct DirectRequestParser {
 
     private static let keepAlive: StaticString = "keep-alive"
 
-    /// A field line `name: value` between `start` and `end` (its `\r`), whose bytes ``scanLine(_:from:limit:)``
-    /// found plain: the name's kind and the value's range with the spaces around it trimmed; `nil` when the line is
-    /// not a plain field (an empty or non-token name, or a leading space — an obsolete folded line).
-    private static func field(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> (
-        name: Name, value: Range<Int>
-    )? {
+    private enum NameEnd {
+        /// The index of the colon that ends the name.
+        case colon(Int)
+        /// The name has not ended within the bytes looked at.
+        case notYet
+        /// Not a field line this parser takes: an empty name, or a byte that is not a token's before the colon (a
+        /// leading space — an obsolete folded line —, a line with no colon, a control or non-ASCII byte).
+        case other
+    }
+
+    /// Where the name of the header line starting at `start` ends, looking no further than `limit`.
+    ///
+    /// Eight bytes at a time while they are letters, digits and `-` (``nameBytes(_:)`` marks them exactly up to
+    /// the first byte that is not one, whatever the bytes after it), and the word holding the colon at once when
+    /// every byte before the colon is one; the rest (another token byte, a byte no name has) one by one.
+    private static func nameEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, limit: Int) -> NameEnd {
         var colon = start
-        // Eight name bytes at a time while they are letters, digits and `-`, and the word holding the colon at once
-        // when every byte before the colon is one; the rest (another tchar, a byte no name has) byte by byte.
-        while colon + 8 <= end {
+        while colon + 8 <= limit {
             let chunk = word(bytes, at: colon)
             let names = nameBytes(chunk)
             if names == highBits {
@@ -252,39 +273,61 @@ struct DirectRequestParser {
             }
             let colons = inRange(chunk, 0x3A, 0x3A)
             let before = (colons & (0 &- colons)) &- 1  // the bits below the first colon's (all, without a colon)
-            if colons != 0, names & before == highBits & before { colon += colons.trailingZeroBitCount >> 3 }
+            if colons != 0, names & before == highBits & before {
+                colon += colons.trailingZeroBitCount >> 3
+            } else {
+                colon += (~names & highBits).trailingZeroBitCount >> 3  // the first byte that is not a name byte
+            }
             break
         }
-        while colon < end, bytes[colon] != UInt8(ascii: ":") {
-            guard HTTPToken.contains(bytes[colon]) else { return nil }
+        while colon < limit, bytes[colon] != UInt8(ascii: ":") {
+            guard HTTPToken.contains(bytes[colon]) else { return .other }
             colon += 1
         }
-        guard colon > start, colon < end else { return nil }
-        var valueStart = colon + 1
+        guard colon < limit else { return .notYet }
+        return colon > start ? .colon(colon) : .other
+    }
+
+    /// The range of the value between `start` (after the colon) and `end` (its line's `\r`), without the spaces
+    /// and tabs around it.
+    @inline(__always)
+    private static func value(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Range<Int> {
+        var valueStart = start
         var valueEnd = end
         while valueStart < valueEnd, bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09 { valueStart += 1 }
         while valueEnd > valueStart, bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        return (kind(bytes, start..<colon), valueStart..<valueEnd)
+        return valueStart..<valueEnd
     }
 
-    /// The kind of the header named by the bytes in `name`: its length picks the one or two names it can be, so a
-    /// line is compared with at most two (a browser sends sixteen lines, most of them ignored).
+    /// The kind of the header named by the bytes in `name`, a complete line's (so at least eight bytes, the colon
+    /// and the line's end among them, follow its start): its length picks the one or two names it can be, and its
+    /// first eight bytes, made lowercase, are compared with theirs at once, so a line is compared in full only
+    /// with a name that starts as it does (a browser sends sixteen lines, most of them ignored).
     private static func kind(_ bytes: UnsafeRawBufferPointer, _ name: Range<Int>) -> Name {
-        func named(_ lowercase: StaticString, _ kind: Name) -> Name? {
-            equalsIgnoringCase(bytes, name, lowercase) ? kind : nil
+        guard name.count >= 6, name.count <= 21 else { return .ignored }
+        // The bytes of a complete line up to its `\r\n` are below 0x80, as `lowercased` needs.
+        let first = lowercased(word(bytes, at: name.lowerBound))
+        func named(_ prefix: UInt64, _ lowercase: StaticString, _ kind: Name) -> Name? {
+            first == prefix && equalsIgnoringCase(bytes, name, lowercase) ? kind : nil
         }
         let kind: Name? =
             switch name.count {
-            case 6: named("origin", .origin) ?? named("expect", .refused)
-            case 7: named("upgrade", .refused)
-            case 9: named("x-api-key", .apiKey)
-            case 10: named("connection", .connection)
-            case 12: named("content-type", .contentType)
-            case 13: named("authorization", .authorization)
-            case 14: named("content-length", .contentLength)
-            case 15: named("idempotency-key", .idempotencyKey)
-            case 17: named("transfer-encoding", .refused)
-            case 21: named("x-hasura-admin-secret", .adminSecret)
+            // Six and seven bytes: the word's first six or seven are the whole name.
+            case 6:
+                switch first & 0xFFFF_FFFF_FFFF {
+                case 0x6E69_6769_726F: .origin  // "origin"
+                case 0x7463_6570_7865: .refused  // "expect"
+                default: nil
+                }
+            case 7: first & 0xFF_FFFF_FFFF_FFFF == 0x65_6461_7267_7075 ? .refused : nil  // "upgrade"
+            case 9: named(0x656B_2D69_7061_2D78, "x-api-key", .apiKey)  // "x-api-ke"
+            case 10: named(0x6974_6365_6E6E_6F63, "connection", .connection)  // "connecti"
+            case 12: named(0x2D74_6E65_746E_6F63, "content-type", .contentType)  // "content-"
+            case 13: named(0x7A69_726F_6874_7561, "authorization", .authorization)  // "authoriz"
+            case 14: named(0x2D74_6E65_746E_6F63, "content-length", .contentLength)  // "content-"
+            case 15: named(0x6574_6F70_6D65_6469, "idempotency-key", .idempotencyKey)  // "idempote"
+            case 17: named(0x7265_6673_6E61_7274, "transfer-encoding", .refused)  // "transfer"
+            case 21: named(0x6172_7573_6168_2D78, "x-hasura-admin-secret", .adminSecret)  // "x-hasura"
             default: nil
             }
         return kind ?? .ignored
