@@ -11,7 +11,9 @@
 # rounds (default 2) are each one section (BenchKit's CallgrindSection: a dump at its start and one at its end);
 # the figure is the mean of a section's dumps. KEEP=1 keeps the dumps for `callgrind_annotate` and says where.
 # CACHE_SIM=1 adds callgrind's cache simulation (first-level and last-level misses, reads and writes: what the
-# instruction count leaves out) and counts the calls to malloc per read.
+# instruction count leaves out) and counts the calls to malloc per read. valgrind takes the host's caches as
+# given, and on this VM it is given a 512 MiB last level: CACHE_SIM_ARGS sets the geometry instead, e.g.
+# "--D1=49152,12,64 --LL=1048576,8,64" (the EPYC's first level and its 1 MiB second level as the last).
 set -euo pipefail
 binary=${1:-}
 cd "$(dirname "$0")"
@@ -30,7 +32,7 @@ echo "date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)${changes:+ +changes}"
 echo "$(valgrind --version), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 simulate=()
-if [ -n "${CACHE_SIM:-}" ]; then simulate=(--cache-sim=yes ${BRANCH_SIM:+--branch-sim=yes}); fi
+if [ -n "${CACHE_SIM:-}" ]; then simulate=(--cache-sim=yes ${BRANCH_SIM:+--branch-sim=yes} ${CACHE_SIM_ARGS:-}); fi
 sections=${SECTIONS:-read.cold,read.warm,read.parse}
 LD_PRELOAD=$work/mainshim.so BENCH_CALLGRIND=$sections valgrind --tool=callgrind \
     "${simulate[@]}" --callgrind-out-file="$work/cg" "--dump-before=*benchkitCallgrindStart*" "--dump-before=*benchkitCallgrindStop*" \

@@ -20,6 +20,8 @@ import GQLCore
 struct CacheBench {
     struct Options {
         static let workloads: Set<String> = ["write", "read", "watch"]
+        /// Run only when asked for (`--only memory`, ``WarmMemory``).
+        static let diagnostics: Set<String> = ["memory"]
 
         var posts = 1_000
         var rounds = 5
@@ -32,7 +34,8 @@ struct CacheBench {
               --posts N      posts in the feed (default 1000: about 6,000 records, 2 MiB of JSON)
               --rounds N     measured rounds, after one warm-up round; medians are reported (default 5)
               --watchers N   watchers of the watch workload, one post each (default 1000, at most --posts)
-              --only LIST    the workloads to run (default all three)
+              --only LIST    the workloads to run (default all three); `memory` times the warm read and the
+                             parse with their data in the processor's caches and evicted (WarmMemory)
             """
 
         init(_ arguments: ArraySlice<String>) throws {
@@ -42,7 +45,7 @@ struct CacheBench {
                 case "--posts": posts = try arguments.number(for: argument)
                 case "--rounds": rounds = try arguments.number(for: argument)
                 case "--watchers": watchers = try arguments.number(for: argument)
-                case "--only": only = try arguments.list(for: argument, allowed: Self.workloads)
+                case "--only": only = try arguments.list(for: argument, allowed: Self.workloads.union(Self.diagnostics))
                 case "--help", "-h": help = true
                 default: throw BenchError("unknown argument \(argument)")
                 }
@@ -101,6 +104,9 @@ struct CacheBench {
         var table = ResultTable()
         if options.only.contains("write") || options.only.contains("read") { try workloads.writeAndRead(into: &table) }
         if options.only.contains("watch") { try await workloads.watch(into: &table) }
+        if options.only.contains("memory") {
+            try WarmMemory(feed: feed, file: workloads.file("memory"), rounds: options.rounds).run()
+        }
         table.print()
         print("load average after: \(BenchEnvironment.loadAverage())")
     }
