@@ -216,13 +216,16 @@ final class RecordStore: Sendable {
         throws -> (changed: Set<RecordKey>, generation: UInt64)
     {
         guard !records.isEmpty else { return ([], currentStamp) }
+        // Copied in the order given (a normalizer's: the order a read meets them), before the lock is taken, so
+        // the memory layer keeps them one after another in memory (``ReadOrderCopy``).
+        let copied = ReadOrderCopy.copy(records)
         return try writeLock.withLock { sizes in
             // Rows go in in key order. The table is a B-tree on the key: rows in hash order land all over it,
             // splitting pages everywhere (a fresh answer's file came out 3/4 full) and dirtying more pages than
             // SQLite's page cache holds, which it then spills to the WAL mid-transaction and writes again at the
             // commit (5.4 MB of WAL for a 2.9 MB table, CacheBench's answer); in order, each page fills and is
             // left behind (2.6 MB of WAL, 2.5 MB table), and a level's records read back from neighbouring pages.
-            var ordered = records
+            var ordered = copied
             Self.sortByKey(&ordered)
             let keys = ordered.map(\.key)
             let (cached, isComplete) = memory.withLock { memory in
