@@ -234,6 +234,11 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             switch answer {
             case .answer(let status, let json):
                 write(context, status, json, origin: request.origin)
+                // The last request read is answered: its answer goes out now, before what is left of this read
+                // (the request's and answer's memory, the way back through the pipeline, the next read asked for)
+                // is done, while the client reads it. Requests that came in one read together still share one
+                // write, the last one's.
+                if pending == nil { flushIfNeeded(context) }
             case .queued(let writes, let mutation, let json):
                 awaitingCommit = true
                 committingOrigin = request.origin
@@ -314,7 +319,8 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Writes a JSON answer with the headers the router's answers carry, in their order (with an allowed `origin`,
-    /// ``BrowserGuard``'s `Access-Control-Allow-Origin` and `Vary`); flushed when the read ends.
+    /// ``BrowserGuard``'s `Access-Control-Allow-Origin` and `Vary`); flushed once nothing read is left to answer,
+    /// or when the read ends.
     private func write(
         _ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: String, origin: String?
     ) {
