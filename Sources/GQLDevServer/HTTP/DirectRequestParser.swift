@@ -159,6 +159,7 @@ struct DirectRequestParser {
     /// Eight bytes are looked at together, and a word holding a control byte or one outside visible ASCII goes on
     /// from the first such byte (``specialBytes(_:)`` marks it exactly): one pass over the line, a look at each of
     /// its special bytes (its end, a tab) instead of at every byte of the word that holds them.
+    @inline(__always)
     private static func scanLine(_ bytes: UnsafeRawBufferPointer, from start: Int, limit: Int) -> (
         end: LineEnd, plain: Bool, hasTab: Bool
     ) {
@@ -262,6 +263,7 @@ struct DirectRequestParser {
     /// Eight bytes at a time while they are letters, digits and `-` (``nameBytes(_:)`` marks them exactly up to
     /// the first byte that is not one, whatever the bytes after it), and the word holding the colon at once when
     /// every byte before the colon is one; the rest (another token byte, a byte no name has) one by one.
+    @inline(__always)
     private static func nameEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, limit: Int) -> NameEnd {
         var colon = start
         while colon + 8 <= limit {
