@@ -34,12 +34,12 @@ struct DirectAnswerHead {
         var statusLine = status == .ok ? "" : "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n"
         let length = json.utf8.count
         let digits = Self.digitCount(length)
-        let start =
-            status == .ok
-            ? Self.okStart.utf8CodeUnitCount : statusLine.utf8.count + Self.typeAndLength.utf8CodeUnitCount
-        let cors = origin.map {
-            Self.allowOrigin.utf8CodeUnitCount + $0.utf8.count + Self.varyOrigin.utf8CodeUnitCount
-        } ?? 0
+        var start = Self.okStart.utf8CodeUnitCount
+        if status != .ok { start = statusLine.utf8.count + Self.typeAndLength.utf8CodeUnitCount }
+        var cors = 0
+        if let origin {
+            cors = Self.allowOrigin.utf8CodeUnitCount + origin.utf8.count + Self.varyOrigin.utf8CodeUnitCount
+        }
         let lines = dateLines.bytes
         let end = closing ? lines.count - 2 + Self.connectionClose.utf8CodeUnitCount : lines.count
         let total = start + digits + cors + end + length
