@@ -15,17 +15,24 @@ import Testing
         let cache = fixture.cache
         let client = fixture.client
         for id in 1...4 { _ = try await cache.fetch(client, "GetNote", ["id": "\(id)"]) }
-        // One watcher per note, each reading until it sees its note's final title.
+        // One watcher per note, each reading until it sees its note's final title. The traffic starts once each
+        // has emitted its first answer: a watcher whose task started only after the last write would see the final
+        // title alone (1 answer, not the 2 or more expected below).
+        let (started, starting) = AsyncStream.makeStream(of: Void.self)
         let watchers = (1...4).map { id in
             Task {
                 var seen = 0
+                defer { if seen == 0 { starting.yield() } }  // a watch that fails at once holds nothing back
                 for try await result in cache.watch(client, "GetNote", ["id": "\(id)"], policy: .cacheOnly) {
                     seen += 1
+                    if seen == 1 { starting.yield() }
                     if result.data?["getNote"]?["title"] == .string("final \(id)") { return seen }
                 }
                 return seen
             }
         }
+        var watching = started.makeAsyncIterator()
+        for _ in 1...4 { _ = await watching.next() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for id in 1...4 {
                 group.addTask {
