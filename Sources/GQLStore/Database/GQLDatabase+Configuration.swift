@@ -33,6 +33,12 @@ extension GQLDatabase {
         /// decryption (SQLCipher 4's default), and SQLite's own 2,000 KiB on plain files, where the OS file cache
         /// makes a re-read cheap. Pages are allocated as they are read, so this is a bound, not an allocation.
         public var pageCacheKiB: Int? = nil
+        /// The page size, in bytes, of a file this database creates (SQLite's `page_size`: a power of two from 512
+        /// to 65,536). `nil`, the default: SQLite's own (4,096). A file that already has pages keeps the size it
+        /// was created with (in WAL mode SQLite cannot change it), so any file opens and reads as before. Larger
+        /// pages mean fewer, larger reads of a table read whole (each page is one `pread`) and more bytes written
+        /// per page a commit changes.
+        public var pageSize: Int? = nil
         /// Keep SQLite's rollback journal instead of switching the file to WAL (tests of the journal's encryption).
         package var rollbackJournal = false
 

@@ -62,6 +62,10 @@ public final class GQLDatabase: Sendable {
     /// Opens the database at `path`, with `cipher` through the encrypting VFS (its key already checked).
     init(path: String, cipher: CipherKey?, configuration: Configuration) throws {
         guard !path.isEmpty else { throw GQLError(.invalidArgument, "the database path is empty") }
+        if let size = configuration.pageSize, size < 512 || size > 65_536 || size & (size - 1) != 0 {
+            throw GQLError(
+                .invalidArgument, "the page size \(size) is not a power of two from 512 to 65,536", operation: "open")
+        }
         self.configuration = configuration
         let inMemory = path == ":memory:"
         if configuration.readOnly && path.hasPrefix("file:") {

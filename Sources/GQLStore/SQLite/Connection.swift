@@ -62,6 +62,11 @@ final class Connection {
             if let kib = configuration.pageCacheKiB ?? (cipher == nil ? nil : 8_000) {
                 try execute("PRAGMA cache_size = -\(max(kib, 1))")
             }
+            // Before anything writes page 1 (the cipher's header below, the WAL switch): once the file has pages,
+            // or is in WAL mode, SQLite keeps the size it has.
+            if !readOnly, let size = configuration.pageSize, try scalar("PRAGMA page_count") == .int(0) {
+                try execute("PRAGMA page_size = \(size)")
+            }
             if cipher != nil {
                 try execute("PRAGMA temp_store = MEMORY")
                 if !readOnly {
