@@ -27,10 +27,11 @@ struct SignalTests {
         return max(peak, process.peakResidentBytes ?? 0)
     }
 
-    /// Ends `process` with `signal` and returns how it ended. The process must end by itself: how soon (within
-    /// InterruptSignals' 1.5 s grace) is a speed question, not these tests' (a loaded machine stretches it), so the
-    /// tests decide by how it ended; the 20 s wait only bounds a process that ignores the signal (as before, for
-    /// minutes), which then fails the test.
+    /// Ends `process` with `signal` and returns how it ended. The 20 s wait is below what each process would do
+    /// without the signal's effect, not a guess of the machine's speed: a `subscribe` that ignores it never ends (as
+    /// before the fix, for minutes), a waiting query would end at its 60 s `--timeout` (and with another status), a
+    /// download would run its 64 MiB to the end at about 20 s and exit 0, not 143 (the status tells). How soon
+    /// within InterruptSignals' 1.5 s grace is a speed question, not these tests'.
     static func stop(_ process: BackgroundCLIProcess, with signal: Int32) async throws -> CLIProcess.Output {
         process.send(signal)
         return try await process.wait(timeout: .seconds(20))
