@@ -26,7 +26,8 @@ extension GQLCache {
         maxStale: Duration = .zero
     ) async throws -> TypedResult<Query.Data> {
         let variables = query.variables.gqlValue.objectValue?.dictionary ?? [:]
-        let answer = try await fetch(server, Query.document, variables, policy: policy, store: store, maxStale: maxStale)
+        let answer = try await fetch(
+            server, Query.document, variables, policy: policy, store: store, maxStale: maxStale)
         return TypedResult(
             data: try GQLServer.decodeData(Query.Data.self, from: answer.result), source: answer.source,
             isStale: answer.isStale)

@@ -182,7 +182,8 @@ import Testing
             }
         }
         #expect(try cache.record("User:1")?["self"] == ["__ref": "User:1"])
-        #expect(try cache.record("N:50") != nil && cache.record("User:7")?["v"] == 1 && cache.record("Admin:7")?["v"] == 2)
+        #expect(
+            try cache.record("N:50") != nil && cache.record("User:7")?["v"] == 1 && cache.record("Admin:7")?["v"] == 2)
         #expect(server.requestCount == cases.count)
         try await client.shutdown()
     }

@@ -22,7 +22,9 @@ import Testing
             for post in 0..<30 {
                 let comments = (0..<Int(random.next() % UInt64(first + 1))).map { index -> GQLValue in
                     let id = "\(first)-\(post)-c\(index)"
-                    return ["__typename": "Comment", "id": .string(id), "body": .string("body \(random.next() % 1000)")]
+                    return [
+                        "__typename": "Comment", "id": .string(id), "body": .string("body \(random.next() % 1000)"),
+                    ]
                 }
                 let likes = (0..<Int(random.next() % UInt64(first + 4))).map { index -> GQLValue in
                     let id = "\(first)-\(post)-l\(index)"

@@ -230,7 +230,9 @@ import Testing
         try cache.write(
             tags,
             data: [
-                "tags": [["__typename": "Tag", "id": "1", "name": "a"], ["__typename": "Tag", "id": "2", "name": "b"]]
+                "tags": [
+                    ["__typename": "Tag", "id": "1", "name": "a"], ["__typename": "Tag", "id": "2", "name": "b"],
+                ]
             ])
         let mutation = "mutation { tags { name } }"
         for shape: GQLValue in [

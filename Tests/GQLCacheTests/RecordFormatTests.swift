@@ -100,8 +100,9 @@ import Testing
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10)
             INSERT INTO _gqlcache_records (key, fields, updated_at) SELECT CAST('Note:' || i AS BLOB), x'0100', 0 FROM n
             """)
-        #expect(try database.fetchAll(sql: "SELECT count(*) AS n FROM _gqlcache_records WHERE typeof(key) = 'blob'")
-            == [["n": 10]])
+        #expect(
+            try database.fetchAll(sql: "SELECT count(*) AS n FROM _gqlcache_records WHERE typeof(key) = 'blob'")
+                == [["n": 10]])
         try database.close()
         let query = "query { me { id name } }"
         let miss = #expect(throws: GQLError.self) { try GQLCache(path: path).read(query) }

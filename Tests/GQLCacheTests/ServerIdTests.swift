@@ -11,7 +11,8 @@ import Testing
         let fixture = try await CacheFixture.make(notes: 0)
         for id in Self.ids {
             let created = try await fixture.client.mutation(
-                try fixture.queries["CreateNote"], ["input": ["id": .string(id), "title": .string("title of \(id)")] as GQLValue])
+                try fixture.queries["CreateNote"],
+                ["input": ["id": .string(id), "title": .string("title of \(id)")] as GQLValue])
             #expect(created.errors.isEmpty, "\(id): \(created.errors)")
         }
         var answers: [String: GQLValue] = [:]

@@ -113,7 +113,8 @@ import Testing
 
     @Test func interfacesAndUnionsMatchThroughTheServersIntrospection() async throws {
         let world = try await World.start()
-        let introspection = try await world.client.query("query { __schema { types { kind name possibleTypes { name } } } }")
+        let introspection = try await world.client.query(
+            "query { __schema { types { kind name possibleTypes { name } } } }")
         let schema = try GQLValue.object(["data": try #require(introspection.data)]).jsonString()
         var configuration = GQLCache.Configuration()
         try configuration.readSchema(schema)

@@ -14,7 +14,8 @@ struct BrowserSafetyTests {
     func simpleContentTypeIsRefused() async throws {
         try await withDevServer { _, endpoints in
             for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
-                let outcome = try await httpRequest(endpoints.http, body: Self.mutation, headers: ["Content-Type": type], contentType: nil)
+                let outcome = try await httpRequest(
+                    endpoints.http, body: Self.mutation, headers: ["Content-Type": type], contentType: nil)
                 #expect(outcome.status == 400, "\(type)")
                 #expect(outcome.json?["errors"]?[0]?["extensions"]?["code"] == "BAD_REQUEST")
             }
@@ -42,7 +43,8 @@ struct BrowserSafetyTests {
     @Test("a request from an origin that is not allowed gets 403 and does not run; a preflight from it gets no CORS")
     func foreignOriginIsRefused() async throws {
         try await withDevServer { _, endpoints in
-            let refused = try await httpRequest(endpoints.http, body: Self.mutation, headers: ["Origin": "http://evil.example"])
+            let refused = try await httpRequest(
+                endpoints.http, body: Self.mutation, headers: ["Origin": "http://evil.example"])
             #expect(refused.status == 403)
             #expect(refused.json?["errors"]?[0]?["extensions"]?["code"] == "FORBIDDEN_ORIGIN")
             let preflight = try await httpRequest(
@@ -67,23 +69,28 @@ struct BrowserSafetyTests {
             #expect(preflight.status == 204)
             #expect(preflight.headers["access-control-allow-origin"] == "http://app.example")
             #expect(preflight.headers["access-control-allow-headers"] == "content-type, x-api-key")
-            let answer = try await httpRequest(endpoints.http, body: Self.mutation, headers: ["Origin": "http://app.example"])
+            let answer = try await httpRequest(
+                endpoints.http, body: Self.mutation, headers: ["Origin": "http://app.example"])
             #expect(answer.status == 200 && answer.headers["access-control-allow-origin"] == "http://app.example")
             #expect(answer.json?["data"]?["createObjects"]?["objectId"] == "csrf")
         }
     }
 
-    @Test("a WebSocket upgrade from a web origin that is not allowed is refused; an allowed one and non-browsers connect")
+    @Test(
+        "a WebSocket upgrade from a web origin that is not allowed is refused; an allowed one and non-browsers connect")
     func webSocketOrigin() async throws {
         var configuration = GQLDevServer.Configuration()
         configuration.allowedOrigins = ["http://app.example"]
         try await withDevServer(configuration) { _, endpoints in
             let protocols = "graphql-transport-ws"
             await #expect(throws: (any Error).self) {
-                _ = try await withWebSocket(endpoints.webSocket, protocols: protocols, headers: ["Origin": "https://evil.example"]) { _ in true }
+                _ = try await withWebSocket(
+                    endpoints.webSocket, protocols: protocols, headers: ["Origin": "https://evil.example"]
+                ) { _ in true }
             }
             for headers in [["Origin": "http://app.example"], [:]] {
-                let outcome = try await withWebSocket(endpoints.webSocket, protocols: protocols, headers: headers) { socket in
+                let outcome = try await withWebSocket(endpoints.webSocket, protocols: protocols, headers: headers) {
+                    socket in
                     try await socket.send(["type": "connection_init"])
                     return try await socket.receive()
                 }

@@ -7,7 +7,8 @@ import Testing
 /// filter-limit error before any SQL is built.
 @Suite("Engine filters at their limits")
 struct EngineFilterLimitTests {
-    static let list = "query($f: ModelObjectsFilterInput) { listObjects(filter: $f, limit: 1000) { items { objectId } } }"
+    static let list =
+        "query($f: ModelObjectsFilterInput) { listObjects(filter: $f, limit: 1000) { items { objectId } } }"
 
     /// The objectIds a filter selects.
     static func ids(_ fixture: EngineFixture, _ filter: GQLValue) async throws -> [String] {
@@ -17,7 +18,9 @@ struct EngineFilterLimitTests {
 
     @Test func nineHundredNinetyNineOrTermsBuildSQLThatHolds() async throws {
         let fixture = try EngineFixture()
-        for number in [3, 500, 998, 2000] { try await fixture.createObject(["objectId": .string("n\(number)"), "number": .int(Int64(number))]) }
+        for number in [3, 500, 998, 2000] {
+            try await fixture.createObject(["objectId": .string("n\(number)"), "number": .int(Int64(number))])
+        }
         let terms = (0..<999).map { GQLValue.object(["number": ["eq": .int(Int64($0))]]) }
         #expect(try await Self.ids(fixture, ["or": .array(terms)]) == ["n3", "n500", "n998"])
         let all = (0..<999).map { GQLValue.object(["number": ["ne": .int(Int64($0))]]) }

@@ -31,7 +31,8 @@ struct EngineSchemaTests {
     @Test func theKeyIsIdBeforeAnEarlierIDField() throws {
         let parsed = try ModelParser.parse("type Comment @model {\n  postID: ID!\n  id: ID!\n  content: String\n}")
         #expect(parsed.models.first?.key == "id")
-        #expect(try ModelParser.parse("type Comment @model { postID: ID! content: String }").models.first?.key == "postID")
+        #expect(
+            try ModelParser.parse("type Comment @model { postID: ID! content: String }").models.first?.key == "postID")
     }
 
     @Test func pluralizationFollowsAppSync() {
@@ -99,7 +100,10 @@ struct EngineSchemaTests {
         ("type Post { id: ID! }", "no @model", 1),
         ("type Post @model {\n  title: String\n}", "no key", 1),
         ("type Post @model { id: ID!, _version: Int }", "kept by the server", 1),
-        ("type Post @model {\n  blogID: ID! @primaryKey(sortKeyFields: [\"title\"])\n  title: String!\n}", "composite keys", 2),
+        (
+            "type Post @model {\n  blogID: ID! @primaryKey(sortKeyFields: [\"title\"])\n  title: String!\n}",
+            "composite keys", 2
+        ),
         ("type Post @model { id: ID! \n nested: [[String]] }", "lists of lists", 2),
         ("type Post @model { id: ID! \n title: String @searchable @weird }", "@weird", 2),
         ("interface Node { id: ID! }", "only `type X @model", 1),
@@ -107,10 +111,15 @@ struct EngineSchemaTests {
         ("scalar Bytes\ntype Post @model { id: ID! }", "scalar Bytes", 1),
         ("type Note @model { id: ID! }\ntype note @model { id: ID! }", "differ only in case", 2),
         ("type sqlite_master @model { id: ID! }", "reserved for the database", 1),
-        ("type Note @model {\n  id: ID!\n  title: String\n  Title: String\n}", "Note.Title (line 4) differ only in case", 3),
+        (
+            "type Note @model {\n  id: ID!\n  title: String\n  Title: String\n}",
+            "Note.Title (line 4) differ only in case", 3
+        ),
         ("type Note @model {\n  id: ID!\n  _VERSION: Int\n}", "kept by the server", 3),
-        ("type Note @model { id: ID!, tags: " + String(repeating: "[", count: 100) + "String"
-            + String(repeating: "]", count: 100) + " }", "nests brackets", 1),
+        (
+            "type Note @model { id: ID!, tags: " + String(repeating: "[", count: 100) + "String"
+                + String(repeating: "]", count: 100) + " }", "nests brackets", 1
+        ),
     ])
     func badSchemasAreRejectedWithTheirLine(sdl: String, mention: String, line: Int) throws {
         let error = #expect(throws: GQLError.self) { try EngineFixture(sdl: sdl) }

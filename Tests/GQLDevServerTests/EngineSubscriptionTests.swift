@@ -49,14 +49,18 @@ struct EngineSubscriptionTests {
         gate.release()
         for answer in answers { #expect(await answer.value["errors"] == nil) }
         #expect(
-            try await createdEvents == [["data": ["onCreateObjects": ["objectId": "e", "text": "first", "_version": 1]]]])
+            try await createdEvents == [
+                ["data": ["onCreateObjects": ["objectId": "e", "text": "first", "_version": 1]]]
+            ])
         #expect(
             try await updatedEvents == [
                 ["data": ["onUpdateObjects": ["objectId": "e", "text": "second", "_version": 2]]],
                 ["data": ["onUpdateObjects": ["objectId": "e", "text": "third", "_version": 3]]],
             ])
         #expect(
-            try await deletedEvents == [["data": ["onDeleteObjects": ["objectId": "e", "_deleted": true, "_version": 4]]]])
+            try await deletedEvents == [
+                ["data": ["onDeleteObjects": ["objectId": "e", "_deleted": true, "_version": 4]]]
+            ])
     }
 
     @Test func filterSelectsEvents() async throws {

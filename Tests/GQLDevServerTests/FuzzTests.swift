@@ -28,7 +28,8 @@ struct FuzzTests {
             // An object no generated document names, and the exact answer a read of it must keep getting.
             let known = "fuzz-known-\(UUID().uuidString)"
             let made = await engine.execute(
-                .init(query: #"mutation { createObjects(input: {objectId: "\#(known)", text: "known"}) { objectId } }"#))
+                .init(query: #"mutation { createObjects(input: {objectId: "\#(known)", text: "known"}) { objectId } }"#)
+            )
             #expect(made.value["errors"] == nil)
             let probe = #"{ getObjects(objectId: "\#(known)") { objectId text } }"#
             let expected: GQLValue = ["data": ["getObjects": ["objectId": .string(known), "text": "known"]]]
@@ -41,14 +42,16 @@ struct FuzzTests {
                     let response = await engine.execute(.init(query: query, variables: variables)).value
                     #expect(response["data"] != nil || response["errors"] != nil, "seed \(seed) #\(count): \(query)")
                     if count % 10 == 0 {
-                        let outcome = try await post(endpoints.http, ["query": .string(query), "variables": .object(variables)])
+                        let outcome = try await post(
+                            endpoints.http, ["query": .string(query), "variables": .object(variables)])
                         #expect([200, 400].contains(outcome.status), "seed \(seed) #\(count): HTTP \(outcome.status)")
                     }
                     if count % 100 == 0 {
                         let answer = try await post(endpoints.http, ["query": .string(probe)])
                         #expect(
                             answer.status == 200 && answer.json == expected,
-                            "seed \(seed) after #\(count): the known query got HTTP \(answer.status) \(answer.json.map { "\($0)" } ?? "")")
+                            "seed \(seed) after #\(count): the known query got HTTP \(answer.status) \(answer.json.map { "\($0)" } ?? "")"
+                        )
                     }
                 }
             }
@@ -82,20 +85,26 @@ struct DocumentGenerator {
         case 0:  // deepen a selection
             let depth = number(2_000)
             return query.replacingOccurrences(
-                of: "objectId", with: "objectId " + String(repeating: "a{", count: depth) + "b" + String(repeating: "}", count: depth),
+                of: "objectId",
+                with: "objectId " + String(repeating: "a{", count: depth) + "b" + String(repeating: "}", count: depth),
                 options: [], range: query.range(of: "objectId"))
         case 1:  // a deep list literal as an argument
             let depth = number(120)
             return query.replacingOccurrences(
-                of: "limit: 5", with: "limit: " + String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth))
+                of: "limit: 5",
+                with: "limit: " + String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth))
         case 2:  // many aliases
             let field = "x: listObjects(limit: \(number(1_500))) { items { objectId text } }"
-            return "{ " + (0..<number(300)).map { field.replacingOccurrences(of: "x:", with: "a\($0):") }.joined(separator: " ") + " }"
+            return "{ "
+                + (0..<number(300)).map { field.replacingOccurrences(of: "x:", with: "a\($0):") }.joined(separator: " ")
+                + " }"
         case 3:  // truncate
             return String(query.prefix(number(query.count + 1)))
         case 4:  // insert a random punctuator or token
             var characters = Array(query)
-            characters.insert(contentsOf: pick(["{", "}", "[", "]", "(", ")", "...", "$", "\"", "#", "@skip", "!", ":"]), at: number(characters.count + 1))
+            characters.insert(
+                contentsOf: pick(["{", "}", "[", "]", "(", ")", "...", "$", "\"", "#", "@skip", "!", ":"]),
+                at: number(characters.count + 1))
             return String(characters)
         case 5:  // a deep filter
             let depth = number(200)
@@ -104,7 +113,9 @@ struct DocumentGenerator {
         default:  // fragments that multiply
             let levels = number(25)
             var fragments = ["fragment F\(levels) on Objects { objectId }"]
-            for level in 0..<levels { fragments.append("fragment F\(level) on Objects { ...F\(level + 1) ...F\(level + 1) }") }
+            for level in 0..<levels {
+                fragments.append("fragment F\(level) on Objects { ...F\(level + 1) ...F\(level + 1) }")
+            }
             return "{ getObjects(objectId: \"x\") { ...F0 } } " + fragments.joined(separator: " ")
         }
     }

@@ -25,8 +25,12 @@ struct HostileDocumentTests {
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let outcome = try await post(endpoint, ["query": .string(query), "variables": .object(variables)])
-        #expect(outcome.status == 400, "status \(outcome.status): \(String(describing: outcome.json))", sourceLocation: sourceLocation)
-        #expect(outcome.json?["errors"]?[0]?["extensions"]?["code"] == .string(code), "\(String(describing: outcome.json))", sourceLocation: sourceLocation)
+        #expect(
+            outcome.status == 400, "status \(outcome.status): \(String(describing: outcome.json))",
+            sourceLocation: sourceLocation)
+        #expect(
+            outcome.json?["errors"]?[0]?["extensions"]?["code"] == .string(code), "\(String(describing: outcome.json))",
+            sourceLocation: sourceLocation)
         try await expectAnswering(endpoint, sourceLocation: sourceLocation)
     }
 
@@ -62,7 +66,8 @@ struct HostileDocumentTests {
             try await Self.expectRefused(
                 http, "{ listObjects(limit: \(Self.nestedList(10_000))) { items { objectId } } }",
                 code: "DEPTH_LIMIT_EXCEEDED")
-            let nots = String(repeating: "{not: ", count: 10_000) + "{text: {eq: \"a\"}}"
+            let nots =
+                String(repeating: "{not: ", count: 10_000) + "{text: {eq: \"a\"}}"
                 + String(repeating: "}", count: 10_000)
             try await Self.expectRefused(
                 http, "{ listObjects(filter: \(nots)) { items { objectId } } }", code: "DEPTH_LIMIT_EXCEEDED")

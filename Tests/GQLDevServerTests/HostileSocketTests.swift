@@ -19,7 +19,9 @@ struct HostileSocketTests {
                 _ = try await socket.receive()
                 var seen: [GQLValue] = []
                 for (id, query) in [("1", Self.deepSelection), ("2", Self.deepList), ("3", ObjectsAPI.list)] {
-                    try await socket.send(["type": "subscribe", "id": .string(id), "payload": ["query": .string(query)]])
+                    try await socket.send([
+                        "type": "subscribe", "id": .string(id), "payload": ["query": .string(query)],
+                    ])
                     seen.append(try #require(try await socket.receive()))
                 }
                 return seen
@@ -48,7 +50,9 @@ struct HostileSocketTests {
             }
             let seen = try #require(outcome.result)
             #expect(seen[0]["type"] == "error" && seen[0]["payload"]?["extensions"]?["code"] == "DEPTH_LIMIT_EXCEEDED")
-            #expect(seen[1]["type"] == "error" && seen[1]["payload"]?["extensions"]?["code"] == "VALUE_DEPTH_LIMIT_EXCEEDED")
+            #expect(
+                seen[1]["type"] == "error" && seen[1]["payload"]?["extensions"]?["code"] == "VALUE_DEPTH_LIMIT_EXCEEDED"
+            )
             #expect(seen[2] == ["type": "data", "id": "3", "payload": ObjectsAPI.listed([])])
         }
     }
@@ -70,7 +74,8 @@ struct HostileSocketTests {
                 return seen
             }
             let seen = try #require(outcome.result)
-            #expect(seen[0]["type"] == "error" && seen[0]["payload"]?["errors"]?[0]?["errorType"] == "LimitExceededError")
+            #expect(
+                seen[0]["type"] == "error" && seen[0]["payload"]?["errors"]?[0]?["errorType"] == "LimitExceededError")
             #expect(seen[1]["payload"]?["errors"]?[0]?["extensions"]?["code"] == "VALUE_DEPTH_LIMIT_EXCEEDED")
             #expect(seen[2] == ["type": "start_ack", "id": "3"])
         }
@@ -85,14 +90,20 @@ struct HostileSocketTests {
                 try await socket.send(["type": "connection_init"])
                 _ = try await socket.receive()
                 for id in ["1", "2"] {
-                    try await socket.send(["type": "subscribe", "id": .string(id), "payload": ["query": .string(ObjectsAPI.onCreate)]])
+                    try await socket.send([
+                        "type": "subscribe", "id": .string(id), "payload": ["query": .string(ObjectsAPI.onCreate)],
+                    ])
                 }
                 try #require(await server.waitForSubscriptions(2))
-                try await socket.send(["type": "subscribe", "id": "3", "payload": ["query": .string(ObjectsAPI.onCreate)]])
+                try await socket.send([
+                    "type": "subscribe", "id": "3", "payload": ["query": .string(ObjectsAPI.onCreate)],
+                ])
                 let refused = try #require(try await socket.receive())
                 try await socket.send(["type": "complete", "id": "1"])
                 try #require(await server.waitForSubscriptions(1))
-                try await socket.send(["type": "subscribe", "id": "4", "payload": ["query": .string(ObjectsAPI.onCreate)]])
+                try await socket.send([
+                    "type": "subscribe", "id": "4", "payload": ["query": .string(ObjectsAPI.onCreate)],
+                ])
                 let running = await server.waitForSubscriptions(2)
                 return [refused, .bool(running)]
             }

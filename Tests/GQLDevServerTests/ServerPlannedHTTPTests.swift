@@ -278,7 +278,10 @@ struct ServerPlannedHTTPTests {
             let bodies = (early.text + reply.text).components(separatedBy: "\r\n\r\n").dropFirst().map {
                 $0.components(separatedBy: "HTTP/1.1").first ?? ""
             }
-            #expect(bodies == [#"{"data":{"createObjects":{"objectId":"h"}}}"#, #"{"data":{"getObjects":{"text":"half"}}}"#])
+            #expect(
+                bodies == [
+                    #"{"data":{"createObjects":{"objectId":"h"}}}"#, #"{"data":{"getObjects":{"text":"half"}}}"#,
+                ])
         }
     }
 
@@ -292,7 +295,10 @@ struct ServerPlannedHTTPTests {
                 ["query": #"mutation { createObjects(input: {objectId: "b1", text: "one"}) { objectId text } }"#],
                 ["query": #"mutation { createObjects(input: {objectId: "b2", text: "two"}) { objectId } }"#],
                 ["query": #"mutation { createObjects(input: {objectId: "b1"}) { objectId } }"#],  // taken
-                ["query": #"mutation { updateObjects(input: {objectId: "b2", text: "deux", _version: 1}) { text _version } }"#],
+                [
+                    "query":
+                        #"mutation { updateObjects(input: {objectId: "b2", text: "deux", _version: 1}) { text _version } }"#
+                ],
                 ["query": "{ listObjects { items { objectId text } } }"],
                 ["query": #"mutation { deleteObjects(input: {objectId: "b1"}) { _deleted } }"#],
             ]
@@ -313,7 +319,11 @@ struct ServerPlannedHTTPTests {
             #expect(answers[3] == ["data": ["updateObjects": ["text": "deux", "_version": 2]]])
             #expect(
                 answers[4] == [
-                    "data": ["listObjects": ["items": [["objectId": "b1", "text": "one"], ["objectId": "b2", "text": "deux"]]]]
+                    "data": [
+                        "listObjects": [
+                            "items": [["objectId": "b1", "text": "one"], ["objectId": "b2", "text": "deux"]]
+                        ]
+                    ]
                 ])
             #expect(answers[5] == ["data": ["deleteObjects": ["_deleted": true]]])
             // The gate's transaction, the first four in one, the delete after the query in another.

@@ -98,8 +98,9 @@ struct WriteQueueTests {
         #expect((try? outcomes[2].get())?["objectId"] == "b")
         // The gate's transaction, then a and b alone (the group and the failing one committed nothing).
         #expect(setup.writes.transactions == 3)
-        #expect(try setup.fixture.db.fetchAll(sql: "SELECT objectId FROM Objects ORDER BY objectId", GQLArguments())
-            .map { $0["objectId"] } == ["a", "b"])
+        #expect(
+            try setup.fixture.db.fetchAll(sql: "SELECT objectId FROM Objects ORDER BY objectId", GQLArguments())
+                .map { $0["objectId"] } == ["a", "b"])
     }
 
     @Test("an answer is handed out only after its group has committed: another connection already reads the row")
@@ -112,7 +113,9 @@ struct WriteQueueTests {
         for (id, mutation) in zip(["x", "y"], mutations) {
             setup.writes.submit(mutation) { _ in
                 // A reader connection sees only committed rows.
-                let visible = (try? database.read { tx in try tx.fetchAll(sql: "SELECT 1 FROM Objects WHERE objectId = ?", [id]) })?.count == 1
+                let visible =
+                    (try? database.read { tx in try tx.fetchAll(sql: "SELECT 1 FROM Objects WHERE objectId = ?", [id]) })?
+                    .count == 1
                 seen.withLock { $0.append(visible) }
             }
         }
@@ -129,7 +132,8 @@ struct WriteQueueTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let db = try GQLDatabase(path: directory.appendingPathComponent("old.sqlite").path)
-        try await db.execute(#"CREATE TABLE "Note" ("rowKey" INTEGER PRIMARY KEY, "noteId" TEXT NOT NULL, "text" TEXT)"#)
+        try await db.execute(
+            #"CREATE TABLE "Note" ("rowKey" INTEGER PRIMARY KEY, "noteId" TEXT NOT NULL, "text" TEXT)"#)
         let engine = try DevEngine(sdl: "type Note @model { noteId: ID! @primaryKey text: String }", database: db)
         let create = #"mutation($id: ID!) { createNote(input: {noteId: $id, text: "t"}) { noteId } }"#
         let first = await engine.execute(.init(query: create, variables: ["id": "n1"]), style: .standard).value

@@ -71,7 +71,8 @@ struct CacheWorkloads {
                         try fresh.write(Feed.query, variables, data: try parse(bytes))
                     }
                     CallgrindSection.stop("write.cache", operations: 1)
-                    try check(try fresh.read(Feed.query, variables), "the cache's answer after the write", against: expected)
+                    try check(
+                        try fresh.read(Feed.query, variables), "the cache's answer after the write", against: expected)
                     if measured { cacheWrites.append(time) }
                     cache = fresh
                 } else {
@@ -80,8 +81,10 @@ struct CacheWorkloads {
                     let time = try timed { try writer.write(try parse(bytes)) }
                     CallgrindSection.stop("write.raw", operations: 1)
                     let counts = try writer.counts()
-                    let expected = (feed.recordCount - 1 - feed.posts * (1 + Feed.commentsPerPost), feed.posts,
-                        feed.posts * Feed.commentsPerPost)
+                    let expected = (
+                        feed.recordCount - 1 - feed.posts * (1 + Feed.commentsPerPost), feed.posts,
+                        feed.posts * Feed.commentsPerPost
+                    )
                     guard counts == expected else {
                         throw BenchError("the rows by hand are \(counts), not \(expected)")
                     }

@@ -31,7 +31,9 @@ struct AliasAttack {
         var responseMegabytes: Double
     }
 
-    static func isLimitCode(_ code: String) -> Bool { code.hasSuffix("_LIMIT_EXCEEDED") || code == "RESPONSE_TOO_LARGE" }
+    static func isLimitCode(_ code: String) -> Bool {
+        code.hasSuffix("_LIMIT_EXCEEDED") || code == "RESPONSE_TOO_LARGE"
+    }
 
     static func run(http: GraphQLHTTP, pid: Int32) async -> Result? {
         guard let before = memory(pid, "VmRSS:") else { return nil }

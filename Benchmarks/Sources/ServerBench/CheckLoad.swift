@@ -13,7 +13,8 @@ enum CheckLoad {
     static func build(root: URL, directory: URL) async -> String? {
         let source = root.appendingPathComponent("Benchmarks/loadgen/checkload.c").path
         let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        guard let compiler = paths.map({ "\($0)/cc" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        guard
+            let compiler = paths.map({ "\($0)/cc" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else {
             FileHandle.standardError.write(Data("note: no cc on PATH: wrk drives the query turns\n".utf8))
             return nil
@@ -23,7 +24,8 @@ enum CheckLoad {
             _ = try await WrkLoad.capture(compiler, ["-O2", "-pthread", "-o", output, source])
             return output
         } catch {
-            FileHandle.standardError.write(Data("note: checkload did not build (\(error)): wrk drives the query turns\n".utf8))
+            FileHandle.standardError.write(
+                Data("note: checkload did not build (\(error)): wrk drives the query turns\n".utf8))
             return nil
         }
     }

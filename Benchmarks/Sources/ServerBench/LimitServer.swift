@@ -9,7 +9,8 @@ import NIOCore
 /// as a share of what loopback HTTP on this machine allows. Run as a child process (`ServerBench --limit`).
 enum LimitServer {
     /// The answer to every query: what GQLDevServer answers for `seed-0`.
-    static let queryAnswer = #"{"data":{"getObjects":{"objectId":"seed-0","text":"benchmark","number":0,"double":null,"boolean":true}}}"#
+    static let queryAnswer =
+        #"{"data":{"getObjects":{"objectId":"seed-0","text":"benchmark","number":0,"double":null,"boolean":true}}}"#
     /// The answer to every mutation.
     static let mutationAnswer = #"{"data":{"createObjects":{"objectId":"limit","text":"benchmark","number":0}}}"#
 
@@ -20,9 +21,10 @@ enum LimitServer {
         let router = Router()
         router.post("/graphql") { request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
-            let isMutation = body.readableBytesView.withContiguousStorageIfAvailable { bytes in
-                bytes.firstRange(of: marker) != nil
-            } ?? false
+            let isMutation =
+                body.readableBytesView.withContiguousStorageIfAvailable { bytes in
+                    bytes.firstRange(of: marker) != nil
+                } ?? false
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: isMutation ? mutation : query))

@@ -24,12 +24,14 @@ struct Report {
 
     /// Prints everything; returns false when an answer was wrong, a fan-out incomplete or a limit did not hold.
     func print(header: [String], loadAfter: String) -> Bool {
-        let names = results.throughput.first.map { round in
-            ["GQLDevServer", "Strawberry ×1", "Strawberry ×\(options.workers)", "limit", "nginx"]
-                .filter { round.rates[$0] != nil }
-        } ?? []
+        let names =
+            results.throughput.first.map { round in
+                ["GQLDevServer", "Strawberry ×1", "Strawberry ×\(options.workers)", "limit", "nginx"]
+                    .filter { round.rates[$0] != nil }
+            } ?? []
         let strawberries = names.filter { $0.hasPrefix("Strawberry") }
-        Swift.print("ServerBench — GQLDevServer (gql-cli serve) vs Strawberry GraphQL at its best, and the limit, loopback")
+        Swift.print(
+            "ServerBench — GQLDevServer (gql-cli serve) vs Strawberry GraphQL at its best, and the limit, loopback")
         for line in header { Swift.print(line) }
         Swift.print("load:    load average \(loadAfter) at the end")
         Swift.print(
@@ -87,12 +89,16 @@ struct Report {
 
     private func fanOutRows(names: [String], into rows: inout [[String]]) {
         let peer = "Strawberry ×1"
-        func row(_ label: String, _ series: [String: [FanOut.Result]], higherIsBetter: Bool, _ value: (FanOut.Result) -> Double) {
+        func row(
+            _ label: String, _ series: [String: [FanOut.Result]], higherIsBetter: Bool,
+            _ value: (FanOut.Result) -> Double
+        ) {
             guard series[Self.ours] != nil || series[peer] != nil else { return }
             var cells = [label]
             for name in names {
                 let values = (series[name] ?? []).map(value)
-                cells.append(Statistics.median(values).map(higherIsBetter ? Self.format : { String(format: "%.1f", $0) }) ?? "—")
+                cells.append(
+                    Statistics.median(values).map(higherIsBetter ? Self.format : { String(format: "%.1f", $0) }) ?? "—")
             }
             let ours = (series[Self.ours] ?? []).map(value)
             let theirs = (series[peer] ?? []).map(value)
@@ -100,7 +106,10 @@ struct Report {
                 guard a > 0, b > 0 else { return nil }
                 return higherIsBetter ? a / b : b / a
             }
-            cells += [Statistics.spread(ratios), "—", higherIsBetter ? "≥ 3× " + ((Statistics.median(ratios) ?? 0) >= 3 ? "✔" : "✘") : ""]
+            cells += [
+                Statistics.spread(ratios), "—",
+                higherIsBetter ? "≥ 3× " + ((Statistics.median(ratios) ?? 0) >= 3 ? "✔" : "✘") : "",
+            ]
             rows.append(cells)
         }
         let pace = String(format: "%g", options.latencyRate)
@@ -177,7 +186,9 @@ struct Report {
     }
 
     static func printRows(_ rows: [[String]]) {
-        let widths = rows[0].indices.map { column in rows.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        let widths = rows[0].indices.map { column in
+            rows.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
+        }
         for cells in rows {
             let line = cells.enumerated().map { column, cell in
                 column == 0

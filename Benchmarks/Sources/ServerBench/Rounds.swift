@@ -100,7 +100,8 @@ extension Rounds {
         case .mutation:
             let key = prefix + "-sample"
             let body = Operations.createBody(key, number: 1)
-            guard let text = await contender.mutationHTTP.checkedText(body, contender.createAnswer(key, number: 1)) else {
+            guard let text = await contender.mutationHTTP.checkedText(body, contender.createAnswer(key, number: 1))
+            else {
                 throw WrkLoad.Failure(description: "the mutation's answer before the turn was wrong")
             }
             var script = WrkLoad.mutation(prefix: prefix, expected: text)
@@ -153,7 +154,8 @@ struct Workload: Sendable {
             for clients in [1, 16] {
                 let target = clients == 1 ? Target(ratio: 3, share: 0.4, issue: 10) : Target(ratio: 5, issue: 10)
                 rows.append(
-                    Workload(label: "mutations/s, \(noun(clients))", operation: .mutation, clients: clients, target: target))
+                    Workload(
+                        label: "mutations/s, \(noun(clients))", operation: .mutation, clients: clients, target: target))
             }
         }
         return rows

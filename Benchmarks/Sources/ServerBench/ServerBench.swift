@@ -186,7 +186,8 @@ struct ServerBench {
                 }
             }
             let warm = await Throughput.measure(clients: 4, duration: .seconds(1)) { _, index in
-                await contender.http.answers(Operations.getBody("seed-\(index % 100)"), contender.getAnswer(index % 100))
+                await contender.http.answers(
+                    Operations.getBody("seed-\(index % 100)"), contender.getAnswer(index % 100))
             }
             results.wrong[contender.name, default: 0] += warm.failures
         }
@@ -199,7 +200,8 @@ struct ServerBench {
             }
             results.throughput.append(
                 await Rounds.measure(
-                    workload, contenders: row, rounds: options.rounds, seconds: options.seconds, runID: runID, wrk: wrk))
+                    workload, contenders: row, rounds: options.rounds, seconds: options.seconds, runID: runID, wrk: wrk)
+            )
         }
         guard options.workloads.contains("fan-out") else { return await attack(options, contenders, results) }
         // Fan-out: GQLDevServer and the one-process Strawberry (events do not cross uvicorn workers).
@@ -227,7 +229,8 @@ struct ServerBench {
     }
 
     /// The alias attack on GQLDevServer, when it is among the workloads.
-    static func attack(_ options: Options, _ contenders: [Contender], _ results: Report.Results) async -> Report.Results {
+    static func attack(_ options: Options, _ contenders: [Contender], _ results: Report.Results) async -> Report.Results
+    {
         var results = results
         if options.workloads.contains("attack"), let server = contenders.first(where: { $0.kind == .devServer }) {
             FileHandle.standardError.write(Data("GQLDevServer: alias attack (100 and 1,000 aliases)\n".utf8))

@@ -115,4 +115,3 @@ final class WriteQueue: Sendable {
         for (job, result) in zip(group, results) { job.done(result) }
     }
 }
-

@@ -27,7 +27,8 @@ struct BrowserGuard<Context: RequestContext>: RouterMiddleware {
         let origin = request.headers[.origin]
         if let origin, !BrowserRules.allows(origin, allowedOrigins) {
             return HTTPTransport.error(
-                .forbidden, "Requests from the web origin \(origin) are not allowed; start the server with it in "
+                .forbidden,
+                "Requests from the web origin \(origin) are not allowed; start the server with it in "
                     + "allowedOrigins (gql-cli serve --allowed-origin).", code: "FORBIDDEN_ORIGIN")
         }
         if request.method == .options {

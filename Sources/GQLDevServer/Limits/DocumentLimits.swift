@@ -217,8 +217,10 @@ struct DocumentLimits {
         var memo: [String: Int] = [:]
         var visiting: Set<String> = []
         let defaults = Dictionary(
-            operation.variableDefinitions.map { ($0.variable.name.value, $0.defaultValue) }, uniquingKeysWith: { a, _ in a })
-        return cost(operation.selectionSet, root: true, variables: variables, defaults: defaults, memo: &memo,
+            operation.variableDefinitions.map { ($0.variable.name.value, $0.defaultValue) },
+            uniquingKeysWith: { a, _ in a })
+        return cost(
+            operation.selectionSet, root: true, variables: variables, defaults: defaults, memo: &memo,
             visiting: &visiting)
     }
 
@@ -241,7 +243,8 @@ struct DocumentLimits {
             case let inline as InlineFragment:
                 total = Self.sum(
                     total,
-                    cost(inline.selectionSet, root: root, variables: variables, defaults: defaults, memo: &memo,
+                    cost(
+                        inline.selectionSet, root: root, variables: variables, defaults: defaults, memo: &memo,
                         visiting: &visiting))
             case let spread as FragmentSpread:
                 let name = spread.name.value

@@ -18,7 +18,8 @@ enum DocumentScanner {
             scan(bytes, maxTokens: maxTokens, maxNesting: maxNesting)
         }
         let result =
-            contiguous ?? Array(text.utf8).withUnsafeBufferPointer { scan($0, maxTokens: maxTokens, maxNesting: maxNesting) }
+            contiguous
+            ?? Array(text.utf8).withUnsafeBufferPointer { scan($0, maxTokens: maxTokens, maxNesting: maxNesting) }
         if let result { throw result }
     }
 

@@ -44,6 +44,8 @@ struct LimitExceeded: Error, Sendable, Equatable {
     func graphQLError(nodes: [any Node] = [], path: IndexPath = []) -> GraphQLError {
         GraphQLError(
             message: message, nodes: nodes, path: path,
-            extensions: ["code": .string(code.rawValue), "limit": .number(Number(limit)), "errorType": .string(errorType)])
+            extensions: [
+                "code": .string(code.rawValue), "limit": .number(Number(limit)), "errorType": .string(errorType),
+            ])
     }
 }

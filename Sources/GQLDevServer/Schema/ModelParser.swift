@@ -115,7 +115,8 @@ struct ModelParser {
         guard !name.lowercased().hasPrefix("sqlite_") else {
             throw GQLError(
                 .invalidArgument,
-                "type \(name) (line \(typeLine)): names beginning with sqlite_ are reserved for the database's own tables")
+                "type \(name) (line \(typeLine)): names beginning with sqlite_ are reserved for the database's own tables"
+            )
         }
         guard object.interfaces.isEmpty else {
             throw GQLError(.invalidArgument, "type \(name) (line \(typeLine)): interfaces are not supported")
@@ -208,7 +209,8 @@ struct ModelParser {
         for field in fields {
             if let other = byFoldedName[field.name.lowercased()] {
                 let place = { (field: ModelDefinition.Field) in
-                    field.line > 0 ? "\(name).\(field.name) (line \(field.line))" : "\(name).\(field.name), kept by the server,"
+                    field.line > 0
+                        ? "\(name).\(field.name) (line \(field.line))" : "\(name).\(field.name), kept by the server,"
                 }
                 throw GQLError(
                     .invalidArgument,

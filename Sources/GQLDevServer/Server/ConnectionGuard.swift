@@ -22,9 +22,10 @@ package final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandl
 
     /// The content type and body of a refusal for a status and a message: a GraphQL-shaped JSON error for the dev
     /// server (the default), an XML or JSON error of the emulated service's own shape for GQLEmulators.
-    package typealias RefusalBody = @Sendable (_ status: HTTPResponseStatus, _ message: String) -> (
-        contentType: String, body: String
-    )
+    package typealias RefusalBody =
+        @Sendable (_ status: HTTPResponseStatus, _ message: String) -> (
+            contentType: String, body: String
+        )
 
     /// How long a closing connection is drained before it is closed regardless.
     static let lingerTime = TimeAmount.seconds(2)
