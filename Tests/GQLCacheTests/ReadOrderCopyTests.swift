@@ -55,4 +55,31 @@ import Testing
         let read = try cache.read(query)
         #expect(try read.jsonData() == data.jsonData())
     }
+
+    /// A value nested deeper than the codec stores is refused with an error, as before the copy: only records the
+    /// codec took are copied (a copy of a 20,000-deep value overflowed the stack: review 10, item 1). Not deeper:
+    /// releasing a 60,000-deep value at the test's end overflows a test thread's stack by itself.
+    @Test(arguments: [600, 20_000])
+    func aValueTooDeepToStoreThrowsAndIsNotCopied(_ depth: Int) throws {
+        let cache = try GQLCache(inMemory: true)
+        var value: GQLValue = [:]
+        for _ in 1..<depth { value = ["a": value] }
+        let data: GQLValue = ["getNote": ["__typename": "Note", "id": "5", "meta": value]]
+        #expect(throws: GQLError.self) { try cache.write(#"query { getNote(id: "5") { id meta } }"#, data: data) }
+        #expect(try cache.recordKeys().isEmpty)
+    }
+
+    /// A record written again unchanged is not stored again (nor copied): the memory layer keeps the first copy.
+    @Test func anUnchangedRecordKeepsItsStoredCopy() throws {
+        let cache = try GQLCache(inMemory: true)
+        let query = "query { note { __typename id title } }"
+        let data: GQLValue = ["note": ["__typename": "Note", "id": "1", "title": "a title longer than fifteen bytes"]]
+        try cache.write(query, data: data)
+        let first = try #require(cache.store.memory.withLock { $0.records[RecordKey("Note:1")] })
+        try cache.write(query, data: data)
+        let second = try #require(cache.store.memory.withLock { $0.records[RecordKey("Note:1")] })
+        // The same storage (both held alive here): the second write neither stored nor copied it.
+        #expect(first.withMembers { $0.baseAddress } == second.withMembers { $0.baseAddress })
+        #expect(try cache.read(query) == data)
+    }
 }

@@ -11,7 +11,10 @@ import GQLCore
 /// references are wherever the normalizer's allocations landed among its own. Copied in one pass, in the
 /// normalizer's order (the order the answer met its objects, which a read of the same selection follows), they
 /// are allocated one after another: a read then walks the heap mostly forward, as a parse walks its bytes, and
-/// the processor's prefetchers fetch ahead of it. Copying only the members, references and lists, and not the
+/// the processor's prefetchers fetch ahead of it. Only new records the write stored are copied, after the codec
+/// took them (so never a value nested deeper than it stores: the copy recurses); a record merged into one the memory
+/// layer had, or left as it was, is not. What it gains depends on the allocator's state (a heap fragmented by other
+/// work hands out less of one run). Copying only the members, references and lists, and not the
 /// strings, did not pay (CacheBench, the same section).
 enum ReadOrderCopy {
     /// Longest UTF-8 text a `String` keeps inline (no storage of its own to copy).

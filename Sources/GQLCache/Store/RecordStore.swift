@@ -216,25 +216,23 @@ final class RecordStore: Sendable {
         throws -> (changed: Set<RecordKey>, generation: UInt64)
     {
         guard !records.isEmpty else { return ([], currentStamp) }
-        // Copied in the order given (a normalizer's: the order a read meets them), before the lock is taken, so
-        // the memory layer keeps them one after another in memory (``ReadOrderCopy``).
-        let copied = ReadOrderCopy.copy(records)
         return try writeLock.withLock { sizes in
             // Rows go in in key order. The table is a B-tree on the key: rows in hash order land all over it,
             // splitting pages everywhere (a fresh answer's file came out 3/4 full) and dirtying more pages than
             // SQLite's page cache holds, which it then spills to the WAL mid-transaction and writes again at the
             // commit (5.4 MB of WAL for a 2.9 MB table, CacheBench's answer); in order, each page fills and is
             // left behind (2.6 MB of WAL, 2.5 MB table), and a level's records read back from neighbouring pages.
-            var ordered = copied
-            Self.sortByKey(&ordered)
-            let keys = ordered.map(\.key)
+            let order = Self.keyOrder(records)
+            let keys = order.map { records[$0].key }
             let (cached, isComplete) = memory.withLock { memory in
                 (keys.compactMap { key in memory.records[key].map { (key, $0) } }, memory.isComplete)
             }
             var current = Dictionary(uniqueKeysWithValues: cached)
             let now = clock()
             var written: [(key: RecordKey, record: GQLValues)] = []
-            written.reserveCapacity(records.count)
+            // The new records written, at their places in `records` (the order a read meets them): copied for the
+            // memory layer in that order once the transaction has taken them (``ReadOrderCopy``).
+            var fresh = [GQLValues?](repeating: nil, count: records.count)
             var changed: Set<RecordKey> = []
             changed.reserveCapacity(records.count)
             var hasDeadlines = false
@@ -245,7 +243,8 @@ final class RecordStore: Sendable {
             try writeWithReads { tx in
                 let unknown = isComplete ? [] : keys.filter { current[$0] == nil }
                 if !unknown.isEmpty { current.merge(try Self.select(unknown, tx)) { kept, _ in kept } }
-                for (key, fields) in ordered {
+                for position in order {
+                    let (key, fields) = records[position]
                     let old = current.isEmpty ? nil : current[key]
                     var merged = old.map { $0.merging(fields) { _, new in new } } ?? fields
                     if let receivedAt {
@@ -279,12 +278,16 @@ final class RecordStore: Sendable {
                             sql: Self.upsert, [.string(key.text), .double(now)],
                             blob: UnsafeRawBufferPointer(rebasing: bytes[..<count]), table: Self.table)
                     }
-                    written.append((key, merged))
+                    if old == nil { fresh[position] = merged } else { written.append((key, merged)) }
                     if sizes != nil { newSizes.append((key, key.text.utf8.count + count)) }
                 }
                 stamp = noteChange(changed)  // Before the commit: see ``ChangeLog``.
             }
             for (key, size) in newSizes { sizes?[key] = size }
+            // Only what the memory layer keeps is copied, and only records the codec took (no deeper than it reads).
+            for (position, record) in fresh.enumerated() {
+                if let record { written.append((records[position].key, ReadOrderCopy.copy(record))) }
+            }
             memory.withLock { memory in
                 memory.generation &+= 1
                 if hasDeadlines { memory.mayHoldDeadlines = true }
@@ -305,10 +308,15 @@ final class RecordStore: Sendable {
     /// `"\u{e9}"`), which it normalizes to compare. No dearer than String's `<` on ASCII keys (CacheBench's write,
     /// callgrind: 259.6 M instructions either way; comparing each pair's bytes through `memcmp` cost 11 % more).
     static func sortByKey(_ records: inout NormalizedRecords) {
+        records = keyOrder(records).map { records[$0] }
+    }
+
+    /// The places of `records` in the table's key order (``sortByKey(_:)``).
+    static func keyOrder(_ records: NormalizedRecords) -> [Int] {
         let sorted = SortedKeys(records.map(\.key.text))
         // SortedKeys keeps a key given twice once: such a list (never a normalizer's) keeps its order.
-        guard sorted.count == records.count else { return }
-        records = (0..<sorted.count).map { records[sorted.index($0)] }
+        guard sorted.count == records.count else { return Array(records.indices) }
+        return (0..<sorted.count).map { sorted.index($0) }
     }
 
     /// Writes one record (key, updated_at, fields: the bytes bound last), made once rather than per row.
