@@ -64,8 +64,7 @@ public final class GQLCache: Sendable {
         expiry = FieldExpiry(configuration)
     }
 
-    /// A cache in a database file of its own at `path` (created, with its directories, when missing). A file it
-    /// creates has pages of ``filePageSize`` bytes; a file created before keeps its own.
+    /// A cache in a database file of its own at `path` (created, with its directories, when missing).
     ///
     /// ```swift
     /// let cache = try GQLCache(path: "Caches/cache.sqlite")
@@ -73,22 +72,7 @@ public final class GQLCache: Sendable {
     public convenience init(
         path: String, keyFields: [String: [String]] = [:], configuration: Configuration = Configuration()
     ) throws {
-        try self.init(
-            database: GQLDatabase(path: path, configuration: Self.fileConfiguration), keyFields: keyFields,
-            configuration: configuration)
-    }
-
-    /// The page size of a cache file the cache creates itself (``init(path:keyFields:configuration:)``, the
-    /// encrypted and the app-data forms): 16 KiB, SQLite's default being 4 KiB. A cold read takes the table's
-    /// pages one `pread` each, so a cache read back whole after a relaunch makes a quarter as many (CacheBench's
-    /// feed: about 160 instead of 617); a write changes fewer, larger pages. A cache in the app's own database
-    /// (``init(database:keyFields:configuration:)``) has the app's page size.
-    public static let filePageSize = 16_384
-
-    private static var fileConfiguration: GQLDatabase.Configuration {
-        var configuration = GQLDatabase.Configuration()
-        configuration.pageSize = filePageSize
-        return configuration
+        try self.init(database: GQLDatabase(path: path), keyFields: keyFields, configuration: configuration)
     }
 
     /// A cache in an encrypted database file of its own at `path` (GQLStore's encryption at rest): cached answers
@@ -103,8 +87,7 @@ public final class GQLCache: Sendable {
         configuration: Configuration = Configuration()
     ) throws {
         try self.init(
-            database: GQLDatabase(path: path, key: key, configuration: Self.fileConfiguration), keyFields: keyFields,
-            configuration: configuration)
+            database: GQLDatabase(path: path, key: key), keyFields: keyFields, configuration: configuration)
     }
 
     /// A cache that lives in memory only (`true`: a private in-memory SQLite database that ends with the cache,
@@ -116,10 +99,7 @@ public final class GQLCache: Sendable {
     public convenience init(
         inMemory: Bool, keyFields: [String: [String]] = [:], configuration: Configuration = Configuration()
     ) throws {
-        let database =
-            inMemory
-            ? try GQLDatabase(path: ":memory:")
-            : try GQLDatabase(file: "cache.sqlite", configuration: Self.fileConfiguration)
+        let database = inMemory ? try GQLDatabase(path: ":memory:") : try GQLDatabase(file: "cache.sqlite")
         try self.init(database: database, keyFields: keyFields, configuration: configuration)
     }
 
