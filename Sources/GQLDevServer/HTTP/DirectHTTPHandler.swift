@@ -217,14 +217,23 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 break
             }
+            // The header values the request holds, as text (a bare request has none of them).
+            let (origin, credentials, idempotencyKey) = buffer.withUnsafeReadableBytes { bytes in
+                typealias Read = DirectRequestParser.Request
+                return (
+                    Read.text(request.origin, in: bytes),
+                    DevAuthenticator.Credentials(
+                        apiKey: Read.text(request.apiKey, in: bytes),
+                        adminSecret: Read.text(request.adminSecret, in: bytes),
+                        authorization: Read.text(request.authorization, in: bytes)),
+                    Read.text(request.idempotencyKey, in: bytes)
+                )
+            }
             guard !request.simpleContentType,
-                request.origin.map({ BrowserRules.allows($0, allowedOrigins) }) ?? true,
+                origin.map({ BrowserRules.allows($0, allowedOrigins) }) ?? true,
                 let body = buffer.getBytes(at: buffer.readerIndex + request.headerBytes, length: request.bodyBytes)
             else { return handOver(context) }
-            let credentials = DevAuthenticator.Credentials(
-                apiKey: request.apiKey, adminSecret: request.adminSecret, authorization: request.authorization)
-            let answer = transport.answerNow(
-                credentials, body: body, idempotencyKey: request.idempotencyKey, engine: engine)
+            let answer = transport.answerNow(credentials, body: body, idempotencyKey: idempotencyKey, engine: engine)
             guard let answer else {
                 return handOver(context)
             }
@@ -233,7 +242,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             pending = buffer.readableBytes > 0 ? buffer : nil
             switch answer {
             case .answer(let status, let json):
-                write(context, status, json, origin: request.origin)
+                write(context, status, json, origin: origin)
                 // The last request read is answered: its answer goes out now, before what is left of this read
                 // (the request's and answer's memory, the way back through the pipeline, the next read asked for)
                 // is done, while the client reads it. Requests that came in one read together still share one
@@ -241,7 +250,7 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 if pending == nil { flushIfNeeded(context) }
             case .queued(let writes, let mutation, let json):
                 awaitingCommit = true
-                committingOrigin = request.origin
+                committingOrigin = origin
                 writes.submit(mutation, json: json, context: context, committed)
             }
         }

@@ -28,14 +28,24 @@ struct DirectRequestParser {
         /// Whether the `Content-Type` is one a browser sends without a preflight (``BrowserRules/isSimple(_:)``,
         /// read from the header's bytes): the router's to refuse or allow.
         var simpleContentType: Bool
-        var apiKey: String?
-        var adminSecret: String?
-        var authorization: String?
-        var idempotencyKey: String?
+        // The values of the headers below are where they lie in the bytes, counted from the request's first byte
+        // (``text(_:in:)`` reads one), not `String`s: so a request holds no reference, and the handler's copies of
+        // it (the outcome, the request awaiting its body) cost no retain and release.
+        var apiKey: Range<Int>?
+        var adminSecret: Range<Int>?
+        var authorization: Range<Int>?
+        var idempotencyKey: Range<Int>?
         /// The `Origin` header's value (a browser's page), for the caller to allow or refuse.
-        var origin: String?
+        var origin: Range<Int>?
 
         var totalBytes: Int { headerBytes + bodyBytes }
+
+        /// The text of the header value at `range` (one of the request's), in `bytes` that start at the request's
+        /// first byte; `nil` without a range.
+        static func text(_ range: Range<Int>?, in bytes: UnsafeRawBufferPointer) -> String? {
+            guard let range else { return nil }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
     }
 
     enum Outcome {
@@ -110,16 +120,16 @@ struct DirectRequestParser {
                 request.simpleContentType = BrowserRules.isSimple(UnsafeRawBufferPointer(rebasing: bytes[field.value]))
             case .apiKey:
                 guard request.apiKey == nil else { return .other }
-                request.apiKey = Self.string(bytes, field.value)
+                request.apiKey = field.value
             case .adminSecret:
                 guard request.adminSecret == nil else { return .other }
-                request.adminSecret = Self.string(bytes, field.value)
+                request.adminSecret = field.value
             case .authorization:
                 guard request.authorization == nil else { return .other }
-                request.authorization = Self.string(bytes, field.value)
+                request.authorization = field.value
             case .idempotencyKey:
                 guard request.idempotencyKey == nil else { return .other }
-                request.idempotencyKey = Self.string(bytes, field.value)
+                request.idempotencyKey = field.value
             case .connection:
                 // `keep-alive` only, once: HTTP/1.1's default. `close`, `Upgrade` or a list is the usual path's.
                 guard !sawConnection, Self.equalsIgnoringCase(bytes, field.value, Self.keepAlive) else { return .other }
@@ -130,7 +140,7 @@ struct DirectRequestParser {
                 guard request.origin == nil, !field.value.isEmpty,
                     field.value.allSatisfy({ bytes[$0] > 0x20 && bytes[$0] < 0x7F })
                 else { return .other }
-                request.origin = Self.string(bytes, field.value)
+                request.origin = field.value
             case .refused:
                 return .other
             case .ignored:
@@ -388,9 +398,5 @@ struct DirectRequestParser {
             value = value * 10 + digit
         }
         return value
-    }
-
-    private static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
-        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 }
