@@ -17,7 +17,8 @@
 #   body JSON    HTTPRequestDecoder.decodeBody: the body's JSON into a request (since issue 25's seventh session
 #                the direct path's HTTPRequestDecoder.singleRequest, or where that is inlined GQLValue.forEachMember,
 #                the body's parse without the request made of its members)
-#   plan lookup  DevEngine.prepare: the cached document, the operation, the limits
+#   plan lookup  DevEngine.prepare: the cached document, the operation, the limits (since issue 25's twelfth
+#                session DevEngine.prepared, which the direct path calls)
 #   run          DevEngine.runNow: arguments, the store read and the response's JSON, of it
 #     SQLite       the read connection, the statement, the row: GQLDatabaseContext.fetchAll(sql:) (the row as a
 #                  dictionary), or since a getT is written from its columns GQLDatabaseContext.forEachRow, which
@@ -89,7 +90,7 @@ for build in "${builds[@]}"; do
             'DirectHTTPHandlerC11channelRead7context4data' \
             'DirectRequestParserV5parse' \
             'HTTPRequestDecoderO10decodeBodyys6Result.*Says5UInt8VGFZ|HTTPRequestDecoderO13singleRequest|HTTPRequestDecoderO12singleObject|GQLValueO13forEachMember12ofJSONObject' \
-            'DevEngineC7prepareys6Result' \
+            'DevEngineC7prepareys6Result|DevEngineC8preparedyAC8Prepared' \
             'DevEngineC6runNow__9formatter' \
             'GQLDatabaseContextPAAE8fetchAll3sql_|GQLDatabaseContextPAAE10forEachRow3sql' \
             'ModelCodecV4itemy|DevEngineC7written__3key6budget.*GQLColumnsVXEfU_' \

@@ -30,13 +30,14 @@ extension DevEngine {
                 items.append(Result { try Self.read(field, args, budget: budget) })
             }
         }
-        return Self.response(plan, items, formatter: formatter)
+        return Response(json: Self.response(plan, items, formatter: formatter).text)
     }
 
     /// What ``runNow(_:_:formatter:budget:)`` gives.
     enum NowOutcome: Sendable {
-        /// The whole response, computed (and a mutation committed) on the caller's thread.
-        case response(Response)
+        /// The whole response, computed (and a mutation committed) on the caller's thread, as its JSON's bytes
+        /// (for a transport to copy into its output as they are).
+        case response(ResponseJSON)
         /// A mutation that the caller's thread could not commit now, to be queued on `writes` (the engine's
         /// ``WriteQueue``); `response` turns its answer or error into the response.
         case queued(
@@ -84,7 +85,7 @@ extension DevEngine {
         return .queued(writes: queued.store.writes, mutation: queued.mutation) { result in
             var items = before
             items[queued.index] = result.map { .item($0) }
-            return Self.response(plan, items, formatter: formatter)
+            return Response(json: Self.response(plan, items, formatter: formatter).text)
         }
     }
 
@@ -111,10 +112,10 @@ extension DevEngine {
     /// The response of `plan` for its root fields' answers in order (an error is located at its field).
     private static func response(
         _ plan: OperationPlan, _ items: [Result<FieldAnswer, any Error>], formatter: ResponseFormatter
-    ) -> Response {
+    ) -> ResponseJSON {
         var out = ResponseJSON()
         var errors: [GraphQLError] = []
-        out.raw(#"{"data":{"#)
+        out.raw(static: #"{"data":{"#)
         for (n, (field, result)) in zip(plan.fields, items).enumerated() {
             if n > 0 { out.raw(ascii: UInt8(ascii: ",")) }
             out.raw(field.keyJSON)
@@ -126,19 +127,19 @@ extension DevEngine {
             case .success(.item(let item?)):
                 object(item, field.outputs, path: { [field.key] }, errors: &errors, into: &out)
             case .success(.item(nil)):
-                out.raw("null")
+                out.raw(static: "null")
             case .success(.written(let value, let fieldErrors)):
                 out.append(value)
-                errors.append(contentsOf: fieldErrors)
+                if !fieldErrors.isEmpty { errors.append(contentsOf: fieldErrors) }  // most often none: no call
             case .failure(let error):
                 errors.append(ResolverError.located(error, nodes: [field.node], path: [field.key]))
-                out.raw("null")
+                out.raw(static: "null")
             }
         }
-        out.raw("}")
+        out.raw(ascii: UInt8(ascii: "}"))
         out.errors(errors, formatter, afterData: true)
-        out.raw("}")
-        return Response(json: out.text)
+        out.raw(ascii: UInt8(ascii: "}"))
+        return out
     }
 
     /// Every root field's arguments as its resolver sees them, or `nil` when a variable or argument is not one

@@ -85,12 +85,23 @@ extension DevEngine {
     /// The raw text is scanned before parsing, and the parsed document checked before validation, so a document
     /// that would exhaust the parser's stack or the validator's time is refused first.
     package func prepare(_ request: consuming Request) -> Result<Prepared, Refusal> {
+        do throws(Refusal) {
+            return .success(try prepared(request))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// ``prepare(_:)``, its refusal thrown: for a caller that runs the request at once, which then holds the
+    /// prepared request alone, with no `Result` to copy it out of and destroy (each copy of a ``Prepared`` retains
+    /// and releases its request's strings and variables, the document and the plan).
+    package func prepared(_ request: consuming Request) throws(Refusal) -> Prepared {
         let cached: CachedDocument
         if let hit = documents.withLock({ $0[GQLExactText(request.query)] }) {
             cached = hit
         } else {
             switch parse(request.query, operationName: request.operationName) {
-            case .failure(let refusal): return .failure(refusal)
+            case .failure(let refusal): throw refusal
             case .success(let parsed): cached = parsed
             }
         }
@@ -98,23 +109,21 @@ extension DevEngine {
         do {
             operation = try Self.operation(among: cached.operations, named: request.operationName)
         } catch {
-            return .failure(Refusal(.unparsable, errors: [GraphQLError(message: error.message)]))
+            throw Refusal(.unparsable, errors: [GraphQLError(message: error.message)])
         }
         let kind = Self.kind(of: operation)
         do throws(LimitExceeded) {
             try DocumentLimits.checkVariables(request.variables, maxValueDepth: cached.limits.limits.maxValueDepth)
         } catch {
-            return .failure(Refusal(error, kind: kind))
+            throw Refusal(error, kind: kind)
         }
         let id = ObjectIdentifier(operation)
         let cost = cached.costs[id] ?? cached.limits.cost(of: operation, variables: request.variables)
         if cost > limits.maxCost {
-            return .failure(Refusal(Self.costExceeded(cost, limit: limits.maxCost), kind: kind))
+            throw Refusal(Self.costExceeded(cost, limit: limits.maxCost), kind: kind)
         }
-        return .success(
-            Prepared(
-                request: request, kind: kind, cost: cost, cached: cached, operation: operation,
-                plan: cached.plans[id]))
+        return Prepared(
+            request: request, kind: kind, cost: cost, cached: cached, operation: operation, plan: cached.plans[id])
     }
 
     /// The refusal of a request (or batch) estimated at `cost`.

@@ -56,6 +56,12 @@ struct ResponseJSON {
         bytes.append(contentsOf: fragment.utf8)
     }
 
+    /// Appends a fragment known when compiling (`{"data":{`, `null`) from its bytes: appending a `String`'s UTF-8
+    /// view costs a generic walk of it, some 170 instructions even for one byte.
+    mutating func raw(static fragment: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: fragment.utf8Start, count: fragment.utf8CodeUnitCount))
+    }
+
     /// The bytes written so far (a plan's precomputed fragment, such as ``OperationPlan/OutputField/keyJSON``).
     var utf8: [UInt8] { bytes }
 

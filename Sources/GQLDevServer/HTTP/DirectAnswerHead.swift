@@ -19,20 +19,36 @@ struct DirectAnswerHead {
     private static let varyOrigin: StaticString = "\r\nVary: Origin"
     private static let connectionClose: StaticString = "Connection: close\r\n\r\n"
 
-    /// The answer with `status` and `json` as the body; with `origin`, the CORS lines for it; with `closing`, a
-    /// `Connection: close` line last.
+    /// The answer with `status` and the bytes of `json` as the body; with `origin`, the CORS lines for it; with
+    /// `closing`, a `Connection: close` line last.
+    mutating func answer(
+        _ status: HTTPResponse.Status, _ json: [UInt8], origin: String?, closing: Bool, allocator: ByteBufferAllocator
+    ) -> ByteBuffer {
+        json.withUnsafeBytes { answer(status, body: $0, origin: origin, closing: closing, allocator: allocator) }
+    }
+
+    /// ``answer(_:_:origin:closing:allocator:)`` for a body made as text (a queued mutation's).
     mutating func answer(
         _ status: HTTPResponse.Status, _ json: String, origin: String?, closing: Bool, allocator: ByteBufferAllocator
+    ) -> ByteBuffer {
+        var json = json
+        return json.withUTF8 {
+            answer(status, body: UnsafeRawBufferPointer($0), origin: origin, closing: closing, allocator: allocator)
+        }
+    }
+
+    private mutating func answer(
+        _ status: HTTPResponse.Status, body: UnsafeRawBufferPointer, origin: String?, closing: Bool,
+        allocator: ByteBufferAllocator
     ) -> ByteBuffer {
         let now = time(nil)
         if now != dateLines.second {
             dateLines = (now, Array("\r\nDate: \(HTTPDate.format(now))\r\nServer: GQLDevServer\r\n\r\n".utf8))
         }
-        var json = json
         var origin = origin
         // Any status but 200 is rare on this path (a refused document): its line is made as text.
         var statusLine = status == .ok ? "" : "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n"
-        let length = json.utf8.count
+        let length = body.count
         let digits = Self.digitCount(length)
         var start = Self.okStart.utf8CodeUnitCount
         if status != .ok { start = statusLine.utf8.count + Self.typeAndLength.utf8CodeUnitCount }
@@ -66,7 +82,7 @@ struct DirectAnswerHead {
                     cursor.put(raw)  // the head's end included
                 }
             }
-            cursor.put(&json)
+            cursor.put(body)
             return cursor.at
         }
         return buffer

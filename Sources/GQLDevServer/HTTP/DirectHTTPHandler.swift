@@ -331,11 +331,23 @@ final class DirectHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// ``BrowserGuard``'s `Access-Control-Allow-Origin` and `Vary`); flushed once nothing read is left to answer,
     /// or when the read ends.
     private func write(
+        _ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: [UInt8], origin: String?
+    ) {
+        let closing = quiescing && readBeforeQuiesce == 0
+        let allocator = context.channel.allocator
+        write(context, head.answer(status, json, origin: origin, closing: closing, allocator: allocator))
+    }
+
+    /// ``write(_:_:_:origin:)`` for an answer made as text (a queued mutation's).
+    private func write(
         _ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: String, origin: String?
     ) {
-        let buffer = head.answer(
-            status, json, origin: origin, closing: quiescing && readBeforeQuiesce == 0,
-            allocator: context.channel.allocator)
+        let closing = quiescing && readBeforeQuiesce == 0
+        let allocator = context.channel.allocator
+        write(context, head.answer(status, json, origin: origin, closing: closing, allocator: allocator))
+    }
+
+    private func write(_ context: ChannelHandlerContext, _ buffer: ByteBuffer) {
         context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
         needsFlush = true
         lastActivity = .now()

@@ -31,8 +31,8 @@ extension HTTPTransport {
 
     /// An answer of ``answerNow(_:body:engine:)``.
     enum NowAnswer {
-        /// The status and JSON body, computed (and a mutation committed) on the caller's thread.
-        case answer(HTTPResponse.Status, String)
+        /// The status and the JSON body's bytes, computed (and a mutation committed) on the caller's thread.
+        case answer(HTTPResponse.Status, [UInt8])
         /// A mutation to queue on `writes`, the engine's ``WriteQueue``; `json` turns its outcome into the
         /// answer's body (status 200).
         case queued(
@@ -61,12 +61,10 @@ extension HTTPTransport {
             let request = HTTPRequestDecoder.singleRequest(body)
         else { return nil }
         let operationName = request.operationName
-        let answer: (status: HTTPResponse.Status, json: String)
-        switch engine.prepare(request) {  // the request's last use: it moves into the prepared request
-        case .failure(let refusal):
-            // Answered here as ``post(_:)`` answers it, so a refused document is not scanned a second time.
-            answer = (refusal.reason == .limit ? .badRequest : .ok, ResponseJSON.text(refusal.response(.standard)))
-        case .success(let prepared):
+        let answer: (status: HTTPResponse.Status, json: [UInt8])
+        // The request's last use: it moves into the prepared request, which this function then holds alone.
+        do throws(DevEngine.Refusal) {
+            let prepared = try engine.prepared(request)
             guard prepared.kind != .subscription, let plan = prepared.plan, prepared.cost <= limits.maxCost else {
                 return nil
             }
@@ -74,7 +72,7 @@ extension HTTPTransport {
             if prepared.kind == .mutation, let key = idempotencyKey, idempotency.isEnabled {
                 switch begin(key, credentials, body: body, [prepared.request], batch: false) {
                 case .run(let allowed): ticket = allowed
-                case .answer(let status, let json): return .answer(status, json)
+                case .answer(let status, let json): return .answer(status, Array(json.utf8))
                 }
             }
             guard
@@ -87,8 +85,8 @@ extension HTTPTransport {
             }
             switch outcome {
             case .response(let response):
-                answer = (.ok, response.json)
-                if let ticket { idempotency.complete(ticket, answer: response.json) }
+                answer = (.ok, response.utf8)  // the bytes as written, made no `String`
+                if let ticket { idempotency.complete(ticket, answer: response.text) }
             case .queued(let writes, let mutation, let response):
                 logger.info("POST \(operationName ?? "anonymous") → queued for a group commit")
                 let (idempotency, ticket) = (idempotency, ticket)
@@ -98,6 +96,10 @@ extension HTTPTransport {
                     return json
                 }
             }
+        } catch {
+            // Answered here as ``post(_:)`` answers it, so a refused document is not scanned a second time.
+            let json = ResponseJSON.text(error.response(.standard))
+            answer = (error.reason == .limit ? .badRequest : .ok, Array(json.utf8))
         }
         logger.info(
             "POST \(operationName ?? "anonymous") → \(answer.status.code) (answered on the event loop)")

@@ -177,7 +177,7 @@ struct HTTPTransport: Sendable {
         else { return nil }
         switch outcome {
         case .response(let response):
-            return QueuedAnswer(ready: response.json)  // refused before any write (its input, say)
+            return QueuedAnswer(ready: response.text)  // refused before any write (its input, say)
         case .queued(let writes, let mutation, let response):
             let answer = QueuedAnswer()
             writes.submit(mutation) { answer.fulfil(response($0).json) }

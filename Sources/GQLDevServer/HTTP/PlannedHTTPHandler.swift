@@ -187,9 +187,20 @@ final class PlannedHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Writes a JSON answer with the headers the router's answers carry; flushed when the read ends.
+    private func write(_ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: [UInt8]) {
+        var body = context.channel.allocator.buffer(capacity: json.count)
+        body.writeBytes(json)
+        write(context, status, body: body)
+    }
+
+    /// ``write(_:_:_:)`` for an answer made as text (a queued mutation's).
     private func write(_ context: ChannelHandlerContext, _ status: HTTPResponse.Status, _ json: String) {
         var body = context.channel.allocator.buffer(capacity: json.utf8.count)
         body.writeString(json)
+        write(context, status, body: body)
+    }
+
+    private func write(_ context: ChannelHandlerContext, _ status: HTTPResponse.Status, body: ByteBuffer) {
         var head = HTTPResponse(status: status)
         head.headerFields.reserveCapacity(4)
         head.headerFields[.contentType] = "application/json; charset=utf-8"
