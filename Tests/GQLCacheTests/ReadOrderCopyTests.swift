@@ -69,6 +69,22 @@ import Testing
         #expect(try cache.recordKeys().isEmpty)
     }
 
+    /// A value nested deeper than the codec stores, merged into a record the memory layer already holds (which is
+    /// not copied), is refused too, and the record reads back as it was.
+    @Test(arguments: [600, 20_000])
+    func aValueTooDeepForAHeldRecordThrowsAndLeavesIt(_ depth: Int) throws {
+        let cache = try GQLCache(inMemory: true)
+        let query = #"query { getNote(id: "5") { id meta } }"#
+        let shallow: GQLValue = ["getNote": ["__typename": "Note", "id": "5", "meta": "shallow"]]
+        try cache.write(query, data: shallow)
+        var value: GQLValue = [:]
+        for _ in 1..<depth { value = ["a": value] }
+        #expect(throws: GQLError.self) {
+            try cache.write(query, data: ["getNote": ["__typename": "Note", "id": "5", "meta": value]])
+        }
+        #expect(try cache.read(query) == shallow)
+    }
+
     /// A record written again unchanged is not stored again (nor copied): the memory layer keeps the first copy.
     @Test func anUnchangedRecordKeepsItsStoredCopy() throws {
         let cache = try GQLCache(inMemory: true)

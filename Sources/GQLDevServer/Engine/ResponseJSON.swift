@@ -34,7 +34,8 @@ extension DevEngine {
 /// Writes response JSON in order: GraphQLSwift's ordered `Map` and ``GQLValue`` objects, each in its own order.
 /// Scalars are written as ``GQLValue`` writes them, so both paths give the same bytes for the same value.
 ///
-/// The text is built as UTF-8 bytes and made a `String` once, at the end (``text``): appending to a `String`
+/// The text is built as UTF-8 bytes and made a `String` once, at the end (``text``), or its bytes are copied out as
+/// they are (``utf8``: the answers made on the event loop): appending to a `String`
 /// piece by piece cost a compiled plan's answer more than reading its item from SQLite (issue 25's
 /// `Benchmarks/callgrind-server.sh`).
 struct ResponseJSON {
