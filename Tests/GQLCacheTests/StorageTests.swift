@@ -39,7 +39,7 @@ import Testing
 
     /// A write puts its rows in the table's key order (review L10): SQLite orders TEXT keys by their UTF-8 bytes,
     /// which String's `<` does not for keys out of NFC (`e` + U+0301 + `x` sorts before `é` by bytes, after it
-    /// as Strings). The write's sort (RecordStore.sortByKey) gives the order SQLite lists the keys in.
+    /// as Strings). The write's sort (RecordStore.keyOrder) gives the order SQLite lists the keys in.
     @Test func aWritesKeyOrderIsTheTablesByteOrder() throws {
         let cache = try memoryCache()
         let ids = ["\u{e9}", "e\u{301}x", "Z", "a", "\u{1F600}", "\u{FFFD}", "ab", "\u{7F}"]
@@ -50,9 +50,8 @@ import Testing
         #expect(listed.count == ids.count)
         #expect(listed != listed.sorted(), "the keys should tell byte order from String order")
         for keys in [listed, listed.filter { $0.utf8.allSatisfy { $0 < 0x80 } }] {
-            var records: NormalizedRecords = keys.reversed().map { (key: RecordKey($0), fields: GQLValues()) }
-            RecordStore.sortByKey(&records)
-            #expect(records.map(\.key) == keys.map { RecordKey($0) })
+            let records: NormalizedRecords = keys.reversed().map { (key: RecordKey($0), fields: GQLValues()) }
+            #expect(RecordStore.keyOrder(records).map { records[$0].key } == keys.map { RecordKey($0) })
         }
     }
 

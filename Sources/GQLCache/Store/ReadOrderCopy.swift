@@ -20,11 +20,6 @@ enum ReadOrderCopy {
     /// Longest UTF-8 text a `String` keeps inline (no storage of its own to copy).
     static let inlineBytes = 15
 
-    /// `records` copied, in their order.
-    static func copy(_ records: NormalizedRecords) -> NormalizedRecords {
-        records.map { (key: $0.key, fields: copy($0.fields)) }
-    }
-
     /// `members` copied: their storage allocated first, then their values in order.
     static func copy(_ members: GQLValues) -> GQLValues {
         var copied: [GQLValues.Element] = []

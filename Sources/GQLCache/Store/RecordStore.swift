@@ -302,16 +302,12 @@ final class RecordStore: Sendable {
         }
     }
 
-    /// Sorts `records` (each key once, a ``Normalizer``'s) in the table's key order: by their keys' UTF-8 bytes,
-    /// as SQLite orders TEXT keys (``SortedKeys``, which compares most keys as two numbers). String's `<` compares
-    /// canonical Unicode order instead: the same for ASCII, another order for keys out of NFC (`"e\u{301}x"`,
-    /// `"\u{e9}"`), which it normalizes to compare. No dearer than String's `<` on ASCII keys (CacheBench's write,
-    /// callgrind: 259.6 M instructions either way; comparing each pair's bytes through `memcmp` cost 11 % more).
-    static func sortByKey(_ records: inout NormalizedRecords) {
-        records = keyOrder(records).map { records[$0] }
-    }
-
-    /// The places of `records` in the table's key order (``sortByKey(_:)``).
+    /// The places of `records` (each key once, a ``Normalizer``'s) in the table's key order: by their keys' UTF-8
+    /// bytes, as SQLite orders TEXT keys (``SortedKeys``, which compares most keys as two numbers). String's `<`
+    /// compares canonical Unicode order instead: the same for ASCII, another order for keys out of NFC
+    /// (`"e\u{301}x"`, `"\u{e9}"`), which it normalizes to compare. No dearer than String's `<` on ASCII keys
+    /// (CacheBench's write, callgrind: 259.6 M instructions either way; comparing each pair's bytes through `memcmp`
+    /// cost 11 % more).
     static func keyOrder(_ records: NormalizedRecords) -> [Int] {
         let sorted = SortedKeys(records.map(\.key.text))
         // SortedKeys keeps a key given twice once: such a list (never a normalizer's) keeps its order.
